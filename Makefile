@@ -1,0 +1,124 @@
+# carc - Carcassonne rules engine, bots and server.
+#
+#   make              release build: build/release/carc, libcarc.a, libcarc.so
+#   make test         installs missing packages, builds (debug checks on), runs the tests
+#   make run          a short demo game between bots, printed in the terminal
+#   make bench        the fixed benchmark (carc bench)
+#   make debug        -O0 -g build with the from-scratch check after every move
+#   make SANITIZE=address,undefined test    the tests under ASan + UBSan
+#   make CC=clang     any of the above with clang
+#   make fuzz         libFuzzer target for the record reader (clang)
+#   make install      PREFIX=/usr/local: library, header, pkg-config file
+#
+# Warnings are errors. The tile tables are generated at build time from
+# src/core/tiledefs.c by tools/gentab.c.
+
+CC ?= cc
+MODE ?= release
+SANITIZE ?=
+PREFIX ?= /usr/local
+SHARED_DIR ?= ../shared
+
+WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror
+STD = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+ifneq ($(SANITIZE),)
+  BUILD := build/san
+  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -DCARC_DEBUG_CHECK
+  LDSAN := -fsanitize=$(SANITIZE)
+else ifeq ($(MODE),debug)
+  BUILD := build/debug
+  OPT := -O0 -g -DCARC_DEBUG_CHECK
+else ifeq ($(MODE),test)
+  BUILD := build/test
+  OPT := -O2 -g -DCARC_DEBUG_CHECK
+else
+  BUILD := build/release
+  OPT := -O2 -g -DNDEBUG
+endif
+
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(CFLAGS)
+LDLIBS_ALL = -ljansson -lm $(LDSAN) $(LDLIBS)
+
+CORE_SRC = $(wildcard src/core/*.c)
+CLI_SRC = $(wildcard src/cli/*.c)
+TEST_SRC = $(wildcard tests/test_*.c)
+
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+LIB_A = $(BUILD)/libcarc.a
+LIB_SO = $(BUILD)/libcarc.so
+CARC = $(BUILD)/carc
+DEPS_STAMP = build/.deps-ok
+
+.PHONY: all deps test run bench debug fuzz install clean check-tools
+all: $(CARC) $(LIB_A) $(LIB_SO)
+
+# Installs the Debian packages the build needs when they are missing.
+$(DEPS_STAMP): scripts/deps.sh
+	@sh scripts/deps.sh
+	@mkdir -p build && touch $@
+deps: $(DEPS_STAMP)
+
+$(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h include/carc.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c
+	$(BUILD)/gen/gentab > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/core/*.h src/cli/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(LIB_A): $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(CORE_OBJ)
+	$(CC) -shared -o $@ $^ $(LDLIBS_ALL)
+
+$(CARC): $(CLI_OBJ) $(LIB_A)
+	$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_ALL) -lpthread
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/support.o $(LIB_A)
+	$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka
+
+# The tests run against a build with the from-scratch check after every move.
+ifeq ($(SANITIZE),)
+ifneq ($(MODE),test)
+test:
+	@$(MAKE) --no-print-directory MODE=test test
+else
+test: $(TEST_BIN) $(CARC)
+	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) sh tests/run.sh $(TEST_BIN)
+endif
+else
+test: $(TEST_BIN) $(CARC)
+	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 sh tests/run.sh $(TEST_BIN)
+endif
+
+run: $(CARC)
+	$(CARC) demo
+
+bench: $(CARC)
+	$(CARC) bench
+
+debug:
+	@$(MAKE) --no-print-directory MODE=debug all
+
+# libFuzzer target for the record reader and replay (clang only).
+FUZZ_SECONDS ?= 60
+fuzz: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory CC=clang SANITIZE=address,undefined $(BUILD_FUZZ)
+	sh tests/fuzz.sh $(FUZZ_SECONDS)
+
+install: $(LIB_A) $(LIB_SO) $(CARC)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/carc.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(CARC) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' carc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/carc.pc
+
+clean:
+	rm -rf build

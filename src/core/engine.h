@@ -1,0 +1,85 @@
+/*
+ * engine.h - internals shared by the core modules (not part of the API).
+ *
+ * Board squares live in an open-addressing hash (g->hmap) from (x, y) to a
+ * placed tile or a frontier cell; an entry is never deleted (a frontier
+ * square only ever turns into a tile). Features are union-find trees over
+ * segment nodes; a root carries the feature's open sides, followers,
+ * shields and flags, and every node is on a circular list of its feature's
+ * members so that a feature can be walked when it is scored.
+ */
+#ifndef CARC_ENGINE_H
+#define CARC_ENGINE_H
+
+#include <stdint.h>
+
+#include "carc.h"
+#include "tiles.h"
+#include "tiletab.h"
+
+#define NODE_DONE 0x80u /* a completed road or city, already scored */
+
+#define HM_FRONTIER 0x200u
+#define HM_VAL_MASK 0x3FFu
+
+static inline uint32_t hm_key(int x, int y)
+{
+	return ((uint32_t)(x + 1024) << 11) | (uint32_t)(y + 1024);
+}
+
+static inline unsigned hm_slot(uint32_t key)
+{
+	return (key * 0x9E3779B1u) >> (32 - 9);
+}
+
+/* Entry for (x, y): the low 10 bits of hmap, or -1 if the square is not
+ * on the board nor next to it. */
+static inline int hm_get(const carc_game *g, int x, int y)
+{
+	uint32_t key = hm_key(x, y);
+	unsigned i = hm_slot(key);
+	for (;;) {
+		uint32_t e = g->hmap[i];
+		if (!e)
+			return -1;
+		if ((e >> 10) == key)
+			return (int)(e & HM_VAL_MASK);
+		i = (i + 1) & (CARC_HASH_SIZE - 1);
+	}
+}
+
+static inline int eng_find(const carc_game *g, int n)
+{
+	while (g->node[n].parent != n)
+		n = g->node[n].parent;
+	return n;
+}
+
+static inline int eng_find_compress(carc_game *g, int n)
+{
+	while (g->node[n].parent != n) {
+		g->node[n].parent = g->node[g->node[n].parent].parent;
+		n = g->node[n].parent;
+	}
+	return n;
+}
+
+static const int8_t DX[4] = {0, 1, 0, -1};
+static const int8_t DY[4] = {-1, 0, 1, 0};
+
+static inline int fig_weight(int kind)
+{
+	return kind == CARC_FIG_BIG ? 2 : (kind == CARC_FIG_FOLLOWER ? 1 : 0);
+}
+
+/* A figure that occupies a feature (no one else may put one there). */
+static inline int fig_occupies(int kind)
+{
+	return kind == CARC_FIG_FOLLOWER || kind == CARC_FIG_BIG ||
+	       kind == CARC_FIG_ABBOT;
+}
+
+uint64_t eng_mix64(uint64_t x);
+void eng_final_scoring(carc_game *g, carc_events *ev);
+
+#endif

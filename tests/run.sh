@@ -1,0 +1,21 @@
+#!/bin/sh
+# Runs every test binary given, then the black-box tests, and prints one
+# closing line: "N passed, N failed".
+pass=0; fail=0; failed=""
+for t in "$@"; do
+	out=$("$t" 2>&1); rc=$?
+	p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	p=${p:-0}; f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $t)"; else echo "$(basename $t): $p passed"; fi
+done
+for s in tests/cli/*.sh; do
+	[ -f "$s" ] || continue
+	if out=$(sh "$s" 2>&1); then pass=$((pass + 1)); echo "$(basename $s): passed"
+	else fail=$((fail + 1)); failed="$failed $(basename $s)"; echo "$out"; echo "$(basename $s): FAILED"; fi
+done
+[ -n "$failed" ] && echo "failed:$failed"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
