@@ -18,30 +18,38 @@ MODE ?= release
 SANITIZE ?=
 PREFIX ?= /usr/local
 SHARED_DIR ?= ../shared
+BUILD_ROOT ?= build
 
 WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 
 ifneq ($(SANITIZE),)
-  BUILD := build/san
+  BUILD := $(BUILD_ROOT)/san
   OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -DCARC_DEBUG_CHECK
   LDSAN := -fsanitize=$(SANITIZE)
 else ifeq ($(MODE),debug)
-  BUILD := build/debug
+  BUILD := $(BUILD_ROOT)/debug
   OPT := -O0 -g -DCARC_DEBUG_CHECK
 else ifeq ($(MODE),test)
-  BUILD := build/test
+  BUILD := $(BUILD_ROOT)/test
   OPT := -O2 -g -DCARC_DEBUG_CHECK
 else
-  BUILD := build/release
+  BUILD := $(BUILD_ROOT)/release
   OPT := -O2 -g -DNDEBUG
 endif
 
-CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(CFLAGS)
-LDLIBS_ALL = -ljansson -lm $(LDSAN) $(LDLIBS)
+# another compiler builds into its own folder: build/release-clang, ...
+ifneq ($(notdir $(CC)),cc)
+  BUILD := $(BUILD)-$(notdir $(CC))
+endif
 
-CORE_SRC = $(wildcard src/core/*.c)
-CLI_SRC = $(wildcard src/cli/*.c)
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(CFLAGS)
+LDLIBS_ALL = -ljansson -lm -lpthread $(LDSAN) $(LDLIBS)
+SERVER_LIBS = -lsqlite3 -lcivetweb
+
+# libcarc = core + ai; the carc command = cli + server, linked to libcarc
+CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)
+CLI_SRC = $(wildcard src/cli/*.c) $(wildcard src/server/*.c)
 TEST_SRC = $(wildcard tests/test_*.c)
 
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -59,7 +67,7 @@ all: $(CARC) $(LIB_A) $(LIB_SO)
 # Installs the Debian packages the build needs when they are missing.
 $(DEPS_STAMP): scripts/deps.sh
 	@sh scripts/deps.sh
-	@mkdir -p build && touch $@
+	@mkdir -p $(dir $@) && touch $@
 deps: $(DEPS_STAMP)
 
 $(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h include/carc.h | $(DEPS_STAMP)
@@ -67,7 +75,7 @@ $(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h incl
 	$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c
 	$(BUILD)/gen/gentab > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/core/*.h src/cli/*.h tests/*.h)
+$(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/*/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -78,7 +86,7 @@ $(LIB_SO): $(CORE_OBJ)
 	$(CC) -shared -o $@ $^ $(LDLIBS_ALL)
 
 $(CARC): $(CLI_OBJ) $(LIB_A)
-	$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_ALL) -lpthread
+	$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(SERVER_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/support.o $(LIB_A)
 	$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka

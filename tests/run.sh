@@ -16,6 +16,15 @@ for s in tests/cli/*.sh; do
 	if out=$(sh "$s" 2>&1); then pass=$((pass + 1)); echo "$(basename $s): passed"
 	else fail=$((fail + 1)); failed="$failed $(basename $s)"; echo "$out"; echo "$(basename $s): FAILED"; fi
 done
+for s in tests/py/test_*.py; do
+	[ -f "$s" ] || continue
+	out=$(python3 "$s" 2>&1); rc=$?
+	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
+	f=$(echo "$out" | sed -n 's/.*FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' | tail -1); f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + n - f)); fail=$((fail + f))
+	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed"; fi
+done
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -479,6 +479,27 @@ int carc_tile_at(const carc_game *g, int x, int y)
 	return v >= 0 && !(v & HM_FRONTIER) ? v : -1;
 }
 
+/* ---- chance ---------------------------------------------------------------------------- */
+
+carc_status carc_set_current_tile(carc_game *g, int type)
+{
+	if (g->over || type < 0 || type >= CARC_TILE_TYPES || !g->remaining[type])
+		return CARC_ERR_ARG;
+	for (int k = g->pos; k < g->npile; k++)
+		if (g->pile[k] == type) {
+			g->pile[k] = g->pile[g->pos];
+			g->pile[g->pos] = (uint8_t)type;
+			return CARC_OK;
+		}
+	return CARC_ERR_ARG;
+}
+
+void carc_shuffle_rest(carc_game *g, uint64_t seed)
+{
+	if (g->pos < g->npile)
+		shuffle(g->pile + g->pos, g->npile - g->pos, seed);
+}
+
 /* ---- move generation ----------------------------------------------------------------- */
 
 int carc_placements(const carc_game *g, carc_move *buf, int max)
