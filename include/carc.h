@@ -274,6 +274,8 @@ typedef struct carc_game {
 	uint64_t hash;        /* Zobrist-style hash of the position */
 	int16_t score[CARC_MAX_PLAYERS];
 	int16_t by_kind[CARC_MAX_PLAYERS][CARC_SCORE_KIND_COUNT];
+	int16_t turn_score[CARC_MAX_PLAYERS]; /* totals after the last turn's
+	                                        own scoring, before the final */
 	uint8_t supply[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
 	uint8_t player;       /* whose turn it is */
 	uint8_t over;         /* 1 once final scoring is done */
@@ -339,6 +341,10 @@ int carc_tiles_left_of(const carc_game *g, int type);
 int carc_supply(const carc_game *g, int player, int figure);
 /* Totals so far (after the end: final totals). */
 void carc_game_scores(const carc_game *g, int *scores);
+/* Totals after the last turn's own scoring, before the final scoring
+ * (what a record's last turn shows); during the game the same as
+ * carc_game_scores. */
+void carc_game_turn_scores(const carc_game *g, int *scores);
 /* Points of player p by kind so far (carc_score_kind). */
 int carc_score_by_kind(const carc_game *g, int player, int kind);
 uint64_t carc_game_hash(const carc_game *g);

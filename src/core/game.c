@@ -367,6 +367,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	g->hash = 0;
 	memset(g->score, 0, sizeof g->score);
 	memset(g->by_kind, 0, sizeof g->by_kind);
+	memset(g->turn_score, 0, sizeof g->turn_score);
 	memset(g->supply, 0, sizeof g->supply);
 	for (int p = 0; p < r->players; p++)
 		g->supply[p][CARC_FIG_FOLLOWER] = 7;
@@ -449,6 +450,12 @@ void carc_game_scores(const carc_game *g, int *scores)
 {
 	for (int p = 0; p < g->rules.players; p++)
 		scores[p] = g->score[p];
+}
+
+void carc_game_turn_scores(const carc_game *g, int *scores)
+{
+	for (int p = 0; p < g->rules.players; p++)
+		scores[p] = g->turn_score[p];
 }
 
 int carc_score_by_kind(const carc_game *g, int player, int kind)
@@ -824,6 +831,7 @@ static void next_turn(carc_game *g, carc_events *ev, int same_player)
 	g->pos++;
 	if (!same_player)
 		g->player = (uint8_t)((g->player + 1) % g->rules.players);
+	memcpy(g->turn_score, g->score, sizeof g->score);
 	if (g->pos >= g->npile) {
 		eng_final_scoring(g, ev);
 		g->over = 1;

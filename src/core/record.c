@@ -1,0 +1,614 @@
+/*
+ * record.c - game records in the carc-record-1 JSON format
+ * (../shared/spec/README.md; additions in docs/records.md).
+ *
+ * Writing replays the game's turn log in a scratch game to recover the
+ * scores after every turn. Reading plays the record through the engine and
+ * checks every turn: the tile was still in the bag, the placement and the
+ * figure were legal, a discarded tile really fitted nowhere, the scores
+ * after each turn and the final scores and breakdown are right. Every
+ * failure names the turn, the key and what was expected. No I/O here: the
+ * caller reads and writes files.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define RECORD_FORMAT "carc-record-1"
+
+static const char *const KIND_KEYS[CARC_SCORE_KIND_COUNT] = {
+	"road", "city", "cloister", "farm", "garden", "goods"};
+static const char *const FIG_NAMES[CARC_FIG_COUNT] = {"follower", "big", "builder",
+                                                      "pig", "abbot"};
+
+/* Score kinds a rule set can produce (the base game: the first four). */
+static int kinds_in_rules(const carc_rules *r)
+{
+	(void)r;
+	return CARC_SCORE_FARM + 1;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static json_t *scores_json(const carc_game *g, const int16_t *score)
+{
+	json_t *a = json_array();
+	for (int p = 0; p < g->rules.players; p++)
+		json_array_append_new(a, json_integer(score[p]));
+	return a;
+}
+
+static json_t *events_json(const carc_game *g, const carc_events *ev, int final)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < ev->n; i++) {
+		const carc_event *e = &ev->ev[i];
+		if (e->final != final)
+			continue;
+		json_t *o = json_object();
+		json_t *pts = json_array();
+		for (int p = 0; p < g->rules.players; p++)
+			json_array_append_new(pts, json_integer(e->points[p]));
+		json_object_set_new(o, "kind", json_string(KIND_KEYS[e->kind]));
+		json_object_set_new(o, "points", pts);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *rules_json(const carc_game *g)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "players", json_integer(g->rules.players));
+	json_object_set_new(r, "farmers", json_boolean(g->rules.farmers));
+	json_object_set_new(r, "farm_scoring",
+	                    json_string(carc_farm_scoring_name(g->rules.farm_scoring)));
+	json_object_set_new(r, "small_city", json_boolean(g->rules.small_city));
+	json_object_set_new(r, "expansions", json_array());
+	/* the pile, unless it is the standard one */
+	int counts[CARC_TILE_TYPES] = {0}, standard = 1;
+	for (int i = 0; i < g->npile; i++)
+		counts[g->pile[i]]++;
+	int start = carc_tile_parse("D");
+	for (int t = 0; t < CARC_TILE_TYPES; t++)
+		if (counts[t] != tile_defs[t].count - (t == start))
+			standard = 0;
+	if (!standard) {
+		json_t *tiles = json_object();
+		for (int t = 0; t < CARC_TILE_TYPES; t++)
+			if (counts[t])
+				json_object_set_new(tiles, tile_defs[t].name, json_integer(counts[t]));
+		json_object_set_new(r, "tiles", tiles);
+	}
+	return r;
+}
+
+static json_t *seed_json(uint64_t seed)
+{
+	if (seed <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)seed);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, seed);
+	return json_string(buf);
+}
+
+#define TURNS_MARK "@@carc-turns@@"
+
+/* The record as text: keys indented, each turn on a line of its own.
+ * Returns a malloc'd string (NULL when out of memory). */
+static char *dump_record(json_t *root, json_t *turns)
+{
+	const size_t flags = JSON_PRESERVE_ORDER | JSON_COMPACT;
+	char *head = json_dumps(root, JSON_INDENT(1) | flags);
+	if (!head)
+		return NULL;
+	size_t n = json_array_size(turns), total = strlen(head) + 16;
+	char **lines = calloc(n ? n : 1, sizeof *lines);
+	char *out = NULL;
+	if (!lines)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		lines[i] = json_dumps(json_array_get(turns, i), flags);
+		if (!lines[i])
+			goto done;
+		total += strlen(lines[i]) + 4;
+	}
+	char *mark = strstr(head, "\"" TURNS_MARK "\"");
+	out = malloc(total);
+	if (!out || !mark)
+		goto done;
+	size_t l = (size_t)(mark - head);
+	memcpy(out, head, l);
+	out[l++] = '[';
+	for (size_t i = 0; i < n; i++) {
+		l += (size_t)sprintf(out + l, "\n  %s%s", lines[i], i + 1 < n ? "," : "\n ");
+	}
+	out[l++] = ']';
+	strcpy(out + l, mark + strlen(TURNS_MARK) + 2);
+done:
+	for (size_t i = 0; lines && i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(head);
+	return out;
+}
+
+char *carc_record_write(const carc_game *g, const char *extra)
+{
+	carc_game *s = malloc(sizeof *s);
+	json_t *root = json_object();
+	json_t *turns = json_array();
+	carc_events *ev = malloc(sizeof *ev);
+	char *out = NULL;
+	if (!s || !root || !turns || !ev)
+		goto done;
+
+	json_object_set_new(root, "format", json_string(RECORD_FORMAT));
+	json_object_set_new(root, "rules", rules_json(g));
+	json_object_set_new(root, "seed", seed_json(g->seed));
+	json_t *start = json_object();
+	json_object_set_new(start, "tile", json_string(tile_defs[g->tiles[0].type].name));
+	json_object_set_new(start, "x", json_integer(g->tiles[0].x));
+	json_object_set_new(start, "y", json_integer(g->tiles[0].y));
+	json_object_set_new(start, "rot", json_integer(g->tiles[0].rot));
+	json_object_set_new(root, "start", start);
+
+	/* replay the log in a scratch game with the same pile */
+	int counts[CARC_TILE_TYPES] = {0};
+	for (int i = 0; i < g->npile; i++)
+		counts[g->pile[i]]++;
+	if (carc_game_init(s, &g->rules, g->seed, counts, CARC_TILE_TYPES, NULL) != CARC_OK)
+		goto done;
+	json_t *final_events = NULL;
+	for (int i = 0; i < g->nturns; i++) {
+		const carc_turn *t = &g->turns[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "player", json_integer(t->player));
+		json_object_set_new(o, "tile", json_string(tile_defs[t->type].name));
+		if (carc_set_current_tile(s, t->type) != CARC_OK ||
+		    carc_apply(s, t->move, ev, NULL) != CARC_OK) {
+			json_decref(o);
+			goto done;
+		}
+		if (t->move == CARC_MOVE_DISCARD) {
+			json_object_set_new(o, "discarded", json_true());
+		} else {
+			int rot = carc_move_rot(t->move), seg = carc_move_seg(t->move);
+			json_object_set_new(o, "x", json_integer(carc_move_x(t->move)));
+			json_object_set_new(o, "y", json_integer(carc_move_y(t->move)));
+			json_object_set_new(o, "rot", json_integer(rot));
+			if (seg == CARC_SEG_NONE) {
+				json_object_set_new(o, "meeple", json_null());
+			} else {
+				json_t *m = json_object();
+				json_object_set_new(m, "kind",
+				                    json_string(FIG_NAMES[carc_move_figure(t->move)]));
+				json_object_set_new(m, "at", json_string(carc_port_name(
+				                                 TT_SEGPORT[t->type][rot][seg])));
+				json_object_set_new(o, "meeple", m);
+			}
+		}
+		json_object_set_new(o, "scores", scores_json(s, s->turn_score));
+		json_t *sc = events_json(s, ev, 0);
+		if (json_array_size(sc))
+			json_object_set_new(o, "scored", sc);
+		else
+			json_decref(sc);
+		json_array_append_new(turns, o);
+		if (s->over)
+			final_events = events_json(s, ev, 1);
+	}
+	/* the turns are spliced in below, one per line */
+	json_object_set_new(root, "turns", json_string(TURNS_MARK));
+	if (g->over) {
+		json_t *fin = json_object();
+		json_t *bk = json_array();
+		int nk = kinds_in_rules(&g->rules);
+		for (int p = 0; p < g->rules.players; p++) {
+			json_t *k = json_object();
+			for (int i = 0; i < nk; i++)
+				json_object_set_new(k, KIND_KEYS[i], json_integer(g->by_kind[p][i]));
+			json_array_append_new(bk, k);
+		}
+		json_object_set_new(fin, "scores", scores_json(g, g->score));
+		json_object_set_new(fin, "by_kind", bk);
+		if (final_events)
+			json_object_set_new(fin, "scored", final_events);
+		else /* a game with an empty pile ends at set-up */
+			json_object_set_new(fin, "scored", json_array());
+		json_object_set_new(root, "final", fin);
+	} else if (final_events) {
+		json_decref(final_events);
+	}
+	if (extra && *extra) {
+		/* extra keys never replace the format's own */
+		json_t *x = json_loads(extra, 0, NULL);
+		if (json_is_object(x))
+			json_object_update_missing(root, x);
+		json_decref(x);
+	}
+	out = dump_record(root, turns);
+done:
+	json_decref(turns);
+	json_decref(root);
+	free(ev);
+	free(s);
+	return out;
+}
+
+/* ---- reading -------------------------------------------------------------------- */
+
+typedef struct reader {
+	char *err;
+	size_t errsize;
+} reader;
+
+static carc_status rfail(reader *rd, carc_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static carc_status rfail(reader *rd, carc_status st, const char *fmt, ...)
+{
+	if (rd->err && rd->errsize) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(rd->err, rd->errsize, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* An integer key; `what` names it in messages. */
+static carc_status get_int(reader *rd, const json_t *obj, const char *key,
+                           const char *where, long long lo, long long hi,
+                           long long *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return rfail(rd, CARC_ERR_RECORD, "%skey %s: missing", where, key);
+	if (!json_is_integer(v))
+		return rfail(rd, CARC_ERR_RECORD, "%skey %s: expected an integer, got %s", where,
+		             key, json_kind(v));
+	long long x = json_integer_value(v);
+	if (x < lo || x > hi)
+		return rfail(rd, CARC_ERR_RECORD, "%skey %s: expected %lld..%lld, got %lld", where,
+		             key, lo, hi, x);
+	*out = x;
+	return CARC_OK;
+}
+
+static carc_status get_bool(reader *rd, const json_t *obj, const char *key, int dflt,
+                            int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		*out = dflt;
+		return CARC_OK;
+	}
+	if (!json_is_boolean(v))
+		return rfail(rd, CARC_ERR_RECORD, "key rules.%s: expected true or false, got %s",
+		             key, json_kind(v));
+	*out = json_is_true(v);
+	return CARC_OK;
+}
+
+static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
+                              int *pile, int *have_pile)
+{
+	json_t *jr = json_object_get(root, "rules");
+	if (!jr)
+		return rfail(rd, CARC_ERR_RECORD, "key rules: missing");
+	if (!json_is_object(jr))
+		return rfail(rd, CARC_ERR_RECORD, "key rules: expected an object, got %s",
+		             json_kind(jr));
+	carc_rules_default(r);
+	long long players;
+	carc_status st = get_int(rd, jr, "players", "rules: ", 2, 5, &players);
+	if (st)
+		return st;
+	r->players = (int)players;
+	if ((st = get_bool(rd, jr, "farmers", 1, &r->farmers)) ||
+	    (st = get_bool(rd, jr, "small_city", 0, &r->small_city)))
+		return st;
+	json_t *fs = json_object_get(jr, "farm_scoring");
+	if (fs) {
+		int f = json_is_string(fs) ? carc_farm_scoring_parse(json_string_value(fs)) : -1;
+		if (f < 0)
+			return rfail(rd, CARC_ERR_RECORD,
+			             "key rules.farm_scoring: expected \"international\", "
+			             "\"city-once\" or \"first-edition\"");
+		r->farm_scoring = f;
+	}
+	json_t *ex = json_object_get(jr, "expansions");
+	if (ex) {
+		if (!json_is_array(ex))
+			return rfail(rd, CARC_ERR_RECORD, "key rules.expansions: expected an array, got %s",
+			             json_kind(ex));
+		if (json_array_size(ex)) {
+			json_t *e0 = json_array_get(ex, 0);
+			return rfail(rd, CARC_ERR_RECORD, "key rules.expansions: unknown expansion %s%s%s",
+			             json_is_string(e0) ? "\"" : "",
+			             json_is_string(e0) ? json_string_value(e0) : json_kind(e0),
+			             json_is_string(e0) ? "\"" : "");
+		}
+	}
+	json_t *tiles = json_object_get(jr, "tiles");
+	*have_pile = 0;
+	if (tiles) {
+		if (!json_is_object(tiles))
+			return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: expected an object, got %s",
+			             json_kind(tiles));
+		const char *name;
+		json_t *v;
+		int total = 0;
+		memset(pile, 0, sizeof(int) * CARC_TILE_TYPES);
+		json_object_foreach(tiles, name, v) {
+			int t = carc_tile_parse(name);
+			if (t < 0)
+				return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: unknown tile \"%s\"", name);
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) > CARC_MAX_TILES - 1)
+				return rfail(rd, CARC_ERR_RECORD,
+				             "key rules.tiles.%s: expected a count 0..%d", name,
+				             CARC_MAX_TILES - 1);
+			pile[t] = (int)json_integer_value(v);
+			total += pile[t];
+		}
+		if (total > CARC_MAX_TILES - 1)
+			return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: %d tiles, at most %d", total,
+			             CARC_MAX_TILES - 1);
+		*have_pile = 1;
+	}
+	return CARC_OK;
+}
+
+static int scores_equal(const carc_game *g, const int16_t *score, const json_t *a,
+                        char *buf, size_t bufsize)
+{
+	int ok = json_is_array(a) && (int)json_array_size(a) == g->rules.players;
+	for (int p = 0; ok && p < g->rules.players; p++) {
+		json_t *v = json_array_get(a, (size_t)p);
+		ok = json_is_integer(v) && json_integer_value(v) == score[p];
+	}
+	size_t l = 0;
+	l += (size_t)snprintf(buf + l, bufsize - l, "[");
+	for (int p = 0; p < g->rules.players && l < bufsize; p++)
+		l += (size_t)snprintf(buf + l, bufsize - l, "%s%d", p ? ", " : "", score[p]);
+	if (l < bufsize)
+		snprintf(buf + l, bufsize - l, "]");
+	return ok;
+}
+
+static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
+{
+	char where[48];
+	snprintf(where, sizeof where, "turn %d (turns[%d]): ", i + 1, i);
+	if (!json_is_object(t))
+		return rfail(rd, CARC_ERR_RECORD, "%sexpected an object, got %s", where, json_kind(t));
+	if (g->over)
+		return rfail(rd, CARC_ERR_RECORD, "%sthe game is already over (the pile is empty)",
+		             where);
+	long long player, x = 0, y = 0, rot = 0;
+	carc_status st = get_int(rd, t, "player", where, 0, g->rules.players - 1, &player);
+	if (st)
+		return st;
+	if (player != g->player)
+		return rfail(rd, CARC_ERR_RECORD, "%skey player: expected %d (whose turn it is), got %lld",
+		             where, g->player, player);
+	json_t *jt = json_object_get(t, "tile");
+	if (!json_is_string(jt))
+		return rfail(rd, CARC_ERR_RECORD, "%skey tile: expected a tile name, got %s", where,
+		             jt ? json_kind(jt) : "nothing");
+	int type = carc_tile_parse(json_string_value(jt));
+	if (type < 0)
+		return rfail(rd, CARC_ERR_RECORD, "%skey tile: unknown tile \"%s\"", where,
+		             json_string_value(jt));
+	if (carc_set_current_tile(g, type) != CARC_OK)
+		return rfail(rd, CARC_ERR_RECORD, "%skey tile: no tile %s is left in the bag", where,
+		             tile_defs[type].name);
+
+	char err[CARC_ERRMSG_SIZE];
+	carc_move m;
+	json_t *disc = json_object_get(t, "discarded");
+	if (disc && !json_is_boolean(disc))
+		return rfail(rd, CARC_ERR_RECORD, "%skey discarded: expected true or false", where);
+	if (json_is_true(disc)) {
+		carc_move one;
+		carc_placements(g, &one, 1);
+		if (one != CARC_MOVE_DISCARD)
+			return rfail(rd, CARC_ERR_RECORD,
+			             "%skey discarded: tile %s fits on the board, e.g. at (%d, %d) rot %d",
+			             where, tile_defs[type].name, carc_move_x(one), carc_move_y(one),
+			             carc_move_rot(one));
+		m = CARC_MOVE_DISCARD;
+	} else {
+		if ((st = get_int(rd, t, "x", where, -256, 255, &x)) ||
+		    (st = get_int(rd, t, "y", where, -256, 255, &y)) ||
+		    (st = get_int(rd, t, "rot", where, 0, 3, &rot)))
+			return st;
+		int seg = CARC_SEG_NONE, fig = CARC_FIG_FOLLOWER;
+		json_t *mp = json_object_get(t, "meeple");
+		if (!mp)
+			return rfail(rd, CARC_ERR_RECORD, "%skey meeple: missing (null for none)", where);
+		if (!json_is_null(mp)) {
+			if (!json_is_object(mp))
+				return rfail(rd, CARC_ERR_RECORD, "%skey meeple: expected an object or null, got %s",
+				             where, json_kind(mp));
+			json_t *k = json_object_get(mp, "kind"), *at = json_object_get(mp, "at");
+			fig = -1;
+			for (int f = 0; json_is_string(k) && f < CARC_FIG_COUNT; f++)
+				if (!strcmp(json_string_value(k), FIG_NAMES[f]))
+					fig = f;
+			if (fig != CARC_FIG_FOLLOWER)
+				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.kind: expected \"follower\", got %s%s%s",
+				             where, json_is_string(k) ? "\"" : "",
+				             json_is_string(k) ? json_string_value(k) : (k ? json_kind(k) : "nothing"),
+				             json_is_string(k) ? "\"" : "");
+			int port = json_is_string(at) ? carc_port_parse(json_string_value(at)) : -1;
+			if (port < 0)
+				return rfail(rd, CARC_ERR_RECORD,
+				             "%skey meeple.at: expected a port N0..W2 or C, got %s%s%s", where,
+				             json_is_string(at) ? "\"" : "",
+				             json_is_string(at) ? json_string_value(at) : (at ? json_kind(at) : "nothing"),
+				             json_is_string(at) ? "\"" : "");
+			seg = TT_PORTSEG[type][rot][port];
+			if (seg == 255)
+				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.at: tile %s has no cloister or garden",
+				             where, tile_defs[type].name);
+		}
+		m = carc_move_make((int)x, (int)y, (int)rot, seg, fig);
+	}
+	if (m != CARC_MOVE_DISCARD) {
+		if (carc_check_move(g, carc_move_placement(m), err) != CARC_OK)
+			return rfail(rd, CARC_ERR_RECORD, "%skeys x, y, rot: %s", where, err);
+		if (carc_check_move(g, m, err) != CARC_OK)
+			return rfail(rd, CARC_ERR_RECORD, "%skey meeple: %s", where, err);
+	}
+	if (carc_apply(g, m, NULL, err) != CARC_OK)
+		return rfail(rd, CARC_ERR_RECORD, "%s%s", where, err);
+	json_t *sc = json_object_get(t, "scores");
+	if (!sc && m != CARC_MOVE_DISCARD)
+		return rfail(rd, CARC_ERR_RECORD, "%skey scores: missing", where);
+	char buf[96];
+	if (sc && !scores_equal(g, g->turn_score, sc, buf, sizeof buf))
+		return rfail(rd, CARC_ERR_RECORD, "%skey scores: expected %s after this turn", where, buf);
+	return CARC_OK;
+}
+
+static carc_status read_final(reader *rd, const carc_game *g, const json_t *fin)
+{
+	char buf[96];
+	if (!json_is_object(fin))
+		return rfail(rd, CARC_ERR_RECORD, "key final: expected an object, got %s", json_kind(fin));
+	if (!scores_equal(g, g->score, json_object_get(fin, "scores"), buf, sizeof buf))
+		return rfail(rd, CARC_ERR_RECORD, "key final.scores: expected %s", buf);
+	json_t *bk = json_object_get(fin, "by_kind");
+	if (!json_is_array(bk) || (int)json_array_size(bk) != g->rules.players)
+		return rfail(rd, CARC_ERR_RECORD, "key final.by_kind: expected an array of %d objects",
+		             g->rules.players);
+	for (int p = 0; p < g->rules.players; p++) {
+		json_t *o = json_array_get(bk, (size_t)p);
+		if (!json_is_object(o))
+			return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d]: expected an object", p);
+		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++) {
+			json_t *v = json_object_get(o, KIND_KEYS[k]);
+			if (!v && (k < kinds_in_rules(&g->rules) || g->by_kind[p][k]))
+				return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d].%s: missing (expected %d)",
+				             p, KIND_KEYS[k], g->by_kind[p][k]);
+			if (v && (!json_is_integer(v) || json_integer_value(v) != g->by_kind[p][k]))
+				return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d].%s: expected %d", p,
+				             KIND_KEYS[k], g->by_kind[p][k]);
+		}
+	}
+	return CARC_OK;
+}
+
+carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
+                               char *errbuf, size_t errsize)
+{
+	reader rd = {errbuf, errsize};
+	json_error_t jerr;
+	if (errbuf && errsize)
+		errbuf[0] = 0;
+	if (!json || !out)
+		return rfail(&rd, CARC_ERR_ARG, "no record given");
+	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return rfail(&rd, CARC_ERR_PARSE, "not valid JSON: line %d, column %d: %s", jerr.line,
+		             jerr.column, jerr.text);
+	carc_status st = CARC_OK;
+	if (!json_is_object(root)) {
+		st = rfail(&rd, CARC_ERR_PARSE, "expected a JSON object, got %s", json_kind(root));
+		goto done;
+	}
+	json_t *fmt = json_object_get(root, "format");
+	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), RECORD_FORMAT)) {
+		st = rfail(&rd, CARC_ERR_PARSE, "key format: expected \"%s\", got %s%s%s", RECORD_FORMAT,
+		           json_is_string(fmt) ? "\"" : "",
+		           json_is_string(fmt) ? json_string_value(fmt) : (fmt ? json_kind(fmt) : "nothing"),
+		           json_is_string(fmt) ? "\"" : "");
+		goto done;
+	}
+	carc_rules r;
+	int pile[CARC_TILE_TYPES], have_pile;
+	if ((st = read_rules(&rd, root, &r, pile, &have_pile)))
+		goto done;
+	uint64_t seed = 0;
+	json_t *js = json_object_get(root, "seed");
+	if (json_is_integer(js) && json_integer_value(js) >= 0) {
+		seed = (uint64_t)json_integer_value(js);
+	} else if (json_is_string(js) && *json_string_value(js)) {
+		char *end;
+		seed = strtoull(json_string_value(js), &end, 10);
+		if (*end) {
+			st = rfail(&rd, CARC_ERR_RECORD, "key seed: expected a non-negative integer");
+			goto done;
+		}
+	} else if (js) {
+		st = rfail(&rd, CARC_ERR_RECORD, "key seed: expected a non-negative integer, got %s",
+		           json_kind(js));
+		goto done;
+	}
+	char err[CARC_ERRMSG_SIZE];
+	if (carc_game_init(out, &r, seed, have_pile ? pile : NULL, CARC_TILE_TYPES, err)) {
+		st = rfail(&rd, CARC_ERR_RECORD, "key rules: %s", err);
+		goto done;
+	}
+	json_t *start = json_object_get(root, "start");
+	if (start) {
+		json_t *tn = json_object_get(start, "tile");
+		long long sx, sy, srot;
+		if (!json_is_object(start) || !json_is_string(tn) ||
+		    carc_tile_parse(json_string_value(tn)) != out->tiles[0].type) {
+			st = rfail(&rd, CARC_ERR_RECORD, "key start.tile: expected \"%s\"",
+			           tile_defs[out->tiles[0].type].name);
+			goto done;
+		}
+		if ((st = get_int(&rd, start, "x", "start: ", 0, 0, &sx)) ||
+		    (st = get_int(&rd, start, "y", "start: ", 0, 0, &sy)) ||
+		    (st = get_int(&rd, start, "rot", "start: ", 0, 0, &srot)))
+			goto done;
+	}
+	json_t *turns = json_object_get(root, "turns");
+	if (!json_is_array(turns)) {
+		st = rfail(&rd, CARC_ERR_RECORD, "key turns: expected an array, got %s",
+		           turns ? json_kind(turns) : "nothing");
+		goto done;
+	}
+	for (size_t i = 0; i < json_array_size(turns); i++)
+		if ((st = read_turn(&rd, out, json_array_get(turns, i), (int)i)))
+			goto done;
+	json_t *fin = json_object_get(root, "final");
+	if (fin && !out->over) {
+		st = rfail(&rd, CARC_ERR_RECORD, "key final: the game is not over (%d tiles left)",
+		           carc_tiles_left(out));
+		goto done;
+	}
+	if (!fin && out->over) {
+		st = rfail(&rd, CARC_ERR_RECORD, "key final: missing, but the game ended after turn %d",
+		           (int)json_array_size(turns));
+		goto done;
+	}
+	if (fin)
+		st = read_final(&rd, out, fin);
+done:
+	json_decref(root);
+	return st;
+}
