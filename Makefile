@@ -116,9 +116,12 @@ debug:
 
 # libFuzzer target for the record reader and replay (clang only).
 FUZZ_SECONDS ?= 60
+FUZZ_BUILD = $(BUILD_ROOT)/fuzz
 fuzz: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory CC=clang SANITIZE=address,undefined $(BUILD_FUZZ)
-	sh tests/fuzz.sh $(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory BUILD_ROOT=$(FUZZ_BUILD) CC=clang SANITIZE=address,undefined,fuzzer-no-link all
+	clang $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude \
+		-o $(FUZZ_BUILD)/fuzz_record tests/fuzz/fuzz_record.c $(FUZZ_BUILD)/san-clang/libcarc.a -ljansson -lm
+	sh tests/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BUILD)/fuzz_record $(FUZZ_BUILD)/san-clang/carc
 
 install: $(LIB_A) $(LIB_SO) $(CARC)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
