@@ -1,0 +1,521 @@
+/*
+ * api.c - the HTTP API and the WebSocket messages (docs/protocol.md).
+ *
+ * Both paths reach the same functions of tables.c with the same checks, so
+ * a script driving the HTTP API and a browser on the WebSocket see the same
+ * rules and the same error codes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "gamejson.h"
+#include "options.h"
+#include "tables.h"
+
+static int64_t started_us;
+static const char *store_kind = "sqlite";
+
+void api_set_start(int64_t mono_us, const char *store_name)
+{
+	started_us = mono_us;
+	store_kind = store_name;
+}
+
+int api_is_api_path(const char *path)
+{
+	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api") || !strcmp(path, "/healthz");
+}
+
+/* ---- responses ---------------------------------------------------------------------- */
+
+static void reply_json(api_resp *rs, int status, json_t *o)
+{
+	rs->status = status;
+	rs->ctype = "application/json";
+	rs->body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	rs->body_len = rs->body ? strlen(rs->body) : 0;
+	json_decref(o);
+}
+
+static void reply_text(api_resp *rs, int status, char *text)
+{
+	rs->status = status;
+	rs->ctype = "application/json";
+	rs->body = text;
+	rs->body_len = text ? strlen(text) : 0;
+}
+
+static json_t *error_json(srv_err e, const char *msg)
+{
+	return json_pack("{s:{s:s, s:s}}", "error", "code", srv_err_name(e), "message", msg);
+}
+
+static void reply_error(api_resp *rs, srv_err e, const char *msg)
+{
+	reply_json(rs, srv_err_http_status(e), error_json(e, msg));
+}
+
+/* ---- request helpers -------------------------------------------------------------- */
+
+/* The value of query key `key` into buf (URL-decoding %XX and +). */
+static int query_get(const char *q, const char *key, char *buf, size_t size)
+{
+	size_t kl = strlen(key);
+	const char *p = q;
+	while (p && *p) {
+		const char *amp = strchr(p, '&');
+		size_t n = amp ? (size_t)(amp - p) : strlen(p);
+		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			size_t o = 0;
+			for (size_t i = kl + 1; i < n && o + 1 < size; i++) {
+				char ch = p[i];
+				if (ch == '+')
+					ch = ' ';
+				else if (ch == '%' && i + 2 < n + 1 && i + 2 <= n) {
+					char hx[3] = {p[i + 1], p[i + 2], 0};
+					ch = (char)strtol(hx, NULL, 16);
+					i += 2;
+				}
+				buf[o++] = ch;
+			}
+			buf[o] = 0;
+			return 1;
+		}
+		p = amp ? amp + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The token for table `id`: header first, then the table's cookie. */
+static void token_for(const char *id, const char *token, const char *cookie, char *out,
+                      size_t size)
+{
+	out[0] = 0;
+	if (token && *token) {
+		snprintf(out, size, "%s", token);
+		return;
+	}
+	if (!cookie || !id)
+		return;
+	char name[STORE_ID_SIZE + 8];
+	snprintf(name, sizeof name, "carc_%s=", id);
+	const char *p = cookie;
+	size_t nl = strlen(name);
+	while ((p = strstr(p, name))) {
+		if (p == cookie || p[-1] == ' ' || p[-1] == ';') {
+			p += nl;
+			size_t n = strcspn(p, "; ");
+			if (n >= size)
+				n = size - 1;
+			memcpy(out, p, n);
+			out[n] = 0;
+			return;
+		}
+		p += nl;
+	}
+}
+
+static json_t *parse_body(const api_req *rq, api_resp *rs, int need_object)
+{
+	if (rq->body_too_large) {
+		reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
+		return NULL;
+	}
+	if (rq->body_len == 0 && !need_object)
+		return json_object();
+	json_error_t je;
+	json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, &je);
+	if (!o || !json_is_object(o)) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "the body must be a JSON object%s%s", o ? "" : ": ",
+		         o ? "" : je.text);
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, msg);
+		return NULL;
+	}
+	return o;
+}
+
+static void set_seat_cookie(api_resp *rs, const char *id, const char *token)
+{
+	snprintf(rs->set_cookie, sizeof rs->set_cookie,
+	         "carc_%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000", id, token);
+}
+
+/* ---- endpoints ------------------------------------------------------------------------ */
+
+static void get_health(api_resp *rs)
+{
+	int tables, playing, conns;
+	tables_counts(&tables, &playing, &conns);
+	reply_json(rs, 200, json_pack("{s:b, s:s, s:i, s:i, s:i, s:I}", "ok", 1, "store", store_kind,
+	                              "tables", tables, "playing", playing, "connections", conns,
+	                              "uptime_s", (json_int_t)((srv_mono_us() - started_us) / 1000000)));
+}
+
+static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
+{
+	json_t *o = parse_body(rq, rs, 0);
+	if (!o)
+		return;
+	const char *name = json_string_value(json_object_get(o, "name"));
+	if (json_object_get(o, "name") && !name) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "name must be a string");
+		return;
+	}
+	srv_table_opts opts;
+	char err[512];
+	if (opt_parse(o, cfg->bot_delay_ms, &opts, err, sizeof err)) {
+		json_decref(o);
+		reply_error(rs, SE_BAD_OPTION, err);
+		return;
+	}
+	int seat = -1;
+	char token[STORE_TOKEN_SIZE] = "";
+	srv_err code;
+	srv_table *t = tables_create(&opts, name, &seat, token, &code, err, sizeof err);
+	json_decref(o);
+	if (!t) {
+		reply_error(rs, code, err);
+		return;
+	}
+	json_t *r = json_pack("{s:s, s:o}", "id", t->id, "table", tables_info(t));
+	if (name && seat >= 0) {
+		json_object_set_new(r, "seat", json_integer(seat));
+		json_object_set_new(r, "token", json_string(token));
+		set_seat_cookie(rs, t->id, token);
+	} else if (name) {
+		json_object_set_new(r, "seat", json_null());
+		json_object_set_new(r, "join_error", json_string(err));
+	}
+	reply_json(rs, 201, r);
+}
+
+static void post_join(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	json_t *o = parse_body(rq, rs, 1);
+	if (!o)
+		return;
+	json_t *jn = json_object_get(o, "name"), *js = json_object_get(o, "seat");
+	if (!json_is_string(jn) || (js && !json_is_null(js) && !json_is_integer(js))) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "join needs {\"name\": \"...\"} and optionally \"seat\": n");
+		return;
+	}
+	int want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
+	if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
+		want = 99;
+	int seat;
+	char token[STORE_TOKEN_SIZE], err[256];
+	srv_err e = tables_join(t, json_string_value(jn), want, &seat, token, err, sizeof err);
+	json_decref(o);
+	if (e != SE_OK) {
+		reply_error(rs, e, err);
+		return;
+	}
+	set_seat_cookie(rs, t->id, token);
+	reply_json(rs, 200, json_pack("{s:s, s:i, s:s, s:o}", "id", t->id, "seat", seat, "token",
+	                              token, "table", tables_info(t)));
+}
+
+static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	json_t *o = parse_body(rq, rs, 1);
+	if (!o)
+		return;
+	char token[STORE_TOKEN_SIZE * 2];
+	json_t *jt = json_object_get(o, "token");
+	if (json_is_string(jt))
+		snprintf(token, sizeof token, "%s", json_string_value(jt));
+	else
+		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+	json_t *turn = json_object_get(o, "turn");
+	if (turn && !json_is_integer(turn)) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "turn must be an integer");
+		return;
+	}
+	char err[256];
+	srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, err,
+	                        sizeof err);
+	json_decref(o);
+	if (e != SE_OK) {
+		reply_error(rs, e, err);
+		return;
+	}
+	const char *entry = t->log[t->nlog - 1];
+	json_t *ej = json_loads(entry, 0, NULL);
+	reply_json(rs, 200, json_pack("{s:b, s:o, s:o}", "ok", 1, "entry", ej ? ej : json_null(),
+	                              "next", gj_turn(&t->game)));
+}
+
+static void post_record(const api_req *rq, api_resp *rs)
+{
+	if (rq->body_too_large) {
+		reply_error(rs, SE_TOO_LARGE, "the record is over the size limit");
+		return;
+	}
+	char err[600];
+	srv_err code;
+	srv_table *t = tables_create_view(rq->body ? rq->body : "", rq->body_len, &code, err,
+	                                  sizeof err);
+	if (!t) {
+		reply_error(rs, code, err);
+		return;
+	}
+	reply_json(rs, 201, json_pack("{s:s, s:o}", "id", t->id, "table", tables_info(t)));
+}
+
+static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
+{
+	char id[STORE_ID_SIZE];
+	size_t n = strcspn(rest, "/");
+	if (n == 0 || n >= sizeof id) {
+		reply_error(rs, SE_NOT_FOUND, "no such table");
+		return;
+	}
+	memcpy(id, rest, n);
+	id[n] = 0;
+	const char *sub = rest + n;
+	srv_table *t = tables_find(id);
+	if (!t) {
+		reply_error(rs, SE_NOT_FOUND, "no such table");
+		return;
+	}
+	int get = rq->method == LWSHUMETH_GET, post = rq->method == LWSHUMETH_POST;
+	if (!*sub || !strcmp(sub, "/")) {
+		if (!get)
+			{ reply_error(rs, SE_METHOD, "GET only"); return; }
+		reply_json(rs, 200, tables_info(t));
+	} else if (!strcmp(sub, "/state")) {
+		if (!get)
+			{ reply_error(rs, SE_METHOD, "GET only"); return; }
+		char token[STORE_TOKEN_SIZE * 2];
+		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+		reply_text(rs, 200, tables_state_text(t, tables_seat_of(t, token)));
+	} else if (!strcmp(sub, "/record")) {
+		if (!get)
+			{ reply_error(rs, SE_METHOD, "GET only"); return; }
+		char *rec = tables_record_text(t);
+		if (!rec)
+			{ reply_error(rs, SE_STORAGE, "the record could not be written"); return; }
+		reply_text(rs, 200, rec);
+		snprintf(rs->disposition, sizeof rs->disposition,
+		         "attachment; filename=\"carc-%s.json\"", t->id);
+	} else if (!strcmp(sub, "/join")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_join(t, rq, rs);
+	} else if (!strcmp(sub, "/move")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_move(t, rq, rs);
+	} else {
+		reply_error(rs, SE_NOT_FOUND, "no such endpoint");
+	}
+}
+
+void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
+{
+	const char *p = rq->path;
+	int get = rq->method == LWSHUMETH_GET, post = rq->method == LWSHUMETH_POST;
+	memset(rs, 0, sizeof *rs);
+	if (!strcmp(p, "/healthz") || !strcmp(p, "/api/health")) {
+		get_health(rs);
+	} else if (!strcmp(p, "/api/tiles")) {
+		reply_json(rs, 200, gj_tiles());
+	} else if (!strcmp(p, "/api/options")) {
+		reply_json(rs, 200, opt_choices_json());
+	} else if (!strcmp(p, "/api/tables") || !strcmp(p, "/api/tables/")) {
+		if (post) {
+			post_tables(cfg, rq, rs);
+		} else if (get) {
+			char st[16] = "open";
+			query_get(rq->query, "status", st, sizeof st);
+			int which = !strcmp(st, "playing") ? 1 : !strcmp(st, "all") ? 2 : 0;
+			reply_json(rs, 200, json_pack("{s:o}", "tables", tables_list(which)));
+		} else {
+			reply_error(rs, SE_METHOD, "GET or POST");
+		}
+	} else if (!strncmp(p, "/api/tables/", 12)) {
+		table_endpoint(rq, rs, p + 12);
+	} else if (!strcmp(p, "/api/records")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_record(rq, rs);
+	} else {
+		reply_error(rs, SE_NOT_FOUND, "no such endpoint");
+	}
+}
+
+/* ---- WebSocket ------------------------------------------------------------------------------ */
+
+static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",
+	                      msg);
+	if (ref)
+		json_object_set(o, "ref", (json_t *)ref);
+	if (c->table)
+		json_object_set_new(o, "turn", json_integer(c->table->game.nturns));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (s) {
+		net_send_text(c, s);
+		free(s);
+	}
+}
+
+static void send_state(srv_conn *c)
+{
+	char *s = tables_state_text(c->table, c->seat);
+	net_send_text(c, s);
+	free(s);
+}
+
+static void attach(srv_conn *c, srv_table *t)
+{
+	c->table = t;
+	c->tprev = NULL;
+	c->tnext = t->conns;
+	if (t->conns)
+		t->conns->tprev = c;
+	t->conns = c;
+	t->nconns++;
+}
+
+void api_ws_open(srv_conn *c, const char *path, const char *token, const char *cookie)
+{
+	c->seat = -1;
+	if (strncmp(path, "/ws/", 4) || !path[4] || strlen(path + 4) >= STORE_ID_SIZE ||
+	    strchr(path + 4, '/')) {
+		ws_error(c, SE_NOT_FOUND, "connect to /ws/<table id>", NULL);
+		net_close_after_flush(c);
+		return;
+	}
+	srv_table *t = tables_find(path + 4);
+	if (!t) {
+		ws_error(c, SE_NOT_FOUND, "no such table", NULL);
+		net_close_after_flush(c);
+		return;
+	}
+	attach(c, t);
+	token_for(t->id, token, cookie, c->token, sizeof c->token);
+	c->seat = tables_seat_of(t, c->token);
+	if (c->token[0] && c->seat < 0)
+		ws_error(c, SE_BAD_TOKEN, "this token holds no seat at this table: watching", NULL);
+	send_state(c);
+	tables_conn_changed(t);
+}
+
+void api_ws_close(srv_conn *c)
+{
+	srv_table *t = c->table;
+	if (!t)
+		return;
+	if (c->tprev)
+		c->tprev->tnext = c->tnext;
+	else
+		t->conns = c->tnext;
+	if (c->tnext)
+		c->tnext->tprev = c->tprev;
+	t->nconns--;
+	c->table = NULL;
+	tables_conn_changed(t);
+}
+
+void api_ws_too_large(srv_conn *c, size_t limit)
+{
+	char msg[96];
+	snprintf(msg, sizeof msg, "a message may have at most %zu bytes", limit);
+	ws_error(c, SE_TOO_LARGE, msg, NULL);
+}
+
+void api_ws_message(srv_conn *c, const char *text, size_t len)
+{
+	srv_table *t = c->table;
+	if (!t)
+		return;
+	json_error_t je;
+	json_t *o = json_loadb(text, len, 0, &je);
+	if (!o || !json_is_object(o)) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "a message must be a JSON object%s%s", o ? "" : ": ",
+		         o ? "" : je.text);
+		json_decref(o);
+		ws_error(c, SE_MALFORMED, msg, NULL);
+		return;
+	}
+	json_t *ref = json_object_get(o, "ref");
+	const char *type = json_string_value(json_object_get(o, "type"));
+	char err[256];
+	if (!type) {
+		ws_error(c, SE_MALFORMED, "a message needs a \"type\"", ref);
+	} else if (!strcmp(type, "move")) {
+		json_t *jt = json_object_get(o, "token"), *turn = json_object_get(o, "turn");
+		const char *token = json_is_string(jt) ? json_string_value(jt) : c->token;
+		if ((jt && !json_is_string(jt)) || (turn && !json_is_integer(turn))) {
+			ws_error(c, SE_MALFORMED, "token must be a string and turn an integer", ref);
+		} else {
+			srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, err,
+			                        sizeof err);
+			if (e != SE_OK)
+				ws_error(c, e, err, ref);
+		}
+	} else if (!strcmp(type, "auth")) {
+		const char *token = json_string_value(json_object_get(o, "token"));
+		int seat = token ? tables_seat_of(t, token) : -1;
+		if (seat < 0) {
+			ws_error(c, SE_BAD_TOKEN, "this token holds no seat at this table", ref);
+		} else {
+			snprintf(c->token, sizeof c->token, "%s", token);
+			c->seat = seat;
+			send_state(c);
+			tables_conn_changed(t);
+		}
+	} else if (!strcmp(type, "join")) {
+		json_t *jn = json_object_get(o, "name"), *js = json_object_get(o, "seat");
+		int seat, want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
+		if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
+			want = 99;
+		char token[STORE_TOKEN_SIZE];
+		srv_err e = !json_is_string(jn) ? SE_MALFORMED
+		                                : tables_join(t, json_string_value(jn), want, &seat, token,
+		                                              err, sizeof err);
+		if (e == SE_MALFORMED && !json_is_string(jn))
+			snprintf(err, sizeof err, "join needs a \"name\"");
+		if (e != SE_OK) {
+			ws_error(c, e, err, ref);
+		} else {
+			snprintf(c->token, sizeof c->token, "%s", token);
+			c->seat = seat;
+			json_t *r = json_pack("{s:s, s:i, s:s}", "type", "joined", "seat", seat, "token", token);
+			if (ref)
+				json_object_set(r, "ref", ref);
+			char *s = json_dumps(r, JSON_COMPACT);
+			json_decref(r);
+			net_send_text(c, s);
+			free(s);
+			send_state(c);
+			tables_conn_changed(t);
+		}
+	} else if (!strcmp(type, "state")) {
+		send_state(c);
+	} else if (!strcmp(type, "ping")) {
+		json_t *r = json_pack("{s:s}", "type", "pong");
+		if (ref)
+			json_object_set(r, "ref", ref);
+		char *s = json_dumps(r, JSON_COMPACT);
+		json_decref(r);
+		net_send_text(c, s);
+		free(s);
+	} else {
+		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, ping)",
+		         type);
+		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
+	}
+	json_decref(o);
+}

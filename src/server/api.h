@@ -1,0 +1,48 @@
+/*
+ * api.h - the HTTP API and the WebSocket messages, independent of the
+ * transport: net.c hands in a parsed request (or a message) and sends what
+ * comes back. docs/protocol.md documents both.
+ */
+#ifndef CARC_SERVER_API_H
+#define CARC_SERVER_API_H
+
+#include <stddef.h>
+
+#include "net.h"
+#include "server.h"
+
+typedef struct api_req {
+	int method;              /* LWSHUMETH_GET, LWSHUMETH_POST, ... */
+	const char *path;        /* without the query */
+	const char *query;       /* "a=1&b=2" or "" */
+	const char *body;
+	size_t body_len;
+	int body_too_large;
+	const char *token;       /* from Authorization: Bearer or X-Carc-Token, or "" */
+	const char *cookie;      /* the Cookie header, or "" */
+} api_req;
+
+typedef struct api_resp {
+	int status;
+	const char *ctype;
+	char *body;              /* malloc'd; net.c frees it */
+	size_t body_len;
+	char set_cookie[160];    /* "" or a Set-Cookie value */
+	char disposition[128];   /* "" or a Content-Disposition value */
+} api_resp;
+
+/* 1 when the path belongs to the API (the rest are static files). */
+int api_is_api_path(const char *path);
+void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs);
+
+/* WebSocket: a client connected to `path` ("/ws/<table>"), a message from
+ * it, and its departure. */
+void api_ws_open(srv_conn *c, const char *path, const char *token, const char *cookie);
+void api_ws_message(srv_conn *c, const char *text, size_t len);
+void api_ws_too_large(srv_conn *c, size_t limit);
+void api_ws_close(srv_conn *c);
+
+/* Seconds since the server started (for the health endpoint). */
+void api_set_start(int64_t mono_us, const char *store_name);
+
+#endif

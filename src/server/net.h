@@ -1,0 +1,74 @@
+/*
+ * net.h - the transport: connections, their output queues and broadcast.
+ *
+ * An outgoing WebSocket message is built once (srv_msg, reference
+ * counted) and queued to every connection that gets it; each connection
+ * sends from its own queue when its socket can take more, so a slow client
+ * only grows its own queue. A queue over the limit (srv_config.max_queue)
+ * drops that client; it can reconnect and get the full state again.
+ */
+#ifndef CARC_SERVER_NET_H
+#define CARC_SERVER_NET_H
+
+#include <libwebsockets.h>
+#include <stddef.h>
+
+#include "server.h"
+#include "store.h"
+
+struct srv_table;
+
+typedef struct srv_msg {
+	int refs;
+	size_t len;
+	unsigned char data[]; /* LWS_PRE bytes of room, then len bytes of text */
+} srv_msg;
+
+typedef struct srv_qnode {
+	srv_msg *m;
+	struct srv_qnode *next;
+} srv_qnode;
+
+typedef enum { CONN_NONE = 0, CONN_HTTP, CONN_WS } conn_kind;
+
+struct srv_conn {
+	struct lws *wsi;
+	conn_kind kind;
+	/* HTTP */
+	int method;                  /* LWSHUMETH_* */
+	char path[256];
+	srv_sb body;
+	int body_over;               /* the body is over the limit */
+	int answered;
+	char *resp;                  /* headers already sent; body bytes */
+	size_t resp_len, resp_off;
+	/* WebSocket */
+	struct srv_table *table;
+	int seat;                    /* seat held (-1: watching) */
+	char token[STORE_TOKEN_SIZE];
+	srv_qnode *qh, *qt;
+	size_t qbytes, qoff;
+	int qfirst;                  /* 1: the head message's first fragment is next */
+	char *rx;
+	size_t rxlen;
+	int rx_over;
+	int closing;                 /* close once the queue is empty */
+	int dropped;                 /* being killed: send nothing more */
+	struct srv_conn *tnext, *tprev;
+};
+typedef struct srv_conn srv_conn;
+
+/* A message with one reference, owned by the caller until handed on. */
+srv_msg *net_msg(const char *text, size_t len);
+void net_msg_unref(srv_msg *m);
+/* Queues m on c (takes its own reference; the caller keeps its own). */
+void net_send(srv_conn *c, srv_msg *m);
+void net_send_text(srv_conn *c, const char *text);
+/* Sends the text to every client at the table. */
+void net_broadcast(struct srv_table *t, const char *text, size_t len);
+/* Sends an error message {"type":"error",...} to c. */
+void net_send_error(srv_conn *c, int code, const char *msg);
+/* Closes c once what is queued has been sent. */
+void net_close_after_flush(srv_conn *c);
+
+#endif

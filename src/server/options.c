@@ -1,0 +1,385 @@
+/*
+ * options.c - table options: parsing, the expansion table and the bot
+ * levels. Everything a client can choose when it creates a table is
+ * checked here, before any table exists; the engine's carc_game_init has
+ * the last word on the rules.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carc_bot.h"
+#include "options.h"
+#include "server.h"
+
+/* Expansions the engine offers, by the names clients use. The engine has
+ * only the base game today; each expansion the engine gains gets one line
+ * here: its name, its bit in carc_rules.expansions, the most players it
+ * allows. */
+typedef struct expansion_def {
+	const char *name;
+	unsigned bit;
+	int max_players;
+} expansion_def;
+
+static const expansion_def EXPANSIONS[] = {
+	{NULL, 0, 0},
+};
+#define BASE_MAX_PLAYERS 5
+
+/* Bot levels and the bot spec each one stands for. A level whose bot the
+ * library does not have yet is refused with the list of those it has. A
+ * seat may also give a bot spec directly ("mcts:time=0.5"). */
+typedef struct level_def {
+	const char *level;
+	const char *spec;
+} level_def;
+
+static const level_def LEVELS[] = {
+	{"random", "random"},
+	{"easy", "random"},
+	{"medium", "greedy"},
+	{"hard", "mcts:time=1.0"},
+	{NULL, NULL},
+};
+
+static int bot_spec_ok(const char *spec, char *err, size_t errsize)
+{
+	carc_bot *b = carc_bot_new(spec, 1, err, errsize);
+	if (!b)
+		return 0;
+	carc_bot_free(b);
+	return 1;
+}
+
+static void level_list(char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	char tmp[160];
+	for (const level_def *l = LEVELS; l->level; l++) {
+		if (!bot_spec_ok(l->spec, tmp, sizeof tmp))
+			continue;
+		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", l->level);
+		if (k < 0 || (size_t)k >= size - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
+int opt_bot_spec(const char *level, char *spec, size_t specsize, char *err, size_t errsize)
+{
+	const char *s = level;
+	for (const level_def *l = LEVELS; l->level; l++)
+		if (!strcmp(level, l->level))
+			s = l->spec;
+	char e[160];
+	if (strlen(s) >= specsize || !bot_spec_ok(s, e, sizeof e)) {
+		char levels[256];
+		level_list(levels, sizeof levels);
+		if (s != level)
+			snprintf(err, errsize, "bot level '%s' is not available yet (%s); levels: %s",
+			         level, e, levels);
+		else
+			snprintf(err, errsize, "unknown bot level '%.60s' (levels: %s; or a bot spec: %s)",
+			         level, levels, e);
+		return -1;
+	}
+	snprintf(spec, specsize, "%s", s);
+	return 0;
+}
+
+static void expansion_list(char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (const expansion_def *x = EXPANSIONS; x->name; x++) {
+		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", x->name);
+		if (k < 0 || (size_t)k >= size - n)
+			break;
+		n += (size_t)k;
+	}
+	if (!n)
+		snprintf(buf, size, "none yet: the engine offers the base game only");
+}
+
+int opt_expansions_to_rules(const char names[][32], int n, carc_rules *r, int *max_players,
+                            char *err, size_t errsize)
+{
+	r->expansions = 0;
+	*max_players = BASE_MAX_PLAYERS;
+	for (int i = 0; i < n; i++) {
+		const expansion_def *x = EXPANSIONS;
+		while (x->name && strcmp(x->name, names[i]))
+			x++;
+		if (!x->name) {
+			char list[256];
+			expansion_list(list, sizeof list);
+			snprintf(err, errsize, "unknown expansion '%s' (valid: %s)", names[i], list);
+			return -1;
+		}
+		r->expansions |= x->bit;
+		if (x->max_players > *max_players)
+			*max_players = x->max_players;
+	}
+	return 0;
+}
+
+json_t *opt_choices_json(void)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "players_min", json_integer(2));
+	json_object_set_new(o, "players_max", json_integer(BASE_MAX_PLAYERS));
+	json_t *fs = json_array();
+	for (int i = 0; i < CARC_FARM_SCORING_COUNT; i++)
+		json_array_append_new(fs, json_string(carc_farm_scoring_name(i)));
+	json_object_set_new(o, "farm_scoring", fs);
+	json_t *ex = json_array();
+	for (const expansion_def *x = EXPANSIONS; x->name; x++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "name", json_string(x->name));
+		json_object_set_new(e, "players_max", json_integer(x->max_players));
+		json_array_append_new(ex, e);
+	}
+	json_object_set_new(o, "expansions", ex);
+	json_t *lv = json_array();
+	char tmp[160];
+	for (const level_def *l = LEVELS; l->level; l++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "level", json_string(l->level));
+		json_object_set_new(e, "spec", json_string(l->spec));
+		json_object_set_new(e, "available", json_boolean(bot_spec_ok(l->spec, tmp, sizeof tmp)));
+		json_array_append_new(lv, e);
+	}
+	json_object_set_new(o, "bot_levels", lv);
+	return o;
+}
+
+static const char *const KNOWN_KEYS[] = {
+	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
+	"seed", "seats", "bot_delay_ms", "private", "name", NULL,
+};
+
+static int get_bool(const json_t *o, const char *key, int *out, char *err, size_t errsize)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v)) {
+		snprintf(err, errsize, "option '%s' must be true or false", key);
+		return -1;
+	}
+	*out = json_is_true(v);
+	return 0;
+}
+
+int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+              size_t errsize)
+{
+	memset(out, 0, sizeof *out);
+	carc_rules_default(&out->rules);
+	out->bot_delay_ms = default_bot_delay_ms;
+	if (!json_is_object(o)) {
+		snprintf(err, errsize, "table options must be a JSON object");
+		return -1;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)o, key, v) {
+		int known = 0;
+		for (int i = 0; KNOWN_KEYS[i]; i++)
+			known |= !strcmp(key, KNOWN_KEYS[i]);
+		if (!known) {
+			snprintf(err, errsize,
+			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
+			         "expansions, tiles, seed, seats, bot_delay_ms, private, name)",
+			         key);
+			return -1;
+		}
+	}
+
+	/* expansions first: they decide how many players may sit */
+	v = json_object_get(o, "expansions");
+	if (v && !json_is_array(v)) {
+		snprintf(err, errsize, "option 'expansions' must be a list of names");
+		return -1;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e) || json_string_length(e) >= 32) {
+			snprintf(err, errsize, "option 'expansions' must be a list of names");
+			return -1;
+		}
+		if (out->nexp >= OPT_MAX_EXPANSIONS) {
+			snprintf(err, errsize, "option 'expansions': too many");
+			return -1;
+		}
+		snprintf(out->expansions[out->nexp++], 32, "%s", json_string_value(e));
+	}
+	int max_players;
+	if (opt_expansions_to_rules((const char(*)[32])out->expansions, out->nexp, &out->rules,
+	                            &max_players, err, errsize))
+		return -1;
+
+	json_t *seats = json_object_get(o, "seats");
+	if (seats && (!json_is_array(seats) || json_array_size(seats) == 0)) {
+		snprintf(err, errsize, "option 'seats' must be a list with one entry per player");
+		return -1;
+	}
+	v = json_object_get(o, "players");
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 2 ||
+		    json_integer_value(v) > max_players) {
+			snprintf(err, errsize, "option 'players' must be a number from 2 to %d",
+			         max_players);
+			return -1;
+		}
+		out->rules.players = (int)json_integer_value(v);
+	} else if (seats) {
+		out->rules.players = (int)json_array_size(seats);
+	}
+	if (seats && json_array_size(seats) != (size_t)out->rules.players) {
+		snprintf(err, errsize, "option 'seats' has %zu entries for %d players",
+		         json_array_size(seats), out->rules.players);
+		return -1;
+	}
+	if (out->rules.players < 2 || out->rules.players > max_players) {
+		snprintf(err, errsize, "option 'seats': from 2 to %d players", max_players);
+		return -1;
+	}
+	out->nseats = out->rules.players;
+	json_array_foreach(seats, i, e) {
+		srv_seat_opt *so = &out->seat[i];
+		if (json_is_null(e))
+			continue;
+		if (!json_is_object(e)) {
+			snprintf(err, errsize, "seats[%zu] must be an object: {} for a person, "
+			         "{\"bot\": \"random\"} for a bot", i);
+			return -1;
+		}
+		json_t *b = json_object_get(e, "bot");
+		if (!b || json_is_null(b) || json_is_false(b))
+			continue;
+		if (!json_is_string(b) || json_string_length(b) >= sizeof so->level) {
+			snprintf(err, errsize, "seats[%zu].bot must be a bot level such as \"random\"", i);
+			return -1;
+		}
+		so->bot = 1;
+		snprintf(so->level, sizeof so->level, "%s", json_string_value(b));
+		char e2[240];
+		if (opt_bot_spec(so->level, so->spec, sizeof so->spec, e2, sizeof e2)) {
+			snprintf(err, errsize, "seats[%zu]: %s", i, e2);
+			return -1;
+		}
+	}
+
+	if (get_bool(o, "farmers", &out->rules.farmers, err, errsize) ||
+	    get_bool(o, "small_city", &out->rules.small_city, err, errsize) ||
+	    get_bool(o, "private", &out->private_, err, errsize))
+		return -1;
+	v = json_object_get(o, "farm_scoring");
+	if (v) {
+		int fs = json_is_string(v) ? carc_farm_scoring_parse(json_string_value(v)) : -1;
+		if (fs < 0) {
+			char list[128] = "";
+			for (int k = 0; k < CARC_FARM_SCORING_COUNT; k++) {
+				strcat(list, k ? ", " : "");
+				strcat(list, carc_farm_scoring_name(k));
+			}
+			snprintf(err, errsize, "option 'farm_scoring' must be one of: %s", list);
+			return -1;
+		}
+		out->rules.farm_scoring = fs;
+	}
+	v = json_object_get(o, "bot_delay_ms");
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > 60000) {
+			snprintf(err, errsize, "option 'bot_delay_ms' must be 0..60000");
+			return -1;
+		}
+		out->bot_delay_ms = (int)json_integer_value(v);
+	}
+	v = json_object_get(o, "seed");
+	if (v) {
+		if (json_is_integer(v) && json_integer_value(v) >= 0)
+			out->seed = (uint64_t)json_integer_value(v);
+		else if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) <= 20) {
+			char *end;
+			out->seed = strtoull(json_string_value(v), &end, 10);
+			if (*end) {
+				snprintf(err, errsize, "option 'seed' must be a number");
+				return -1;
+			}
+		} else {
+			snprintf(err, errsize, "option 'seed' must be a number");
+			return -1;
+		}
+	} else {
+		/* a seed JSON can carry exactly (jansson integers are signed) */
+		out->seed = srv_random_u64() >> 12;
+	}
+	v = json_object_get(o, "tiles");
+	if (v) {
+		if (!json_is_object(v) || json_object_size(v) == 0) {
+			snprintf(err, errsize, "option 'tiles' must be an object of tile counts, "
+			         "e.g. {\"U\": 3, \"E\": 1}");
+			return -1;
+		}
+		json_object_foreach(v, key, e) {
+			int t = carc_tile_parse(key);
+			if (t < 0 || !json_is_integer(e) || json_integer_value(e) < 0 ||
+			    json_integer_value(e) > 100) {
+				snprintf(err, errsize, "option 'tiles': '%.20s' must be a tile name (A..X) "
+				         "with a count 0..100", key);
+				return -1;
+			}
+			out->pile[t] = (int)json_integer_value(e);
+		}
+		out->has_pile = 1;
+	}
+	/* the engine has the last word on the rules and the pile */
+	carc_game *g = srv_xmalloc(sizeof *g);
+	char e3[CARC_ERRMSG_SIZE];
+	carc_status st = carc_game_init(g, &out->rules, out->seed, out->has_pile ? out->pile : NULL,
+	                                out->has_pile ? CARC_TILE_TYPES : 0, e3);
+	free(g);
+	if (st != CARC_OK) {
+		snprintf(err, errsize, "the engine refuses these rules: %s", e3);
+		return -1;
+	}
+	return 0;
+}
+
+json_t *opt_to_json(const srv_table_opts *o)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "players", json_integer(o->rules.players));
+	json_object_set_new(j, "farmers", json_boolean(o->rules.farmers));
+	json_object_set_new(j, "farm_scoring", json_string(carc_farm_scoring_name(o->rules.farm_scoring)));
+	json_object_set_new(j, "small_city", json_boolean(o->rules.small_city));
+	json_t *ex = json_array();
+	for (int i = 0; i < o->nexp; i++)
+		json_array_append_new(ex, json_string(o->expansions[i]));
+	json_object_set_new(j, "expansions", ex);
+	if (o->has_pile) {
+		json_t *t = json_object();
+		for (int k = 0; k < CARC_TILE_TYPES; k++)
+			if (o->pile[k])
+				json_object_set_new(t, carc_tile_name(k), json_integer(o->pile[k]));
+		json_object_set_new(j, "tiles", t);
+	}
+	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(j, "bot_delay_ms", json_integer(o->bot_delay_ms));
+	json_object_set_new(j, "private", json_boolean(o->private_));
+	json_t *seats = json_array();
+	for (int i = 0; i < o->nseats; i++) {
+		json_t *s = json_object();
+		if (o->seat[i].bot)
+			json_object_set_new(s, "bot", json_string(o->seat[i].level));
+		json_array_append_new(seats, s);
+	}
+	json_object_set_new(j, "seats", seats);
+	return j;
+}

@@ -1,0 +1,61 @@
+/*
+ * options.h - a table's options: what a client asks for when it creates a
+ * table, checked and turned into engine rules and bot specs. The mapping
+ * of expansion names to rules and of bot levels to bot specs lives in
+ * options.c and nowhere else.
+ */
+#ifndef CARC_SERVER_OPTIONS_H
+#define CARC_SERVER_OPTIONS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carc.h"
+#include "store.h"
+
+#define OPT_MAX_EXPANSIONS 8
+
+typedef struct srv_seat_opt {
+	int bot;                       /* 1: a bot plays this seat */
+	char level[STORE_NAME_SIZE];   /* as asked: "random", "easy", a spec... */
+	char spec[STORE_SPEC_SIZE];    /* what carc_bot_new gets */
+} srv_seat_opt;
+
+typedef struct srv_table_opts {
+	carc_rules rules;
+	int nexp;
+	char expansions[OPT_MAX_EXPANSIONS][32];
+	uint64_t seed;
+	int has_pile;
+	int pile[CARC_TILE_TYPES];     /* custom draw pile, counts per type */
+	int bot_delay_ms;
+	int private_;                  /* 1: not listed among open tables */
+	int nseats;                    /* == rules.players */
+	srv_seat_opt seat[CARC_MAX_PLAYERS];
+} srv_table_opts;
+
+/* Reads table options from a JSON object (see docs/protocol.md, "Creating
+ * a table"). Missing keys take defaults; the seed is random unless given.
+ * Returns 0, or -1 with a message naming the bad key in err. `o` is
+ * borrowed. */
+int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+              size_t errsize);
+
+/* The options as a JSON object that opt_parse reads back to the same
+ * options (this is what is stored). The caller owns the result (json_decref). */
+json_t *opt_to_json(const srv_table_opts *o);
+
+/* Expansion names -> r->expansions and the player limit. Unknown names are
+ * refused with a message listing the valid ones. */
+int opt_expansions_to_rules(const char names[][32], int n, carc_rules *r, int *max_players,
+                            char *err, size_t errsize);
+
+/* Bot level or spec -> spec (checked by making a bot). */
+int opt_bot_spec(const char *level, char *spec, size_t specsize, char *err, size_t errsize);
+
+/* What a client may choose: players, farm scorings, expansions, bot levels.
+ * The caller owns the result. */
+json_t *opt_choices_json(void);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * server.h - the inside of `carc serve`: the game server behind the web
+ * client (HTTP + WebSocket on one port, tables and seats, bots, storage).
+ *
+ * Layers, each in its own file:
+ *
+ *   net.c        transport: libwebsockets event loop, HTTP routing, static
+ *                files, WebSocket framing, per-connection output queues
+ *   api.c        the HTTP API and the WebSocket messages (JSON in, JSON out)
+ *   tables.c     tables, seats, tokens, applying moves, the bot pacing;
+ *                every game change goes through tables.c
+ *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
+ *   options.c    table options -> engine rules, bot levels -> bot specs
+ *   bots.c       the bot worker threads (they see copies of games only)
+ *   store.h      the storage interface; store_sqlite.c implements it
+ *   util.c       logging, tokens, clocks, a growable string buffer
+ *
+ * Threading: one event-loop thread owns every table, game, connection and
+ * the store handle; nothing of them is locked. Bots think on worker threads
+ * on a private copy of the game (carc_game is memcpy-copyable) and hand the
+ * chosen move back through a locked queue; the loop then applies it like any
+ * other move, so a move is always checked, stored and announced in one
+ * place and in that order.
+ */
+#ifndef CARC_SERVER_H
+#define CARC_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carc.h"
+
+/* ---- configuration ---------------------------------------------------------- */
+
+typedef struct srv_config {
+	const char *host;      /* address to listen on, default 127.0.0.1 */
+	int port;              /* 0: any free port (printed at start) */
+	const char *db_path;   /* SQLite file */
+	const char *web_dir;   /* static files of the web client */
+	int bot_delay_ms;      /* default pause before a bot moves */
+	int bot_threads;       /* bot worker threads */
+	int sync_full;         /* 1: fsync every move (survives power loss) */
+	int quiet;             /* 1: log errors only, not game events */
+	size_t max_msg;        /* largest WebSocket message / HTTP body accepted */
+	size_t max_queue;      /* bytes queued to one client before it is dropped */
+	int max_tables;        /* tables held in memory at once */
+	int idle_evict_s;      /* finished tables unwatched this long leave memory */
+} srv_config;
+
+void srv_config_default(srv_config *c);
+
+/* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
+ * (already logged). */
+int srv_run(const srv_config *c);
+
+/* ---- util.c ----------------------------------------------------------------------- */
+
+/* A growable string; s is NUL-terminated, owned by the sb. */
+typedef struct srv_sb {
+	char *s;
+	size_t len, cap;
+} srv_sb;
+
+void sb_init(srv_sb *b);
+void sb_free(srv_sb *b);
+void sb_add(srv_sb *b, const char *s, size_t n);
+void sb_adds(srv_sb *b, const char *s);
+void sb_printf(srv_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the string over; the caller frees it with free(). */
+char *sb_take(srv_sb *b);
+
+/* Logging: one line on stderr, "carc-serve: <time> <text>". Events are
+ * left out under --quiet; errors never are. */
+void srv_log_quiet(int quiet);
+void srv_event(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void srv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Random hex string of 2*nbytes characters from the kernel (getrandom). */
+void srv_random_hex(char *out, size_t nbytes);
+uint64_t srv_random_u64(void);
+/* Milliseconds since the Unix epoch, and a monotonic microsecond clock. */
+int64_t srv_now_ms(void);
+int64_t srv_mono_us(void);
+/* Constant-time comparison of two NUL-terminated strings. */
+int srv_token_eq(const char *a, const char *b);
+/* Aborts with a message when out of memory (the one OOM policy). */
+void *srv_xmalloc(size_t n);
+void *srv_xcalloc(size_t n, size_t size);
+void *srv_xrealloc(void *p, size_t n);
+char *srv_xstrdup(const char *s);
+
+#endif

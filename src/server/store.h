@@ -1,0 +1,121 @@
+/*
+ * store.h - where the server keeps its games: a small interface with one
+ * implementation today (store_sqlite.c). A PostgreSQL backend (libpq) for
+ * deployments with several server processes fills in the same table of
+ * functions; nothing above this interface knows which backend runs.
+ *
+ * What is stored, per game: its id, status, rules and seed (and custom
+ * pile), table options, the seats (name, human or bot with its spec, the
+ * seat's secret token), every accepted move in order with the scores after
+ * it and its scoring events, and the result once the game has ended.
+ * Uploaded records (view-only tables) are kept as their record text.
+ *
+ * Every write is one transaction; store_move() commits the move (and the
+ * result, when the move ends the game) before it returns, so the caller
+ * can announce the move only once it is safe.
+ *
+ * All strings passed in are borrowed for the call. Every function returns 0
+ * on success or -1 with a message in err (STORE_ERR_SIZE bytes).
+ */
+#ifndef CARC_SERVER_STORE_H
+#define CARC_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_ERR_SIZE 256
+#define STORE_ID_SIZE 24
+#define STORE_NAME_SIZE 64
+#define STORE_SPEC_SIZE 128
+#define STORE_TOKEN_SIZE 40
+
+/* Game status as stored. */
+enum {
+	STORE_OPEN = 0,     /* waiting for players */
+	STORE_PLAYING = 1,
+	STORE_OVER = 2,
+	STORE_VIEW = 3,     /* an uploaded record, read-only */
+	STORE_STATUS_COUNT
+};
+
+enum { STORE_SEAT_OPEN = 0, STORE_SEAT_HUMAN = 1, STORE_SEAT_BOT = 2 };
+
+typedef struct store_seat {
+	int seat;
+	int kind;                        /* STORE_SEAT_* */
+	char name[STORE_NAME_SIZE];
+	char level[STORE_NAME_SIZE];     /* bot level as asked ("random", ...) */
+	char spec[STORE_SPEC_SIZE];      /* bot spec handed to carc_bot_new */
+	char token[STORE_TOKEN_SIZE];    /* the seat's secret; "" while open */
+} store_seat;
+
+typedef struct store_game {
+	char id[STORE_ID_SIZE];
+	int status;                      /* STORE_* */
+	int players, farmers, small_city;
+	char farm_scoring[32];
+	char *expansions;                /* JSON array text */
+	uint64_t seed;
+	char *options;                   /* JSON object text: all table options */
+	char *record;                    /* view tables: the uploaded record */
+	int64_t created_ms, updated_ms;
+	int nseats;
+	store_seat seats[8];
+} store_game;
+
+typedef struct store_move {
+	int turn;                        /* 0, 1, ... (discards count) */
+	int player;
+	uint32_t move;                   /* carc_move */
+	int tile;                        /* tile type drawn */
+	const char *entry;               /* the log entry as JSON text */
+	int64_t at_ms;
+} store_move;
+
+typedef struct store_result {
+	const char *scores;              /* JSON array text */
+	const char *by_kind;             /* JSON array text */
+	const char *winners;             /* JSON array text */
+	int64_t at_ms;
+} store_result;
+
+typedef struct store store;
+
+/* Callback for loading: a game with its moves in order. The pointers are
+ * valid during the call only. Return 0 to go on, -1 to stop. */
+typedef int (*store_load_fn)(void *ctx, const store_game *g,
+                             const store_move *moves, int nmoves);
+
+typedef struct store_ops {
+	const char *name;
+	void (*close)(store *s);
+	int (*create_game)(store *s, const store_game *g, char *err);
+	int (*update_seat)(store *s, const char *id, const store_seat *seat, char *err);
+	int (*set_status)(store *s, const char *id, int status, int64_t at_ms, char *err);
+	/* One transaction: the move, the game's status/updated time, and the
+	 * result when r is not NULL. */
+	int (*add_move)(store *s, const char *id, const store_move *m,
+	                const store_result *r, char *err);
+	/* Every game with status OPEN, PLAYING or VIEW, oldest first. */
+	int (*load_active)(store *s, store_load_fn fn, void *ctx, char *err);
+	/* One game by id; returns 1 when found, 0 when not, -1 on error. */
+	int (*load_one)(store *s, const char *id, store_load_fn fn, void *ctx, char *err);
+	/* Counts of games by status (array of STORE_STATUS_COUNT). */
+	int (*counts)(store *s, int *counts, char *err);
+} store_ops;
+
+struct store {
+	const store_ops *ops;
+};
+
+/* Opens (creating or migrating) a SQLite database. sync_full: fsync on every
+ * commit. Returns a store the caller closes with s->ops->close, or NULL with
+ * a message in err. */
+store *store_sqlite_open(const char *path, int sync_full, char *err);
+
+/* The schema version this build writes (and migrates older files to). */
+int store_sqlite_schema_version(void);
+
+const char *store_status_name(int status);
+
+#endif

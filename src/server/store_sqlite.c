@@ -1,0 +1,503 @@
+/*
+ * store_sqlite.c - the SQLite backend of store.h.
+ *
+ * The file is opened in WAL mode; every write is one transaction. With the
+ * default synchronous=NORMAL a committed transaction survives the server
+ * being killed (the WAL is written before the commit returns; only a power
+ * cut can lose the last commits); --sync full makes every commit fsync.
+ *
+ * The schema version is SQLite's user_version. MIGRATIONS[i] takes a
+ * database from version i to i+1 inside one transaction; a file written by
+ * a newer carc (a higher version) is refused rather than guessed at.
+ *
+ * Only the event-loop thread uses a store (see server.h), so the handle is
+ * opened with SQLITE_OPEN_NOMUTEX.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carc.h"
+#include "store.h"
+
+static const char *const MIGRATIONS[] = {
+	/* 0 -> 1: the first schema */
+	"CREATE TABLE games ("
+	"  id TEXT PRIMARY KEY,"
+	"  status TEXT NOT NULL CHECK (status IN ('open','playing','over','view')),"
+	"  players INTEGER NOT NULL,"
+	"  farmers INTEGER NOT NULL,"
+	"  farm_scoring TEXT NOT NULL,"
+	"  small_city INTEGER NOT NULL,"
+	"  expansions TEXT NOT NULL DEFAULT '[]',"
+	"  seed INTEGER NOT NULL,"
+	"  options TEXT NOT NULL DEFAULT '{}',"
+	"  record TEXT,"
+	"  created_ms INTEGER NOT NULL,"
+	"  updated_ms INTEGER NOT NULL);"
+	"CREATE INDEX games_by_status ON games(status, created_ms);"
+	"CREATE TABLE seats ("
+	"  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	"  seat INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('open','human','bot')),"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  level TEXT NOT NULL DEFAULT '',"
+	"  bot_spec TEXT NOT NULL DEFAULT '',"
+	"  token TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (game_id, seat)) WITHOUT ROWID;"
+	"CREATE TABLE moves ("
+	"  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	"  turn INTEGER NOT NULL,"
+	"  player INTEGER NOT NULL,"
+	"  move INTEGER NOT NULL,"
+	"  tile TEXT NOT NULL,"
+	"  entry TEXT NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (game_id, turn)) WITHOUT ROWID;"
+	"CREATE TABLE results ("
+	"  game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+	"  scores TEXT NOT NULL,"
+	"  by_kind TEXT NOT NULL,"
+	"  winners TEXT NOT NULL,"
+	"  finished_ms INTEGER NOT NULL);",
+};
+#define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
+
+static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", "over", "view"};
+static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
+
+enum {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
+	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
+	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
+	ST_COUNT
+};
+
+static const char *const SQL[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_INS_GAME] = "INSERT INTO games (id, status, players, farmers, farm_scoring, small_city,"
+	                " expansions, seed, options, record, created_ms, updated_ms)"
+	                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_SEAT] = "INSERT INTO seats (game_id, seat, kind, name, level, bot_spec, token)"
+	                " VALUES (?,?,?,?,?,?,?)",
+	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?"
+	                " WHERE game_id=? AND seat=?",
+	[ST_SET_STATUS] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
+	[ST_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
+	                " VALUES (?,?,?,?,?,?,?)",
+	[ST_TOUCH] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
+	[ST_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
+	                  " VALUES (?,?,?,?,?)",
+	[ST_SEL_ACTIVE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
+	                  " seed, options, record, created_ms, updated_ms FROM games"
+	                  " WHERE status IN ('open','playing','view') ORDER BY created_ms, id",
+	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
+	               " seed, options, record, created_ms, updated_ms FROM games WHERE id=?",
+	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token FROM seats"
+	                 " WHERE game_id=? ORDER BY seat",
+	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
+	                 " WHERE game_id=? ORDER BY turn",
+	[ST_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
+};
+
+typedef struct sqlite_store {
+	store base;
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+} sqlite_store;
+
+static int fail(sqlite_store *s, char *err, const char *what)
+{
+	snprintf(err, STORE_ERR_SIZE, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+static int parse_status(const char *t)
+{
+	for (int i = 0; i < STORE_STATUS_COUNT; i++)
+		if (t && !strcmp(t, STATUS_NAMES[i]))
+			return i;
+	return -1;
+}
+
+const char *store_status_name(int status)
+{
+	return status >= 0 && status < STORE_STATUS_COUNT ? STATUS_NAMES[status] : "?";
+}
+
+int store_sqlite_schema_version(void) { return NMIGRATIONS; }
+
+/* Runs a statement that returns no rows, then resets it. */
+static int step_done(sqlite_store *s, int k, char *err)
+{
+	sqlite3_stmt *st = s->st[k];
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, err, SQL[k]);
+	return 0;
+}
+
+static void rollback(sqlite_store *s)
+{
+	sqlite3_step(s->st[ST_ROLLBACK]);
+	sqlite3_reset(s->st[ST_ROLLBACK]);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *t)
+{
+	sqlite3_bind_text(st, i, t ? t : "", -1, SQLITE_TRANSIENT);
+}
+
+static void sq_close(store *base)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (!s)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static int sq_create_game(store *base, const store_game *g, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (step_done(s, ST_BEGIN, err))
+		return -1;
+	sqlite3_stmt *st = s->st[ST_INS_GAME];
+	bind_text(st, 1, g->id);
+	bind_text(st, 2, store_status_name(g->status));
+	sqlite3_bind_int(st, 3, g->players);
+	sqlite3_bind_int(st, 4, g->farmers);
+	bind_text(st, 5, g->farm_scoring);
+	sqlite3_bind_int(st, 6, g->small_city);
+	bind_text(st, 7, g->expansions ? g->expansions : "[]");
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)g->seed);
+	bind_text(st, 9, g->options ? g->options : "{}");
+	if (g->record)
+		bind_text(st, 10, g->record);
+	else
+		sqlite3_bind_null(st, 10);
+	sqlite3_bind_int64(st, 11, g->created_ms);
+	sqlite3_bind_int64(st, 12, g->updated_ms);
+	if (step_done(s, ST_INS_GAME, err))
+		goto bad;
+	for (int i = 0; i < g->nseats; i++) {
+		const store_seat *se = &g->seats[i];
+		st = s->st[ST_INS_SEAT];
+		bind_text(st, 1, g->id);
+		sqlite3_bind_int(st, 2, se->seat);
+		bind_text(st, 3, SEAT_KINDS[se->kind]);
+		bind_text(st, 4, se->name);
+		bind_text(st, 5, se->level);
+		bind_text(st, 6, se->spec);
+		bind_text(st, 7, se->token);
+		if (step_done(s, ST_INS_SEAT, err))
+			goto bad;
+	}
+	if (step_done(s, ST_COMMIT, err))
+		goto bad;
+	return 0;
+bad:
+	rollback(s);
+	return -1;
+}
+
+static int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_UPD_SEAT];
+	bind_text(st, 1, SEAT_KINDS[se->kind]);
+	bind_text(st, 2, se->name);
+	bind_text(st, 3, se->level);
+	bind_text(st, 4, se->spec);
+	bind_text(st, 5, se->token);
+	bind_text(st, 6, id);
+	sqlite3_bind_int(st, 7, se->seat);
+	return step_done(s, ST_UPD_SEAT, err);
+}
+
+static int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_SET_STATUS];
+	bind_text(st, 1, store_status_name(status));
+	sqlite3_bind_int64(st, 2, at_ms);
+	bind_text(st, 3, id);
+	return step_done(s, ST_SET_STATUS, err);
+}
+
+static int sq_add_move(store *base, const char *id, const store_move *m,
+                       const store_result *r, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (step_done(s, ST_BEGIN, err))
+		return -1;
+	sqlite3_stmt *st = s->st[ST_INS_MOVE];
+	bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, m->turn);
+	sqlite3_bind_int(st, 3, m->player);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)m->move);
+	bind_text(st, 5, carc_tile_name(m->tile));
+	bind_text(st, 6, m->entry);
+	sqlite3_bind_int64(st, 7, m->at_ms);
+	if (step_done(s, ST_INS_MOVE, err))
+		goto bad;
+	st = s->st[ST_TOUCH];
+	bind_text(st, 1, store_status_name(r ? STORE_OVER : STORE_PLAYING));
+	sqlite3_bind_int64(st, 2, m->at_ms);
+	bind_text(st, 3, id);
+	if (step_done(s, ST_TOUCH, err))
+		goto bad;
+	if (r) {
+		st = s->st[ST_INS_RESULT];
+		bind_text(st, 1, id);
+		bind_text(st, 2, r->scores);
+		bind_text(st, 3, r->by_kind);
+		bind_text(st, 4, r->winners);
+		sqlite3_bind_int64(st, 5, r->at_ms);
+		if (step_done(s, ST_INS_RESULT, err))
+			goto bad;
+	}
+	if (step_done(s, ST_COMMIT, err))
+		goto bad;
+	return 0;
+bad:
+	rollback(s);
+	return -1;
+}
+
+static void copy_col(char *dst, size_t size, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	snprintf(dst, size, "%s", t ? (const char *)t : "");
+}
+
+static char *dup_col(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	if (!t)
+		return NULL;
+	size_t n = strlen((const char *)t);
+	char *d = malloc(n + 1);
+	if (d)
+		memcpy(d, t, n + 1);
+	return d;
+}
+
+/* Loads seats and moves of the game in the current row of `gst` and calls
+ * fn. Returns fn's result, or -1 on a database error. */
+static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *ctx, char *err)
+{
+	store_game g;
+	memset(&g, 0, sizeof g);
+	copy_col(g.id, sizeof g.id, gst, 0);
+	g.status = parse_status((const char *)sqlite3_column_text(gst, 1));
+	g.players = sqlite3_column_int(gst, 2);
+	g.farmers = sqlite3_column_int(gst, 3);
+	copy_col(g.farm_scoring, sizeof g.farm_scoring, gst, 4);
+	g.small_city = sqlite3_column_int(gst, 5);
+	g.expansions = dup_col(gst, 6);
+	g.seed = (uint64_t)sqlite3_column_int64(gst, 7);
+	g.options = dup_col(gst, 8);
+	g.record = dup_col(gst, 9);
+	g.created_ms = sqlite3_column_int64(gst, 10);
+	g.updated_ms = sqlite3_column_int64(gst, 11);
+
+	int rc = 0, n = 0, cap = 0;
+	store_move *mv = NULL;
+	sqlite3_stmt *st = s->st[ST_SEL_SEATS];
+	bind_text(st, 1, g.id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (g.nseats >= (int)(sizeof g.seats / sizeof g.seats[0]))
+			continue;
+		store_seat *se = &g.seats[g.nseats++];
+		se->seat = sqlite3_column_int(st, 0);
+		const char *k = (const char *)sqlite3_column_text(st, 1);
+		se->kind = !k ? 0 : !strcmp(k, "human") ? STORE_SEAT_HUMAN
+		                  : !strcmp(k, "bot") ? STORE_SEAT_BOT : STORE_SEAT_OPEN;
+		copy_col(se->name, sizeof se->name, st, 2);
+		copy_col(se->level, sizeof se->level, st, 3);
+		copy_col(se->spec, sizeof se->spec, st, 4);
+		copy_col(se->token, sizeof se->token, st, 5);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		rc = fail(s, err, "loading seats");
+		goto out;
+	}
+	st = s->st[ST_SEL_MOVES];
+	bind_text(st, 1, g.id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			store_move *nm = realloc(mv, (size_t)cap * sizeof *mv);
+			if (!nm) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			mv = nm;
+		}
+		store_move *m = &mv[n++];
+		m->turn = sqlite3_column_int(st, 0);
+		m->player = sqlite3_column_int(st, 1);
+		m->move = (uint32_t)sqlite3_column_int64(st, 2);
+		m->tile = carc_tile_parse((const char *)sqlite3_column_text(st, 3));
+		m->entry = dup_col(st, 4);
+		m->at_ms = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		rc = fail(s, err, "loading moves");
+		goto out;
+	}
+	rc = fn(ctx, &g, mv, n);
+out:
+	for (int i = 0; i < n; i++)
+		free((char *)mv[i].entry);
+	free(mv);
+	free(g.expansions);
+	free(g.options);
+	free(g.record);
+	return rc;
+}
+
+static int sq_load_active(store *base, store_load_fn fn, void *ctx, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_SEL_ACTIVE];
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (load_row(s, st, fn, ctx, err)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail(s, err, "loading games");
+	sqlite3_reset(st);
+	return ret;
+}
+
+static int sq_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_SEL_ONE];
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st), ret;
+	if (rc == SQLITE_ROW)
+		ret = load_row(s, st, fn, ctx, err) ? -1 : 1;
+	else if (rc == SQLITE_DONE)
+		ret = 0;
+	else
+		ret = fail(s, err, "loading a game");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int sq_counts(store *base, int *counts, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_COUNTS];
+	for (int i = 0; i < STORE_STATUS_COUNT; i++)
+		counts[i] = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int k = parse_status((const char *)sqlite3_column_text(st, 0));
+		if (k >= 0)
+			counts[k] = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, err, "counting games");
+}
+
+static const store_ops SQLITE_OPS = {
+	.name = "sqlite",
+	.close = sq_close,
+	.create_game = sq_create_game,
+	.update_seat = sq_update_seat,
+	.set_status = sq_set_status,
+	.add_move = sq_add_move,
+	.load_active = sq_load_active,
+	.load_one = sq_load_one,
+	.counts = sq_counts,
+};
+
+static int exec(sqlite_store *s, const char *sql, char *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: %s", msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int migrate(sqlite_store *s, char *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return fail(s, err, "reading the schema version");
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (version > NMIGRATIONS) {
+		snprintf(err, STORE_ERR_SIZE,
+		         "database schema version %d is newer than this carc knows (%d)", version,
+		         NMIGRATIONS);
+		return -1;
+	}
+	for (int v = version; v < NMIGRATIONS; v++) {
+		char sql[64];
+		snprintf(sql, sizeof sql, ";PRAGMA user_version=%d;COMMIT;", v + 1);
+		if (exec(s, "BEGIN IMMEDIATE", err))
+			return -1;
+		if (exec(s, MIGRATIONS[v], err) || exec(s, sql + 1, err)) {
+			exec(s, "ROLLBACK", err + strlen(err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+store *store_sqlite_open(const char *path, int sync_full, char *err)
+{
+	sqlite_store *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, STORE_ERR_SIZE, "out of memory");
+		return NULL;
+	}
+	s->base.ops = &SQLITE_OPS;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: cannot open %s: %s", path,
+		         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		sq_close(&s->base);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	if (exec(s, "PRAGMA journal_mode=WAL", err) ||
+	    exec(s, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", err) ||
+	    exec(s, "PRAGMA foreign_keys=ON", err) || migrate(s, err)) {
+		sq_close(&s->base);
+		return NULL;
+	}
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (sqlite3_prepare_v3(s->db, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+		                       NULL) != SQLITE_OK) {
+			fail(s, err, SQL[i]);
+			sq_close(&s->base);
+			return NULL;
+		}
+	}
+	return &s->base;
+}

@@ -1,0 +1,963 @@
+/*
+ * tables.c - tables, seats, the moves and the bots' pacing (see tables.h).
+ *
+ * Invariants:
+ *  - t->game is always a state the store holds: a move becomes part of it
+ *    only after store->add_move() has committed (tables_move, apply_move).
+ *  - t->log[i] is the log entry of t->game.turns[i]; t->nlog == nturns.
+ *  - A table with a bot job (bot_state != 0) or a client is never freed.
+ *  - Unfinished tables stay in memory; finished and view tables leave it
+ *    when nobody has watched them for a while and come back on demand.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bots.h"
+#include "gamejson.h"
+#include "net.h"
+#include "tables.h"
+
+#define NBUCKETS 8192
+
+static const srv_config *cfg;
+static store *db;
+static struct lws_context *lctx;
+static srv_table *buckets[NBUCKETS];
+static srv_table *all_head;
+static int ntables;
+static lws_sorted_usec_list_t evict_sul;
+
+static const struct {
+	const char *name;
+	int http;
+} ERRS[SE_COUNT] = {
+	[SE_OK] = {"ok", 200},
+	[SE_MALFORMED] = {"malformed", 400},
+	[SE_TOO_LARGE] = {"too_large", 413},
+	[SE_UNKNOWN_TYPE] = {"unknown_type", 400},
+	[SE_NOT_FOUND] = {"not_found", 404},
+	[SE_BAD_TOKEN] = {"bad_token", 403},
+	[SE_NOT_YOUR_TURN] = {"not_your_turn", 409},
+	[SE_STALE_TURN] = {"stale_turn", 409},
+	[SE_ILLEGAL] = {"illegal_move", 422},
+	[SE_NOT_STARTED] = {"not_started", 409},
+	[SE_GAME_OVER] = {"game_over", 409},
+	[SE_READ_ONLY] = {"read_only", 409},
+	[SE_TABLE_FULL] = {"table_full", 409},
+	[SE_SEAT_TAKEN] = {"seat_taken", 409},
+	[SE_BAD_OPTION] = {"bad_option", 400},
+	[SE_BAD_RECORD] = {"bad_record", 422},
+	[SE_STORAGE] = {"storage", 503},
+	[SE_BUSY] = {"busy", 503},
+	[SE_METHOD] = {"method_not_allowed", 405},
+};
+
+const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
+int srv_err_http_status(srv_err e) { return e < SE_COUNT ? ERRS[e].http : 500; }
+
+/* ---- the registry ------------------------------------------------------------------ */
+
+static unsigned bucket_of(const char *id)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h % NBUCKETS;
+}
+
+static srv_table *lookup(const char *id)
+{
+	for (srv_table *t = buckets[bucket_of(id)]; t; t = t->hnext)
+		if (!strcmp(t->id, id))
+			return t;
+	return NULL;
+}
+
+static void link_table(srv_table *t)
+{
+	unsigned b = bucket_of(t->id);
+	t->hnext = buckets[b];
+	buckets[b] = t;
+	t->prev = NULL;
+	t->next = all_head;
+	if (all_head)
+		all_head->prev = t;
+	all_head = t;
+	ntables++;
+}
+
+static void free_table(srv_table *t)
+{
+	unsigned b = bucket_of(t->id);
+	for (srv_table **pp = &buckets[b]; *pp; pp = &(*pp)->hnext)
+		if (*pp == t) {
+			*pp = t->hnext;
+			break;
+		}
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		all_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	ntables--;
+	lws_sul_cancel(&t->bot_sul);
+	for (int i = 0; i < t->nlog; i++)
+		free(t->log[i]);
+	free(t);
+}
+
+static srv_table *new_table(void)
+{
+	srv_table *t = srv_xcalloc(1, sizeof *t);
+	t->idle_since_us = srv_mono_us();
+	return t;
+}
+
+/* ---- announcing -------------------------------------------------------------------- */
+
+json_t *tables_info(const srv_table *t)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(t->id));
+	json_object_set_new(o, "status", json_string(store_status_name(t->status)));
+	json_t *opts = opt_to_json(&t->opts);
+	json_object_del(opts, "seats");
+	if (t->status != STORE_OVER && t->status != STORE_VIEW)
+		json_object_del(opts, "seed"); /* the seed fixes the draw order */
+	json_object_set_new(o, "options", opts);
+	json_t *seats = json_array();
+	for (int i = 0; i < t->nseats; i++) {
+		const srv_seat *s = &t->seat[i];
+		json_t *so = json_object();
+		json_object_set_new(so, "seat", json_integer(i));
+		json_object_set_new(so, "kind", json_string(s->kind == STORE_SEAT_BOT ? "bot"
+		                                            : s->kind == STORE_SEAT_HUMAN ? "human"
+		                                                                          : "open"));
+		json_object_set_new(so, "name", json_string(s->name));
+		if (s->kind == STORE_SEAT_BOT) {
+			json_object_set_new(so, "level", json_string(s->level));
+			json_object_set_new(so, "spec", json_string(s->spec));
+		}
+		json_object_set_new(so, "online", json_boolean(s->kind == STORE_SEAT_BOT || s->online > 0));
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(o, "seats", seats);
+	int watchers = 0;
+	for (srv_conn *c = t->conns; c; c = c->tnext)
+		watchers += c->seat < 0;
+	json_object_set_new(o, "spectators", json_integer(watchers));
+	json_object_set_new(o, "turn", json_integer(t->game.nturns));
+	json_object_set_new(o, "created_ms", json_integer(t->created_ms));
+	json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
+	char path[64];
+	snprintf(path, sizeof path, "/?table=%s", t->id);
+	json_object_set_new(o, "invite", json_string(path));
+	return o;
+}
+
+static void broadcast_json(srv_table *t, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s) {
+		net_broadcast(t, s, strlen(s));
+		free(s);
+	}
+}
+
+static void announce_table(srv_table *t)
+{
+	if (!t->conns)
+		return;
+	broadcast_json(t, json_pack("{s:s, s:o}", "type", "table", "table", tables_info(t)));
+}
+
+void tables_conn_changed(srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].online = 0;
+	for (srv_conn *c = t->conns; c; c = c->tnext)
+		if (c->seat >= 0 && c->seat < t->nseats)
+			t->seat[c->seat].online++;
+	if (!t->conns)
+		t->idle_since_us = srv_mono_us();
+	announce_table(t);
+}
+
+/* Everything about the game but the log, as a JSON object text. */
+static json_t *game_json(const srv_table *t)
+{
+	const carc_game *g = &t->game;
+	json_t *o = json_object();
+	json_t *rules = gj_rules(&g->rules);
+	json_t *ex = json_array();
+	for (int i = 0; i < t->opts.nexp; i++)
+		json_array_append_new(ex, json_string(t->opts.expansions[i]));
+	json_object_set_new(rules, "expansions", ex);
+	json_object_set_new(o, "rules", rules);
+	json_object_set_new(o, "board", gj_board(g));
+	json_object_set_new(o, "figures", gj_figures(g));
+	json_object_set_new(o, "supply", gj_supply(g));
+	json_object_set_new(o, "by_kind", gj_by_kind(g));
+	json_object_set_new(o, "next", gj_turn(g));
+	return o;
+}
+
+char *tables_state_text(const srv_table *t, int you)
+{
+	srv_sb b;
+	sb_init(&b);
+	json_t *head = json_pack("{s:s, s:o, s:o}", "type", "state", "table", tables_info(t), "you",
+	                         you >= 0 ? json_pack("{s:i}", "seat", you) : json_null());
+	char *hs = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(head);
+	json_t *gj = game_json(t);
+	char *gs = json_dumps(gj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(gj);
+	/* {"type":...,"you":...} + ,"game":{...,"log":[entries]}} */
+	sb_add(&b, hs, strlen(hs) - 1);
+	sb_adds(&b, ",\"game\":");
+	sb_add(&b, gs, strlen(gs) - 1);
+	sb_adds(&b, ",\"log\":[");
+	for (int i = 0; i < t->nlog; i++) {
+		if (i)
+			sb_adds(&b, ",");
+		sb_adds(&b, t->log[i]);
+	}
+	sb_adds(&b, "]}}");
+	free(hs);
+	free(gs);
+	return sb_take(&b);
+}
+
+static void announce_move(srv_table *t, const char *entry)
+{
+	if (!t->conns)
+		return;
+	const carc_game *g = &t->game;
+	json_t *rest = json_pack("{s:o, s:o, s:o, s:o}", "figures", gj_figures(g), "supply",
+	                         gj_supply(g), "by_kind", gj_by_kind(g), "next", gj_turn(g));
+	char *rs = json_dumps(rest, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(rest);
+	srv_sb b;
+	sb_init(&b);
+	sb_printf(&b, "{\"type\":\"move\",\"table\":\"%s\",\"entry\":", t->id);
+	sb_adds(&b, entry);
+	sb_adds(&b, ",");
+	sb_adds(&b, rs + 1);
+	free(rs);
+	net_broadcast(t, b.s, b.len);
+	sb_free(&b);
+}
+
+/* ---- storing ----------------------------------------------------------------------------- */
+
+static void to_store_seat(const srv_table *t, int i, store_seat *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	ss->seat = i;
+	ss->kind = t->seat[i].kind;
+	memcpy(ss->name, t->seat[i].name, sizeof ss->name);
+	memcpy(ss->level, t->seat[i].level, sizeof ss->level);
+	memcpy(ss->spec, t->seat[i].spec, sizeof ss->spec);
+	memcpy(ss->token, t->seat[i].token, sizeof ss->token);
+}
+
+static int store_new_table(const srv_table *t, const char *record, char *err)
+{
+	store_game sg;
+	memset(&sg, 0, sizeof sg);
+	snprintf(sg.id, sizeof sg.id, "%s", t->id);
+	sg.status = t->status;
+	sg.players = t->opts.rules.players;
+	sg.farmers = t->opts.rules.farmers;
+	sg.small_city = t->opts.rules.small_city;
+	snprintf(sg.farm_scoring, sizeof sg.farm_scoring, "%s",
+	         carc_farm_scoring_name(t->opts.rules.farm_scoring));
+	json_t *oj = opt_to_json(&t->opts);
+	sg.expansions = json_dumps(json_object_get(oj, "expansions"), JSON_COMPACT);
+	sg.options = json_dumps(oj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(oj);
+	sg.seed = t->opts.seed;
+	sg.record = (char *)record;
+	sg.created_ms = t->created_ms;
+	sg.updated_ms = t->updated_ms;
+	sg.nseats = t->nseats;
+	for (int i = 0; i < t->nseats; i++)
+		to_store_seat(t, i, &sg.seats[i]);
+	int rc = db->ops->create_game(db, &sg, err);
+	free(sg.expansions);
+	free(sg.options);
+	return rc;
+}
+
+/* ---- bots ---------------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void bot_timer(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
+	if (t->bot_state != 1 || t->game.nturns != t->bot_turn || carc_game_over(&t->game)) {
+		t->bot_state = 0;
+		return;
+	}
+	int p = carc_to_move(&t->game);
+	t->bot_state = 2;
+	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
+	bots_submit(t, &t->game, t->seat[p].spec, seed, t->bot_turn);
+}
+
+/* If a bot is to move, schedules it after the table's pause. */
+static void bot_kick(srv_table *t)
+{
+	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state)
+		return;
+	int p = carc_to_move(&t->game);
+	if (t->seat[p].kind != STORE_SEAT_BOT)
+		return;
+	t->bot_state = 1;
+	t->bot_turn = t->game.nturns;
+	lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer,
+	                 (lws_usec_t)t->opts.bot_delay_ms * LWS_US_PER_MS);
+}
+
+/* ---- moves ----------------------------------------------------------------------------------- */
+
+/* Applies m for the player to move: engine, store, then announce. */
+static srv_err apply_move(srv_table *t, carc_move m, char *err, size_t errsize)
+{
+	static carc_game next; /* the loop thread's scratch copy */
+	carc_events ev;
+	char e[CARC_ERRMSG_SIZE];
+	carc_game_copy(&next, &t->game);
+	int player = carc_to_move(&next);
+	carc_status st = carc_apply(&next, m, &ev, e);
+	if (st != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
+	}
+	int turn = next.nturns - 1;
+	char *entry = gj_log_entry(&next, turn, &ev);
+	store_move sm = {.turn = turn, .player = player, .move = m, .tile = next.turns[turn].type,
+	                 .entry = entry, .at_ms = srv_now_ms()};
+	store_result sr, *srp = NULL;
+	char *scores = NULL, *by_kind = NULL, *winners = NULL;
+	if (carc_game_over(&next)) {
+		json_t *a = gj_scores(&next), *b = gj_by_kind(&next), *c = gj_winners(&next);
+		scores = json_dumps(a, JSON_COMPACT);
+		by_kind = json_dumps(b, JSON_COMPACT);
+		winners = json_dumps(c, JSON_COMPACT);
+		json_decref(a);
+		json_decref(b);
+		json_decref(c);
+		sr = (store_result){scores, by_kind, winners, sm.at_ms};
+		srp = &sr;
+	}
+	char serr[STORE_ERR_SIZE];
+	int rc = db->ops->add_move(db, t->id, &sm, srp, serr);
+	if (rc) {
+		srv_error("table=%s turn=%d store: %s", t->id, turn, serr);
+		snprintf(err, errsize, "the move could not be stored; nothing changed (%s)", serr);
+		free(entry);
+		free(scores);
+		free(by_kind);
+		free(winners);
+		return SE_STORAGE;
+	}
+	carc_game_copy(&t->game, &next);
+	t->log[t->nlog++] = entry;
+	t->updated_ms = sm.at_ms;
+	if (srp)
+		t->status = STORE_OVER;
+	{
+		const carc_turn *tu = &t->game.turns[turn];
+		int pts = 0;
+		for (int i = 0; i < ev.n; i++)
+			if (!ev.ev[i].final)
+				pts += ev.ev[i].points[player];
+		if (carc_move_is_discard(m))
+			srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, turn,
+			          player, carc_tile_name(tu->type));
+		else
+			srv_event("table=%s event=move turn=%d player=%d tile=%s x=%d y=%d rot=%d meeple=%s "
+			          "scored=%d",
+			          t->id, turn, player, carc_tile_name(tu->type), carc_move_x(m),
+			          carc_move_y(m), carc_move_rot(m),
+			          carc_move_seg(m) == CARC_SEG_NONE ? "none" : "yes", pts);
+	}
+	announce_move(t, entry);
+	if (srp) {
+		srv_event("table=%s event=over scores=%s winners=%s", t->id, scores, winners);
+		announce_table(t);
+	}
+	free(scores);
+	free(by_kind);
+	free(winners);
+	bot_kick(t);
+	return SE_OK;
+}
+
+void tables_bots_drain(void)
+{
+	void *tag;
+	int turn;
+	carc_move m;
+	while (bots_poll(&tag, &turn, &m)) {
+		srv_table *t = tag;
+		t->bot_state = 0;
+		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game))
+			continue;
+		char err[256];
+		srv_err e = m == CARC_MOVE_NONE ? SE_ILLEGAL : apply_move(t, m, err, sizeof err);
+		if (e == SE_ILLEGAL) {
+			/* a bot bug must not stall the game: play the first legal move */
+			srv_error("table=%s turn=%d bot '%s' gave an illegal move; playing the first legal one",
+			          t->id, turn, t->seat[carc_to_move(&t->game)].spec);
+			static carc_move buf[CARC_MAX_MOVES];
+			if (carc_legal_moves(&t->game, buf, CARC_MAX_MOVES) > 0)
+				e = apply_move(t, buf[0], err, sizeof err);
+		}
+		if (e != SE_OK && e != SE_ILLEGAL) {
+			srv_error("table=%s turn=%d bot move failed: %s", t->id, turn, err);
+			/* try again after the pause (a full disk may clear) */
+			bot_kick(t);
+		}
+	}
+}
+
+int tables_seat_of(const srv_table *t, const char *token)
+{
+	if (!token || !*token)
+		return -1;
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_HUMAN && srv_token_eq(t->seat[i].token, token))
+			return i;
+	return -1;
+}
+
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, char *err,
+                    size_t errsize)
+{
+	if (t->status == STORE_VIEW) {
+		snprintf(err, errsize, "this table shows an uploaded record; nobody moves here");
+		return SE_READ_ONLY;
+	}
+	int seat = tables_seat_of(t, token);
+	if (seat < 0) {
+		snprintf(err, errsize, "%s", token && *token ? "this token holds no seat at this table"
+		                                             : "a move needs the seat's token");
+		return SE_BAD_TOKEN;
+	}
+	if (t->status == STORE_OPEN) {
+		snprintf(err, errsize, "the game has not started: seats are still open");
+		return SE_NOT_STARTED;
+	}
+	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
+		snprintf(err, errsize, "the game is over");
+		return SE_GAME_OVER;
+	}
+	int to_move = carc_to_move(&t->game);
+	if (seat != to_move) {
+		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
+		return SE_NOT_YOUR_TURN;
+	}
+	if (turn >= 0 && turn != t->game.nturns) {
+		snprintf(err, errsize, "the move is for turn %d but the game is at turn %d", turn,
+		         t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	carc_move m;
+	if (gj_parse_move(&t->game, move, &m, err, errsize))
+		return SE_MALFORMED;
+	srv_err e = apply_move(t, m, err, errsize);
+	if (e == SE_ILLEGAL)
+		srv_event("table=%s event=rejected seat=%d reason=illegal_move: %s", t->id, seat, err);
+	return e;
+}
+
+/* ---- seats --------------------------------------------------------------------------------- */
+
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n >= STORE_NAME_SIZE)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 32 || *p == 127)
+			return 0;
+	return 1;
+}
+
+static void start_if_full(srv_table *t)
+{
+	if (t->status != STORE_OPEN)
+		return;
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_OPEN)
+			return;
+	char err[STORE_ERR_SIZE];
+	int64_t now = srv_now_ms();
+	if (db->ops->set_status(db, t->id, STORE_PLAYING, now, err)) {
+		srv_error("table=%s store: %s", t->id, err);
+		return;
+	}
+	t->status = STORE_PLAYING;
+	t->updated_ms = now;
+	srv_event("table=%s event=started players=%d", t->id, t->nseats);
+	bot_kick(t);
+}
+
+srv_err tables_join(srv_table *t, const char *name, int want, int *seat, char *token, char *err,
+                    size_t errsize)
+{
+	if (t->status != STORE_OPEN) {
+		snprintf(err, errsize, "%s", t->status == STORE_VIEW ? "an uploaded record has no seats"
+		                                                     : "the game has started: no seat is open");
+		return t->status == STORE_VIEW ? SE_READ_ONLY : SE_TABLE_FULL;
+	}
+	if (!name || !valid_name(name)) {
+		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
+		return SE_MALFORMED;
+	}
+	int s = -1;
+	if (want >= 0) {
+		if (want >= t->nseats) {
+			snprintf(err, errsize, "no seat %d: seats are 0..%d", want, t->nseats - 1);
+			return SE_MALFORMED;
+		}
+		if (t->seat[want].kind != STORE_SEAT_OPEN) {
+			snprintf(err, errsize, "seat %d is taken", want);
+			return SE_SEAT_TAKEN;
+		}
+		s = want;
+	} else {
+		for (int i = 0; i < t->nseats && s < 0; i++)
+			if (t->seat[i].kind == STORE_SEAT_OPEN)
+				s = i;
+		if (s < 0) {
+			snprintf(err, errsize, "no seat is open");
+			return SE_TABLE_FULL;
+		}
+	}
+	srv_seat old = t->seat[s];
+	srv_seat *se = &t->seat[s];
+	se->kind = STORE_SEAT_HUMAN;
+	snprintf(se->name, sizeof se->name, "%s", name);
+	srv_random_hex(se->token, 16);
+	store_seat ss;
+	to_store_seat(t, s, &ss);
+	char serr[STORE_ERR_SIZE];
+	if (db->ops->update_seat(db, t->id, &ss, serr)) {
+		*se = old;
+		srv_error("table=%s store: %s", t->id, serr);
+		snprintf(err, errsize, "the seat could not be stored (%s)", serr);
+		return SE_STORAGE;
+	}
+	*seat = s;
+	snprintf(token, STORE_TOKEN_SIZE, "%s", se->token);
+	srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, s, se->name);
+	start_if_full(t);
+	announce_table(t);
+	return SE_OK;
+}
+
+/* ---- creating -------------------------------------------------------------------------------- */
+
+static void init_seats(srv_table *t)
+{
+	t->nseats = t->opts.nseats;
+	for (int i = 0; i < t->nseats; i++) {
+		srv_seat *s = &t->seat[i];
+		memset(s, 0, sizeof *s);
+		if (t->opts.seat[i].bot) {
+			s->kind = STORE_SEAT_BOT;
+			snprintf(s->level, sizeof s->level, "%s", t->opts.seat[i].level);
+			snprintf(s->spec, sizeof s->spec, "%s", t->opts.seat[i].spec);
+			snprintf(s->name, sizeof s->name, "%s bot", t->opts.seat[i].level);
+		}
+	}
+}
+
+srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, char *token,
+                         srv_err *code, char *err, size_t errsize)
+{
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	if (name && !valid_name(name)) {
+		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
+		*code = SE_MALFORMED;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	t->opts = *o;
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
+	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		*code = SE_BAD_OPTION;
+		free(t);
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	init_seats(t);
+	t->status = STORE_OPEN;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	char serr[STORE_ERR_SIZE];
+	if (store_new_table(t, NULL, serr)) {
+		srv_error("table=%s store: %s", t->id, serr);
+		snprintf(err, errsize, "the table could not be stored (%s)", serr);
+		*code = SE_STORAGE;
+		free(t);
+		return NULL;
+	}
+	link_table(t);
+	int bots = 0;
+	for (int i = 0; i < t->nseats; i++)
+		bots += t->seat[i].kind == STORE_SEAT_BOT;
+	srv_event("table=%s event=created players=%d bots=%d farm_scoring=%s small_city=%d", t->id,
+	          t->nseats, bots, carc_farm_scoring_name(o->rules.farm_scoring), o->rules.small_city);
+	if (name) {
+		srv_err je = tables_join(t, name, -1, seat, token, err, errsize);
+		if (je != SE_OK && je != SE_TABLE_FULL) {
+			*code = je;
+			return t; /* the table exists; the caller reports the join failure */
+		}
+		if (je == SE_TABLE_FULL)
+			*seat = -1;
+	}
+	start_if_full(t);
+	*code = SE_OK;
+	return t;
+}
+
+/* Plays the turns of `final` again from the start to get each turn's
+ * scoring events, filling t->game and t->log. Returns 0 or -1. */
+static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t errsize)
+{
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
+	                   t->opts.has_pile ? t->opts.pile : NULL,
+	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		return -1;
+	}
+	for (int i = 0; i < final->nturns; i++) {
+		const carc_turn *tu = &final->turns[i];
+		if (carc_current_tile(&t->game) != tu->type &&
+		    carc_set_current_tile(&t->game, tu->type) != CARC_OK) {
+			snprintf(err, errsize, "turn %d: tile %s is not in the pile", i,
+			         carc_tile_name(tu->type));
+			return -1;
+		}
+		carc_events ev;
+		if (carc_apply(&t->game, tu->move, &ev, e) != CARC_OK) {
+			snprintf(err, errsize, "turn %d: %s", i, e);
+			return -1;
+		}
+		t->log[t->nlog++] = gj_log_entry(&t->game, i, &ev);
+	}
+	return 0;
+}
+
+/* Options of a replayed record: rules and seed from the game, the pile from
+ * its draw order. */
+static void view_opts(srv_table_opts *o, const carc_game *g)
+{
+	memset(o, 0, sizeof *o);
+	o->rules = g->rules;
+	o->seed = g->seed;
+	o->has_pile = 1;
+	for (int i = 0; i < g->npile; i++)
+		o->pile[g->pile[i]]++;
+	o->nseats = g->rules.players;
+}
+
+static int view_from_record(srv_table *t, const char *record, size_t len, char *err,
+                            size_t errsize)
+{
+	carc_game *final = srv_xmalloc(sizeof *final);
+	char e[512];
+	if (carc_record_replay(record, len, final, e, sizeof e) != CARC_OK) {
+		snprintf(err, errsize, "the record does not replay: %s", e);
+		free(final);
+		return -1;
+	}
+	view_opts(&t->opts, final);
+	/* names from the record's extra keys, when it has them */
+	json_t *r = json_loadb(record, len, 0, NULL);
+	json_t *seats = json_object_get(r, "seats");
+	t->nseats = t->opts.nseats;
+	for (int i = 0; i < t->nseats; i++) {
+		srv_seat *s = &t->seat[i];
+		memset(s, 0, sizeof *s);
+		s->kind = STORE_SEAT_HUMAN;
+		const char *nm = json_string_value(json_object_get(json_array_get(seats, (size_t)i), "name"));
+		snprintf(s->name, sizeof s->name, "%s", nm && valid_name(nm) ? nm : "");
+		if (!s->name[0])
+			snprintf(s->name, sizeof s->name, "Player %d", i + 1);
+	}
+	json_decref(r);
+	int rc = rebuild_log(t, final, err, errsize);
+	free(final);
+	return rc;
+}
+
+srv_table *tables_create_view(const char *record, size_t len, srv_err *code, char *err,
+                              size_t errsize)
+{
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	if (view_from_record(t, record, len, err, errsize)) {
+		for (int i = 0; i < t->nlog; i++)
+			free(t->log[i]);
+		free(t);
+		*code = SE_BAD_RECORD;
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	t->status = STORE_VIEW;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	char *text = srv_xmalloc(len + 1);
+	memcpy(text, record, len);
+	text[len] = 0;
+	char serr[STORE_ERR_SIZE];
+	int rc = store_new_table(t, text, serr);
+	free(text);
+	if (rc) {
+		srv_error("table=%s store: %s", t->id, serr);
+		snprintf(err, errsize, "the record could not be stored (%s)", serr);
+		for (int i = 0; i < t->nlog; i++)
+			free(t->log[i]);
+		free(t);
+		*code = SE_STORAGE;
+		return NULL;
+	}
+	link_table(t);
+	srv_event("table=%s event=uploaded turns=%d", t->id, t->game.nturns);
+	*code = SE_OK;
+	return t;
+}
+
+/* ---- loading ----------------------------------------------------------------------------------- */
+
+static int load_game(void *ctx, const store_game *sg, const store_move *mv, int n)
+{
+	srv_table **out = ctx;
+	srv_table *t = new_table();
+	char err[512];
+	snprintf(t->id, sizeof t->id, "%s", sg->id);
+	t->status = sg->status;
+	t->created_ms = sg->created_ms;
+	t->updated_ms = sg->updated_ms;
+	if (sg->status == STORE_VIEW) {
+		if (!sg->record || view_from_record(t, sg->record, strlen(sg->record), err, sizeof err))
+			goto bad;
+		goto done;
+	}
+	json_t *oj = json_loads(sg->options ? sg->options : "{}", 0, NULL);
+	if (oj)
+		json_object_del(oj, "seats"); /* seats come from their own table */
+	int rc = opt_parse(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
+	json_decref(oj);
+	if (rc)
+		goto bad;
+	t->nseats = t->opts.nseats;
+	for (int i = 0; i < sg->nseats; i++) {
+		const store_seat *ss = &sg->seats[i];
+		if (ss->seat < 0 || ss->seat >= t->nseats)
+			continue;
+		srv_seat *s = &t->seat[ss->seat];
+		s->kind = ss->kind;
+		memcpy(s->name, ss->name, sizeof s->name);
+		memcpy(s->level, ss->level, sizeof s->level);
+		memcpy(s->spec, ss->spec, sizeof s->spec);
+		memcpy(s->token, ss->token, sizeof s->token);
+	}
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
+	                   t->opts.has_pile ? t->opts.pile : NULL,
+	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, sizeof err, "%s", e);
+		goto bad;
+	}
+	for (int i = 0; i < n; i++) {
+		if (mv[i].turn != i) {
+			snprintf(err, sizeof err, "move %d is numbered %d", i, mv[i].turn);
+			goto bad;
+		}
+		if (mv[i].tile >= 0 && carc_current_tile(&t->game) != mv[i].tile &&
+		    carc_set_current_tile(&t->game, mv[i].tile) != CARC_OK) {
+			snprintf(err, sizeof err, "turn %d: tile %s not in the pile", i,
+			         carc_tile_name(mv[i].tile));
+			goto bad;
+		}
+		carc_events ev;
+		if (carc_apply(&t->game, mv[i].move, &ev, e) != CARC_OK) {
+			snprintf(err, sizeof err, "turn %d: %s", i, e);
+			goto bad;
+		}
+		t->log[t->nlog++] = gj_log_entry(&t->game, i, &ev);
+	}
+	if (t->status == STORE_PLAYING && carc_game_over(&t->game))
+		t->status = STORE_OVER;
+done:
+	link_table(t);
+	*out = t;
+	return 0;
+bad:
+	srv_error("table=%s cannot be loaded: %s", sg->id, err);
+	for (int i = 0; i < t->nlog; i++)
+		free(t->log[i]);
+	free(t);
+	*out = NULL;
+	return 0;
+}
+
+static int load_active_one(void *ctx, const store_game *sg, const store_move *mv, int n)
+{
+	int *count = ctx;
+	srv_table *t = NULL;
+	load_game(&t, sg, mv, n);
+	if (t) {
+		(*count)++;
+		if (t->status == STORE_PLAYING)
+			srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
+		bot_kick(t);
+	}
+	return 0;
+}
+
+srv_table *tables_find(const char *id)
+{
+	srv_table *t = lookup(id);
+	if (t || !id[0] || strlen(id) >= STORE_ID_SIZE)
+		return t;
+	char err[STORE_ERR_SIZE];
+	int rc = db->ops->load_one(db, id, load_game, &t, err);
+	if (rc < 0)
+		srv_error("loading table %s: %s", id, err);
+	return rc == 1 ? t : NULL;
+}
+
+char *tables_record_text(const srv_table *t)
+{
+	json_t *extra = json_object();
+	json_t *seats = json_array();
+	for (int i = 0; i < t->nseats; i++) {
+		const srv_seat *s = &t->seat[i];
+		json_t *so = json_pack("{s:s, s:s}", "name", s->name, "kind",
+		                       s->kind == STORE_SEAT_BOT ? "bot" : "human");
+		if (s->kind == STORE_SEAT_BOT)
+			json_object_set_new(so, "bot", json_string(s->spec));
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(extra, "seats", seats);
+	json_object_set_new(extra, "table", json_string(t->id));
+	json_object_set_new(extra, "server", json_string("carc serve"));
+	char *es = json_dumps(extra, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(extra);
+	char *rec;
+	if (carc_game_over(&t->game) || t->status == STORE_VIEW) {
+		rec = carc_record_write(&t->game, es);
+	} else {
+		/* the seed fixes the tiles still to come: withheld until the end */
+		carc_game *g = srv_xmalloc(sizeof *g);
+		carc_game_copy(g, &t->game);
+		g->seed = 0;
+		rec = carc_record_write(g, es);
+		free(g);
+	}
+	free(es);
+	return rec;
+}
+
+json_t *tables_list(int which)
+{
+	json_t *a = json_array();
+	for (srv_table *t = all_head; t; t = t->next) {
+		if (t->opts.private_ && which != 2)
+			continue;
+		if (which == 0 && t->status != STORE_OPEN)
+			continue;
+		if (which == 1 && t->status != STORE_PLAYING)
+			continue;
+		json_array_append_new(a, tables_info(t));
+	}
+	return a;
+}
+
+void tables_counts(int *tables, int *playing, int *conns)
+{
+	*tables = ntables;
+	*playing = 0;
+	*conns = 0;
+	for (srv_table *t = all_head; t; t = t->next) {
+		*playing += t->status == STORE_PLAYING;
+		*conns += t->nconns;
+	}
+}
+
+/* Finished and view tables that nobody watched for a while leave memory. */
+static void evict(lws_sorted_usec_list_t *sul)
+{
+	(void)sul;
+	int64_t now = srv_mono_us();
+	srv_table *t = all_head;
+	while (t) {
+		srv_table *next = t->next;
+		if ((t->status == STORE_OVER || t->status == STORE_VIEW) && !t->conns && !t->bot_state &&
+		    now - t->idle_since_us > (int64_t)cfg->idle_evict_s * 1000000)
+			free_table(t);
+		t = next;
+	}
+	lws_sul_schedule(lctx, 0, &evict_sul, evict, 10 * LWS_USEC_PER_SEC);
+}
+
+int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
+{
+	cfg = c;
+	db = st;
+	lctx = ctx;
+	int count = 0;
+	char err[STORE_ERR_SIZE];
+	if (db->ops->load_active(db, load_active_one, &count, err)) {
+		srv_error("loading games: %s", err);
+		return -1;
+	}
+	srv_event("loaded %d unfinished games from the store", count);
+	lws_sul_schedule(lctx, 0, &evict_sul, evict, 10 * LWS_USEC_PER_SEC);
+	return 0;
+}
+
+void tables_stop_timers(void)
+{
+	lws_sul_cancel(&evict_sul);
+	for (srv_table *t = all_head; t; t = t->next)
+		lws_sul_cancel(&t->bot_sul);
+}
+
+void tables_stop(void)
+{
+	while (all_head)
+		free_table(all_head);
+}

@@ -1,0 +1,127 @@
+/*
+ * tables.h - tables, seats and the games on them. Every change to a game
+ * on the server goes through tables_move(): check the seat's token and the
+ * turn, let the engine check and apply the move on a copy, store the move
+ * (one transaction), only then make the copy the table's game and announce
+ * the move. A failure at any step leaves the table as it was.
+ *
+ * Everything here runs on the event-loop thread (see server.h).
+ */
+#ifndef CARC_SERVER_TABLES_H
+#define CARC_SERVER_TABLES_H
+
+#include <jansson.h>
+#include <libwebsockets.h>
+
+#include "carc.h"
+#include "options.h"
+#include "server.h"
+#include "store.h"
+
+/* Error codes of requests, as named in the protocol. */
+typedef enum srv_err {
+	SE_OK = 0,
+	SE_MALFORMED,      /* not JSON, or not a message of the protocol */
+	SE_TOO_LARGE,      /* message or body over the size limit */
+	SE_UNKNOWN_TYPE,   /* a message type the server does not know */
+	SE_NOT_FOUND,      /* no such table (or path) */
+	SE_BAD_TOKEN,      /* no token, or one that holds no seat here */
+	SE_NOT_YOUR_TURN,  /* the token's seat is not the one to move */
+	SE_STALE_TURN,     /* the move names a turn that is not the current one */
+	SE_ILLEGAL,        /* the engine refuses the move */
+	SE_NOT_STARTED,    /* seats are still open */
+	SE_GAME_OVER,
+	SE_READ_ONLY,      /* an uploaded record: nobody moves */
+	SE_TABLE_FULL,     /* no open seat left */
+	SE_SEAT_TAKEN,
+	SE_BAD_OPTION,     /* a table option is wrong */
+	SE_BAD_RECORD,     /* an uploaded record does not replay */
+	SE_STORAGE,        /* the database refused the write: nothing changed */
+	SE_BUSY,           /* the server holds as many tables as it may */
+	SE_METHOD,         /* HTTP method not allowed on this path */
+	SE_COUNT
+} srv_err;
+
+const char *srv_err_name(srv_err e);
+int srv_err_http_status(srv_err e);
+
+typedef struct srv_conn srv_conn;
+
+typedef struct srv_seat {
+	int kind;                        /* STORE_SEAT_* */
+	char name[STORE_NAME_SIZE];
+	char level[STORE_NAME_SIZE];
+	char spec[STORE_SPEC_SIZE];
+	char token[STORE_TOKEN_SIZE];
+	int online;                      /* WebSocket connections holding the seat */
+} srv_seat;
+
+typedef struct srv_table {
+	char id[STORE_ID_SIZE];
+	int status;                      /* STORE_OPEN .. STORE_VIEW */
+	srv_table_opts opts;
+	int nseats;
+	srv_seat seat[CARC_MAX_PLAYERS];
+	carc_game game;
+	int nlog;
+	char *log[CARC_MAX_TILES];       /* log entry texts, one per turn */
+	int64_t created_ms, updated_ms;
+	int64_t idle_since_us;           /* when the last watcher left */
+	srv_conn *conns;                 /* WebSocket clients at this table */
+	int nconns;
+	lws_sorted_usec_list_t bot_sul;  /* the bot's pause */
+	int bot_state;                   /* 0 idle, 1 pausing, 2 thinking */
+	int bot_turn;                    /* the turn the bot works on */
+	struct srv_table *hnext;         /* id hash chain */
+	struct srv_table *prev, *next;   /* list of all tables in memory */
+} srv_table;
+
+/* Starts the tables: loads every unfinished game from the store and
+ * resumes the bots. The store and context are borrowed for the server's
+ * life. Returns 0, or -1 after logging why. */
+int tables_start(const srv_config *cfg, store *st, struct lws_context *ctx);
+/* Cancels the tables' timers (before the lws context goes), then frees
+ * every table (after the bot threads and the context have stopped). */
+void tables_stop_timers(void);
+void tables_stop(void);
+
+/* A table by id, loading a finished game from the store if need be; NULL
+ * when there is none. The table belongs to the module. */
+srv_table *tables_find(const char *id);
+
+/* Creates a table from checked options (and seats the creator when `name`
+ * is not NULL: seat and token are then filled in). */
+srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, char *token,
+                         srv_err *code, char *err, size_t errsize);
+/* Creates a view-only table from an uploaded record. */
+srv_table *tables_create_view(const char *record, size_t len, srv_err *code, char *err,
+                              size_t errsize);
+
+/* Takes seat `want` (-1: the first open one) for a person called `name`.
+ * On success fills *seat and token (STORE_TOKEN_SIZE bytes). */
+srv_err tables_join(srv_table *t, const char *name, int want, int *seat, char *token, char *err,
+                    size_t errsize);
+/* The seat a token holds at the table, or -1. */
+int tables_seat_of(const srv_table *t, const char *token);
+/* A move for the seat that `token` holds. `turn` is the turn the client
+ * believes current (-1: not given). */
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, char *err,
+                    size_t errsize);
+
+/* JSON texts (malloc'd, the caller frees): the full state as seen by seat
+ * `you` (-1 for a spectator), the table summary, and the game record. */
+char *tables_state_text(const srv_table *t, int you);
+json_t *tables_info(const srv_table *t);
+char *tables_record_text(const srv_table *t);
+/* Tables for the lobby: open ones (which = 0), being played (1), all (2). */
+json_t *tables_list(int which);
+/* Counts for the health endpoint. */
+void tables_counts(int *tables, int *playing, int *conns);
+
+/* Called when a WebSocket client arrives at or leaves a table, or takes a
+ * seat: keeps the seats' online flags and tells the table. */
+void tables_conn_changed(srv_table *t);
+/* The event loop calls this when bot moves may be waiting. */
+void tables_bots_drain(void);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * util.c - small helpers of the server: a growable string, the log, random
+ * tokens, clocks and the out-of-memory policy (abort with a message: the
+ * server cannot go on half-allocated, and a supervisor restarts it; every
+ * accepted move is already on disk).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "server.h"
+
+void *srv_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "carc-serve: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+void *srv_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "carc-serve: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+void *srv_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "carc-serve: out of memory\n");
+		abort();
+	}
+	return q;
+}
+
+char *srv_xstrdup(const char *s)
+{
+	size_t n = strlen(s);
+	char *d = srv_xmalloc(n + 1);
+	memcpy(d, s, n + 1);
+	return d;
+}
+
+void sb_init(srv_sb *b)
+{
+	b->cap = 256;
+	b->len = 0;
+	b->s = srv_xmalloc(b->cap);
+	b->s[0] = 0;
+}
+
+void sb_free(srv_sb *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+static void sb_reserve(srv_sb *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	while (b->len + extra + 1 > b->cap)
+		b->cap *= 2;
+	b->s = srv_xrealloc(b->s, b->cap);
+}
+
+void sb_add(srv_sb *b, const char *s, size_t n)
+{
+	sb_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void sb_adds(srv_sb *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+void sb_printf(srv_sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		sb_reserve(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+char *sb_take(srv_sb *b)
+{
+	char *s = b->s;
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+static int log_quiet;
+
+void srv_log_quiet(int quiet) { log_quiet = quiet; }
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	int n = snprintf(line, sizeof line, "carc-serve: %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s",
+	                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	                 tm.tm_sec, ts.tv_nsec / 1000000, level);
+	if (n < 0 || (size_t)n >= sizeof line)
+		n = 0;
+	int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	if (m < 0)
+		m = 0;
+	size_t len = (size_t)n + (size_t)m;
+	if (len > sizeof line - 2)
+		len = sizeof line - 2;
+	line[len++] = '\n';
+	/* one write per line, so lines of concurrent writers never mix */
+	fwrite(line, 1, len, stderr);
+}
+
+void srv_event(const char *fmt, ...)
+{
+	if (log_quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}
+
+void srv_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog("error: ", fmt, ap);
+	va_end(ap);
+}
+
+static void fill_random(void *buf, size_t n)
+{
+	unsigned char *p = buf;
+	while (n > 0) {
+		ssize_t r = getrandom(p, n, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "carc-serve: getrandom failed\n");
+			abort();
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+void srv_random_hex(char *out, size_t nbytes)
+{
+	static const char HEX[] = "0123456789abcdef";
+	unsigned char b[64];
+	if (nbytes > sizeof b)
+		nbytes = sizeof b;
+	fill_random(b, nbytes);
+	for (size_t i = 0; i < nbytes; i++) {
+		out[2 * i] = HEX[b[i] >> 4];
+		out[2 * i + 1] = HEX[b[i] & 15];
+	}
+	out[2 * nbytes] = 0;
+}
+
+uint64_t srv_random_u64(void)
+{
+	uint64_t v;
+	fill_random(&v, sizeof v);
+	return v;
+}
+
+int64_t srv_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t srv_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int srv_token_eq(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	unsigned char d = (unsigned char)(na != nb);
+	size_t n = na < nb ? na : nb;
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0 && na > 0;
+}
+
+void srv_config_default(srv_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->host = "127.0.0.1";
+	c->port = 8080;
+	c->db_path = "carc.sqlite";
+	c->web_dir = "web";
+	c->bot_delay_ms = 700;
+	c->bot_threads = 1;
+	c->sync_full = 0;
+	c->quiet = 0;
+	c->max_msg = 16 * 1024;
+	c->max_queue = 4 * 1024 * 1024;
+	c->max_tables = 20000;
+	c->idle_evict_s = 600;
+}
