@@ -52,7 +52,8 @@ extern "C" {
 #define CARC_MAX_CLOISTERS 32 /* cloisters and gardens on the board */
 #define CARC_MAX_MOVES 4096   /* legal moves for one tile, an upper bound */
 #define CARC_MAX_PLACEMENTS (CARC_MAX_FRONTIER * 4)
-#define CARC_PORT_CENTRE 12
+#define CARC_PORT_CENTRE 12 /* "C": the cloister or garden */
+#define CARC_PORT_INNER 13  /* "I": a field that touches no edge */
 #define CARC_ERRMSG_SIZE 160
 
 /* ---- enums --------------------------------------------------------------- */
@@ -109,8 +110,21 @@ typedef enum carc_farm_scoring {
 /* Tile sets; a rule set's pile is the union of the chosen ones. */
 typedef enum carc_tileset {
 	CARC_SET_BASE = 0,
+	CARC_SET_RIVER,
+	CARC_SET_INNS,    /* Inns & Cathedrals */
+	CARC_SET_TRADERS, /* Traders & Builders */
 	CARC_SET_COUNT
 } carc_tileset;
+
+/* Expansions and their options: bits of carc_rules.expansions. */
+#define CARC_EXP_RIVER 0x01u       /* "river" */
+#define CARC_EXP_INNS 0x02u        /* "inns-cathedrals": tiles, big follower */
+#define CARC_EXP_INNS_TILES 0x04u  /* "inns-cathedrals-tiles": its tiles only */
+#define CARC_EXP_TRADERS 0x08u     /* "traders-builders": tiles, goods,
+                                      builder, pig */
+#define CARC_EXP_ABBOT 0x10u       /* "abbot": gardens and the abbot */
+#define CARC_EXP_ALL 0x1Fu
+#define CARC_EXP_COUNT 5
 
 typedef enum carc_goods {
 	CARC_GOODS_NONE = 0,
@@ -125,22 +139,32 @@ typedef enum carc_goods {
 #define CARC_SEGF_INN 0x02u
 #define CARC_SEGF_CATHEDRAL 0x04u
 
-/* Number of tile types the engine knows (all sets). */
-#define CARC_TILE_TYPES 24
+/* Number of tile types the engine knows (all sets, garden copies apart). */
+#define CARC_TILE_TYPES 88
 
 /* ---- rules --------------------------------------------------------------- */
 
 typedef struct carc_rules {
-	int players;        /* 2..5 (6 with Inns & Cathedrals) */
+	int players;        /* 2..5 (6 with Inns & Cathedrals, either option) */
 	int farmers;        /* 1: followers may go on fields, fields score */
 	int farm_scoring;   /* carc_farm_scoring */
 	int small_city;     /* 1: a completed two-tile city scores 2 */
-	unsigned expansions; /* reserved for expansions; 0 = base game */
+	unsigned expansions; /* CARC_EXP_* bits; 0 = the base game */
 } carc_rules;
 
 /* Fills *r with the defaults: 2 players, farmers, international, no
  * small-city rule, base game. */
 void carc_rules_default(carc_rules *r);
+
+/* Name of one expansion bit ("river", ...), NULL if not one; parse
+ * returns the bit or 0 for an unknown name. */
+const char *carc_expansion_name(unsigned bit);
+unsigned carc_expansion_parse(const char *name);
+/* The standard pile of a rule set: counts per tile type, start tile not
+ * included. Returns the number of tiles. */
+int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES]);
+/* The start tile of a rule set (D, or the spring with the River). */
+int carc_rules_start_tile(const carc_rules *r);
 
 /* Name of a farm-scoring edition ("international", "city-once",
  * "first-edition"); parse returns -1 for an unknown name. */
@@ -149,25 +173,36 @@ int carc_farm_scoring_parse(const char *name);
 
 /* ---- tiles ---------------------------------------------------------------- */
 
-/* Tile type by name ("A".."X"); -1 if unknown. */
+/* Tile type by name ("A".."X", "r1", "ic6", "tb14", "Eg", ...); -1 if
+ * unknown. */
 int carc_tile_parse(const char *name);
 /* Name of a tile type, a static string (not to be freed). */
 const char *carc_tile_name(int type);
-/* Copies of a tile type in its box (the base D count includes the start). */
+/* Copies of a tile type in its box (the base D count includes the start;
+ * a garden copy counts 1 and its twin keeps its full count). */
 int carc_tile_box_count(int type);
+/* The tile set of a type (carc_tileset); 1 if it is a garden copy, with
+ * the plain twin's type in *twin. */
+int carc_tile_set(int type);
+int carc_tile_is_garden_copy(int type, int *twin);
+/* One line describing the tile, for people (static string). */
+const char *carc_tile_note(int type);
+/* The four edges at rotation rot, N E S W, as letters: F field, R road,
+ * C city, W river, into out[5]. */
+void carc_tile_edges(int type, int rot, char out[5]);
 /* Segments of a tile type as drawn at rotation 0. */
 int carc_tile_segments(int type);
 /* Kind, ports (bitmask of 12), flags and goods of segment s of a type. */
 int carc_tile_segment(int type, int s, int *kind, unsigned *ports,
                       unsigned *flags, unsigned *cities);
-/* Segment index holding port p (0..11, or CARC_PORT_CENTRE) of a tile type
- * placed with rotation rot, -1 if none. */
+/* Segment index holding port p (0..11, CARC_PORT_CENTRE or
+ * CARC_PORT_INNER) of a tile type placed with rotation rot, -1 if none. */
 int carc_tile_port_segment(int type, int rot, int port);
 /* The port used to name segment s of a type at rotation rot in records:
  * the lowest middle port of a road, city or river, else the lowest port,
  * CARC_PORT_CENTRE for a cloister or garden. */
 int carc_tile_segment_port(int type, int rot, int s);
-/* Port name ("N0".."W2", "C"), and parse (-1 if unknown). */
+/* Port name ("N0".."W2", "C", "I"), and parse (-1 if unknown). */
 const char *carc_port_name(int port);
 int carc_port_parse(const char *name);
 
@@ -191,6 +226,7 @@ int carc_port_parse(const char *name);
 typedef uint32_t carc_move;
 
 #define CARC_MOVE_DISCARD 0x80000000u
+#define CARC_MOVE_RECALL 0x08000000u
 #define CARC_MOVE_NONE 0xFFFFFFFFu
 #define CARC_SEG_NONE 15
 
@@ -228,10 +264,10 @@ typedef struct carc_node {
 	uint8_t kind;     /* carc_feature_kind */
 	/* at roots only: */
 	uint8_t open;     /* open sides (road, city, river) */
-	uint8_t figures;  /* followers (plain, big) on the feature */
+	uint8_t figures;  /* figures that occupy it (follower, big, abbot) */
 	uint8_t shields;
 	uint8_t flags;    /* CARC_SEGF_* united, plus NODE_DONE (engine) */
-	uint8_t goods;    /* count of goods symbols (T&B) */
+	uint8_t owners;   /* players with a follower or big follower on it */
 } carc_node;
 
 typedef struct carc_placed {
@@ -286,6 +322,12 @@ typedef struct carc_game {
 	uint8_t nclo;
 	uint8_t nturns;
 	uint16_t nnodes;
+	uint8_t bonus;        /* 1: this turn is a builder's extra turn */
+	uint8_t river_open;   /* 1: the river has an open end to continue */
+	int16_t river_x, river_y; /* the square the river must go on next */
+	uint8_t river_side;   /* side of that square facing the river */
+	uint8_t river_turn;   /* turn of the last river curve: 0, 1 right, 3 left */
+	uint8_t goods[CARC_MAX_PLAYERS][CARC_GOODS_COUNT]; /* tokens taken */
 	uint8_t remaining[CARC_TILE_TYPES]; /* tiles of each type not drawn */
 	uint8_t pile[CARC_MAX_TILES];       /* draw order */
 	uint32_t hmap[CARC_HASH_SIZE];      /* square -> tile or frontier cell */
@@ -339,6 +381,10 @@ int carc_tiles_left(const carc_game *g);         /* current one included */
 /* Tiles left of one type (current tile included). */
 int carc_tiles_left_of(const carc_game *g, int type);
 int carc_supply(const carc_game *g, int player, int figure);
+/* Goods tokens (carc_goods) a player holds (Traders & Builders). */
+int carc_goods_held(const carc_game *g, int player, int goods);
+/* 1 if the turn now being played is a builder's extra turn. */
+int carc_bonus_turn(const carc_game *g);
 /* Totals so far (after the end: final totals). */
 void carc_game_scores(const carc_game *g, int *scores);
 /* Totals after the last turn's own scoring, before the final scoring

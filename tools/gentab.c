@@ -49,7 +49,7 @@ static void die(const tile_def *t, const char *msg)
 static void check_tile(const tile_def *t)
 {
 	unsigned seen = 0;
-	int centre = 0;
+	int centre = 0, inner = 0;
 	for (int s = 0; s < t->nseg; s++) {
 		const tile_seg *g = &t->seg[s];
 		if (g->ports & seen)
@@ -60,7 +60,10 @@ static void check_tile(const tile_def *t)
 				die(t, "a cloister or garden owns ports");
 			centre++;
 		} else if (!g->ports) {
-			die(t, "an edge segment owns no port");
+			if (g->kind != CARC_FEAT_FIELD)
+				die(t, "an edge segment owns no port");
+			if (++inner > 1)
+				die(t, "more than one inner field");
 		}
 		if (g->kind == CARC_FEAT_ROAD || g->kind == CARC_FEAT_RIVER)
 			if (g->ports & ~(P_N1 | P_E1 | P_S1 | P_W1))
@@ -84,6 +87,16 @@ static void check_tile(const tile_def *t)
 		die(t, "a port belongs to no segment");
 	if (centre > 1)
 		die(t, "more than one centre segment");
+	if (t->nseg > CARC_MAX_SEGS)
+		die(t, "too many segments");
+	if (t->twin) {
+		int found = 0;
+		for (int i = 0; i < CARC_TILE_TYPES; i++)
+			if (!strcmp(tile_defs[i].name, t->twin))
+				found = 1;
+		if (!found)
+			die(t, "garden copy of an unknown tile");
+	}
 }
 
 /* Are rotations a and b of t the same picture? */
@@ -140,21 +153,25 @@ int main(void)
 	}
 	printf("};\n\n");
 
-	/* segment at each board port, per rotation; [12] = centre segment */
-	printf("static const uint8_t TT_PORTSEG[%d][4][13] = {\n", CARC_TILE_TYPES);
+	/* segment at each board port, per rotation; [12] = centre segment
+	 * (cloister or garden), [13] = inner field; 255 = none */
+	printf("static const uint8_t TT_PORTSEG[%d][4][14] = {\n", CARC_TILE_TYPES);
 	for (int i = 0; i < CARC_TILE_TYPES; i++) {
 		const tile_def *t = &tile_defs[i];
-		int centre = 255;
-		for (int s = 0; s < t->nseg; s++)
+		int centre = 255, inner = 255;
+		for (int s = 0; s < t->nseg; s++) {
 			if (t->seg[s].kind == CARC_FEAT_CLOISTER ||
 			    t->seg[s].kind == CARC_FEAT_GARDEN)
 				centre = s;
+			if (t->seg[s].kind == CARC_FEAT_FIELD && !t->seg[s].ports)
+				inner = s;
+		}
 		printf("\t{");
 		for (int r = 0; r < 4; r++) {
 			printf("{");
 			for (int p = 0; p < 12; p++)
 				printf("%d,", seg_at_rot(t, r, p));
-			printf("%d}%s", centre, r < 3 ? "," : "");
+			printf("%d,%d}%s", centre, inner, r < 3 ? "," : "");
 		}
 		printf("}, /* %s */\n", t->name);
 	}
@@ -192,6 +209,8 @@ int main(void)
 			printf("{");
 			for (int s = 0; s < CARC_MAX_SEGS; s++) {
 				int port = CARC_PORT_CENTRE;
+				if (s < t->nseg && t->seg[s].kind == CARC_FEAT_FIELD && !t->seg[s].ports)
+					port = CARC_PORT_INNER;
 				if (s < t->nseg && t->seg[s].ports) {
 					unsigned rp = 0;
 					for (int p = 0; p < 12; p++)

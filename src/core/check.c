@@ -159,9 +159,11 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 
 	/* per feature sums */
 	int shields[CARC_MAX_NODES], figs[CARC_MAX_NODES], members[CARC_MAX_NODES];
+	unsigned owners[CARC_MAX_NODES];
 	memset(shields, 0, sizeof shields);
 	memset(figs, 0, sizeof figs);
 	memset(members, 0, sizeof members);
+	memset(owners, 0, sizeof owners);
 	for (int n = 0; n < g->nnodes; n++) {
 		const carc_placed *t = &g->tiles[g->node[n].tile];
 		if (tile_defs[t->type].seg[g->node[n].seg].flags & CARC_SEGF_SHIELD)
@@ -179,6 +181,22 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 		on_board[f->owner][f->kind]++;
 		if (fig_occupies(f->kind))
 			figs[label[f->node]]++;
+		if (fig_weight(f->kind))
+			owners[label[f->node]] |= 1u << f->owner;
+	}
+	/* builders and pigs stand with a follower of their owner */
+	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+		const carc_figure_at *f = &g->fig[i];
+		if (f->owner == 255 || (f->kind != CARC_FIG_BUILDER && f->kind != CARC_FIG_PIG))
+			continue;
+		if (!(owners[label[f->node]] >> f->owner & 1))
+			return fail(err, "player %d's %s stands without a follower of its owner", f->owner,
+			            f->kind == CARC_FIG_PIG ? "pig" : "builder");
+		int k = g->node[f->node].kind;
+		if (f->kind == CARC_FIG_PIG ? k != CARC_FEAT_FIELD
+		                            : k != CARC_FEAT_ROAD && k != CARC_FEAT_CITY)
+			return fail(err, "player %d's figure %d stands on the wrong kind of feature",
+			            f->owner, f->kind);
 	}
 	for (int n = 0; n < g->nnodes; n++) {
 		int r = eng_find(g, n);
@@ -197,6 +215,9 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 		if (rn->figures != figs[l])
 			return fail(err, "feature at tile %d seg %d: %d figures kept, %d on the board",
 			            rn->tile, rn->seg, rn->figures, figs[l]);
+		if (rn->owners != owners[l])
+			return fail(err, "feature at tile %d seg %d: owners %02x kept, %02x on the board",
+			            rn->tile, rn->seg, rn->owners, owners[l]);
 		if ((rn->kind == CARC_FEAT_ROAD || rn->kind == CARC_FEAT_CITY) &&
 		    open[l] == 0) {
 			if (!(rn->flags & NODE_DONE))
@@ -229,7 +250,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	/* cloisters and gardens */
 	int ncentre = 0;
 	for (int i = 0; i < g->ntiles; i++)
-		if (TT_PORTSEG[g->tiles[i].type][g->tiles[i].rot][12] != 255)
+		if (TT_PORTSEG[g->tiles[i].type][g->tiles[i].rot][CARC_PORT_CENTRE] != 255)
 			ncentre++;
 	if (ncentre != g->nclo)
 		return fail(err, "%d cloisters kept, %d on the board", g->nclo, ncentre);
@@ -251,9 +272,15 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	/* figures conserved, scores add up */
 	for (int p = 0; p < g->rules.players; p++) {
 		int total = 0;
-		if (g->supply[p][CARC_FIG_FOLLOWER] + on_board[p][CARC_FIG_FOLLOWER] != 7)
-			return fail(err, "player %d: %d followers in supply and %d on the board", p,
-			            g->supply[p][CARC_FIG_FOLLOWER], on_board[p][CARC_FIG_FOLLOWER]);
+		unsigned ex = g->rules.expansions;
+		const int owned[CARC_FIG_COUNT] = {7, (ex & CARC_EXP_INNS) ? 1 : 0,
+		                                   (ex & CARC_EXP_TRADERS) ? 1 : 0,
+		                                   (ex & CARC_EXP_TRADERS) ? 1 : 0,
+		                                   (ex & CARC_EXP_ABBOT) ? 1 : 0};
+		for (int k = 0; k < CARC_FIG_COUNT; k++)
+			if (g->supply[p][k] + on_board[p][k] != owned[k])
+				return fail(err, "player %d: figure kind %d: %d in supply and %d on the board",
+				            p, k, g->supply[p][k], on_board[p][k]);
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
 			total += g->by_kind[p][k];
 		if (total != g->score[p])

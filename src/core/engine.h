@@ -79,7 +79,38 @@ static inline int fig_occupies(int kind)
 	       kind == CARC_FIG_ABBOT;
 }
 
+/* River tiles: 0 not a river tile, 1 a river piece (two river sides),
+ * 2 a river end (one side: the spring or the lake). */
+static inline int river_class(int type)
+{
+	unsigned e = TT_EDGES[type][0], n = 0;
+	for (int d = 0; d < 4; d++)
+		n += ((e >> (2 * d)) & 3u) == EDGE_RIVER;
+	return n == 0 ? 0 : n == 2 ? 1 : 2;
+}
+
+static inline unsigned river_sides(int type, int rot)
+{
+	unsigned e = TT_EDGES[type][rot], m = 0;
+	for (int d = 0; d < 4; d++)
+		if (((e >> (2 * d)) & 3u) == EDGE_RIVER)
+			m |= 1u << d;
+	return m;
+}
+
 uint64_t eng_mix64(uint64_t x);
+/* board.c */
+int eng_place_tile(carc_game *g, int x, int y, int type, int rot, int player);
+uint64_t eng_tile_key(int x, int y, int type, int rot);
+uint64_t eng_fig_key(const carc_game *g, int node, int owner, int kind);
+/* score.c */
+void eng_remove_figure(carc_game *g, int slot);
+/* Scores the road or city with root r, completed (placer: who placed the
+ * completing tile, takes its goods) or at the end (placer -1). */
+void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_events *ev);
+void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_events *ev);
 void eng_final_scoring(carc_game *g, carc_events *ev);
+/* tiles.c */
+int eng_type_in_rules(const carc_rules *r, int type);
 
 #endif

@@ -1,19 +1,20 @@
 /*
- * game.c - the rules of a turn: set-up, move generation, placing a tile
- * and a figure, scoring completed features, passing the turn.
+ * game.c - the rules of a turn: set-up, the draw, move generation, move
+ * checking, and applying a move (tile, figure, scoring, next turn).
  *
  * Invariants (checked from scratch by carc_game_check in check.c):
  * - every square in g->tiles and g->frontier is in g->hmap, and the
  *   frontier is exactly the empty squares next to a tile;
  * - a frontier cell's req/mask hold the edge codes its neighbours demand;
- * - a root node's open/figures/shields are the sums over its members;
+ * - a root node's open/figures/shields/owners sum up its members;
  * - a completed road or city is flagged NODE_DONE and holds no figure;
- * - score[p] is the sum of by_kind[p][*].
+ * - score[p] is the sum of by_kind[p][*]; figures are conserved.
  * Nothing here allocates; all work is bounded by the fixed arrays.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -37,19 +38,19 @@ static uint64_t splitmix_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static void shuffle(uint8_t *a, int n, uint64_t seed)
+/* Fisher-Yates from the end: for i = n-1 .. 1, swap a[i] with
+ * a[next() mod (i+1)]. The generator state goes on across calls. */
+static void shuffle(uint8_t *a, int n, uint64_t *state)
 {
-	uint64_t s = seed;
 	for (int i = n - 1; i > 0; i--) {
-		int j = (int)(splitmix_next(&s) % (uint64_t)(i + 1));
+		int j = (int)(splitmix_next(state) % (uint64_t)(i + 1));
 		uint8_t t = a[i];
 		a[i] = a[j];
 		a[j] = t;
 	}
 }
 
-static void seterr(char *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void seterr(char *err, const char *fmt, ...)
 {
 	if (!err)
@@ -60,37 +61,8 @@ static void seterr(char *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void hm_put(carc_game *g, int x, int y, unsigned val)
-{
-	uint32_t key = hm_key(x, y);
-	unsigned i = hm_slot(key);
-	for (;;) {
-		uint32_t e = g->hmap[i];
-		if (!e || (e >> 10) == key) {
-			g->hmap[i] = (key << 10) | val;
-			return;
-		}
-		i = (i + 1) & (CARC_HASH_SIZE - 1);
-	}
-}
-
-static uint64_t tile_key(int x, int y, int type, int rot)
-{
-	return eng_mix64(((uint64_t)(uint16_t)x << 32) | ((uint64_t)(uint16_t)y << 16) |
-	                 ((uint64_t)type << 2) | (uint64_t)TT_CANON[type][rot]);
-}
-
-static uint64_t fig_key(const carc_game *g, int node, int owner, int kind)
-{
-	const carc_node *n = &g->node[node];
-	const carc_placed *t = &g->tiles[n->tile];
-	int port = TT_SEGPORT[t->type][t->rot][n->seg];
-	return eng_mix64(0xF1600000ull ^ ((uint64_t)(uint16_t)t->x << 40) ^
-	                 ((uint64_t)(uint16_t)t->y << 24) ^ ((uint64_t)port << 8) ^
-	                 ((uint64_t)owner << 4) ^ (uint64_t)kind);
-}
-
-/* ---- rules and names -------------------------------------------------------- */
+static const char *const FIG_NAMES[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
+                                                      "pig", "abbot"};
 
 void carc_rules_default(carc_rules *r)
 {
@@ -98,259 +70,58 @@ void carc_rules_default(carc_rules *r)
 	r->players = 2;
 	r->farmers = 1;
 	r->farm_scoring = CARC_FARM_INTERNATIONAL;
-	r->small_city = 0;
-	r->expansions = 0;
-}
-
-static const char *const FARM_NAMES[CARC_FARM_SCORING_COUNT] = {
-	"international", "city-once", "first-edition"};
-
-const char *carc_farm_scoring_name(int fs)
-{
-	return fs >= 0 && fs < CARC_FARM_SCORING_COUNT ? FARM_NAMES[fs] : "?";
-}
-
-int carc_farm_scoring_parse(const char *name)
-{
-	for (int i = 0; i < CARC_FARM_SCORING_COUNT; i++)
-		if (name && !strcmp(name, FARM_NAMES[i]))
-			return i;
-	return -1;
-}
-
-static const char *const PORT_NAMES[13] = {"N0", "N1", "N2", "E0", "E1",
-                                           "E2", "S0", "S1", "S2", "W0",
-                                           "W1", "W2", "C"};
-
-const char *carc_port_name(int port)
-{
-	return port >= 0 && port <= CARC_PORT_CENTRE ? PORT_NAMES[port] : "?";
-}
-
-int carc_port_parse(const char *name)
-{
-	for (int i = 0; i <= CARC_PORT_CENTRE; i++)
-		if (name && !strcmp(name, PORT_NAMES[i]))
-			return i;
-	return -1;
-}
-
-int carc_tile_parse(const char *name)
-{
-	for (int i = 0; i < CARC_TILE_TYPES; i++)
-		if (name && !strcmp(name, tile_defs[i].name))
-			return i;
-	return -1;
-}
-
-const char *carc_tile_name(int type)
-{
-	return type >= 0 && type < CARC_TILE_TYPES ? tile_defs[type].name : "?";
-}
-
-int carc_tile_box_count(int type)
-{
-	return type >= 0 && type < CARC_TILE_TYPES ? tile_defs[type].count : 0;
-}
-
-int carc_tile_segments(int type)
-{
-	return type >= 0 && type < CARC_TILE_TYPES ? tile_defs[type].nseg : 0;
-}
-
-int carc_tile_segment(int type, int s, int *kind, unsigned *ports,
-                      unsigned *flags, unsigned *cities)
-{
-	if (type < 0 || type >= CARC_TILE_TYPES || s < 0 || s >= tile_defs[type].nseg)
-		return -1;
-	const tile_seg *sg = &tile_defs[type].seg[s];
-	if (kind)
-		*kind = sg->kind;
-	if (ports)
-		*ports = sg->ports;
-	if (flags)
-		*flags = sg->flags;
-	if (cities)
-		*cities = sg->cities;
-	return 0;
-}
-
-int carc_tile_port_segment(int type, int rot, int port)
-{
-	if (type < 0 || type >= CARC_TILE_TYPES || rot < 0 || rot > 3 || port < 0 ||
-	    port > CARC_PORT_CENTRE)
-		return -1;
-	int s = TT_PORTSEG[type][rot][port];
-	return s == 255 ? -1 : s;
-}
-
-int carc_tile_segment_port(int type, int rot, int s)
-{
-	if (type < 0 || type >= CARC_TILE_TYPES || rot < 0 || rot > 3 || s < 0 ||
-	    s >= tile_defs[type].nseg)
-		return -1;
-	return TT_SEGPORT[type][rot][s];
-}
-
-/* ---- board building ----------------------------------------------------------- */
-
-static void frontier_touch(carc_game *g, int x, int y, int side_from_cell,
-                           unsigned code)
-{
-	int v = hm_get(g, x, y);
-	int f;
-	if (v < 0) {
-		f = g->nfrontier++;
-		g->frontier[f].x = (int16_t)x;
-		g->frontier[f].y = (int16_t)y;
-		g->frontier[f].req = 0;
-		g->frontier[f].mask = 0;
-		hm_put(g, x, y, HM_FRONTIER | (unsigned)f);
-	} else if (v & HM_FRONTIER) {
-		f = v & (HM_FRONTIER - 1);
-	} else {
-		return; /* a tile */
-	}
-	g->frontier[f].req |= (uint8_t)(code << (2 * side_from_cell));
-	g->frontier[f].mask |= (uint8_t)(3u << (2 * side_from_cell));
-}
-
-static int node_union(carc_game *g, int a, int b)
-{
-	int ra = eng_find_compress(g, a), rb = eng_find_compress(g, b);
-	if (ra == rb)
-		return ra;
-	if (rb < ra) {
-		int t = ra;
-		ra = rb;
-		rb = t;
-	}
-	carc_node *A = &g->node[ra], *B = &g->node[rb];
-	B->parent = (uint16_t)ra;
-	A->open = (uint8_t)(A->open + B->open);
-	A->figures = (uint8_t)(A->figures + B->figures);
-	A->shields = (uint8_t)(A->shields + B->shields);
-	A->flags |= B->flags;
-	A->goods = (uint8_t)(A->goods + B->goods);
-	uint16_t t = A->next;
-	A->next = B->next;
-	B->next = t;
-	return ra;
-}
-
-/* Puts a tile on the board (no rule checks) and joins its segments to the
- * features around it. Returns the tile index. */
-static int place_tile(carc_game *g, int x, int y, int type, int rot, int player)
-{
-	int ti = g->ntiles++;
-	carc_placed *t = &g->tiles[ti];
-	const tile_def *def = &tile_defs[type];
-	int n0 = g->nnodes;
-
-	t->x = (int16_t)x;
-	t->y = (int16_t)y;
-	t->type = (uint8_t)type;
-	t->rot = (uint8_t)rot;
-	t->node0 = (uint16_t)n0;
-	t->player = (uint8_t)player;
-	g->nnodes = (uint16_t)(n0 + def->nseg);
-	for (int s = 0; s < def->nseg; s++) {
-		carc_node *n = &g->node[n0 + s];
-		const tile_seg *sg = &def->seg[s];
-		n->parent = (uint16_t)(n0 + s);
-		n->next = (uint16_t)(n0 + s);
-		n->tile = (uint8_t)ti;
-		n->seg = (uint8_t)s;
-		n->kind = sg->kind;
-		n->open = (uint8_t)__builtin_popcount(TT_SEGSIDES[type][rot][s]);
-		n->figures = 0;
-		n->shields = (sg->flags & CARC_SEGF_SHIELD) ? 1 : 0;
-		n->flags = sg->flags;
-		n->goods = sg->goods ? 1 : 0;
-	}
-	g->hash ^= tile_key(x, y, type, rot);
-
-	/* the square was a frontier cell (or empty, for the start tile) */
-	int v = hm_get(g, x, y);
-	if (v >= 0 && (v & HM_FRONTIER)) {
-		int f = v & (HM_FRONTIER - 1);
-		int last = --g->nfrontier;
-		if (f != last) {
-			g->frontier[f] = g->frontier[last];
-			hm_put(g, g->frontier[f].x, g->frontier[f].y,
-			       HM_FRONTIER | (unsigned)f);
-		}
-	}
-	hm_put(g, x, y, (unsigned)ti);
-
-	const uint8_t *ps = TT_PORTSEG[type][rot];
-	unsigned edges = TT_EDGES[type][rot];
-	for (int d = 0; d < 4; d++) {
-		int nx = x + DX[d], ny = y + DY[d];
-		int nv = hm_get(g, nx, ny);
-		unsigned code = (edges >> (2 * d)) & 3u;
-		if (nv < 0 || (nv & HM_FRONTIER)) {
-			frontier_touch(g, nx, ny, (d + 2) & 3, code);
-			continue;
-		}
-		const carc_placed *nb = &g->tiles[nv];
-		const uint8_t *nps = TT_PORTSEG[nb->type][nb->rot];
-		int od = (d + 2) & 3;
-		/* middle port: road, city or river sides close here */
-		int r = node_union(g, n0 + ps[3 * d + 1], nb->node0 + nps[3 * od + 1]);
-		if (code != EDGE_FIELD)
-			g->node[r].open = (uint8_t)(g->node[r].open - 2);
-		if (code != EDGE_CITY) {
-			node_union(g, n0 + ps[3 * d], nb->node0 + nps[3 * od + 2]);
-			node_union(g, n0 + ps[3 * d + 2], nb->node0 + nps[3 * od]);
-		}
-	}
-
-	/* cloisters and gardens around count this tile */
-	for (int c = 0; c < g->nclo; c++) {
-		const carc_placed *ct = &g->tiles[g->clo[c].tile];
-		int dx = ct->x - x, dy = ct->y - y;
-		if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1)
-			g->clo[c].neighbours++;
-	}
-	int centre = ps[12];
-	if (centre != 255) {
-		carc_cloister *c = &g->clo[g->nclo++];
-		c->tile = (uint8_t)ti;
-		c->seg = (uint8_t)centre;
-		c->done = 0;
-		c->neighbours = 0;
-		for (int dy = -1; dy <= 1; dy++)
-			for (int dx = -1; dx <= 1; dx++)
-				if ((dx || dy)) {
-					int w = hm_get(g, x + dx, y + dy);
-					if (w >= 0 && !(w & HM_FRONTIER))
-						c->neighbours++;
-				}
-	}
-	return ti;
 }
 
 /* ---- set-up --------------------------------------------------------------------- */
 
+/* The pile in draw order: river pieces shuffled, the lake, then the rest
+ * shuffled (without the River: everything shuffled). */
+static void deal(carc_game *g, uint64_t seed)
+{
+	uint64_t state = seed;
+	int n = g->npile, a = 0;
+	/* stable partition by river class: pieces (1), ends (2), others (0) */
+	uint8_t tmp[CARC_MAX_TILES];
+	int k = 0;
+	for (int cls = 1; cls <= 3; cls++)
+		for (int i = 0; i < n; i++)
+			if (river_class(g->pile[i]) == (cls % 3))
+				tmp[k++] = g->pile[i];
+	memcpy(g->pile, tmp, (size_t)n);
+	while (a < n && river_class(g->pile[a]) == 1)
+		a++;
+	shuffle(g->pile, a, &state);
+	int b = a;
+	while (b < n && river_class(g->pile[b]) == 2)
+		b++;
+	shuffle(g->pile + a, b - a, &state);
+	shuffle(g->pile + b, n - b, &state);
+}
+
 carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
-                           const int *pile, int npile_types,
-                           char err[CARC_ERRMSG_SIZE])
+                           const int *pile, int npile_types, char err[CARC_ERRMSG_SIZE])
 {
 	if (!g || !r) {
 		seterr(err, "null game or rules");
 		return CARC_ERR_ARG;
 	}
-	if (r->players < 2 || r->players > 5) {
-		seterr(err, "players must be 2 to 5, not %d", r->players);
+	unsigned ex = r->expansions;
+	if (ex & ~CARC_EXP_ALL) {
+		seterr(err, "unknown expansion bits 0x%x", ex & ~CARC_EXP_ALL);
+		return CARC_ERR_ARG;
+	}
+	if ((ex & CARC_EXP_INNS) && (ex & CARC_EXP_INNS_TILES)) {
+		seterr(err, "choose inns-cathedrals or inns-cathedrals-tiles, not both");
+		return CARC_ERR_ARG;
+	}
+	int maxp = (ex & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) ? 6 : 5;
+	if (r->players < 2 || r->players > maxp) {
+		seterr(err, "players must be 2 to %d%s, not %d", maxp,
+		       maxp == 5 ? " (6 with inns-cathedrals)" : "", r->players);
 		return CARC_ERR_ARG;
 	}
 	if (r->farm_scoring < 0 || r->farm_scoring >= CARC_FARM_SCORING_COUNT) {
 		seterr(err, "unknown farm scoring %d", r->farm_scoring);
-		return CARC_ERR_ARG;
-	}
-	if (r->expansions) {
-		seterr(err, "unknown expansion bits 0x%x", r->expansions);
 		return CARC_ERR_ARG;
 	}
 	if (pile && (npile_types < 0 || npile_types > CARC_TILE_TYPES)) {
@@ -369,46 +140,74 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	memset(g->by_kind, 0, sizeof g->by_kind);
 	memset(g->turn_score, 0, sizeof g->turn_score);
 	memset(g->supply, 0, sizeof g->supply);
-	for (int p = 0; p < r->players; p++)
+	memset(g->goods, 0, sizeof g->goods);
+	for (int p = 0; p < r->players; p++) {
 		g->supply[p][CARC_FIG_FOLLOWER] = 7;
+		g->supply[p][CARC_FIG_BIG] = (ex & CARC_EXP_INNS) ? 1 : 0;
+		g->supply[p][CARC_FIG_BUILDER] = (ex & CARC_EXP_TRADERS) ? 1 : 0;
+		g->supply[p][CARC_FIG_PIG] = (ex & CARC_EXP_TRADERS) ? 1 : 0;
+		g->supply[p][CARC_FIG_ABBOT] = (ex & CARC_EXP_ABBOT) ? 1 : 0;
+	}
 	g->player = 0;
 	g->over = 0;
+	g->bonus = 0;
 	g->ntiles = 0;
 	g->nfrontier = 0;
 	g->nclo = 0;
 	g->nturns = 0;
 	g->nnodes = 0;
+	g->river_open = 0;
+	g->river_turn = 0;
 	memset(g->hmap, 0, sizeof g->hmap);
 	for (int i = 0; i < CARC_MAX_FIGURES; i++)
 		g->fig[i].owner = 255;
 	memset(g->remaining, 0, sizeof g->remaining);
 
-	int start = carc_tile_parse("D");
-	int n = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
-		int c;
-		if (pile) {
-			c = t < npile_types ? pile[t] : 0;
-			if (c < 0) {
-				seterr(err, "pile count of %s is negative (%d)", tile_defs[t].name, c);
+	int counts[CARC_TILE_TYPES] = {0};
+	int start = carc_rules_start_tile(r);
+	if (pile) {
+		for (int t = 0; t < npile_types; t++) {
+			if (pile[t] < 0) {
+				seterr(err, "pile count of %s is negative (%d)", tile_defs[t].name, pile[t]);
 				return CARC_ERR_ARG;
 			}
-		} else {
-			c = tile_defs[t].count - (t == start);
+			if (pile[t] && !eng_type_in_rules(r, t)) {
+				seterr(err, "tile %s is not in this game's tile sets", tile_defs[t].name);
+				return CARC_ERR_ARG;
+			}
+			if (pile[t] && river_class(t) == 2 && t == start) {
+				seterr(err, "tile %s is the start tile, not part of the pile",
+				       tile_defs[t].name);
+				return CARC_ERR_ARG;
+			}
+			counts[t] = pile[t];
 		}
-		if (n + c > CARC_MAX_TILES - 1) {
+	} else {
+		carc_rules_pile(r, counts);
+	}
+	int n = 0;
+	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+		if (n + counts[t] > CARC_MAX_TILES - 1) {
 			seterr(err, "pile holds more than %d tiles", CARC_MAX_TILES - 1);
 			return CARC_ERR_ARG;
 		}
-		for (int k = 0; k < c; k++)
+		for (int k = 0; k < counts[t]; k++)
 			g->pile[n++] = (uint8_t)t;
-		g->remaining[t] = (uint8_t)c;
+		g->remaining[t] = (uint8_t)counts[t];
 	}
 	g->npile = (uint8_t)n;
 	g->pos = 0;
-	shuffle(g->pile, n, seed);
+	deal(g, seed);
 
-	place_tile(g, 0, 0, start, 0, 255);
+	eng_place_tile(g, 0, 0, start, 0, 255);
+	unsigned rs = river_sides(start, 0);
+	if (rs) {
+		int d = __builtin_ctz(rs);
+		g->river_open = 1;
+		g->river_x = (int16_t)DX[d];
+		g->river_y = (int16_t)DY[d];
+		g->river_side = (uint8_t)((d + 2) & 3);
+	}
 	if (n == 0) {
 		eng_final_scoring(g, NULL);
 		g->over = 1;
@@ -416,15 +215,13 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	return CARC_OK;
 }
 
-void carc_game_copy(carc_game *dst, const carc_game *src)
-{
-	memcpy(dst, src, sizeof *dst);
-}
+void carc_game_copy(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
 
 /* ---- asking ------------------------------------------------------------------------- */
 
 int carc_game_over(const carc_game *g) { return g->over; }
 int carc_to_move(const carc_game *g) { return g->player; }
+int carc_bonus_turn(const carc_game *g) { return g->bonus; }
 
 int carc_current_tile(const carc_game *g)
 {
@@ -440,10 +237,16 @@ int carc_tiles_left_of(const carc_game *g, int type)
 
 int carc_supply(const carc_game *g, int player, int figure)
 {
-	if (player < 0 || player >= g->rules.players || figure < 0 ||
-	    figure >= CARC_FIG_COUNT)
+	if (player < 0 || player >= g->rules.players || figure < 0 || figure >= CARC_FIG_COUNT)
 		return 0;
 	return g->supply[player][figure];
+}
+
+int carc_goods_held(const carc_game *g, int player, int goods)
+{
+	if (player < 0 || player >= g->rules.players || goods <= 0 || goods >= CARC_GOODS_COUNT)
+		return 0;
+	return g->goods[player][goods];
 }
 
 void carc_game_scores(const carc_game *g, int *scores)
@@ -460,8 +263,7 @@ void carc_game_turn_scores(const carc_game *g, int *scores)
 
 int carc_score_by_kind(const carc_game *g, int player, int kind)
 {
-	if (player < 0 || player >= g->rules.players || kind < 0 ||
-	    kind >= CARC_SCORE_KIND_COUNT)
+	if (player < 0 || player >= g->rules.players || kind < 0 || kind >= CARC_SCORE_KIND_COUNT)
 		return 0;
 	return g->by_kind[player][kind];
 }
@@ -469,13 +271,16 @@ int carc_score_by_kind(const carc_game *g, int player, int kind)
 uint64_t carc_game_hash(const carc_game *g)
 {
 	uint64_t h = g->hash;
-	h ^= eng_mix64(0x70000ull + g->player);
+	h ^= eng_mix64(0x70000ull + g->player + ((uint64_t)g->bonus << 8));
 	h ^= eng_mix64(0x71000ull + (uint64_t)(carc_current_tile(g) + 1));
 	for (int p = 0; p < g->rules.players; p++) {
 		h ^= eng_mix64(0x72000ull + ((uint64_t)p << 16) + (uint16_t)g->score[p]);
 		for (int k = 0; k < CARC_FIG_COUNT; k++)
 			h ^= eng_mix64(0x73000ull + ((uint64_t)p << 8) + ((uint64_t)k << 4) +
 			               g->supply[p][k]);
+		for (int k = 1; k < CARC_GOODS_COUNT; k++)
+			h ^= eng_mix64(0x74000ull + ((uint64_t)p << 12) + ((uint64_t)k << 8) +
+			               g->goods[p][k]);
 	}
 	return h;
 }
@@ -486,11 +291,25 @@ int carc_tile_at(const carc_game *g, int x, int y)
 	return v >= 0 && !(v & HM_FRONTIER) ? v : -1;
 }
 
-/* ---- chance ---------------------------------------------------------------------------- */
+/* ---- the draw --------------------------------------------------------------------------- */
+
+/* May a tile of this type be drawn now? River pieces come first, then the
+ * lake, then the rest. */
+static int drawable_now(const carc_game *g, int type)
+{
+	int cls = river_class(type);
+	if (cls == 1)
+		return 1;
+	for (int t = 0; t < CARC_TILE_TYPES; t++)
+		if (g->remaining[t] && river_class(t) && (river_class(t) == 1 || cls == 0))
+			return 0;
+	return 1;
+}
 
 carc_status carc_set_current_tile(carc_game *g, int type)
 {
-	if (g->over || type < 0 || type >= CARC_TILE_TYPES || !g->remaining[type])
+	if (g->over || type < 0 || type >= CARC_TILE_TYPES || !g->remaining[type] ||
+	    !drawable_now(g, type))
 		return CARC_ERR_ARG;
 	for (int k = g->pos; k < g->npile; k++)
 		if (g->pile[k] == type) {
@@ -503,11 +322,36 @@ carc_status carc_set_current_tile(carc_game *g, int type)
 
 void carc_shuffle_rest(carc_game *g, uint64_t seed)
 {
-	if (g->pos < g->npile)
-		shuffle(g->pile + g->pos, g->npile - g->pos, seed);
+	uint64_t state = seed;
+	int a = g->pos, n = g->npile;
+	/* keep the river order: pieces, the lake, the rest */
+	for (int cls = 1; cls <= 3; cls++) {
+		int b = a;
+		while (b < n && river_class(g->pile[b]) == cls % 3)
+			b++;
+		shuffle(g->pile + a, b - a, &state);
+		a = b;
+	}
 }
 
 /* ---- move generation ----------------------------------------------------------------- */
+
+/* A river tile at (x, y, rot): continues the open river end and does not
+ * turn the same way as the previous river curve. */
+static int river_ok(const carc_game *g, int x, int y, int type, int rot)
+{
+	if (!g->river_open || x != g->river_x || y != g->river_y)
+		return 0;
+	unsigned rs = river_sides(type, rot);
+	if (!(rs >> g->river_side & 1))
+		return 0;
+	unsigned out = rs & ~(1u << g->river_side);
+	if (!out)
+		return 1; /* the lake */
+	int d = __builtin_ctz(out);
+	int turn = (d - ((g->river_side + 2) & 3)) & 3;
+	return !(turn && turn == g->river_turn);
+}
 
 int carc_placements(const carc_game *g, carc_move *buf, int max)
 {
@@ -517,12 +361,25 @@ int carc_placements(const carc_game *g, carc_move *buf, int max)
 	int n = 0, nr = TT_NROTS[type];
 	const uint8_t *rots = TT_ROTS[type];
 	const uint8_t *edges = TT_EDGES[type];
-	for (int f = 0; f < g->nfrontier; f++) {
-		const carc_cell *c = &g->frontier[f];
-		for (int k = 0; k < nr; k++) {
-			int r = rots[k];
-			if ((edges[r] & c->mask) == c->req && n < max)
-				buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
+	if (river_class(type)) {
+		int v = hm_get(g, g->river_x, g->river_y);
+		if (g->river_open && v >= 0 && (v & HM_FRONTIER)) {
+			const carc_cell *c = &g->frontier[v & (HM_FRONTIER - 1)];
+			for (int k = 0; k < nr; k++) {
+				int r = rots[k];
+				if ((edges[r] & c->mask) == c->req && river_ok(g, c->x, c->y, type, r) &&
+				    n < max)
+					buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
+			}
+		}
+	} else {
+		for (int f = 0; f < g->nfrontier; f++) {
+			const carc_cell *c = &g->frontier[f];
+			for (int k = 0; k < nr; k++) {
+				int r = rots[k];
+				if ((edges[r] & c->mask) == c->req && n < max)
+					buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
+			}
 		}
 	}
 	if (n == 0 && max > 0)
@@ -530,12 +387,13 @@ int carc_placements(const carc_game *g, carc_move *buf, int max)
 	return n;
 }
 
-/* Which segments of `type` at (x, y, rot) join a feature that already has a
- * figure on it: bit s of the result. */
-static unsigned occupied_segments(const carc_game *g, int x, int y, int type,
-                                  int rot)
+/* For `type` at (x, y, rot): bit s of *occ if segment s joins a feature
+ * that already has a figure, bit s of *own if it joins one where player p
+ * has a follower or big follower. */
+static void joined_features(const carc_game *g, int x, int y, int type, int rot, int p,
+                            unsigned *occ, unsigned *own)
 {
-	unsigned occ = 0;
+	unsigned o = 0, w = 0;
 	const uint8_t *ps = TT_PORTSEG[type][rot];
 	for (int d = 0; d < 4; d++) {
 		int v = hm_get(g, x + DX[d], y + DY[d]);
@@ -545,42 +403,69 @@ static unsigned occupied_segments(const carc_game *g, int x, int y, int type,
 		const uint8_t *nps = TT_PORTSEG[nb->type][nb->rot];
 		int od = (d + 2) & 3;
 		for (int k = 0; k < 3; k++) {
+			const carc_node *rn = &g->node[eng_find(g, nb->node0 + nps[3 * od + 2 - k])];
 			int s = ps[3 * d + k];
-			if (occ >> s & 1)
-				continue;
-			int r = eng_find(g, nb->node0 + nps[3 * od + 2 - k]);
-			if (g->node[r].figures)
-				occ |= 1u << s;
+			if (rn->figures)
+				o |= 1u << s;
+			if (rn->owners >> p & 1)
+				w |= 1u << s;
 		}
 	}
-	return occ;
+	*occ = o;
+	*own = w;
+}
+
+/* The player's abbot on the board: its figure slot, or -1. */
+static int abbot_slot(const carc_game *g, int p)
+{
+	if (!(g->rules.expansions & CARC_EXP_ABBOT) || g->supply[p][CARC_FIG_ABBOT])
+		return -1;
+	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+		if (g->fig[i].owner == p && g->fig[i].kind == CARC_FIG_ABBOT)
+			return i;
+	return -1;
 }
 
 int carc_figure_options(const carc_game *g, carc_move pl, carc_move *buf, int max)
 {
 	if (g->over || pl == CARC_MOVE_DISCARD)
 		return 0;
-	int p = g->player;
-	if (!g->supply[p][CARC_FIG_FOLLOWER])
-		return 0;
+	const int p = g->player;
+	const uint8_t *sup = g->supply[p];
 	int type = g->pile[g->pos];
 	int x = carc_move_x(pl), y = carc_move_y(pl), rot = carc_move_rot(pl);
 	const tile_def *def = &tile_defs[type];
-	unsigned occ = occupied_segments(g, x, y, type, rot);
+	unsigned occ, own;
 	int n = 0;
 	carc_move base = carc_move_placement(pl) & ~(15u << 20);
+	int nfollow = (sup[CARC_FIG_FOLLOWER] != 0) + (sup[CARC_FIG_BIG] != 0);
+	int specials = sup[CARC_FIG_BUILDER] | sup[CARC_FIG_PIG];
+	if (!nfollow && !specials && !sup[CARC_FIG_ABBOT])
+		goto recall;
+	joined_features(g, x, y, type, rot, p, &occ, &own);
 	for (int s = 0; s < def->nseg; s++) {
 		int kind = def->seg[s].kind;
-		if (kind == CARC_FEAT_GARDEN || kind == CARC_FEAT_RIVER)
+		carc_move at = base | ((unsigned)s << 20);
+		if (kind == CARC_FEAT_RIVER)
 			continue;
 		if (kind == CARC_FEAT_FIELD && !g->rules.farmers)
 			continue;
-		if (occ >> s & 1)
-			continue;
-		if (n < max)
-			buf[n++] = base | ((unsigned)s << 20) |
-			           ((unsigned)CARC_FIG_FOLLOWER << 24);
+		if (kind != CARC_FEAT_GARDEN && !(occ >> s & 1))
+			for (int f = CARC_FIG_FOLLOWER; f <= CARC_FIG_BIG; f++)
+				if (sup[f] && n < max)
+					buf[n++] = at | ((unsigned)f << 24);
+		if ((kind == CARC_FEAT_ROAD || kind == CARC_FEAT_CITY) && sup[CARC_FIG_BUILDER] &&
+		    (own >> s & 1) && n < max)
+			buf[n++] = at | ((unsigned)CARC_FIG_BUILDER << 24);
+		if (kind == CARC_FEAT_FIELD && sup[CARC_FIG_PIG] && (own >> s & 1) && n < max)
+			buf[n++] = at | ((unsigned)CARC_FIG_PIG << 24);
+		if ((kind == CARC_FEAT_CLOISTER || kind == CARC_FEAT_GARDEN) && sup[CARC_FIG_ABBOT] &&
+		    n < max)
+			buf[n++] = at | ((unsigned)CARC_FIG_ABBOT << 24);
 	}
+recall:
+	if (abbot_slot(g, p) >= 0 && n < max)
+		buf[n++] = carc_move_placement(pl) | CARC_MOVE_RECALL;
 	return n;
 }
 
@@ -600,8 +485,97 @@ int carc_legal_moves(const carc_game *g, carc_move *buf, int max)
 
 /* ---- checking a move ---------------------------------------------------------------- */
 
-carc_status carc_check_move(const carc_game *g, carc_move m,
-                            char err[CARC_ERRMSG_SIZE])
+static carc_status check_placement(const carc_game *g, int type, int x, int y, int rot,
+                                   char *err)
+{
+	static const char *const SIDE[4] = {"north", "east", "south", "west"};
+	int v = hm_get(g, x, y);
+	if (v < 0 || !(v & HM_FRONTIER)) {
+		seterr(err, v >= 0 ? "square (%d, %d) is taken"
+		                   : "square (%d, %d) does not touch the board by a side",
+		       x, y);
+		return CARC_ERR_ILLEGAL;
+	}
+	const carc_cell *c = &g->frontier[v & (HM_FRONTIER - 1)];
+	if ((TT_EDGES[type][rot] & c->mask) != c->req) {
+		unsigned bad = (TT_EDGES[type][rot] & c->mask) ^ c->req;
+		seterr(err, "tile %s at (%d, %d) rot %d does not match its %s neighbour",
+		       tile_defs[type].name, x, y, rot, SIDE[__builtin_ctz(bad) / 2]);
+		return CARC_ERR_ILLEGAL;
+	}
+	if (river_class(type) && !river_ok(g, x, y, type, rot)) {
+		if (!g->river_open || x != g->river_x || y != g->river_y)
+			seterr(err, "river tile %s must continue the river at (%d, %d)",
+			       tile_defs[type].name, g->river_x, g->river_y);
+		else if (!(river_sides(type, rot) >> g->river_side & 1))
+			seterr(err, "river tile %s at rot %d does not continue the river from the %s",
+			       tile_defs[type].name, rot, SIDE[g->river_side]);
+		else
+			seterr(err, "river tile %s at rot %d turns the same way as the last river "
+			            "curve (no U-turns)",
+			       tile_defs[type].name, rot);
+		return CARC_ERR_ILLEGAL;
+	}
+	return CARC_OK;
+}
+
+/* Why a figure option the generator did not offer is illegal. */
+static void explain_figure(const carc_game *g, carc_move m, int type, char *err)
+{
+	const tile_def *def = &tile_defs[type];
+	int seg = carc_move_seg(m), fig = carc_move_figure(m), p = g->player;
+	if (carc_move_recall(m)) {
+		seterr(err, seg != CARC_SEG_NONE ? "an abbot recall places no figure"
+		                                 : "player %d has no abbot on the board",
+		       p);
+		return;
+	}
+	if (seg >= def->nseg) {
+		seterr(err, "tile %s has no segment %d", def->name, seg);
+		return;
+	}
+	if (fig >= CARC_FIG_COUNT) {
+		seterr(err, "unknown figure %d", fig);
+		return;
+	}
+	const char *at = carc_port_name(TT_SEGPORT[type][carc_move_rot(m)][seg]);
+	int kind = def->seg[seg].kind;
+	if (!g->supply[p][fig]) {
+		seterr(err, "player %d has no %s in supply", p, FIG_NAMES[fig]);
+		return;
+	}
+	if (kind == CARC_FEAT_RIVER) {
+		seterr(err, "no figure may stand on the river (%s)", at);
+		return;
+	}
+	if (kind == CARC_FEAT_FIELD && !g->rules.farmers) {
+		seterr(err, "no farmers in this game (%s is a field)", at);
+		return;
+	}
+	switch (fig) {
+	case CARC_FIG_BUILDER:
+		seterr(err, kind == CARC_FEAT_ROAD || kind == CARC_FEAT_CITY
+		                ? "a builder needs a follower of its owner on the feature at %s"
+		                : "a builder goes on a road or city only, not %s",
+		       at);
+		return;
+	case CARC_FIG_PIG:
+		seterr(err, kind == CARC_FEAT_FIELD ? "a pig needs a farmer of its owner on the field at %s"
+		                                    : "a pig goes on a field only, not %s",
+		       at);
+		return;
+	case CARC_FIG_ABBOT:
+		seterr(err, "an abbot goes on a cloister or garden only, not %s", at);
+		return;
+	default:
+		if (kind == CARC_FEAT_GARDEN)
+			seterr(err, "only an abbot may stand on a garden (%s)", at);
+		else
+			seterr(err, "the feature at %s already has a follower", at);
+	}
+}
+
+carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMSG_SIZE])
 {
 	if (g->over) {
 		seterr(err, "the game is over");
@@ -612,8 +586,9 @@ carc_status carc_check_move(const carc_game *g, carc_move m,
 		carc_move one;
 		carc_placements(g, &one, 1);
 		if (one != CARC_MOVE_DISCARD) {
-			seterr(err, "tile %s fits on the board: it may not be set aside",
-			       tile_defs[type].name);
+			seterr(err, "tile %s fits at (%d, %d) rot %d: it may not be set aside",
+			       tile_defs[type].name, carc_move_x(one), carc_move_y(one),
+			       carc_move_rot(one));
 			return CARC_ERR_ILLEGAL;
 		}
 		return CARC_OK;
@@ -622,197 +597,29 @@ carc_status carc_check_move(const carc_game *g, carc_move m,
 		seterr(err, "malformed move 0x%x", m);
 		return CARC_ERR_ILLEGAL;
 	}
-	int x = carc_move_x(m), y = carc_move_y(m), rot = carc_move_rot(m);
-	int v = hm_get(g, x, y);
-	if (v < 0 || !(v & HM_FRONTIER)) {
-		seterr(err, v >= 0 ? "square (%d, %d) is taken"
-		                   : "square (%d, %d) does not touch the board by a side",
-		       x, y);
-		return CARC_ERR_ILLEGAL;
-	}
-	const carc_cell *c = &g->frontier[v & (HM_FRONTIER - 1)];
-	if ((TT_EDGES[type][rot] & c->mask) != c->req) {
-		static const char *const SIDE[4] = {"north", "east", "south", "west"};
-		unsigned bad = (TT_EDGES[type][rot] & c->mask) ^ c->req;
-		seterr(err, "tile %s at (%d, %d) rot %d does not match its %s neighbour",
-		       tile_defs[type].name, x, y, rot, SIDE[__builtin_ctz(bad) / 2]);
-		return CARC_ERR_ILLEGAL;
-	}
-	int seg = carc_move_seg(m);
-	if (seg == CARC_SEG_NONE) {
-		if (carc_move_figure(m) || carc_move_recall(m)) {
+	carc_status st = check_placement(g, type, carc_move_x(m), carc_move_y(m),
+	                                 carc_move_rot(m), err);
+	if (st != CARC_OK)
+		return st;
+	if (carc_move_seg(m) == CARC_SEG_NONE && !carc_move_recall(m)) {
+		if (carc_move_figure(m)) {
 			seterr(err, "a move without a segment names a figure");
 			return CARC_ERR_ILLEGAL;
 		}
 		return CARC_OK;
 	}
-	const tile_def *def = &tile_defs[type];
-	if (seg >= def->nseg) {
-		seterr(err, "tile %s has no segment %d", def->name, seg);
-		return CARC_ERR_ILLEGAL;
-	}
-	int fig = carc_move_figure(m);
-	if (fig != CARC_FIG_FOLLOWER || carc_move_recall(m)) {
-		seterr(err, "figure %d is not in this game", fig);
-		return CARC_ERR_ILLEGAL;
-	}
-	if (!g->supply[g->player][fig]) {
-		seterr(err, "player %d has no follower left", g->player);
-		return CARC_ERR_ILLEGAL;
-	}
-	int kind = def->seg[seg].kind;
-	if (kind == CARC_FEAT_FIELD && !g->rules.farmers) {
-		seterr(err, "no farmers in this game (segment %d is a field)", seg);
-		return CARC_ERR_ILLEGAL;
-	}
-	if (kind == CARC_FEAT_GARDEN || kind == CARC_FEAT_RIVER) {
-		seterr(err, "no follower may stand on segment %d", seg);
-		return CARC_ERR_ILLEGAL;
-	}
-	if (occupied_segments(g, x, y, type, rot) >> seg & 1) {
-		seterr(err, "the feature at %s already has a follower",
-		       carc_port_name(TT_SEGPORT[type][rot][seg]));
-		return CARC_ERR_ILLEGAL;
-	}
-	return CARC_OK;
+	carc_move opts[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
+	int n = carc_figure_options(g, m, opts, (int)(sizeof opts / sizeof opts[0]));
+	for (int i = 0; i < n; i++)
+		if (opts[i] == m)
+			return CARC_OK;
+	explain_figure(g, m, type, err);
+	return CARC_ERR_ILLEGAL;
 }
 
-/* ---- scoring ---------------------------------------------------------------------- */
-
-static void add_points(carc_game *g, int p, int kind, int pts, carc_event *e)
-{
-	g->score[p] = (int16_t)(g->score[p] + pts);
-	g->by_kind[p][kind] = (int16_t)(g->by_kind[p][kind] + pts);
-	if (e)
-		e->points[p] = (int16_t)(e->points[p] + pts);
-}
-
-static carc_event *new_event(carc_events *ev, int kind, int final, int tile,
-                             int seg, int tiles)
-{
-	if (!ev || ev->n >= CARC_MAX_EVENTS)
-		return NULL;
-	carc_event *e = &ev->ev[ev->n++];
-	memset(e, 0, sizeof *e);
-	e->kind = (uint8_t)kind;
-	e->final = (uint8_t)final;
-	e->tile = (uint8_t)tile;
-	e->seg = (uint8_t)seg;
-	e->tiles = (uint8_t)tiles;
-	return e;
-}
-
-/* Distinct tiles of the feature with root r. */
-static int feature_tiles(const carc_game *g, int r)
-{
-	uint64_t seen[2] = {0, 0};
-	int n = 0, i = r;
-	do {
-		int t = g->node[i].tile;
-		if (!(seen[t >> 6] >> (t & 63) & 1)) {
-			seen[t >> 6] |= 1ull << (t & 63);
-			n++;
-		}
-		i = g->node[i].next;
-	} while (i != r);
-	return n;
-}
-
-/* Majority weights on the feature with root r; returns the winners' mask. */
-static unsigned majority(const carc_game *g, int r)
-{
-	int w[CARC_MAX_PLAYERS] = {0};
-	int best = 0;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
-		const carc_figure_at *f = &g->fig[i];
-		if (f->owner == 255 || !fig_weight(f->kind))
-			continue;
-		if (eng_find(g, f->node) != r)
-			continue;
-		w[f->owner] += fig_weight(f->kind);
-		if (w[f->owner] > best)
-			best = w[f->owner];
-	}
-	unsigned m = 0;
-	if (best)
-		for (int p = 0; p < g->rules.players; p++)
-			if (w[p] == best)
-				m |= 1u << p;
-	return m;
-}
-
-static void remove_figure(carc_game *g, int i)
-{
-	carc_figure_at *f = &g->fig[i];
-	g->hash ^= fig_key(g, f->node, f->owner, f->kind);
-	g->supply[f->owner][f->kind]++;
-	int r = eng_find(g, f->node);
-	if (fig_occupies(f->kind))
-		g->node[r].figures--;
-	f->owner = 255;
-}
-
-/* Returns every figure standing on the feature with root r. */
-static void return_figures(carc_game *g, int r)
-{
-	for (int i = 0; i < CARC_MAX_FIGURES; i++)
-		if (g->fig[i].owner != 255 && eng_find(g, g->fig[i].node) == r)
-			remove_figure(g, i);
-}
-
-static int feature_points(const carc_game *g, int r, int tiles, int complete)
-{
-	const carc_node *n = &g->node[r];
-	if (n->kind == CARC_FEAT_ROAD)
-		return tiles;
-	/* city */
-	if (complete) {
-		if (g->rules.small_city && tiles == 2)
-			return tiles + n->shields;
-		return 2 * (tiles + n->shields);
-	}
-	return tiles + n->shields;
-}
-
-/* Scores the road or city with root r, complete or (at the end) not. */
-static void score_feature(carc_game *g, int r, int complete, carc_events *ev)
-{
-	int tiles = feature_tiles(g, r);
-	unsigned win = g->node[r].figures ? majority(g, r) : 0;
-	int kind = g->node[r].kind == CARC_FEAT_ROAD ? CARC_SCORE_ROAD : CARC_SCORE_CITY;
-	if (win) {
-		int pts = feature_points(g, r, tiles, complete);
-		carc_event *e = new_event(ev, kind, !complete, g->node[r].tile,
-		                          g->node[r].seg, tiles);
-		for (int p = 0; p < g->rules.players; p++)
-			if (win >> p & 1)
-				add_points(g, p, kind, pts, e);
-	}
-	if (complete)
-		g->node[r].flags |= NODE_DONE;
-	return_figures(g, r);
-}
-
-static void score_cloister(carc_game *g, int c, int complete, carc_events *ev)
-{
-	carc_cloister *cl = &g->clo[c];
-	int node = g->tiles[cl->tile].node0 + cl->seg;
-	int kind = g->node[node].kind == CARC_FEAT_GARDEN ? CARC_SCORE_GARDEN
-	                                                  : CARC_SCORE_CLOISTER;
-	cl->done = (uint8_t)complete;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
-		carc_figure_at *f = &g->fig[i];
-		if (f->owner == 255 || f->node != node)
-			continue;
-		int pts = 1 + cl->neighbours;
-		carc_event *e = new_event(ev, kind, !complete, cl->tile, cl->seg, pts);
-		add_points(g, f->owner, kind, pts, e);
-		remove_figure(g, i);
-	}
-}
+/* ---- applying a move ----------------------------------------------------------------- */
 
 #ifdef CARC_DEBUG_CHECK
-#include <stdlib.h>
 static void debug_check(const carc_game *g)
 {
 	char e[CARC_ERRMSG_SIZE];
@@ -823,23 +630,61 @@ static void debug_check(const carc_game *g)
 }
 #endif
 
-/* ---- applying a move ----------------------------------------------------------------- */
-
-static void next_turn(carc_game *g, carc_events *ev, int same_player)
+static void next_turn(carc_game *g, carc_events *ev, int same_player, int bonus)
 {
 	g->remaining[g->pile[g->pos]]--;
 	g->pos++;
-	if (!same_player)
+	g->bonus = (uint8_t)bonus;
+	if (!same_player && !bonus)
 		g->player = (uint8_t)((g->player + 1) % g->rules.players);
 	memcpy(g->turn_score, g->score, sizeof g->score);
 	if (g->pos >= g->npile) {
+		g->bonus = 0;
 		eng_final_scoring(g, ev);
 		g->over = 1;
 	}
 }
 
-carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev,
-                       char err[CARC_ERRMSG_SIZE])
+/* Did the tile just placed (first node n0) extend a road or city that
+ * holds the player's builder? */
+static int builder_extended(carc_game *g, int type, int n0, int p)
+{
+	if (g->supply[p][CARC_FIG_BUILDER] || !(g->rules.expansions & CARC_EXP_TRADERS))
+		return 0;
+	int bnode = -1;
+	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+		if (g->fig[i].owner == p && g->fig[i].kind == CARC_FIG_BUILDER)
+			bnode = g->fig[i].node;
+	if (bnode < 0)
+		return 0;
+	int br = eng_find(g, bnode);
+	const tile_def *def = &tile_defs[type];
+	for (int s = 0; s < def->nseg; s++)
+		if ((def->seg[s].kind == CARC_FEAT_ROAD || def->seg[s].kind == CARC_FEAT_CITY) &&
+		    eng_find(g, n0 + s) == br)
+			return 1;
+	return 0;
+}
+
+static void place_figure(carc_game *g, int node, int p, int kind)
+{
+	int slot = 0;
+	while (g->fig[slot].owner != 255)
+		slot++;
+	carc_figure_at *f = &g->fig[slot];
+	f->owner = (uint8_t)p;
+	f->kind = (uint8_t)kind;
+	f->node = (uint16_t)node;
+	g->supply[p][kind]--;
+	int r = eng_find_compress(g, node);
+	if (fig_occupies(kind))
+		g->node[r].figures++;
+	if (fig_weight(kind))
+		g->node[r].owners |= (uint8_t)(1u << p);
+	g->hash ^= eng_fig_key(g, node, p, kind);
+}
+
+carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev, char err[CARC_ERRMSG_SIZE])
 {
 	carc_status st = carc_check_move(g, m, err);
 	if (st != CARC_OK)
@@ -847,32 +692,43 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev,
 	if (ev)
 		ev->n = 0;
 	int type = g->pile[g->pos];
+	const int p = g->player;
 	carc_turn *tr = &g->turns[g->nturns++];
 	tr->move = m;
 	tr->type = (uint8_t)type;
-	tr->player = g->player;
+	tr->player = (uint8_t)p;
 	if (m == CARC_MOVE_DISCARD) {
-		next_turn(g, ev, 1);
+		next_turn(g, ev, 1, g->bonus);
 		return CARC_OK;
 	}
 
 	int x = carc_move_x(m), y = carc_move_y(m), rot = carc_move_rot(m);
-	int ti = place_tile(g, x, y, type, rot, g->player);
+	int ti = eng_place_tile(g, x, y, type, rot, p);
 	int n0 = g->tiles[ti].node0;
+	int bonus = !g->bonus && builder_extended(g, type, n0, p);
+	if (river_class(type)) {
+		unsigned out = river_sides(type, rot) & ~(1u << g->river_side);
+		if (out) {
+			int d = __builtin_ctz(out);
+			int turn = (d - ((g->river_side + 2) & 3)) & 3;
+			if (turn)
+				g->river_turn = (uint8_t)turn;
+			g->river_x = (int16_t)(x + DX[d]);
+			g->river_y = (int16_t)(y + DY[d]);
+			g->river_side = (uint8_t)((d + 2) & 3);
+		} else {
+			g->river_open = 0;
+		}
+	}
 	int seg = carc_move_seg(m);
-	if (seg != CARC_SEG_NONE) {
-		int fk = carc_move_figure(m);
-		int slot = 0;
-		while (g->fig[slot].owner != 255)
-			slot++;
-		carc_figure_at *f = &g->fig[slot];
-		f->owner = g->player;
-		f->kind = (uint8_t)fk;
-		f->node = (uint16_t)(n0 + seg);
-		g->supply[g->player][fk]--;
-		if (fig_occupies(fk))
-			g->node[eng_find_compress(g, n0 + seg)].figures++;
-		g->hash ^= fig_key(g, n0 + seg, g->player, fk);
+	if (seg != CARC_SEG_NONE)
+		place_figure(g, n0 + seg, p, carc_move_figure(m));
+	if (carc_move_recall(m)) {
+		int slot = abbot_slot(g, p);
+		int node = g->fig[slot].node;
+		for (int c = 0; c < g->nclo; c++)
+			if (g->tiles[g->clo[c].tile].node0 + g->clo[c].seg == node)
+				eng_score_cloister(g, c, 0, 0, ev);
 	}
 
 	/* score roads and cities this tile completed */
@@ -883,179 +739,16 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev,
 			continue;
 		int r = eng_find_compress(g, n0 + s);
 		if (g->node[r].open == 0 && !(g->node[r].flags & NODE_DONE))
-			score_feature(g, r, 1, ev);
+			eng_score_feature(g, r, 1, p, ev);
 	}
 	/* cloisters and gardens the tile surrounded */
 	for (int c = 0; c < g->nclo; c++)
 		if (g->clo[c].neighbours == 8 && !g->clo[c].done)
-			score_cloister(g, c, 1, ev);
+			eng_score_cloister(g, c, 1, 0, ev);
 
-	next_turn(g, ev, 0);
+	next_turn(g, ev, 0, bonus);
 #ifdef CARC_DEBUG_CHECK
 	debug_check(g);
 #endif
 	return CARC_OK;
-}
-
-/* ---- final scoring ---------------------------------------------------------------------- */
-
-/* Completed cities a field borders: their root nodes into out (deduped). */
-static int field_cities(const carc_game *g, int r, uint16_t *out, int max)
-{
-	int n = 0, i = r;
-	do {
-		const carc_node *nd = &g->node[i];
-		const carc_placed *t = &g->tiles[nd->tile];
-		unsigned cm = tile_defs[t->type].seg[nd->seg].cities;
-		while (cm) {
-			int c = __builtin_ctz(cm);
-			cm &= cm - 1;
-			int cr = eng_find(g, t->node0 + c);
-			if (!(g->node[cr].flags & NODE_DONE))
-				continue;
-			int dup = 0;
-			for (int k = 0; k < n; k++)
-				if (out[k] == cr)
-					dup = 1;
-			if (!dup && n < max)
-				out[n++] = (uint16_t)cr;
-		}
-		i = nd->next;
-	} while (i != r);
-	return n;
-}
-
-typedef struct farm {
-	uint16_t root;
-	uint8_t ncity;
-	uint8_t pig;      /* players with a pig here (mask) */
-	int w[CARC_MAX_PLAYERS];
-	uint16_t city[CARC_MAX_NODES / 2];
-} farm;
-
-static void score_farms(carc_game *g, carc_events *ev)
-{
-	farm farms[CARC_MAX_FIGURES];
-	int nf = 0;
-	const int np = g->rules.players;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
-		const carc_figure_at *f = &g->fig[i];
-		if (f->owner == 255 || g->node[f->node].kind != CARC_FEAT_FIELD)
-			continue;
-		int r = eng_find(g, f->node);
-		int k = 0;
-		while (k < nf && farms[k].root != r)
-			k++;
-		if (k == nf) {
-			memset(&farms[k], 0, offsetof(farm, city));
-			farms[k].root = (uint16_t)r;
-			nf++;
-		}
-		farms[k].w[f->owner] += fig_weight(f->kind);
-		if (f->kind == CARC_FIG_PIG)
-			farms[k].pig |= (uint8_t)(1u << f->owner);
-	}
-	/* fields in board order of their root, so scoring is deterministic */
-	for (int a = 1; a < nf; a++)
-		for (int b = a; b > 0 && farms[b - 1].root > farms[b].root; b--) {
-			farm t = farms[b];
-			farms[b] = farms[b - 1];
-			farms[b - 1] = t;
-		}
-	unsigned win[CARC_MAX_FIGURES];
-	for (int k = 0; k < nf; k++) {
-		farms[k].ncity = (uint8_t)field_cities(g, farms[k].root, farms[k].city,
-		                                       CARC_MAX_NODES / 2);
-		int best = 0;
-		for (int p = 0; p < np; p++)
-			if (farms[k].w[p] > best)
-				best = farms[k].w[p];
-		win[k] = 0;
-		for (int p = 0; p < np && best; p++)
-			if (farms[k].w[p] == best)
-				win[k] |= 1u << p;
-	}
-
-	int fs = g->rules.farm_scoring;
-	if (fs == CARC_FARM_INTERNATIONAL) {
-		for (int k = 0; k < nf; k++) {
-			if (!win[k] || !farms[k].ncity)
-				continue;
-			const carc_node *rn = &g->node[farms[k].root];
-			carc_event *e = new_event(ev, CARC_SCORE_FARM, 1, rn->tile, rn->seg,
-			                          farms[k].ncity);
-			for (int p = 0; p < np; p++)
-				if (win[k] >> p & 1)
-					add_points(g, p, CARC_SCORE_FARM,
-					           farms[k].ncity * ((farms[k].pig >> p & 1) ? 4 : 3), e);
-		}
-	} else if (fs == CARC_FARM_CITY_ONCE) {
-		/* best rate each (player, city) pair earned over all fields */
-		uint8_t rate[CARC_MAX_PLAYERS][CARC_MAX_NODES];
-		memset(rate, 0, sizeof rate);
-		for (int k = 0; k < nf; k++)
-			for (int p = 0; p < np; p++)
-				if (win[k] >> p & 1)
-					for (int c = 0; c < farms[k].ncity; c++) {
-						uint8_t rr = (farms[k].pig >> p & 1) ? 4 : 3;
-						if (rate[p][farms[k].city[c]] < rr)
-							rate[p][farms[k].city[c]] = rr;
-					}
-		for (int c = 0; c < g->nnodes; c++) {
-			carc_event *e = NULL;
-			for (int p = 0; p < np; p++)
-				if (rate[p][c]) {
-					if (!e)
-						e = new_event(ev, CARC_SCORE_FARM, 1, g->node[c].tile,
-						              g->node[c].seg, 1);
-					add_points(g, p, CARC_SCORE_FARM, rate[p][c], e);
-				}
-		}
-	} else {
-		/* first edition: per completed city, farmers of all bordering
-		 * fields together; the majority scores 4 */
-		for (int c = 0; c < g->nnodes; c++) {
-			if (g->node[c].parent != c || g->node[c].kind != CARC_FEAT_CITY ||
-			    !(g->node[c].flags & NODE_DONE))
-				continue;
-			int w[CARC_MAX_PLAYERS] = {0}, best = 0;
-			unsigned pig = 0;
-			for (int k = 0; k < nf; k++)
-				for (int j = 0; j < farms[k].ncity; j++)
-					if (farms[k].city[j] == c) {
-						for (int p = 0; p < np; p++)
-							w[p] += farms[k].w[p];
-						pig |= farms[k].pig;
-					}
-			for (int p = 0; p < np; p++)
-				if (w[p] > best)
-					best = w[p];
-			if (!best)
-				continue;
-			carc_event *e = new_event(ev, CARC_SCORE_FARM, 1, g->node[c].tile,
-			                          g->node[c].seg, 1);
-			for (int p = 0; p < np; p++)
-				if (w[p] == best)
-					add_points(g, p, CARC_SCORE_FARM, (pig >> p & 1) ? 5 : 4, e);
-		}
-	}
-}
-
-void eng_final_scoring(carc_game *g, carc_events *ev)
-{
-	/* incomplete roads and cities, in order of their figures' slots */
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
-		const carc_figure_at *f = &g->fig[i];
-		if (f->owner == 255)
-			continue;
-		int k = g->node[f->node].kind;
-		if (k != CARC_FEAT_ROAD && k != CARC_FEAT_CITY)
-			continue;
-		score_feature(g, eng_find_compress(g, f->node), 0, ev);
-	}
-	for (int c = 0; c < g->nclo; c++)
-		if (!g->clo[c].done)
-			score_cloister(g, c, 0, ev);
-	if (g->rules.farmers)
-		score_farms(g, ev);
 }

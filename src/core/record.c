@@ -26,11 +26,17 @@ static const char *const KIND_KEYS[CARC_SCORE_KIND_COUNT] = {
 static const char *const FIG_NAMES[CARC_FIG_COUNT] = {"follower", "big", "builder",
                                                       "pig", "abbot"};
 
-/* Score kinds a rule set can produce (the base game: the first four). */
-static int kinds_in_rules(const carc_rules *r)
+static const char *const GOODS_KEYS[CARC_GOODS_COUNT] = {"", "wine", "grain", "cloth"};
+
+/* Does the rule set produce points of this kind? The base game's four
+ * always; gardens with the Abbot, goods with Traders & Builders. */
+static int kind_in_rules(const carc_rules *r, int kind)
 {
-	(void)r;
-	return CARC_SCORE_FARM + 1;
+	if (kind == CARC_SCORE_GARDEN)
+		return (r->expansions & CARC_EXP_ABBOT) != 0;
+	if (kind == CARC_SCORE_GOODS)
+		return (r->expansions & CARC_EXP_TRADERS) != 0;
+	return 1;
 }
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -69,14 +75,18 @@ static json_t *rules_json(const carc_game *g)
 	json_object_set_new(r, "farm_scoring",
 	                    json_string(carc_farm_scoring_name(g->rules.farm_scoring)));
 	json_object_set_new(r, "small_city", json_boolean(g->rules.small_city));
-	json_object_set_new(r, "expansions", json_array());
+	json_t *ex = json_array();
+	for (int i = 0; i < CARC_EXP_COUNT; i++)
+		if (g->rules.expansions >> i & 1)
+			json_array_append_new(ex, json_string(carc_expansion_name(1u << i)));
+	json_object_set_new(r, "expansions", ex);
 	/* the pile, unless it is the standard one */
-	int counts[CARC_TILE_TYPES] = {0}, standard = 1;
+	int counts[CARC_TILE_TYPES] = {0}, std[CARC_TILE_TYPES], standard = 1;
 	for (int i = 0; i < g->npile; i++)
 		counts[g->pile[i]]++;
-	int start = carc_tile_parse("D");
+	carc_rules_pile(&g->rules, std);
 	for (int t = 0; t < CARC_TILE_TYPES; t++)
-		if (counts[t] != tile_defs[t].count - (t == start))
+		if (counts[t] != std[t])
 			standard = 0;
 	if (!standard) {
 		json_t *tiles = json_object();
@@ -170,6 +180,10 @@ char *carc_record_write(const carc_game *g, const char *extra)
 		json_t *o = json_object();
 		json_object_set_new(o, "player", json_integer(t->player));
 		json_object_set_new(o, "tile", json_string(tile_defs[t->type].name));
+		if (s->bonus)
+			json_object_set_new(o, "bonus", json_true());
+		uint8_t goods_before[CARC_GOODS_COUNT];
+		memcpy(goods_before, s->goods[t->player], sizeof goods_before);
 		if (carc_set_current_tile(s, t->type) != CARC_OK ||
 		    carc_apply(s, t->move, ev, NULL) != CARC_OK) {
 			json_decref(o);
@@ -192,7 +206,18 @@ char *carc_record_write(const carc_game *g, const char *extra)
 				                                 TT_SEGPORT[t->type][rot][seg])));
 				json_object_set_new(o, "meeple", m);
 			}
+			if (carc_move_recall(t->move))
+				json_object_set_new(o, "abbot_recalled", json_true());
 		}
+		json_t *gt = json_object();
+		for (int k = 1; k < CARC_GOODS_COUNT; k++)
+			if (s->goods[t->player][k] != goods_before[k])
+				json_object_set_new(gt, GOODS_KEYS[k],
+				                    json_integer(s->goods[t->player][k] - goods_before[k]));
+		if (json_object_size(gt))
+			json_object_set_new(o, "goods", gt);
+		else
+			json_decref(gt);
 		json_object_set_new(o, "scores", scores_json(s, s->turn_score));
 		json_t *sc = events_json(s, ev, 0);
 		if (json_array_size(sc))
@@ -208,11 +233,11 @@ char *carc_record_write(const carc_game *g, const char *extra)
 	if (g->over) {
 		json_t *fin = json_object();
 		json_t *bk = json_array();
-		int nk = kinds_in_rules(&g->rules);
 		for (int p = 0; p < g->rules.players; p++) {
 			json_t *k = json_object();
-			for (int i = 0; i < nk; i++)
-				json_object_set_new(k, KIND_KEYS[i], json_integer(g->by_kind[p][i]));
+			for (int i = 0; i < CARC_SCORE_KIND_COUNT; i++)
+				if (kind_in_rules(&g->rules, i))
+					json_object_set_new(k, KIND_KEYS[i], json_integer(g->by_kind[p][i]));
 			json_array_append_new(bk, k);
 		}
 		json_object_set_new(fin, "scores", scores_json(g, g->score));
@@ -320,7 +345,7 @@ static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
 		             json_kind(jr));
 	carc_rules_default(r);
 	long long players;
-	carc_status st = get_int(rd, jr, "players", "rules: ", 2, 5, &players);
+	carc_status st = get_int(rd, jr, "players", "rules: ", 2, 6, &players);
 	if (st)
 		return st;
 	r->players = (int)players;
@@ -341,12 +366,17 @@ static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
 		if (!json_is_array(ex))
 			return rfail(rd, CARC_ERR_RECORD, "key rules.expansions: expected an array, got %s",
 			             json_kind(ex));
-		if (json_array_size(ex)) {
-			json_t *e0 = json_array_get(ex, 0);
-			return rfail(rd, CARC_ERR_RECORD, "key rules.expansions: unknown expansion %s%s%s",
-			             json_is_string(e0) ? "\"" : "",
-			             json_is_string(e0) ? json_string_value(e0) : json_kind(e0),
-			             json_is_string(e0) ? "\"" : "");
+		for (size_t i = 0; i < json_array_size(ex); i++) {
+			json_t *e = json_array_get(ex, i);
+			unsigned bit = json_is_string(e) ? carc_expansion_parse(json_string_value(e)) : 0;
+			if (!bit)
+				return rfail(rd, CARC_ERR_RECORD,
+				             "key rules.expansions[%zu]: unknown expansion %s%s%s (known: river, "
+				             "inns-cathedrals, inns-cathedrals-tiles, traders-builders, abbot)",
+				             i, json_is_string(e) ? "\"" : "",
+				             json_is_string(e) ? json_string_value(e) : json_kind(e),
+				             json_is_string(e) ? "\"" : "");
+			r->expansions |= bit;
 		}
 	}
 	json_t *tiles = json_object_get(jr, "tiles");
@@ -420,15 +450,29 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	if (type < 0)
 		return rfail(rd, CARC_ERR_RECORD, "%skey tile: unknown tile \"%s\"", where,
 		             json_string_value(jt));
-	if (carc_set_current_tile(g, type) != CARC_OK)
+	if (!carc_tiles_left_of(g, type))
 		return rfail(rd, CARC_ERR_RECORD, "%skey tile: no tile %s is left in the bag", where,
 		             tile_defs[type].name);
+	if (carc_set_current_tile(g, type) != CARC_OK)
+		return rfail(rd, CARC_ERR_RECORD,
+		             "%skey tile: %s cannot be drawn now (river tiles come first, the lake "
+		             "last)",
+		             where, tile_defs[type].name);
 
 	char err[CARC_ERRMSG_SIZE];
 	carc_move m;
 	json_t *disc = json_object_get(t, "discarded");
 	if (disc && !json_is_boolean(disc))
 		return rfail(rd, CARC_ERR_RECORD, "%skey discarded: expected true or false", where);
+	json_t *bonus = json_object_get(t, "bonus");
+	if (bonus && (!json_is_boolean(bonus) || json_is_true(bonus) != (g->bonus != 0)))
+		return rfail(rd, CARC_ERR_RECORD, "%skey bonus: expected %s (%s)", where,
+		             g->bonus ? "true" : "false",
+		             g->bonus ? "a builder gave this player an extra tile"
+		                      : "no builder's extra tile is due");
+	int goods_player = g->player;
+	uint8_t goods_before[CARC_GOODS_COUNT];
+	memcpy(goods_before, g->goods[goods_player], sizeof goods_before);
 	if (json_is_true(disc)) {
 		carc_move one;
 		carc_placements(g, &one, 1);
@@ -456,8 +500,10 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 			for (int f = 0; json_is_string(k) && f < CARC_FIG_COUNT; f++)
 				if (!strcmp(json_string_value(k), FIG_NAMES[f]))
 					fig = f;
-			if (fig != CARC_FIG_FOLLOWER)
-				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.kind: expected \"follower\", got %s%s%s",
+			if (fig < 0)
+				return rfail(rd, CARC_ERR_RECORD,
+				             "%skey meeple.kind: expected follower, big, builder, pig or abbot, "
+				             "got %s%s%s",
 				             where, json_is_string(k) ? "\"" : "",
 				             json_is_string(k) ? json_string_value(k) : (k ? json_kind(k) : "nothing"),
 				             json_is_string(k) ? "\"" : "");
@@ -470,10 +516,21 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 				             json_is_string(at) ? "\"" : "");
 			seg = TT_PORTSEG[type][rot][port];
 			if (seg == 255)
-				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.at: tile %s has no cloister or garden",
-				             where, tile_defs[type].name);
+				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.at: tile %s has no %s",
+				             where, tile_defs[type].name,
+				             port == CARC_PORT_INNER ? "inner field" : "cloister or garden");
 		}
 		m = carc_move_make((int)x, (int)y, (int)rot, seg, fig);
+		json_t *rc = json_object_get(t, "abbot_recalled");
+		if (rc && !json_is_boolean(rc))
+			return rfail(rd, CARC_ERR_RECORD, "%skey abbot_recalled: expected true or false", where);
+		if (json_is_true(rc)) {
+			if (seg != CARC_SEG_NONE)
+				return rfail(rd, CARC_ERR_RECORD,
+				             "%skey abbot_recalled: a player who recalls the abbot places no figure",
+				             where);
+			m |= CARC_MOVE_RECALL;
+		}
 	}
 	if (m != CARC_MOVE_DISCARD) {
 		if (carc_check_move(g, carc_move_placement(m), err) != CARC_OK)
@@ -483,6 +540,14 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	}
 	if (carc_apply(g, m, NULL, err) != CARC_OK)
 		return rfail(rd, CARC_ERR_RECORD, "%s%s", where, err);
+	json_t *jg = json_object_get(t, "goods");
+	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
+		int took = g->goods[goods_player][k] - goods_before[k];
+		json_t *v = jg ? json_object_get(jg, GOODS_KEYS[k]) : NULL;
+		if (jg && (v ? !json_is_integer(v) || json_integer_value(v) != took : took != 0))
+			return rfail(rd, CARC_ERR_RECORD, "%skey goods.%s: expected %d", where, GOODS_KEYS[k],
+			             took);
+	}
 	json_t *sc = json_object_get(t, "scores");
 	if (!sc && m != CARC_MOVE_DISCARD)
 		return rfail(rd, CARC_ERR_RECORD, "%skey scores: missing", where);
@@ -509,7 +574,7 @@ static carc_status read_final(reader *rd, const carc_game *g, const json_t *fin)
 			return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d]: expected an object", p);
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++) {
 			json_t *v = json_object_get(o, KIND_KEYS[k]);
-			if (!v && (k < kinds_in_rules(&g->rules) || g->by_kind[p][k]))
+			if (!v && (kind_in_rules(&g->rules, k) || g->by_kind[p][k]))
 				return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d].%s: missing (expected %d)",
 				             p, KIND_KEYS[k], g->by_kind[p][k]);
 			if (v && (!json_is_integer(v) || json_integer_value(v) != g->by_kind[p][k]))

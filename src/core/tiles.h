@@ -8,6 +8,9 @@
  * flags carry what expansions add (shield, inn, cathedral, goods), so new
  * tile sets are new rows, not new code.
  *
+ * A field that touches no edge (the meadow inside several city caps) owns
+ * no port: it is named by the pseudo-port I (CARC_PORT_INNER).
+ *
  * Invariants: every one of the 12 ports belongs to exactly one segment; a
  * road or river port is a middle port; a city segment owns whole sides.
  * Tile types are numbered across all sets; a rule set picks which are in
@@ -55,7 +58,9 @@ typedef struct tile_def {
 	const char *name;   /* as written in records, e.g. "D" */
 	const char *note;   /* one line for people */
 	uint8_t set;        /* carc_tileset */
-	uint8_t count;      /* copies in the set's box */
+	uint8_t count;      /* copies in the set's box (a garden copy: 1) */
+	const char *twin;   /* a garden copy: name of the plain tile it
+	                       replaces one copy of when the Abbot is played */
 	uint8_t nseg;
 	tile_seg seg[CARC_MAX_SEGS];
 } tile_def;

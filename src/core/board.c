@@ -1,0 +1,183 @@
+/*
+ * board.c - the board: squares, the frontier, and features as union-find
+ * trees over segments.
+ *
+ * Placing a tile adds its segments as nodes, joins each to the segment of
+ * the neighbour it touches port to port, and closes the open sides of
+ * roads, cities and rivers that now meet. The frontier (empty squares next
+ * to the board, with the edges their neighbours demand) is kept so that
+ * move generation is a mask compare per square and rotation.
+ */
+#include <string.h>
+
+#include "engine.h"
+
+static void hm_put(carc_game *g, int x, int y, unsigned val)
+{
+	uint32_t key = hm_key(x, y);
+	unsigned i = hm_slot(key);
+	for (;;) {
+		uint32_t e = g->hmap[i];
+		if (!e || (e >> 10) == key) {
+			g->hmap[i] = (key << 10) | val;
+			return;
+		}
+		i = (i + 1) & (CARC_HASH_SIZE - 1);
+	}
+}
+
+uint64_t eng_tile_key(int x, int y, int type, int rot)
+{
+	return eng_mix64(((uint64_t)(uint16_t)x << 32) | ((uint64_t)(uint16_t)y << 16) |
+	                 ((uint64_t)type << 2) | (uint64_t)TT_CANON[type][rot]);
+}
+
+uint64_t eng_fig_key(const carc_game *g, int node, int owner, int kind)
+{
+	const carc_node *n = &g->node[node];
+	const carc_placed *t = &g->tiles[n->tile];
+	int port = TT_SEGPORT[t->type][t->rot][n->seg];
+	return eng_mix64(0xF1600000ull ^ ((uint64_t)(uint16_t)t->x << 40) ^
+	                 ((uint64_t)(uint16_t)t->y << 24) ^ ((uint64_t)port << 8) ^
+	                 ((uint64_t)owner << 4) ^ (uint64_t)kind);
+}
+
+/* ---- placing tiles -------------------------------------------------------------- */
+
+static void frontier_touch(carc_game *g, int x, int y, int side_from_cell,
+                           unsigned code)
+{
+	int v = hm_get(g, x, y);
+	int f;
+	if (v < 0) {
+		f = g->nfrontier++;
+		g->frontier[f].x = (int16_t)x;
+		g->frontier[f].y = (int16_t)y;
+		g->frontier[f].req = 0;
+		g->frontier[f].mask = 0;
+		hm_put(g, x, y, HM_FRONTIER | (unsigned)f);
+	} else if (v & HM_FRONTIER) {
+		f = v & (HM_FRONTIER - 1);
+	} else {
+		return; /* a tile */
+	}
+	g->frontier[f].req |= (uint8_t)(code << (2 * side_from_cell));
+	g->frontier[f].mask |= (uint8_t)(3u << (2 * side_from_cell));
+}
+
+static int node_union(carc_game *g, int a, int b)
+{
+	int ra = eng_find_compress(g, a), rb = eng_find_compress(g, b);
+	if (ra == rb)
+		return ra;
+	if (rb < ra) {
+		int t = ra;
+		ra = rb;
+		rb = t;
+	}
+	carc_node *A = &g->node[ra], *B = &g->node[rb];
+	B->parent = (uint16_t)ra;
+	A->open = (uint8_t)(A->open + B->open);
+	A->figures = (uint8_t)(A->figures + B->figures);
+	A->shields = (uint8_t)(A->shields + B->shields);
+	A->flags |= B->flags;
+	A->owners |= B->owners;
+	uint16_t t = A->next;
+	A->next = B->next;
+	B->next = t;
+	return ra;
+}
+
+/* Puts a tile on the board (no rule checks) and joins its segments to the
+ * features around it. Returns the tile index. */
+int eng_place_tile(carc_game *g, int x, int y, int type, int rot, int player)
+{
+	int ti = g->ntiles++;
+	carc_placed *t = &g->tiles[ti];
+	const tile_def *def = &tile_defs[type];
+	int n0 = g->nnodes;
+
+	t->x = (int16_t)x;
+	t->y = (int16_t)y;
+	t->type = (uint8_t)type;
+	t->rot = (uint8_t)rot;
+	t->node0 = (uint16_t)n0;
+	t->player = (uint8_t)player;
+	g->nnodes = (uint16_t)(n0 + def->nseg);
+	for (int s = 0; s < def->nseg; s++) {
+		carc_node *n = &g->node[n0 + s];
+		const tile_seg *sg = &def->seg[s];
+		n->parent = (uint16_t)(n0 + s);
+		n->next = (uint16_t)(n0 + s);
+		n->tile = (uint8_t)ti;
+		n->seg = (uint8_t)s;
+		n->kind = sg->kind;
+		n->open = (uint8_t)__builtin_popcount(TT_SEGSIDES[type][rot][s]);
+		n->figures = 0;
+		n->shields = (sg->flags & CARC_SEGF_SHIELD) ? 1 : 0;
+		n->flags = sg->flags;
+		n->owners = 0;
+	}
+	g->hash ^= eng_tile_key(x, y, type, rot);
+
+	/* the square was a frontier cell (or empty, for the start tile) */
+	int v = hm_get(g, x, y);
+	if (v >= 0 && (v & HM_FRONTIER)) {
+		int f = v & (HM_FRONTIER - 1);
+		int last = --g->nfrontier;
+		if (f != last) {
+			g->frontier[f] = g->frontier[last];
+			hm_put(g, g->frontier[f].x, g->frontier[f].y,
+			       HM_FRONTIER | (unsigned)f);
+		}
+	}
+	hm_put(g, x, y, (unsigned)ti);
+
+	const uint8_t *ps = TT_PORTSEG[type][rot];
+	unsigned edges = TT_EDGES[type][rot];
+	for (int d = 0; d < 4; d++) {
+		int nx = x + DX[d], ny = y + DY[d];
+		int nv = hm_get(g, nx, ny);
+		unsigned code = (edges >> (2 * d)) & 3u;
+		if (nv < 0 || (nv & HM_FRONTIER)) {
+			frontier_touch(g, nx, ny, (d + 2) & 3, code);
+			continue;
+		}
+		const carc_placed *nb = &g->tiles[nv];
+		const uint8_t *nps = TT_PORTSEG[nb->type][nb->rot];
+		int od = (d + 2) & 3;
+		/* middle port: road, city or river sides close here */
+		int r = node_union(g, n0 + ps[3 * d + 1], nb->node0 + nps[3 * od + 1]);
+		if (code != EDGE_FIELD)
+			g->node[r].open = (uint8_t)(g->node[r].open - 2);
+		if (code != EDGE_CITY) {
+			node_union(g, n0 + ps[3 * d], nb->node0 + nps[3 * od + 2]);
+			node_union(g, n0 + ps[3 * d + 2], nb->node0 + nps[3 * od]);
+		}
+	}
+
+	/* cloisters and gardens around count this tile */
+	for (int c = 0; c < g->nclo; c++) {
+		const carc_placed *ct = &g->tiles[g->clo[c].tile];
+		int dx = ct->x - x, dy = ct->y - y;
+		if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1)
+			g->clo[c].neighbours++;
+	}
+	int centre = ps[CARC_PORT_CENTRE];
+	if (centre != 255) {
+		carc_cloister *c = &g->clo[g->nclo++];
+		c->tile = (uint8_t)ti;
+		c->seg = (uint8_t)centre;
+		c->done = 0;
+		c->neighbours = 0;
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++)
+				if ((dx || dy)) {
+					int w = hm_get(g, x + dx, y + dy);
+					if (w >= 0 && !(w & HM_FRONTIER))
+						c->neighbours++;
+				}
+	}
+	return ti;
+}
+
