@@ -1,0 +1,623 @@
+/*
+ * board_draw.c - the terminal board (see board_draw.h).
+ *
+ * A tile block is computed cell by cell from the engine's tile model:
+ * the cell's port region (triangle between the diagonals = side, thirds
+ * along the side = part) names a port, and carc_tile_port_segment gives
+ * the segment holding that port at the tile's rotation. Roads and rivers
+ * only own the line from their middle port to the centre; the cells beside
+ * that line go to the neighbouring parts (the fields on either side). The
+ * centre cell shows the cloister or garden, else where the roads meet,
+ * else the segment owning the most ports. Coordinates inside a block are
+ * doubled and centred (U = 2c + 1 - cw) so the geometry is exact in
+ * integers.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "board_draw.h"
+
+enum {
+	ST_EMPTY = 0,
+	ST_FIELD,
+	ST_CITY,
+	ST_ROAD,
+	ST_RIVER,
+	ST_CLOISTER,
+	ST_MARK, /* shield, inn, cathedral */
+	ST_FIG,  /* + player */
+};
+
+typedef struct cell {
+	char c;
+	uint8_t st;
+	uint8_t bold;
+	int8_t seg; /* segment index of the tile type, -1: none (a junction) */
+} cell;
+
+static const char *const COLOUR_NAME[CARC_MAX_PLAYERS] = {"red", "blue", "green",
+                                                          "yellow", "magenta", "cyan"};
+static const char *const COLOUR_FG[CARC_MAX_PLAYERS] = {"31", "34", "32", "33", "35", "36"};
+
+static const char *const KIND_NAME[CARC_SCORE_KIND_COUNT] = {
+	"road", "city", "cloister", "farm", "garden", "goods"};
+
+const char *bd_player_colour(int p)
+{
+	return p >= 0 && p < CARC_MAX_PLAYERS ? COLOUR_NAME[p] : "?";
+}
+
+const char *bd_score_kind_name(int kind)
+{
+	return kind >= 0 && kind < CARC_SCORE_KIND_COUNT ? KIND_NAME[kind] : NULL;
+}
+
+static const char *const FEATURE_NAME[CARC_FEAT_KIND_COUNT] = {
+	"city", "road", "field", "cloister", "garden", "river"};
+static const char *const FIGURE_NAME[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
+                                                        "pig", "abbot"};
+
+static void colour_on(FILE *f, int p, int color)
+{
+	if (color && p >= 0 && p < CARC_MAX_PLAYERS)
+		fprintf(f, "\033[1;%sm", COLOUR_FG[p]);
+}
+
+static void colour_off(FILE *f, int color)
+{
+	if (color)
+		fputs("\033[0m", f);
+}
+
+void bd_player_label(FILE *f, int p, int color)
+{
+	colour_on(f, p, color);
+	fprintf(f, "player %d (%s)", p + 1, bd_player_colour(p));
+	colour_off(f, color);
+}
+
+void bd_print_turn(FILE *f, const carc_game *g, int i, int color)
+{
+	const carc_turn *t = &g->turns[i];
+	carc_move m = t->move;
+	bd_player_label(f, t->player, color);
+	if (m == CARC_MOVE_DISCARD) {
+		fprintf(f, " draws %s, which fits nowhere: set aside", carc_tile_name(t->type));
+		return;
+	}
+	int rot = carc_move_rot(m), seg = carc_move_seg(m);
+	fprintf(f, " places %s at (%d,%d) rot %d", carc_tile_name(t->type), carc_move_x(m),
+	        carc_move_y(m), rot);
+	if (carc_move_recall(m))
+		fprintf(f, ", takes the abbot back");
+	if (seg == CARC_SEG_NONE)
+		return;
+	int kind = -1, fig = carc_move_figure(m);
+	carc_tile_segment(t->type, seg, &kind, NULL, NULL, NULL);
+	fprintf(f, ", %s on the %s (%s)", fig < CARC_FIG_COUNT ? FIGURE_NAME[fig] : "figure",
+	        kind >= 0 && kind < CARC_FEAT_KIND_COUNT ? FEATURE_NAME[kind] : "?",
+	        carc_port_name(carc_tile_segment_port(t->type, rot, seg)));
+}
+
+void bd_print_event(FILE *f, const carc_game *g, const carc_event *e, int color)
+{
+	const char *kind = bd_score_kind_name(e->kind);
+	if (e->kind == CARC_SCORE_FARM || e->kind == CARC_SCORE_GOODS)
+		fprintf(f, "%s:", kind ? kind : "?");
+	else
+		fprintf(f, "%s of %d tile%s:", kind ? kind : "?", e->tiles, e->tiles == 1 ? "" : "s");
+	int any = 0;
+	for (int p = 0; p < g->rules.players; p++) {
+		if (!e->points[p])
+			continue;
+		fputs(any ? ", " : " ", f);
+		colour_on(f, p, color);
+		fprintf(f, "%s %+d", bd_player_colour(p), e->points[p]);
+		colour_off(f, color);
+		any = 1;
+	}
+	if (!any)
+		fputs(" nobody", f);
+}
+
+/* ---- one tile --------------------------------------------------------------- */
+
+static int seg_kind(int type, int seg)
+{
+	int kind = -1;
+	carc_tile_segment(type, seg, &kind, NULL, NULL, NULL);
+	return kind;
+}
+
+static unsigned seg_flags(int type, int seg)
+{
+	unsigned flags = 0;
+	carc_tile_segment(type, seg, NULL, NULL, &flags, NULL);
+	return flags;
+}
+
+/* Ports of segment `seg` at rotation rot (a port p moves to p + 3 rot). */
+static unsigned seg_ports(int type, int rot, int seg)
+{
+	unsigned ports = 0, out = 0;
+	carc_tile_segment(type, seg, NULL, &ports, NULL, NULL);
+	for (int p = 0; p < 12; p++)
+		if (ports & (1u << p))
+			out |= 1u << ((p + 3 * rot) % 12);
+	return out;
+}
+
+static int popcount12(unsigned m)
+{
+	int n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+static int is_line_kind(int kind)
+{
+	return kind == CARC_FEAT_ROAD || kind == CARC_FEAT_RIVER;
+}
+
+static void set_cell(cell *c, int type, int seg)
+{
+	c->seg = (int8_t)seg;
+	switch (seg < 0 ? -1 : seg_kind(type, seg)) {
+	case CARC_FEAT_CITY: c->c = '#'; c->st = ST_CITY; break;
+	case CARC_FEAT_FIELD: c->c = '.'; c->st = ST_FIELD; break;
+	case CARC_FEAT_CLOISTER: c->c = '^'; c->st = ST_CLOISTER; break;
+	case CARC_FEAT_GARDEN: c->c = '%'; c->st = ST_CLOISTER; break;
+	case CARC_FEAT_RIVER: c->c = '~'; c->st = ST_RIVER; break;
+	case CARC_FEAT_ROAD: c->c = '+'; c->st = ST_ROAD; break;
+	default: c->c = '?'; c->st = ST_FIELD; break;
+	}
+}
+
+/* Side (0 N, 1 E, 2 S, 3 W) of cell (c, r) and its position along that
+ * side, clockwise, in doubled units (negative: part 0's end). */
+static int cell_side(int c, int r, int cw, int ch, int *along, int *scale)
+{
+	int U = 2 * c + 1 - cw, V = 2 * r + 1 - ch;
+	int aU = abs(U), aV = abs(V);
+	/* |v| >= |u| in block-normalised units: |V|/ch >= |U|/cw */
+	if (aV * cw >= aU * ch) {
+		*scale = cw;
+		if (V < 0) {
+			*along = U;
+			return 0;
+		}
+		*along = -U;
+		return 2;
+	}
+	*scale = ch;
+	if (U > 0) {
+		*along = V;
+		return 1;
+	}
+	*along = -V;
+	return 3;
+}
+
+/* Which third of a side a position falls in: |along|/scale > 1/3 of the
+ * half-width means an outer part. */
+static int along_part(int along, int scale)
+{
+	if (3 * abs(along) > scale)
+		return along < 0 ? 0 : 2;
+	return 1;
+}
+
+static void centre_cell(cell *out, int type, int rot)
+{
+	int s = carc_tile_port_segment(type, rot, CARC_PORT_CENTRE);
+	if (s >= 0) {
+		set_cell(out, type, s);
+		return;
+	}
+	int nseg = carc_tile_segments(type), ends = 0, best = -1, bestn = -1;
+	for (s = 0; s < nseg; s++) {
+		int kind = seg_kind(type, s);
+		unsigned ports = seg_ports(type, rot, s);
+		if (is_line_kind(kind)) {
+			if (popcount12(ports) == 2) {
+				/* a through road or river: straight or bent at the centre */
+				int s1 = -1, s2 = -1;
+				for (int p = 0; p < 12; p++)
+					if (ports & (1u << p)) {
+						if (s1 < 0)
+							s1 = p / 3;
+						else
+							s2 = p / 3;
+					}
+				set_cell(out, type, s);
+				if (kind == CARC_FEAT_ROAD)
+					out->c = (s2 - s1 == 2) ? (s1 == 0 ? '|' : '-') : '+';
+				return;
+			}
+			ends++;
+			continue;
+		}
+		int n = popcount12(ports);
+		/* the most ports wins; a tie goes to a field (the quieter picture) */
+		if (n > bestn || (n == bestn && kind == CARC_FEAT_FIELD)) {
+			best = s;
+			bestn = n;
+		}
+	}
+	if (ends >= 2) {
+		set_cell(out, type, -1);
+		out->c = 'o';
+		out->st = ST_ROAD;
+		return;
+	}
+	set_cell(out, type, best);
+}
+
+/* Fills the cw x ch block of a tile (row-major) from the tile model. */
+static void tile_cells(int type, int rot, int cw, int ch, cell *out)
+{
+	for (int r = 0; r < ch; r++)
+		for (int c = 0; c < cw; c++) {
+			cell *o = &out[r * cw + c];
+			o->bold = 0;
+			if (c == cw / 2 && r == ch / 2) {
+				centre_cell(o, type, rot);
+				continue;
+			}
+			int along, scale;
+			int side = cell_side(c, r, cw, ch, &along, &scale);
+			int part = along_part(along, scale);
+			int seg = carc_tile_port_segment(type, rot, side * 3 + part);
+			if (seg >= 0 && is_line_kind(seg_kind(type, seg))) {
+				if (along == 0) {
+					set_cell(o, type, seg);
+					if (o->st == ST_ROAD)
+						o->c = (side % 2 == 0) ? '|' : '-';
+					continue;
+				}
+				seg = carc_tile_port_segment(type, rot, side * 3 + (along < 0 ? 0 : 2));
+			}
+			set_cell(o, type, seg);
+		}
+}
+
+/* Anchor of segment s: where its record port lies, a quarter of the way
+ * in from the edge (doubled, centred coordinates scaled to the block). */
+static void seg_anchor(int type, int rot, int s, int cw, int ch, int *ax, int *ay)
+{
+	int p = carc_tile_segment_port(type, rot, s);
+	*ax = 0;
+	*ay = 0;
+	if (p < 0 || p >= 12)
+		return;
+	int side = p / 3, t = (p % 3) - 1; /* -1, 0, 1 along, clockwise */
+	/* along offset a third of the half-width, depth half of it */
+	int ox = (2 * cw) / 3, oy = (2 * ch) / 3, dx = cw / 2, dy = ch / 2;
+	switch (side) {
+	case 0: *ax = t * ox; *ay = -dy; break;
+	case 1: *ax = dx; *ay = t * oy; break;
+	case 2: *ax = -t * ox; *ay = dy; break;
+	default: *ax = -dx; *ay = -t * oy; break;
+	}
+}
+
+/* The cell of segment s nearest its anchor that carries no mark yet
+ * (any cell of s if all are marked); -1 if s has no cell. */
+static int seg_cell(const cell *blk, int type, int rot, int s, int cw, int ch)
+{
+	int ax, ay, best = -1, bestd = 0, bestfree = 0;
+	seg_anchor(type, rot, s, cw, ch, &ax, &ay);
+	for (int r = 0; r < ch; r++)
+		for (int c = 0; c < cw; c++) {
+			const cell *k = &blk[r * cw + c];
+			if (k->seg != s)
+				continue;
+			int U = 2 * c + 1 - cw, V = 2 * r + 1 - ch;
+			int d = (U - ax) * (U - ax) * ch * ch + (V - ay) * (V - ay) * cw * cw;
+			int fr = k->st != ST_MARK && k->st < ST_FIG;
+			if (best < 0 || fr > bestfree || (fr == bestfree && d < bestd)) {
+				best = r * cw + c;
+				bestd = d;
+				bestfree = fr;
+			}
+		}
+	return best;
+}
+
+/* Shields, inns and cathedrals. */
+static void tile_marks(cell *blk, int type, int rot, int cw, int ch)
+{
+	int nseg = carc_tile_segments(type);
+	for (int s = 0; s < nseg; s++) {
+		unsigned fl = seg_flags(type, s);
+		static const struct {
+			unsigned flag;
+			char c;
+		} MARKS[] = {{CARC_SEGF_SHIELD, '*'}, {CARC_SEGF_INN, 'i'}, {CARC_SEGF_CATHEDRAL, 'x'}};
+		for (size_t m = 0; m < sizeof MARKS / sizeof MARKS[0]; m++) {
+			if (!(fl & MARKS[m].flag))
+				continue;
+			int k = seg_cell(blk, type, rot, s, cw, ch);
+			if (k >= 0) {
+				blk[k].c = MARKS[m].c;
+				blk[k].st = ST_MARK;
+			}
+		}
+	}
+}
+
+/* ---- the board ----------------------------------------------------------------- */
+
+void bd_opts_default(bd_opts *o, FILE *f)
+{
+	o->color = 0;
+	o->cw = 7;
+	o->ch = 5;
+	o->highlight = -1;
+	o->width = 0;
+	struct winsize ws;
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0)
+		o->width = ws.ws_col;
+}
+
+static void board_bounds(const carc_game *g, int *x0, int *y0, int *x1, int *y1)
+{
+	*x0 = *y0 = *x1 = *y1 = 0;
+	for (int i = 0; i < g->ntiles; i++) {
+		int x = g->tiles[i].x, y = g->tiles[i].y;
+		if (x < *x0) *x0 = x;
+		if (x > *x1) *x1 = x;
+		if (y < *y0) *y0 = y;
+		if (y > *y1) *y1 = y;
+	}
+}
+
+static int num_width(int v)
+{
+	char b[16];
+	return snprintf(b, sizeof b, "%d", v);
+}
+
+/* ---- the scores panel ---------------------------------------------------- */
+
+#define PANEL_LINES (CARC_MAX_PLAYERS + 4)
+#define PANEL_COLS 160
+
+typedef struct panel {
+	int n;
+	char text[PANEL_LINES][PANEL_COLS];
+	int vis[PANEL_LINES]; /* visible width (no escape codes) */
+} panel;
+
+int bd_kind_shown(const carc_game *g, int k)
+{
+	if (k <= CARC_SCORE_FARM)
+		return 1;
+	for (int p = 0; p < g->rules.players; p++)
+		if (carc_score_by_kind(g, p, k))
+			return 1;
+	return 0;
+}
+
+/* Appends printf text to line l, in colour fg (NULL: none) if color. */
+static void panel_add(panel *pn, int l, int color, const char *fg, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+static void panel_add(panel *pn, int l, int color, const char *fg, const char *fmt, ...)
+{
+	char tmp[PANEL_COLS];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n >= PANEL_COLS)
+		n = PANEL_COLS - 1;
+	size_t len = strlen(pn->text[l]);
+	if (color && fg)
+		snprintf(pn->text[l] + len, PANEL_COLS - len, "\033[1;%sm%s\033[0m", fg, tmp);
+	else
+		snprintf(pn->text[l] + len, PANEL_COLS - len, "%s", tmp);
+	pn->vis[l] += n;
+}
+
+/* Scores of every player; when the game is over, the points by kind. */
+static void make_panel(const carc_game *g, int color, panel *pn)
+{
+	memset(pn, 0, sizeof *pn);
+	int over = carc_game_over(g), np = g->rules.players;
+	if (over)
+		panel_add(pn, pn->n++, 0, NULL, "final scores after %d turns", g->nturns);
+	else
+		panel_add(pn, pn->n++, 0, NULL, "after turn %d, %d tiles left", g->nturns,
+		          carc_tiles_left(g));
+	if (over) {
+		int l = pn->n++;
+		panel_add(pn, l, 0, NULL, "%10s", "");
+		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+			if (bd_kind_shown(g, k))
+				panel_add(pn, l, 0, NULL, " %8s", KIND_NAME[k]);
+		panel_add(pn, l, 0, NULL, " %6s", "total");
+	}
+	for (int p = 0; p < np; p++) {
+		int l = pn->n++;
+		panel_add(pn, l, color, COLOUR_FG[p], "%d %-8s", p + 1, COLOUR_NAME[p]);
+		if (over) {
+			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+				if (bd_kind_shown(g, k))
+					panel_add(pn, l, 0, NULL, " %8d", carc_score_by_kind(g, p, k));
+			panel_add(pn, l, 0, NULL, " %6d", g->score[p]);
+		} else {
+			panel_add(pn, l, 0, NULL, " %4d  (%d followers)", g->score[p],
+			          carc_supply(g, p, CARC_FIG_FOLLOWER));
+			if (p == carc_to_move(g))
+				panel_add(pn, l, 0, NULL, "  <- to move");
+		}
+	}
+}
+
+static int panel_width(const panel *pn)
+{
+	int w = 0;
+	for (int i = 0; i < pn->n; i++)
+		if (pn->vis[i] > w)
+			w = pn->vis[i];
+	return w;
+}
+
+void bd_fit(const carc_game *g, bd_opts *o)
+{
+	o->cw = 7;
+	o->ch = 5;
+	if (o->width <= 0)
+		return;
+	int x0, y0, x1, y1;
+	board_bounds(g, &x0, &y0, &x1, &y1);
+	panel pn;
+	make_panel(g, 0, &pn);
+	int lw = (num_width(y0) > num_width(y1) ? num_width(y0) : num_width(y1)) + 1;
+	if (lw + (x1 - x0 + 1) * 7 + 2 + panel_width(&pn) > o->width) {
+		o->cw = 5;
+		o->ch = 3;
+	}
+}
+
+int bd_set_size(bd_opts *o, const char *name)
+{
+	if (!strcmp(name, "large")) {
+		o->cw = 7;
+		o->ch = 5;
+	} else if (!strcmp(name, "small")) {
+		o->cw = 5;
+		o->ch = 3;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static const char *style_code(const cell *k)
+{
+	switch (k->st) {
+	case ST_FIELD: return "2;32";
+	case ST_CITY: return "33";
+	case ST_ROAD: return "1";
+	case ST_RIVER: return "1;36";
+	case ST_CLOISTER: return "1;35";
+	case ST_MARK: return "1;33";
+	default: return NULL;
+	}
+}
+
+static void put_cell(FILE *f, const cell *k, int color, char *cur, size_t curlen)
+{
+	char code[32] = "";
+	if (color) {
+		if (k->st >= ST_FIG)
+			snprintf(code, sizeof code, "1;7;%s", COLOUR_FG[k->st - ST_FIG]);
+		else if (style_code(k))
+			snprintf(code, sizeof code, "%s%s", k->bold ? "1;" : "", style_code(k));
+		if (strcmp(code, cur) != 0) {
+			fputs("\033[0m", f);
+			if (code[0])
+				fprintf(f, "\033[%sm", code);
+			snprintf(cur, curlen, "%s", code);
+		}
+	}
+	fputc(k->c, f);
+}
+
+void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
+{
+	int cw = o->cw, ch = o->ch;
+	int x0, y0, x1, y1;
+	board_bounds(g, &x0, &y0, &x1, &y1);
+	int nx = x1 - x0 + 1, ny = y1 - y0 + 1;
+	int W = nx * cw, H = ny * ch;
+	cell *cv = calloc((size_t)W * (size_t)H, sizeof *cv);
+	cell *blk = malloc((size_t)cw * (size_t)ch * sizeof *blk);
+	if (!cv || !blk) {
+		free(cv);
+		free(blk);
+		fprintf(f, "(out of memory drawing the board)\n");
+		return;
+	}
+	for (int i = 0; i < W * H; i++) {
+		cv[i].c = ' ';
+		cv[i].seg = -1;
+	}
+
+	for (int i = 0; i < g->ntiles; i++) {
+		const carc_placed *t = &g->tiles[i];
+		tile_cells(t->type, t->rot, cw, ch, blk);
+		tile_marks(blk, t->type, t->rot, cw, ch);
+		for (int fi = 0; fi < CARC_MAX_FIGURES; fi++) {
+			const carc_figure_at *fa = &g->fig[fi];
+			if (fa->owner == 255 || g->node[fa->node].tile != i)
+				continue;
+			int k = seg_cell(blk, t->type, t->rot, g->node[fa->node].seg, cw, ch);
+			if (k < 0)
+				continue;
+			/* a follower shows its player's number; other figures a letter */
+			static const char FIG_CHAR[CARC_FIG_COUNT] = {0, 'B', 'b', 'p', 'a'};
+			blk[k].c = fa->kind < CARC_FIG_COUNT && FIG_CHAR[fa->kind]
+			                   ? FIG_CHAR[fa->kind]
+			                   : (char)('1' + fa->owner);
+			blk[k].st = (uint8_t)(ST_FIG + (fa->owner < CARC_MAX_PLAYERS ? fa->owner : 0));
+		}
+		int bx = (t->x - x0) * cw, by = (t->y - y0) * ch;
+		for (int r = 0; r < ch; r++)
+			for (int c = 0; c < cw; c++) {
+				cell k = blk[r * cw + c];
+				k.bold = (i == o->highlight);
+				cv[(by + r) * W + bx + c] = k;
+			}
+	}
+	free(blk);
+
+	panel pn;
+	make_panel(g, o->color, &pn);
+	int lw = (num_width(y0) > num_width(y1) ? num_width(y0) : num_width(y1)) + 1;
+	int beside = !(o->width > 0 && lw + W + 2 + panel_width(&pn) > o->width);
+
+	/* x coordinates, centred over each column of tiles */
+	fprintf(f, "%*s", lw, "");
+	for (int x = x0; x <= x1; x++) {
+		int w = num_width(x), pad = (cw - w) / 2;
+		fprintf(f, "%*s%d", pad, "", x);
+		if (x < x1)
+			fprintf(f, "%*s", cw - w - pad, "");
+	}
+	fputc('\n', f);
+	for (int row = 0; row < H; row++) {
+		if (row % ch == ch / 2)
+			fprintf(f, "%*d ", lw - 1, y0 + row / ch);
+		else
+			fprintf(f, "%*s", lw, "");
+		char cur[32] = "";
+		int end = W;
+		if (!beside || row >= pn.n)
+			while (end > 0 && cv[row * W + end - 1].c == ' ')
+				end--;
+		for (int c = 0; c < end; c++)
+			put_cell(f, &cv[row * W + c], o->color, cur, sizeof cur);
+		if (o->color && cur[0])
+			fputs("\033[0m", f);
+		if (beside && row < pn.n)
+			fprintf(f, "  %s", pn.text[row]);
+		fputc('\n', f);
+	}
+	if (!beside || H < pn.n) {
+		fputc('\n', f);
+		for (int l = beside ? H : 0; l < pn.n; l++)
+			fprintf(f, "%*s%s\n", beside ? lw + W + 2 : 0, "", pn.text[l]);
+	}
+	free(cv);
+}

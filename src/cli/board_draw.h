@@ -1,0 +1,74 @@
+/*
+ * board_draw.h - draws a game's board in the terminal, for `carc show`,
+ * `carc demo` and whoever else wants a text board (e.g. `carc play`).
+ *
+ * Each tile is a block of cw x ch characters (7x5 or 5x3; any odd sizes
+ * from 3x3 work) drawn from the engine's tile model, not from a picture
+ * per tile letter: every character cell is given to the port region it
+ * lies in (the four triangles between the diagonals, each cut into
+ * thirds), so tiles of any set draw themselves. Characters:
+ *
+ *     .  field        #  city         - | +  road   o  road junction
+ *     ^  cloister     %  garden       ~  river      *  shield
+ *     i  inn          x  cathedral    1..6  a player's follower
+ *
+ * Followers and other figures show the player's number (1-based) and, in
+ * colour, the player's colour. Coordinates are written along the top and
+ * the left edge; the scores (and, once the game is over, the points by
+ * kind) are written beside the board, or below it when it is too wide.
+ *
+ * Nothing here allocates memory that outlives a call or keeps state.
+ */
+#ifndef CARC_CLI_BOARD_DRAW_H
+#define CARC_CLI_BOARD_DRAW_H
+
+#include <stdio.h>
+
+#include "carc.h"
+
+typedef struct bd_opts {
+	int color;     /* 1: ANSI colours */
+	int cw, ch;    /* characters per tile, odd, >= 3: 7x5 or 5x3 */
+	int highlight; /* index into g->tiles drawn in bold (colour only), -1: none */
+	int width;     /* terminal columns (0: unknown): the scores go below
+	                  the board when board and scores do not fit side by side */
+} bd_opts;
+
+/* Default options for stream f: colour off, 7x5 tiles, no highlight, the
+ * terminal's width if f is a terminal. */
+void bd_opts_default(bd_opts *o, FILE *f);
+
+/* Picks 7x5 tiles if the board of g, with the scores beside it, fits in
+ * o->width columns (or the width is unknown), else 5x3. */
+void bd_fit(const carc_game *g, bd_opts *o);
+
+/* Tile size by name: "large" 7x5, "small" 5x3; -1 for another name. */
+int bd_set_size(bd_opts *o, const char *name);
+
+/* Draws the board of g with the scores beside it. */
+void bd_draw(FILE *f, const carc_game *g, const bd_opts *o);
+
+/* "red", "blue", ... : the colour of player p (0-based), a static string. */
+const char *bd_player_colour(int p);
+
+/* Writes "player N (colour)" for player p (0-based), coloured if color. */
+void bd_player_label(FILE *f, int p, int color);
+
+/* Names of score kinds as in records ("road", "city", ...), a static
+ * string; NULL for an unknown kind. */
+const char *bd_score_kind_name(int kind);
+
+/* Writes one line's worth (no newline) about turn i (0-based) of g:
+ * "player 1 (red) places V at (2,-1) rot 1, follower on the road (S1)",
+ * or that the tile fitted nowhere and was set aside. */
+void bd_print_turn(FILE *f, const carc_game *g, int i, int color);
+
+/* Writes a scoring event: "road of 3 tiles: red +3, blue +3" (no
+ * newline); "nobody" when no one scored. */
+void bd_print_event(FILE *f, const carc_game *g, const carc_event *e, int color);
+
+/* 1 if score kind `kind` is worth showing for g: the base game's four
+ * kinds always, others when someone has points of that kind. */
+int bd_kind_shown(const carc_game *g, int kind);
+
+#endif
