@@ -281,7 +281,8 @@ typedef struct carc_placed {
 typedef struct carc_cell {
 	int16_t x, y;
 	uint8_t req, mask; /* edge codes the neighbours demand, and where */
-	uint8_t pad[2];
+	uint16_t key;      /* the same as one number: sum over sides d of
+	                      (demanded code + 1) * 5^d, 0 where free */
 } carc_cell;
 
 typedef struct carc_figure_at {
@@ -411,6 +412,10 @@ int carc_legal_moves(const carc_game *g, carc_move *buf, int max);
 /* Checks a move; CARC_OK or CARC_ERR_ILLEGAL with a message. */
 carc_status carc_check_move(const carc_game *g, carc_move m,
                             char err[CARC_ERRMSG_SIZE]);
+/* Applies a move without checking it, for search: m must be one of the
+ * moves carc_placements, carc_figure_options or carc_legal_moves gave for
+ * this very state (anything else corrupts the game). */
+void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev);
 /* Checks and applies a move; an illegal move leaves the game unchanged.
  * `ev`, if not NULL, receives the scoring events of the move (and of the
  * final scoring when the move ends the game). */

@@ -268,6 +268,50 @@ int main(void)
 		printf("},");
 	}
 	printf("};\n");
+	/* rotations that fit a square, by the square's constraint key:
+	 * key = sum over sides d of s_d * 5^d, s_d = 0 (no neighbour) or
+	 * demanded edge code + 1; bit r set for each distinct rotation r */
+	printf("static const uint8_t TT_FIT[%d][625] = {\n", CARC_TILE_TYPES);
+	for (int i = 0; i < CARC_TILE_TYPES; i++) {
+		const tile_def *t = &tile_defs[i];
+		printf("\t{");
+		for (int key = 0; key < 625; key++) {
+			unsigned m = 0;
+			for (int k = 0; k < nrots[i]; k++) {
+				int r = rots[i][k], ok = 1, q = key;
+				for (int d = 0; d < 4; d++, q /= 5) {
+					int sd = q % 5;
+					int code = edge_code(t->seg[seg_at_rot(t, r, 3 * d + 1)].kind);
+					if (sd && sd - 1 != code)
+						ok = 0;
+				}
+				if (ok)
+					m |= 1u << r;
+			}
+			printf("%u,", m);
+		}
+		printf("}, /* %s */\n", t->name);
+	}
+	printf("};\n");
+	/* open sides of each segment (the same at every rotation) */
+	printf("static const uint8_t TT_SEGOPEN[%d][%d] = {", CARC_TILE_TYPES, CARC_MAX_SEGS);
+	for (int i = 0; i < CARC_TILE_TYPES; i++) {
+		const tile_def *t = &tile_defs[i];
+		printf("{");
+		for (int s = 0; s < CARC_MAX_SEGS; s++) {
+			int n = 0;
+			for (int d = 0; s < t->nseg && d < 4; d++)
+				n += seg_at(t, 3 * d + 1) == s;
+			printf("%d,", n);
+		}
+		printf("},");
+	}
+	printf("};\n");
+	for (int i = 0; i < CARC_TILE_TYPES; i++)
+		if (!strcmp(tile_defs[i].name, "D"))
+			printf("#define TT_TYPE_D %d\n", i);
+		else if (!strcmp(tile_defs[i].name, "r1"))
+			printf("#define TT_TYPE_SPRING %d\n", i);
 	printf("#define TT_TOTAL_NODES %d\n", total_nodes);
 	printf("\n#endif\n");
 	return 0;

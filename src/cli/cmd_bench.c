@@ -1,12 +1,226 @@
-/* cmd_bench.c - placeholder: 'carc bench' is not built yet (its owner replaces this file). */
+/*
+ * cmd_bench.c - `carc bench`: a fixed, seeded workload that measures the
+ * engine and prints a signature.
+ *
+ * Workload (all on one thread):
+ *   1. random games, 2 players, base game, farmers on: a uniformly random
+ *      placement, then a uniformly random choice among that placement's
+ *      figure options plus "no figure"; full final scoring;
+ *   2. move generation (carc_placements) over positions taken from seeded
+ *      games;
+ *   3. copies of those positions (carc_game_copy);
+ *   4. the same random games with all four expansions on.
+ * The signature is a checksum of every score and move count of the
+ * workload: it changes only when the rules or move generation change, and
+ * tests/cli/test_bench.sh pins it.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "carc.h"
 #include "cli.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* 64-bit FNV-1a step */
+static uint64_t sig_add(uint64_t h, int64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		h ^= (uint64_t)(v >> (8 * i)) & 0xFF;
+		h *= 0x100000001B3ull;
+	}
+	return h;
+}
+
+/* One random game by the benchmark policy; returns the number of moves. */
+static int random_game(carc_game *g, const carc_rules *r, uint64_t seed, long *placements)
+{
+	carc_move pl[CARC_MAX_PLACEMENTS], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
+	uint64_t s = seed ^ 0xB5AD4ECEDA1CE2A9ull;
+	int moves = 0;
+	carc_game_init(g, r, seed, NULL, 0, NULL);
+	while (!carc_game_over(g)) {
+		int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+		*placements += n;
+		carc_move m = pl[rnd(&s) % (uint64_t)n];
+		int nf = carc_figure_options(g, m, fo, (int)(sizeof fo / sizeof fo[0]));
+		int k = (int)(rnd(&s) % (uint64_t)(nf + 1));
+		carc_apply_unchecked(g, k < nf ? fo[k] : m, NULL);
+		moves++;
+	}
+	return moves;
+}
+
+typedef struct run {
+	double secs;
+	long moves, placements;
+	uint64_t sig;
+} run;
+
+static void progress(int quiet, const char *what, int i, int n)
+{
+	if (!quiet && isatty(2) && (i % 1000 == 0 || i == n))
+		fprintf(stderr, "\r  %s: %d/%d ", what, i, n);
+}
+
+static run play_games(const carc_rules *r, int games, uint64_t seed0, int quiet,
+                      const char *what)
+{
+	carc_game *g = malloc(sizeof *g);
+	run out = {0, 0, 0, 0xCBF29CE484222325ull};
+	int sc[CARC_MAX_PLAYERS];
+	double t0 = now();
+	for (int i = 0; i < games; i++) {
+		int m = random_game(g, r, seed0 + (uint64_t)i, &out.placements);
+		out.moves += m;
+		carc_game_scores(g, sc);
+		out.sig = sig_add(out.sig, m);
+		for (int p = 0; p < r->players; p++)
+			out.sig = sig_add(out.sig, sc[p]);
+		progress(quiet, what, i + 1, games);
+	}
+	out.secs = now() - t0;
+	if (!quiet && isatty(2))
+		fprintf(stderr, "\r%40s\r", "");
+	free(g);
+	return out;
+}
+
+/* Positions from seeded games: every 5th turn of each game. */
+static int collect_positions(const carc_rules *r, carc_game *pos, int max)
+{
+	carc_move pl[CARC_MAX_PLACEMENTS], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
+	carc_game g;
+	int n = 0;
+	for (uint64_t seed = 1000; n < max; seed++) {
+		uint64_t s = seed;
+		carc_game_init(&g, r, seed, NULL, 0, NULL);
+		for (int t = 0; !carc_game_over(&g) && n < max; t++) {
+			if (t % 5 == 2)
+				memcpy(&pos[n++], &g, sizeof g);
+			int np = carc_placements(&g, pl, CARC_MAX_PLACEMENTS);
+			carc_move m = pl[rnd(&s) % (uint64_t)np];
+			int nf = carc_figure_options(&g, m, fo, (int)(sizeof fo / sizeof fo[0]));
+			int k = (int)(rnd(&s) % (uint64_t)(nf + 1));
+			carc_apply_unchecked(&g, k < nf ? fo[k] : m, NULL);
+		}
+	}
+	return n;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: carc bench [--games N] [--quick] [--json]\n\n"
+	        "The fixed, seeded speed benchmark of the engine (one thread):\n"
+	        "random 2-player base games with farmers (uniform placement, then uniform\n"
+	        "figure option or none), move generation and state copies over positions\n"
+	        "from seeded games, and random games with all four expansions on.\n"
+	        "Prints games per second, ns per move generation and per copy, and a\n"
+	        "signature of all scores and move counts (it changes only when the rules\n"
+	        "or move generation change).\n\n"
+	        "  --games N   random games per rule set (default 100000)\n"
+	        "  --quick     a tenth of the work (the signature differs)\n"
+	        "  --json      print the results as one JSON object\n\n"
+	        "example: carc bench --games 20000\n");
+}
 
 int cmd_bench(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "carc bench: not built yet\n");
-	return 1;
+	int games = 100000, json = 0, quiet = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--games") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 100000000) {
+				fprintf(stderr, "carc bench: --games wants a number 1..100000000, not '%s'\n"
+				                "see carc bench --help\n", argv[i]);
+				return 2;
+			}
+			games = (int)v;
+		} else if (!strcmp(argv[i], "--quick")) {
+			games = 10000;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+			quiet = 1;
+		} else {
+			fprintf(stderr, "carc bench: unknown option '%s'\nsee carc bench --help\n", argv[i]);
+			return 2;
+		}
+	}
+
+	carc_rules base, all;
+	carc_rules_default(&base);
+	carc_rules_default(&all);
+	all.expansions = CARC_EXP_RIVER | CARC_EXP_INNS | CARC_EXP_TRADERS | CARC_EXP_ABBOT;
+
+	run rb = play_games(&base, games, 1, quiet, "base games");
+	run rx = play_games(&all, games / 4 > 0 ? games / 4 : 1, 1, quiet, "expansion games");
+
+	/* move generation and copies over positions */
+	enum { NPOS = 2000 };
+	carc_game *pos = malloc(sizeof *pos * NPOS);
+	carc_game *dst = malloc(sizeof *dst);
+	carc_move *buf = malloc(sizeof *buf * CARC_MAX_PLACEMENTS);
+	int npos = collect_positions(&base, pos, NPOS);
+	long gen_total = 0;
+	int reps = games >= 10000 ? 200 : 20;
+	double t0 = now();
+	for (int k = 0; k < reps; k++)
+		for (int i = 0; i < npos; i++)
+			gen_total += carc_placements(&pos[i], buf, CARC_MAX_PLACEMENTS);
+	double gen_ns = (now() - t0) * 1e9 / ((double)reps * npos);
+	uint64_t chk = 0;
+	t0 = now();
+	for (int k = 0; k < reps; k++)
+		for (int i = 0; i < npos; i++) {
+			carc_game_copy(dst, &pos[i]);
+			chk += dst->ntiles;
+		}
+	double copy_ns = (now() - t0) * 1e9 / ((double)reps * npos);
+	uint64_t sig = sig_add(sig_add(rb.sig, (int64_t)rx.sig), gen_total / reps);
+
+	if (json) {
+		printf("{\"games\":%d,\"games_per_sec\":%.0f,\"moves_per_sec\":%.0f,"
+		       "\"mean_placements\":%.3f,\"expansion_games_per_sec\":%.0f,"
+		       "\"movegen_ns\":%.1f,\"copy_ns\":%.1f,\"state_bytes\":%zu,\"signature\":\"%016llx\"}\n",
+		       games, games / rb.secs, rb.moves / rb.secs, (double)rb.placements / rb.moves,
+		       (games / 4 > 0 ? games / 4 : 1) / rx.secs, gen_ns, copy_ns, sizeof(carc_game),
+		       (unsigned long long)sig);
+	} else {
+		printf("carc bench (one thread)\n");
+		printf("  base game, 2 players, farmers: %d games in %.2f s: %.0f games/s, %.0f moves/s\n",
+		       games, rb.secs, games / rb.secs, rb.moves / rb.secs);
+		printf("    mean legal placements per turn: %.2f\n", (double)rb.placements / rb.moves);
+		printf("  all four expansions, 2 players: %d games in %.2f s: %.0f games/s\n",
+		       games / 4 > 0 ? games / 4 : 1, rx.secs, (games / 4 > 0 ? games / 4 : 1) / rx.secs);
+		printf("  move generation: %.1f ns per call (%d positions, %.1f placements each)\n",
+		       gen_ns, npos, (double)gen_total / reps / npos);
+		printf("  state copy: %.1f ns (%zu bytes)\n", copy_ns, sizeof(carc_game));
+		printf("  signature: %016llx\n", (unsigned long long)sig);
+	}
+	(void)chk;
+	free(pos);
+	free(dst);
+	free(buf);
+	return 0;
 }

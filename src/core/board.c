@@ -55,14 +55,17 @@ static void frontier_touch(carc_game *g, int x, int y, int side_from_cell,
 		g->frontier[f].y = (int16_t)y;
 		g->frontier[f].req = 0;
 		g->frontier[f].mask = 0;
+		g->frontier[f].key = 0;
 		hm_put(g, x, y, HM_FRONTIER | (unsigned)f);
 	} else if (v & HM_FRONTIER) {
 		f = v & (HM_FRONTIER - 1);
 	} else {
 		return; /* a tile */
 	}
+	static const uint16_t POW5[4] = {1, 5, 25, 125};
 	g->frontier[f].req |= (uint8_t)(code << (2 * side_from_cell));
 	g->frontier[f].mask |= (uint8_t)(3u << (2 * side_from_cell));
+	g->frontier[f].key = (uint16_t)(g->frontier[f].key + (code + 1) * POW5[side_from_cell]);
 }
 
 static int node_union(carc_game *g, int a, int b)
@@ -112,7 +115,7 @@ int eng_place_tile(carc_game *g, int x, int y, int type, int rot, int player)
 		n->tile = (uint8_t)ti;
 		n->seg = (uint8_t)s;
 		n->kind = sg->kind;
-		n->open = (uint8_t)__builtin_popcount(TT_SEGSIDES[type][rot][s]);
+		n->open = TT_SEGOPEN[type][s];
 		n->figures = 0;
 		n->shields = (sg->flags & CARC_SEGF_SHIELD) ? 1 : 0;
 		n->flags = sg->flags;

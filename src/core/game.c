@@ -358,28 +358,30 @@ int carc_placements(const carc_game *g, carc_move *buf, int max)
 	if (g->over)
 		return 0;
 	int type = g->pile[g->pos];
-	int n = 0, nr = TT_NROTS[type];
-	const uint8_t *rots = TT_ROTS[type];
-	const uint8_t *edges = TT_EDGES[type];
+	int n = 0;
+	const uint8_t *fit = TT_FIT[type];
 	if (river_class(type)) {
 		int v = hm_get(g, g->river_x, g->river_y);
 		if (g->river_open && v >= 0 && (v & HM_FRONTIER)) {
 			const carc_cell *c = &g->frontier[v & (HM_FRONTIER - 1)];
-			for (int k = 0; k < nr; k++) {
-				int r = rots[k];
-				if ((edges[r] & c->mask) == c->req && river_ok(g, c->x, c->y, type, r) &&
-				    n < max)
+			for (unsigned m = fit[c->key]; m; m &= m - 1) {
+				int r = __builtin_ctz(m);
+				if (river_ok(g, c->x, c->y, type, r) && n < max)
 					buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
 			}
+		}
+	} else if (max >= 4 * g->nfrontier) {
+		for (int f = 0; f < g->nfrontier; f++) {
+			const carc_cell *c = &g->frontier[f];
+			carc_move at = carc_move_make(c->x, c->y, 0, CARC_SEG_NONE, 0);
+			for (unsigned m = fit[c->key]; m; m &= m - 1)
+				buf[n++] = at | ((unsigned)__builtin_ctz(m) << 18);
 		}
 	} else {
 		for (int f = 0; f < g->nfrontier; f++) {
 			const carc_cell *c = &g->frontier[f];
-			for (int k = 0; k < nr; k++) {
-				int r = rots[k];
-				if ((edges[r] & c->mask) == c->req && n < max)
-					buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
-			}
+			for (unsigned m = fit[c->key]; m && n < max; m &= m - 1)
+				buf[n++] = carc_move_make(c->x, c->y, __builtin_ctz(m), CARC_SEG_NONE, 0);
 		}
 	}
 	if (n == 0 && max > 0)
@@ -689,6 +691,12 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev, char err[CARC
 	carc_status st = carc_check_move(g, m, err);
 	if (st != CARC_OK)
 		return st;
+	carc_apply_unchecked(g, m, ev);
+	return CARC_OK;
+}
+
+void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
+{
 	if (ev)
 		ev->n = 0;
 	int type = g->pile[g->pos];
@@ -699,7 +707,7 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev, char err[CARC
 	tr->player = (uint8_t)p;
 	if (m == CARC_MOVE_DISCARD) {
 		next_turn(g, ev, 1, g->bonus);
-		return CARC_OK;
+		return;
 	}
 
 	int x = carc_move_x(m), y = carc_move_y(m), rot = carc_move_rot(m);
@@ -750,5 +758,4 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev, char err[CARC
 #ifdef CARC_DEBUG_CHECK
 	debug_check(g);
 #endif
-	return CARC_OK;
 }

@@ -164,13 +164,13 @@ int eng_type_in_rules(const carc_rules *r, int type)
 
 int carc_rules_start_tile(const carc_rules *r)
 {
-	return (r->expansions & CARC_EXP_RIVER) ? carc_tile_parse("r1") : carc_tile_parse("D");
+	return (r->expansions & CARC_EXP_RIVER) ? TT_TYPE_SPRING : TT_TYPE_D;
 }
 
 int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES])
 {
 	int n = 0;
-	int d = carc_tile_parse("D"), spring = carc_tile_parse("r1");
+	const int d = TT_TYPE_D, spring = TT_TYPE_SPRING;
 	for (int t = 0; t < CARC_TILE_TYPES; t++) {
 		counts[t] = eng_type_in_rules(r, t) ? tile_defs[t].count : 0;
 		/* the D that is the start tile; with the River the spring
@@ -179,11 +179,9 @@ int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES])
 			counts[t]--;
 	}
 	if (r->expansions & CARC_EXP_ABBOT)
-		for (int t = 0; t < CARC_TILE_TYPES; t++) {
-			int twin;
-			if (counts[t] && carc_tile_is_garden_copy(t, &twin))
-				counts[twin]--;
-		}
+		for (int t = 0; t < CARC_TILE_TYPES; t++)
+			if (counts[t] && tile_defs[t].twin)
+				counts[carc_tile_parse(tile_defs[t].twin)]--;
 	for (int t = 0; t < CARC_TILE_TYPES; t++) {
 		if (counts[t] < 0)
 			counts[t] = 0;
