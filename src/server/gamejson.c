@@ -14,6 +14,8 @@ static const char *const FIGURE_NAMES[CARC_FIG_COUNT] = {"follower", "big", "bui
                                                          "abbot"};
 static const char *const SCORE_KINDS[CARC_SCORE_KIND_COUNT] = {"road", "city", "cloister",
                                                                "farm", "garden", "goods"};
+static const char *const SET_NAMES[CARC_SET_COUNT] = {"base", "river", "inns-cathedrals",
+                                                      "traders-builders"};
 static const char *const FEATURE_KINDS[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
                                                                 "cloister", "garden", "river"};
 
@@ -160,17 +162,23 @@ static json_t *legal_json(const carc_game *g)
 		carc_move m = pl[i];
 		int rot = carc_move_rot(m);
 		json_t *mp = json_array();
+		int recall = 0;
 		int nf = carc_figure_options(g, m, fo, (int)(sizeof fo / sizeof fo[0]));
 		for (int k = 0; k < nf; k++) {
-			if (carc_move_recall(fo[k]))
+			if (carc_move_recall(fo[k])) {
+				recall = 1;
 				continue;
+			}
 			int port = carc_tile_segment_port(type, rot, carc_move_seg(fo[k]));
 			json_array_append_new(mp, json_pack("{s:s, s:s}", "kind",
 			                                    gj_figure_name(carc_move_figure(fo[k])), "at",
 			                                    port >= 0 ? carc_port_name(port) : "?"));
 		}
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:o}", "x", carc_move_x(m), "y",
-		                                   carc_move_y(m), "rot", rot, "meeples", mp));
+		json_t *po = json_pack("{s:i, s:i, s:i, s:o}", "x", carc_move_x(m), "y", carc_move_y(m),
+		                       "rot", rot, "meeples", mp);
+		if (recall)
+			json_object_set_new(po, "abbot_recall", json_true());
+		json_array_append_new(a, po);
 	}
 	json_object_set_new(o, "placements", a);
 	return o;
@@ -184,6 +192,7 @@ json_t *gj_turn(const carc_game *g)
 	json_object_set_new(o, "turn", json_integer(g->nturns));
 	json_object_set_new(o, "over", json_boolean(over));
 	json_object_set_new(o, "to_move", over ? json_null() : json_integer(carc_to_move(g)));
+	json_object_set_new(o, "bonus", json_boolean(!over && carc_bonus_turn(g)));
 	json_object_set_new(o, "tile", tile >= 0 && !over ? json_string(carc_tile_name(tile)) : json_null());
 	json_object_set_new(o, "tiles_left", json_integer(over ? 0 : carc_tiles_left(g)));
 	json_t *by = json_object();
@@ -199,13 +208,39 @@ json_t *gj_turn(const carc_game *g)
 	return o;
 }
 
-char *gj_log_entry(const carc_game *g, int turn, const carc_events *ev)
+static json_t *turn_scores(const carc_game *g)
+{
+	int s[CARC_MAX_PLAYERS];
+	carc_game_turn_scores(g, s);
+	json_t *a = json_array();
+	for (int p = 0; p < g->rules.players; p++)
+		json_array_append_new(a, json_integer(s[p]));
+	return a;
+}
+
+static const char *const GOODS_NAMES[CARC_GOODS_COUNT] = {"none", "wine", "grain", "cloth"};
+
+json_t *gj_goods(const carc_game *g)
+{
+	json_t *a = json_array();
+	for (int p = 0; p < g->rules.players; p++) {
+		json_t *o = json_object();
+		for (int k = 1; k < CARC_GOODS_COUNT; k++)
+			json_object_set_new(o, GOODS_NAMES[k], json_integer(carc_goods_held(g, p, k)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const carc_events *ev)
 {
 	const carc_turn *t = &g->turns[turn];
 	json_t *o = json_object();
 	json_object_set_new(o, "turn", json_integer(turn));
 	json_object_set_new(o, "player", json_integer(t->player));
 	json_object_set_new(o, "tile", json_string(carc_tile_name(t->type)));
+	if (carc_bonus_turn(before))
+		json_object_set_new(o, "bonus", json_true());
 	if (carc_move_is_discard(t->move)) {
 		json_object_set_new(o, "discarded", json_true());
 	} else {
@@ -222,8 +257,20 @@ char *gj_log_entry(const carc_game *g, int turn, const carc_events *ev)
 		} else {
 			json_object_set_new(o, "meeple", json_null());
 		}
+		if (carc_move_recall(t->move))
+			json_object_set_new(o, "abbot_recalled", json_true());
 	}
-	json_object_set_new(o, "scores", gj_scores(g));
+	json_t *goods = json_object();
+	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
+		int d = carc_goods_held(g, t->player, k) - carc_goods_held(before, t->player, k);
+		if (d)
+			json_object_set_new(goods, GOODS_NAMES[k], json_integer(d));
+	}
+	if (json_object_size(goods))
+		json_object_set_new(o, "goods", goods);
+	else
+		json_decref(goods);
+	json_object_set_new(o, "scores", turn_scores(g));
 	json_t *evs = json_array();
 	for (int i = 0; ev && i < ev->n; i++) {
 		const carc_event *e = &ev->ev[i];
@@ -251,7 +298,7 @@ char *gj_log_entry(const carc_game *g, int turn, const carc_events *ev)
 json_t *gj_tiles(void)
 {
 	json_t *ports = json_array();
-	for (int p = 0; p <= CARC_PORT_CENTRE; p++)
+	for (int p = 0; p <= CARC_PORT_INNER; p++)
 		json_array_append_new(ports, json_string(carc_port_name(p)));
 	json_t *tiles = json_array();
 	for (int t = 0; t < CARC_TILE_TYPES; t++) {
@@ -268,6 +315,8 @@ json_t *gj_tiles(void)
 					json_array_append_new(pa, json_string(carc_port_name(p)));
 			if (kind == CARC_FEAT_CLOISTER || kind == CARC_FEAT_GARDEN)
 				json_array_append_new(pa, json_string(carc_port_name(CARC_PORT_CENTRE)));
+			else if (!pm)
+				json_array_append_new(pa, json_string(carc_port_name(CARC_PORT_INNER)));
 			json_t *ca = json_array();
 			for (int c = 0; c < CARC_MAX_SEGS; c++)
 				if (cities & (1u << c))
@@ -287,16 +336,24 @@ json_t *gj_tiles(void)
 				json_decref(ca);
 			json_array_append_new(segs, so);
 		}
-		json_array_append_new(tiles, json_pack("{s:s, s:i, s:o}", "name", carc_tile_name(t),
-		                                       "count", carc_tile_box_count(t), "segments", segs));
+		int set = carc_tile_set(t), twin = -1;
+		char edges[5];
+		carc_tile_edges(t, 0, edges);
+		json_t *to = json_pack("{s:s, s:s, s:i, s:s, s:s, s:o}", "name", carc_tile_name(t), "set",
+		                       set >= 0 && set < CARC_SET_COUNT ? SET_NAMES[set] : "?", "count",
+		                       carc_tile_box_count(t), "edges", edges, "note",
+		                       carc_tile_note(t) ? carc_tile_note(t) : "", "segments", segs);
+		if (carc_tile_is_garden_copy(t, &twin) && twin >= 0)
+			json_object_set_new(to, "garden_of", json_string(carc_tile_name(twin)));
+		json_array_append_new(tiles, to);
 	}
 	carc_rules r;
 	carc_rules_default(&r);
-	static carc_game g;   /* only its start tile is read */
-	const char *start = "D";
-	if (carc_game_init(&g, &r, 1, NULL, 0, NULL) == CARC_OK && g.ntiles > 0)
-		start = carc_tile_name(g.tiles[0].type);
-	return json_pack("{s:s, s:o, s:s, s:o}", "format", "carc-tiles-1", "ports", ports, "start",
+	json_t *start = json_object();
+	json_object_set_new(start, "base", json_string(carc_tile_name(carc_rules_start_tile(&r))));
+	r.expansions = CARC_EXP_RIVER;
+	json_object_set_new(start, "river", json_string(carc_tile_name(carc_rules_start_tile(&r))));
+	return json_pack("{s:s, s:o, s:o, s:o}", "format", "carc-tiles-1", "ports", ports, "start",
 	                 start, "tiles", tiles);
 }
 
@@ -323,10 +380,20 @@ int gj_parse_move(const carc_game *g, const json_t *msg, carc_move *out, char *e
 		snprintf(err, errsize, "rot must be 0..3 (clockwise quarter turns)");
 		return -1;
 	}
-	json_t *mp = json_object_get(msg, "meeple");
+	json_t *mp = json_object_get(msg, "meeple"), *rc = json_object_get(msg, "abbot_recalled");
+	if (rc && !json_is_boolean(rc)) {
+		snprintf(err, errsize, "abbot_recalled must be true or false");
+		return -1;
+	}
 	if (!mp || json_is_null(mp)) {
 		*out = carc_move_make((int)x, (int)y, (int)rot, CARC_SEG_NONE, 0);
+		if (json_is_true(rc))
+			*out |= CARC_MOVE_RECALL;
 		return 0;
+	}
+	if (json_is_true(rc)) {
+		snprintf(err, errsize, "a player who recalls the abbot places no figure");
+		return -1;
 	}
 	if (!json_is_object(mp)) {
 		snprintf(err, errsize, "meeple must be null or {\"kind\": \"follower\", \"at\": \"E1\"}");
@@ -343,7 +410,7 @@ int gj_parse_move(const carc_game *g, const json_t *msg, carc_move *out, char *e
 	}
 	int port = json_is_string(ja) ? carc_port_parse(json_string_value(ja)) : -1;
 	if (port < 0) {
-		snprintf(err, errsize, "meeple.at must be a port N0..W2 or C");
+		snprintf(err, errsize, "meeple.at must be a port N0..W2, C or I");
 		return -1;
 	}
 	int type = carc_current_tile(g);

@@ -29,9 +29,13 @@ json_t *gj_winners(const carc_game *g);
 /* Whose turn it is and what they may do: to_move, tile, tiles_left,
  * tiles_left_by_kind, legal, over, final, scores. */
 json_t *gj_turn(const carc_game *g);
+/* Goods tokens per player (Traders & Builders). */
+json_t *gj_goods(const carc_game *g);
 /* Turn `turn` of g (index into g->turns) with its scoring events: the text
- * of one log entry. `g` is the game right after that turn. */
-char *gj_log_entry(const carc_game *g, int turn, const carc_events *ev);
+ * of one log entry. `g` is the game right after that turn, `before` right
+ * before it. */
+char *gj_log_entry(const carc_game *before, const carc_game *g, int turn,
+                   const carc_events *ev);
 /* Tile definitions of the engine. */
 json_t *gj_tiles(void);
 

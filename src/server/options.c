@@ -12,20 +12,15 @@
 #include "options.h"
 #include "server.h"
 
-/* Expansions the engine offers, by the names clients use. The engine has
- * only the base game today; each expansion the engine gains gets one line
- * here: its name, its bit in carc_rules.expansions, the most players it
- * allows. */
-typedef struct expansion_def {
-	const char *name;
-	unsigned bit;
-	int max_players;
-} expansion_def;
-
-static const expansion_def EXPANSIONS[] = {
-	{NULL, 0, 0},
-};
+/* Expansions come from the engine by name (carc_expansion_name of each
+ * CARC_EXP_* bit), so a new expansion in the engine is offered here with no
+ * change. Inns & Cathedrals (either option) seats six. */
 #define BASE_MAX_PLAYERS 5
+
+static int max_players_of(unsigned bits)
+{
+	return bits & (CARC_EXP_INNS | CARC_EXP_INNS_TILES) ? 6 : BASE_MAX_PLAYERS;
+}
 
 /* Bot levels and the bot spec each one stands for. A level whose bot the
  * library does not have yet is refused with the list of those it has. A
@@ -93,35 +88,34 @@ static void expansion_list(char *buf, size_t size)
 {
 	size_t n = 0;
 	buf[0] = 0;
-	for (const expansion_def *x = EXPANSIONS; x->name; x++) {
-		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", x->name);
+	for (int i = 0; i < CARC_EXP_COUNT; i++) {
+		const char *name = carc_expansion_name(1u << i);
+		if (!name)
+			continue;
+		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", name);
 		if (k < 0 || (size_t)k >= size - n)
 			break;
 		n += (size_t)k;
 	}
 	if (!n)
-		snprintf(buf, size, "none yet: the engine offers the base game only");
+		snprintf(buf, size, "none: the engine offers the base game only");
 }
 
 int opt_expansions_to_rules(const char names[][32], int n, carc_rules *r, int *max_players,
                             char *err, size_t errsize)
 {
 	r->expansions = 0;
-	*max_players = BASE_MAX_PLAYERS;
 	for (int i = 0; i < n; i++) {
-		const expansion_def *x = EXPANSIONS;
-		while (x->name && strcmp(x->name, names[i]))
-			x++;
-		if (!x->name) {
+		unsigned bit = carc_expansion_parse(names[i]);
+		if (!bit) {
 			char list[256];
 			expansion_list(list, sizeof list);
 			snprintf(err, errsize, "unknown expansion '%s' (valid: %s)", names[i], list);
 			return -1;
 		}
-		r->expansions |= x->bit;
-		if (x->max_players > *max_players)
-			*max_players = x->max_players;
+		r->expansions |= bit;
 	}
+	*max_players = max_players_of(r->expansions);
 	return 0;
 }
 
@@ -135,10 +129,13 @@ json_t *opt_choices_json(void)
 		json_array_append_new(fs, json_string(carc_farm_scoring_name(i)));
 	json_object_set_new(o, "farm_scoring", fs);
 	json_t *ex = json_array();
-	for (const expansion_def *x = EXPANSIONS; x->name; x++) {
+	for (int i = 0; i < CARC_EXP_COUNT; i++) {
+		const char *name = carc_expansion_name(1u << i);
+		if (!name)
+			continue;
 		json_t *e = json_object();
-		json_object_set_new(e, "name", json_string(x->name));
-		json_object_set_new(e, "players_max", json_integer(x->max_players));
+		json_object_set_new(e, "name", json_string(name));
+		json_object_set_new(e, "players_max", json_integer(max_players_of(1u << i)));
 		json_array_append_new(ex, e);
 	}
 	json_object_set_new(o, "expansions", ex);
@@ -331,8 +328,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			int t = carc_tile_parse(key);
 			if (t < 0 || !json_is_integer(e) || json_integer_value(e) < 0 ||
 			    json_integer_value(e) > 100) {
-				snprintf(err, errsize, "option 'tiles': '%.20s' must be a tile name (A..X) "
-				         "with a count 0..100", key);
+				snprintf(err, errsize, "option 'tiles': '%.20s' must be a tile name "
+				         "(see /api/tiles) with a count 0..100", key);
 				return -1;
 			}
 			out->pile[t] = (int)json_integer_value(e);

@@ -201,6 +201,8 @@ static json_t *game_json(const srv_table *t)
 	json_object_set_new(o, "figures", gj_figures(g));
 	json_object_set_new(o, "supply", gj_supply(g));
 	json_object_set_new(o, "by_kind", gj_by_kind(g));
+	if (g->rules.expansions & CARC_EXP_TRADERS)
+		json_object_set_new(o, "goods", gj_goods(g));
 	json_object_set_new(o, "next", gj_turn(g));
 	return o;
 }
@@ -239,6 +241,8 @@ static void announce_move(srv_table *t, const char *entry)
 	const carc_game *g = &t->game;
 	json_t *rest = json_pack("{s:o, s:o, s:o, s:o}", "figures", gj_figures(g), "supply",
 	                         gj_supply(g), "by_kind", gj_by_kind(g), "next", gj_turn(g));
+	if (g->rules.expansions & CARC_EXP_TRADERS)
+		json_object_set_new(rest, "goods", gj_goods(g));
 	char *rs = json_dumps(rest, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(rest);
 	srv_sb b;
@@ -346,7 +350,7 @@ static srv_err apply_move(srv_table *t, carc_move m, char *err, size_t errsize)
 		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
 	}
 	int turn = next.nturns - 1;
-	char *entry = gj_log_entry(&next, turn, &ev);
+	char *entry = gj_log_entry(&t->game, &next, turn, &ev);
 	store_move sm = {.turn = turn, .player = player, .move = m, .tile = next.turns[turn].type,
 	                 .entry = entry, .at_ms = srv_now_ms()};
 	store_result sr, *srp = NULL;
@@ -646,8 +650,11 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, c
 
 /* Plays the turns of `final` again from the start to get each turn's
  * scoring events, filling t->game and t->log. Returns 0 or -1. */
+static carc_game before_scratch; /* the loop thread's copy of a game before a move */
+
 static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t errsize)
 {
+	carc_game *before = &before_scratch;
 	char e[CARC_ERRMSG_SIZE];
 	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
 	                   t->opts.has_pile ? t->opts.pile : NULL,
@@ -664,11 +671,12 @@ static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t e
 			return -1;
 		}
 		carc_events ev;
+		carc_game_copy(before, &t->game);
 		if (carc_apply(&t->game, tu->move, &ev, e) != CARC_OK) {
 			snprintf(err, errsize, "turn %d: %s", i, e);
 			return -1;
 		}
-		t->log[t->nlog++] = gj_log_entry(&t->game, i, &ev);
+		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
 	}
 	return 0;
 }
@@ -762,6 +770,7 @@ srv_table *tables_create_view(const char *record, size_t len, srv_err *code, cha
 
 static int load_game(void *ctx, const store_game *sg, const store_move *mv, int n)
 {
+	carc_game *before = &before_scratch;
 	srv_table **out = ctx;
 	srv_table *t = new_table();
 	char err[512];
@@ -812,11 +821,12 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			goto bad;
 		}
 		carc_events ev;
+		carc_game_copy(before, &t->game);
 		if (carc_apply(&t->game, mv[i].move, &ev, e) != CARC_OK) {
 			snprintf(err, sizeof err, "turn %d: %s", i, e);
 			goto bad;
 		}
-		t->log[t->nlog++] = gj_log_entry(&t->game, i, &ev);
+		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
 	}
 	if (t->status == STORE_PLAYING && carc_game_over(&t->game))
 		t->status = STORE_OVER;

@@ -1,0 +1,279 @@
+"""Helpers for the server tests: start `carc serve` on a free loopback port
+with a database in a temporary folder, a minimal WebSocket client (RFC 6455
+handshake and framing, standard library only) and a small HTTP client.
+
+Every wait is bounded by a timeout; servers are always killed by the test's
+tearDown (Server.stop / Server.kill).
+"""
+import base64
+import hashlib
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import time
+
+HOST = "127.0.0.1"
+CARC = os.environ.get("CARC", "build/release/carc")
+
+
+class Server:
+    """A `carc serve` process. `db` is kept so a second Server can reopen it."""
+
+    def __init__(self, db, extra=(), web=None, log_path=None):
+        self.db = db
+        self.log_path = log_path or (db + ".log")
+        args = [CARC, "serve", "--host", HOST, "--port", "0", "--db", db,
+                "--bot-delay", "0"]
+        args += ["--web", web or os.path.join(os.path.dirname(db), "no-web")]
+        args += list(extra)
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log,
+                                     stdin=subprocess.DEVNULL)
+        self.port = None
+        deadline = time.time() + 10
+        line = b""
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            m = re.search(rb"listening on http://[0-9.]+:(\d+)/", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        if self.port is None:
+            self.kill()
+            raise RuntimeError("server did not start: %r\n%s" % (line, self.read_log()))
+
+    def read_log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def kill(self):
+        """SIGKILL: no chance to clean up (the crash test)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self._reap()
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after 5 s."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self._reap()
+
+    def _reap(self):
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.log.close()
+
+    # --- HTTP ---------------------------------------------------------------------
+
+    def http(self, method, path, body=None, token=None, raw=None, headers=None, timeout=10):
+        """Returns (status, parsed JSON or text, response headers)."""
+        conn = http.client.HTTPConnection(HOST, self.port, timeout=timeout)
+        hdrs = dict(headers or {})
+        data = None
+        if raw is not None:
+            data = raw if isinstance(raw, bytes) else raw.encode()
+        elif body is not None:
+            data = json.dumps(body).encode()
+        if data is not None:
+            hdrs["Content-Type"] = "application/json"
+        if token:
+            hdrs["Authorization"] = "Bearer " + token
+        conn.request(method, path, body=data, headers=hdrs)
+        r = conn.getresponse()
+        text = r.read().decode(errors="replace")
+        conn.close()
+        try:
+            val = json.loads(text)
+        except ValueError:
+            val = text
+        return r.status, val, dict(r.getheaders())
+
+    def get(self, path, **kw):
+        return self.http("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.http("POST", path, body=body, **kw)
+
+    def create(self, **options):
+        st, r, _ = self.post("/api/tables", options)
+        if st != 201:
+            raise AssertionError("create failed: %s %s" % (st, r))
+        return r
+
+    def join(self, tid, name, seat=None):
+        body = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        st, r, _ = self.post("/api/tables/%s/join" % tid, body)
+        if st != 200:
+            raise AssertionError("join failed: %s %s" % (st, r))
+        return r
+
+    def state(self, tid, token=None):
+        st, r, _ = self.get("/api/tables/%s/state" % tid, token=token)
+        if st != 200:
+            raise AssertionError("state failed: %s %s" % (st, r))
+        return r
+
+    def ws(self, tid, token=None, **kw):
+        path = "/ws/%s" % tid
+        if token:
+            path += "?token=" + token
+        return WebSocket(self.port, path, **kw)
+
+
+class WSClosed(Exception):
+    pass
+
+
+class WebSocket:
+    """A blocking WebSocket client for tests: text messages as JSON."""
+
+    def __init__(self, port, path, timeout=10, rcvbuf=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect((HOST, port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        req = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+               "Sec-WebSocket-Version: 13\r\n\r\n" % (path, HOST, port, key))
+        self.sock.sendall(req.encode())
+        buf = b""
+        deadline = time.time() + timeout
+        while b"\r\n\r\n" not in buf:
+            if time.time() > deadline:
+                raise TimeoutError("handshake")
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise WSClosed("closed during handshake")
+            buf += chunk
+        head, self.buf = buf.split(b"\r\n\r\n", 1)
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise WSClosed("handshake refused: %r" % head[:80])
+        want = base64.b64encode(hashlib.sha1(
+            (key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+        if want not in head:
+            raise AssertionError("bad Sec-WebSocket-Accept")
+        self.closed = False
+
+    def send_frame(self, payload, opcode=1, fin=True):
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([(0x80 if fin else 0) | opcode])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if n < 65536 else \
+            _mask_fast(payload, mask)
+        self.sock.sendall(head + mask + body)
+
+    def send(self, obj):
+        text = obj if isinstance(obj, str) else json.dumps(obj)
+        self.send_frame(text.encode())
+
+    def _read(self, n, deadline):
+        while len(self.buf) < n:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError("no message in time")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                self.closed = True
+                raise WSClosed("connection closed")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv_text(self, timeout=10):
+        deadline = time.time() + timeout
+        parts = []
+        while True:
+            b0, b1 = self._read(2, deadline)
+            fin, op, n = b0 & 0x80, b0 & 0x0F, b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._read(2, deadline))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._read(8, deadline))[0]
+            if b1 & 0x80:
+                raise AssertionError("server frames must not be masked")
+            data = self._read(n, deadline)
+            if op == 8:
+                self.closed = True
+                raise WSClosed("close frame %r" % data[:2])
+            if op == 9:
+                self.send_frame(data, opcode=10)
+                continue
+            if op == 10:
+                continue
+            parts.append(data)
+            if fin:
+                return b"".join(parts).decode()
+
+    def recv(self, timeout=10):
+        return json.loads(self.recv_text(timeout))
+
+    def recv_type(self, types, timeout=10):
+        """The next message of one of `types`, skipping others (e.g. "table")."""
+        if isinstance(types, str):
+            types = (types,)
+        deadline = time.time() + timeout
+        while True:
+            m = self.recv(max(0.01, deadline - time.time()))
+            if m.get("type") in types:
+                return m
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def _mask_fast(payload, mask):
+    n = len(payload)
+    k = int.from_bytes((mask * (n // 4 + 1))[:n], "big")
+    return (int.from_bytes(payload, "big") ^ k).to_bytes(n, "big")
+
+
+def first_legal(nxt, rng=None):
+    """A legal move from a turn description ("next"): random when rng is given."""
+    legal = nxt["legal"]
+    if legal["discard"]:
+        return {"discard": True}
+    pl = legal["placements"]
+    p = rng.choice(pl) if rng else pl[0]
+    move = {"x": p["x"], "y": p["y"], "rot": p["rot"], "meeple": None}
+    if p["meeples"] and rng and rng.random() < 0.5:
+        move["meeple"] = rng.choice(p["meeples"])
+    elif p["meeples"] and not rng:
+        move["meeple"] = p["meeples"][0]
+    return move
+
+
+def illegal_move(state_game):
+    """A placement that breaks a rule: on the start tile's square."""
+    return {"x": 0, "y": 0, "rot": 0, "meeple": None}

@@ -1,0 +1,462 @@
+"""Black-box tests of `carc serve` over loopback: the real server, a database
+in a temporary folder, the HTTP API and the WebSocket protocol of
+docs/protocol.md. Run: CARC=build/release/carc python3 tests/py/test_server.py
+"""
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from carcserver import CARC, HOST, Server, WSClosed, first_legal  # noqa: E402
+
+MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
+
+
+class ServerTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="carc-server-test-")
+        self.servers = []
+        self.sockets = []
+
+    def tearDown(self):
+        for w in self.sockets:
+            w.close()
+        for s in self.servers:
+            s.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, db="carc.sqlite", extra=(), web=None):
+        s = Server(os.path.join(self.dir, db), extra=extra, web=web)
+        self.servers.append(s)
+        return s
+
+    def ws(self, srv, tid, token=None, **kw):
+        w = srv.ws(tid, token, **kw)
+        self.sockets.append(w)
+        return w
+
+    def wait_over(self, srv, tid, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, info, _ = srv.get("/api/tables/" + tid)
+            if st == 200 and info["status"] == "over":
+                return info
+            time.sleep(0.05)
+        self.fail("game %s did not end in %d s" % (tid, timeout))
+
+    def replay_scores(self, record_text):
+        """Final scores of a record as the engine's replay computes them."""
+        path = os.path.join(self.dir, "rec-%d.json" % random.randrange(1 << 30))
+        with open(path, "w") as f:
+            f.write(record_text)
+        p = subprocess.run([CARC, "replay", "--json", path], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return json.loads(p.stdout.strip().splitlines()[-1])["scores"]
+
+    # ------------------------------------------------------------------------
+
+    def test_health_tiles_options_static(self):
+        web = os.path.join(self.dir, "web")
+        os.makedirs(web)
+        with open(os.path.join(web, "index.html"), "w") as f:
+            f.write("<!doctype html><title>carc</title>hello")
+        with open(os.path.join(web, "app.js"), "w") as f:
+            f.write("console.log('carc')")
+        with open(os.path.join(self.dir, "secret.txt"), "w") as f:
+            f.write("SECRET")
+        os.symlink(os.path.join(self.dir, "secret.txt"), os.path.join(web, "link.txt"))
+        srv = self.start(web=web)
+        st, h, _ = srv.get("/api/health")
+        self.assertEqual(st, 200)
+        self.assertTrue(h["ok"])
+        self.assertEqual(h["store"], "sqlite")
+        self.assertEqual(srv.get("/healthz")[0], 200)
+
+        st, tiles, _ = srv.get("/api/tiles")
+        self.assertEqual(st, 200)
+        base = [t for t in tiles["tiles"] if t["set"] == "base" and "garden_of" not in t]
+        self.assertEqual(len(base), 24)
+        self.assertEqual(sum(t["count"] for t in base), 72)
+        self.assertEqual(tiles["start"]["base"], "D")
+        self.assertEqual(tiles["ports"][:3], ["N0", "N1", "N2"])
+        self.assertTrue(all(t["segments"] for t in tiles["tiles"]))
+
+        st, opts, _ = srv.get("/api/options")
+        self.assertEqual((opts["players_min"], opts["players_max"]), (2, 5))
+        self.assertIn("international", opts["farm_scoring"])
+
+        st, body, hdrs = srv.get("/")
+        self.assertEqual(st, 200)
+        self.assertIn("hello", body)
+        st, body, hdrs = srv.get("/app.js")
+        self.assertEqual((st, body), (200, "console.log('carc')"))
+        self.assertIn("javascript", hdrs.get("content-type", ""))
+        # nothing outside the web folder, however the path is spelled
+        for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt",
+                     "/link.txt", "//etc/passwd", "/nothere.js"):
+            st, body, _ = srv.get(path)
+            self.assertIn(st, (400, 403, 404), path)
+            self.assertNotIn("SECRET", str(body), path)
+        st, body, _ = srv.get("/api/nothing")
+        self.assertEqual(st, 404)
+        self.assertEqual(body["error"]["code"], "not_found")
+
+    def test_two_humans_play_a_whole_game_over_websocket(self):
+        srv = self.start()
+        created = srv.create(players=2, seed=20240607, name="alice")
+        tid, ta = created["id"], created["token"]
+        self.assertEqual(created["seat"], 0)
+        self.assertEqual(created["table"]["status"], "open")
+        self.assertNotIn("seed", created["table"]["options"])  # the draw order stays hidden
+        jb = srv.join(tid, "bob")
+        tb = jb["token"]
+        self.assertEqual(jb["seat"], 1)
+        self.assertEqual(jb["table"]["status"], "playing")
+        self.assertNotEqual(ta, tb)
+        self.assertGreaterEqual(len(ta), 32)
+
+        wa, wb = self.ws(srv, tid, ta), self.ws(srv, tid, tb)
+        spec = self.ws(srv, tid)
+        sa, sb, ss = wa.recv_type("state"), wb.recv_type("state"), spec.recv_type("state")
+        self.assertEqual(sa["you"], {"seat": 0})
+        self.assertEqual(sb["you"], {"seat": 1})
+        self.assertIsNone(ss["you"])
+        g = sa["game"]
+        for key in ("rules", "board", "figures", "supply", "by_kind", "next", "log"):
+            self.assertIn(key, g)
+        nxt = g["next"]
+        self.assertEqual(nxt["turn"], 0)
+        self.assertEqual(nxt["to_move"], 0)
+        self.assertEqual(nxt["tiles_left"], 71)
+        self.assertEqual(sum(nxt["tiles_left_by_kind"].values()), 71)
+        self.assertEqual(g["supply"], [{"follower": 7}, {"follower": 7}])
+        self.assertEqual(g["board"], [{"x": 0, "y": 0, "tile": "D", "rot": 0, "player": None}])
+        self.assertTrue(nxt["legal"]["placements"])
+
+        rng = random.Random(5)
+        socks = [wa, wb]
+        log = []
+        for turn in range(MAX_TURNS):
+            if nxt["over"]:
+                break
+            self.assertEqual(nxt["turn"], turn)
+            mover = socks[nxt["to_move"]]
+            move = dict(first_legal(nxt, rng), type="move", turn=turn, ref=turn)
+            mover.send(move)
+            msgs = [w.recv_type(("move", "error")) for w in (wa, wb, spec)]
+            for m in msgs:
+                self.assertEqual(m["type"], "move", m)
+                self.assertEqual(m["entry"]["turn"], turn)
+            self.assertEqual(msgs[0], msgs[1])
+            self.assertEqual(msgs[0], msgs[2])
+            entry = msgs[0]["entry"]
+            if not move.get("discard"):
+                self.assertEqual((entry["x"], entry["y"], entry["rot"]),
+                                 (move["x"], move["y"], move["rot"]))
+                self.assertEqual(entry["meeple"], move["meeple"])
+            log.append(entry)
+            nxt = msgs[0]["next"]
+        self.assertTrue(nxt["over"], "the game did not end")
+        final = nxt["final"]["scores"]
+        self.assertGreaterEqual(len(log), 71)
+
+        state = srv.state(tid)
+        self.assertEqual(state["table"]["status"], "over")
+        self.assertEqual(state["game"]["log"], log)
+        self.assertIn("seed", state["table"]["options"])
+
+        st, rec, hdrs = srv.get("/api/tables/%s/record" % tid)
+        self.assertEqual(st, 200)
+        self.assertIn("attachment", hdrs.get("content-disposition", ""))
+        self.assertEqual(rec["format"], "carc-record-1")
+        self.assertEqual(len(rec["turns"]), len(log))
+        self.assertEqual(rec["final"]["scores"], final)
+        # each turn's totals as the record has them
+        self.assertEqual([t["scores"] for t in rec["turns"]], [e["scores"] for e in log])
+        self.assertEqual(self.replay_scores(json.dumps(rec)), final)
+        # the same record uploaded is replayed by the server into a view table
+        st, up, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
+        self.assertEqual(st, 201, up)
+        view = srv.state(up["id"])
+        self.assertEqual(view["table"]["status"], "view")
+        self.assertEqual(view["game"]["next"]["final"]["scores"], final)
+        self.assertEqual(view["game"]["log"], log)
+
+    def test_rejected_moves_change_nothing(self):
+        srv = self.start(extra=("--max-message", "4096"))
+        created = srv.create(players=2, name="ann")
+        tid, ta = created["id"], created["token"]
+        w = self.ws(srv, tid, ta)
+        w.recv_type("state")
+        st, r, _ = srv.post("/api/tables/%s/move" % tid, {"x": 0, "y": 1, "rot": 0}, token=ta)
+        self.assertEqual((st, r["error"]["code"]), (409, "not_started"))
+        tb = srv.join(tid, "ben")["token"]
+        wb = self.ws(srv, tid, tb)
+        wb.recv_type("state")
+        spec = self.ws(srv, tid)
+        spec.recv_type("state")
+        before = srv.state(tid)["game"]
+        good = first_legal(before["next"])
+
+        def expect(sock, msg, code):
+            sock.send(msg)
+            m = sock.recv_type("error")
+            self.assertEqual(m["code"], code, m)
+            self.assertTrue(m["message"])
+            return m
+
+        expect(wb, dict(good, type="move"), "not_your_turn")
+        expect(w, dict(good, type="move", token="0" * 32), "bad_token")
+        expect(w, dict(good, type="move", token=tb), "not_your_turn")
+        expect(spec, dict(good, type="move"), "bad_token")
+        m = expect(w, {"type": "move", "x": 0, "y": 0, "rot": 0, "meeple": None, "ref": 7},
+                   "illegal_move")
+        self.assertEqual(m["ref"], 7)
+        expect(w, {"type": "move", "x": 0, "y": 99, "rot": 0}, "illegal_move")
+        expect(w, dict(good, type="move", turn=3), "stale_turn")
+        expect(w, {"type": "move", "x": "one", "y": 0, "rot": 0}, "malformed")
+        expect(w, {"type": "move", "x": 1, "y": 0, "rot": 9}, "malformed")
+        expect(w, {"type": "move", "x": 1, "y": 0, "rot": 0,
+                   "meeple": {"kind": "follower", "at": "Q9"}}, "malformed")
+        expect(w, "{not json", "malformed")
+        expect(w, "[1, 2, 3]", "malformed")
+        expect(w, {"no": "type"}, "malformed")
+        expect(w, {"type": "teleport"}, "unknown_type")
+        expect(w, json.dumps(dict(good, type="move", pad="x" * 5000)), "too_large")
+        # still connected and served after all of that
+        w.send({"type": "ping", "ref": "p"})
+        self.assertEqual(w.recv_type("pong")["ref"], "p")
+
+        # the same rules over HTTP
+        path = "/api/tables/%s/move" % tid
+        self.assertEqual(srv.post(path, good, token="f" * 32)[0], 403)
+        self.assertEqual(srv.post(path, good)[0], 403)
+        self.assertEqual(srv.post(path, good, token=tb)[0], 409)
+        self.assertEqual(srv.post(path, {"x": 0, "y": 0, "rot": 0}, token=ta)[0], 422)
+        self.assertEqual(srv.http("POST", path, raw="{oops", token=ta)[0], 400)
+        self.assertEqual(srv.http("POST", path, raw="[]", token=ta)[0], 400)
+        big = json.dumps(dict(good, pad="x" * 10000))
+        self.assertEqual(srv.http("POST", path, raw=big, token=ta)[0], 413)
+        self.assertEqual(srv.get(path)[0], 405)
+
+        self.assertEqual(srv.state(tid)["game"], before)
+        # nobody was told of a move
+        spec.send({"type": "ping"})
+        self.assertEqual(spec.recv_type(("pong", "move"))["type"], "pong")
+
+        # and a good move over HTTP goes through, announced on the WebSocket
+        st, r, _ = srv.post(path, dict(good, turn=0), token=ta)
+        self.assertEqual(st, 200, r)
+        self.assertEqual(r["entry"]["turn"], 0)
+        self.assertEqual(r["next"]["to_move"], 1)
+        self.assertEqual(spec.recv_type("move")["entry"], r["entry"])
+        # the same move again is now out of turn and stale
+        self.assertEqual(srv.post(path, dict(good, turn=0), token=ta)[0], 409)
+
+    def test_sigkill_mid_game_loses_nothing(self):
+        srv = self.start()
+        # two people, moves over HTTP
+        c = srv.create(players=2, seed=99, name="p0")
+        tid, t0 = c["id"], c["token"]
+        t1 = srv.join(tid, "p1")["token"]
+        # a person against a bot
+        cb = srv.create(seats=[{}, {"bot": "random"}], seed=5, name="solo")
+        tbid, tsolo = cb["id"], cb["token"]
+        # bots only, slowed down so the kill lands mid-game
+        seed = 4242
+        tbots = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], seed=seed,
+                           bot_delay_ms=8)["id"]
+        spec = self.ws(srv, tbots)
+        spec.recv_type("state")
+
+        tokens = [t0, t1]
+        rng = random.Random(1)
+        nxt = srv.state(tid)["game"]["next"]
+        for _ in range(12):
+            st, r, _ = srv.post("/api/tables/%s/move" % tid, first_legal(nxt, rng),
+                                token=tokens[nxt["to_move"]])
+            self.assertEqual(st, 200, r)
+            nxt = r["next"]
+        # the bot answers the person's move
+        st, r, _ = srv.post("/api/tables/%s/move" % tbid,
+                            first_legal(srv.state(tbid)["game"]["next"]), token=tsolo)
+        self.assertEqual(st, 200, r)
+        deadline = time.time() + 5
+        while srv.state(tbid)["game"]["next"]["turn"] < 2 and time.time() < deadline:
+            time.sleep(0.02)
+        seen = []
+        for _ in range(20):
+            seen.append(spec.recv_type("move")["entry"])
+        before = srv.state(tid)
+        before_solo = srv.state(tbid)
+
+        srv.kill()  # SIGKILL in the middle of three games
+        spec.close()
+        srv2 = self.start()
+        after = srv2.state(tid)
+        self.assertEqual(after["game"], before["game"])
+        self.assertEqual(srv2.state(tbid)["game"]["next"]["turn"],
+                         before_solo["game"]["next"]["turn"])
+        # every move announced before the kill is in the resumed game
+        bots_log = srv2.state(tbots)["game"]["log"]
+        self.assertGreaterEqual(len(bots_log), len(seen))
+        self.assertEqual(bots_log[:len(seen)], seen)
+        self.assertIn("resumed", srv2.read_log())
+
+        # the tokens still hold the seats: play the game to its end
+        nxt = after["game"]["next"]
+        for _ in range(MAX_TURNS):
+            if nxt["over"]:
+                break
+            st, r, _ = srv2.post("/api/tables/%s/move" % tid, first_legal(nxt, rng),
+                                 token=tokens[nxt["to_move"]])
+            self.assertEqual(st, 200, r)
+            nxt = r["next"]
+        self.assertTrue(nxt["over"])
+        rec = srv2.get("/api/tables/%s/record" % tid)[1]
+        self.assertEqual(self.replay_scores(json.dumps(rec)), nxt["final"]["scores"])
+
+        # the bot game went on by itself, exactly as an uninterrupted one does
+        self.wait_over(srv2, tbots)
+        again = srv2.create(seats=[{"bot": "random"}, {"bot": "random"}], seed=seed,
+                            bot_delay_ms=0)["id"]
+        self.wait_over(srv2, again)
+        r1 = srv2.get("/api/tables/%s/record" % tbots)[1]
+        r2 = srv2.get("/api/tables/%s/record" % again)[1]
+        self.assertEqual(r1["turns"], r2["turns"])
+        self.assertEqual(r1["final"], r2["final"])
+
+    def test_bot_game_runs_to_its_end(self):
+        srv = self.start()
+        c = srv.create(seats=[{"bot": "random"}, {"bot": "easy"}, {"bot": "random"}],
+                       farm_scoring="first-edition", small_city=True)
+        tid = c["id"]
+        self.assertEqual(c["table"]["status"], "playing")
+        w = self.ws(srv, tid)
+        state = w.recv_type("state")
+        turn = len(state["game"]["log"])
+        nxt = state["game"]["next"]
+        for _ in range(MAX_TURNS):
+            if nxt["over"]:
+                break
+            m = w.recv_type("move", timeout=10)
+            self.assertEqual(m["entry"]["turn"], turn)
+            turn += 1
+            nxt = m["next"]
+        self.assertTrue(nxt["over"])
+        self.assertEqual(len(nxt["final"]["scores"]), 3)
+        info = srv.get("/api/tables/" + tid)[1]
+        self.assertEqual(info["status"], "over")
+        self.assertEqual(info["options"]["farm_scoring"], "first-edition")
+        rec = srv.get("/api/tables/%s/record" % tid)[1]
+        self.assertEqual(rec["rules"]["farm_scoring"], "first-edition")
+        self.assertEqual(self.replay_scores(json.dumps(rec)), nxt["final"]["scores"])
+
+    def test_tables_seats_and_options(self):
+        srv = self.start()
+        pub = srv.create(players=3)["id"]
+        priv = srv.create(players=2, private=True)["id"]
+        listed = [t["id"] for t in srv.get("/api/tables")[1]["tables"]]
+        self.assertIn(pub, listed)
+        self.assertNotIn(priv, listed)
+        # the private table is reachable by its id (the invite link)
+        self.assertEqual(srv.get("/api/tables/" + priv)[0], 200)
+        self.assertEqual(srv.join(priv, "x")["seat"], 0)
+        st, r, _ = srv.post("/api/tables/%s/join" % priv, {"name": "y", "seat": 0})
+        self.assertEqual((st, r["error"]["code"]), (409, "seat_taken"))
+        j = srv.join(priv, "y", seat=1)
+        self.assertEqual(j["table"]["status"], "playing")
+        st, r, _ = srv.post("/api/tables/%s/join" % priv, {"name": "z"})
+        self.assertEqual((st, r["error"]["code"]), (409, "table_full"))
+        self.assertEqual(srv.post("/api/tables/%s/join" % pub, {})[0], 400)
+        self.assertEqual(srv.post("/api/tables/%s/join" % pub, {"name": ""})[0], 400)
+        # a join over the WebSocket; the cookie of an HTTP join holds the seat too
+        w = self.ws(srv, pub)
+        w.recv_type("state")
+        w.send({"type": "join", "name": "wsu", "ref": 1})
+        joined = w.recv_type("joined")
+        self.assertEqual(joined["seat"], 0)
+        self.assertEqual(w.recv_type("state")["you"], {"seat": 0})
+        st, r, hdrs = srv.post("/api/tables/%s/join" % pub, {"name": "cookie"})
+        self.assertIn("carc_%s=%s" % (pub, r["token"]), hdrs.get("set-cookie", ""))
+        st, s, _ = srv.get("/api/tables/%s/state" % pub,
+                           headers={"Cookie": "carc_%s=%s" % (pub, r["token"])})
+        self.assertEqual(s["you"], {"seat": 1})
+        st, s, _ = srv.get("/api/tables/%s/state" % pub, headers={"X-Carc-Token": joined["token"]})
+        self.assertEqual(s["you"], {"seat": 0})
+
+        bad = [
+            ({"players": 1}, "players"),
+            ({"players": 7}, "players"),
+            ({"farm_scoring": "old"}, "international"),
+            ({"expansions": ["dragons"]}, "dragons"),
+            ({"seats": [{"bot": "grandmaster"}, {}]}, "levels"),
+            ({"seats": [{}, {}], "players": 3}, "seats"),
+            ({"colour": "red"}, "colour"),
+            ({"tiles": {"Z": 1}}, "tiles"),
+            ({"small_city": "yes"}, "small_city"),
+        ]
+        for opts, word in bad:
+            st, r, _ = srv.post("/api/tables", opts)
+            self.assertEqual(st, 400, opts)
+            self.assertEqual(r["error"]["code"], "bad_option")
+            self.assertIn(word, r["error"]["message"], opts)
+        self.assertEqual(srv.http("POST", "/api/tables", raw="{")[0], 400)
+        self.assertEqual(srv.get("/api/tables/nosuchtable")[0], 404)
+        self.assertEqual(srv.get("/api/tables/nosuchtable/state")[0], 404)
+        w = self.ws(srv, "nosuchtable")
+        self.assertEqual(w.recv_type("error")["code"], "not_found")
+        # a short pile makes a short game
+        c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], tiles={"U": 2, "E": 1})
+        info = self.wait_over(srv, c["id"], timeout=5)
+        self.assertEqual(info["turn"], 3)
+
+    def test_uploaded_record_is_read_only(self):
+        srv = self.start()
+        c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], tiles={"U": 3, "V": 2})
+        self.wait_over(srv, c["id"], timeout=5)
+        rec = srv.get("/api/tables/%s/record" % c["id"])[1]
+        st, up, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
+        self.assertEqual(st, 201)
+        vid = up["id"]
+        v = srv.state(vid)
+        self.assertEqual(len(v["game"]["log"]), 5)
+        self.assertEqual(v["game"]["next"]["final"]["scores"], rec["final"]["scores"])
+        st, r, _ = srv.post("/api/tables/%s/move" % vid, {"x": 1, "y": 0, "rot": 0}, token="a")
+        self.assertEqual((st, r["error"]["code"]), (409, "read_only"))
+        rec["turns"][0]["x"] = 40
+        st, r, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
+        self.assertEqual((st, r["error"]["code"]), (422, "bad_record"))
+        self.assertEqual(srv.http("POST", "/api/records", raw="nope")[0], 422)
+        # views survive a restart too
+        srv.kill()
+        srv2 = self.start()
+        self.assertEqual(srv2.state(vid)["game"]["log"], v["game"]["log"])
+
+    def test_slow_client_does_not_block_others(self):
+        srv = self.start(extra=("--max-queue", "65536"))
+        c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}])
+        tid = c["id"]
+        # one watcher never reads; another reads everything
+        slow = self.ws(srv, tid, rcvbuf=2048)
+        fast = self.ws(srv, tid)
+        nxt = fast.recv_type("state")["game"]["next"]
+        for _ in range(MAX_TURNS):
+            if nxt["over"]:
+                break
+            nxt = fast.recv_type("move", timeout=10)["next"]
+        self.assertTrue(nxt["over"])
+        self.assertEqual(srv.get("/api/health")[0], 200)
+        slow.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
