@@ -370,6 +370,8 @@ typedef struct carc_events {
 carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
                            const int *pile, int npile_types,
                            char err[CARC_ERRMSG_SIZE]);
+/* sizeof(carc_game), for bindings that allocate games themselves. */
+size_t carc_game_size(void);
 /* Copies a game; the same as memcpy(dst, src, sizeof *dst). */
 void carc_game_copy(carc_game *dst, const carc_game *src);
 

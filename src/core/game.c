@@ -215,6 +215,8 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	return CARC_OK;
 }
 
+size_t carc_game_size(void) { return sizeof(carc_game); }
+
 void carc_game_copy(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
 
 /* ---- asking ------------------------------------------------------------------------- */
