@@ -371,6 +371,7 @@ static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
 
 static void send_state(srv_conn *c)
 {
+	tables_recount(c->table);
 	char *s = tables_state_text(c->table, c->seat);
 	net_send_text(c, s);
 	free(s);

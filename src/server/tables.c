@@ -174,6 +174,15 @@ static void announce_table(srv_table *t)
 	broadcast_json(t, json_pack("{s:s, s:o}", "type", "table", "table", tables_info(t)));
 }
 
+void tables_recount(srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].online = 0;
+	for (srv_conn *c = t->conns; c; c = c->tnext)
+		if (c->seat >= 0 && c->seat < t->nseats)
+			t->seat[c->seat].online++;
+}
+
 void tables_conn_changed(srv_table *t)
 {
 	for (int i = 0; i < t->nseats; i++)

@@ -121,6 +121,8 @@ void tables_counts(int *tables, int *playing, int *conns);
 /* Called when a WebSocket client arrives at or leaves a table, or takes a
  * seat: keeps the seats' online flags and tells the table. */
 void tables_conn_changed(srv_table *t);
+/* Only recounts the seats' online flags (no announcement). */
+void tables_recount(srv_table *t);
 /* The event loop calls this when bot moves may be waiting. */
 void tables_bots_drain(void);
 
