@@ -4,6 +4,17 @@
  * A bot is made from a spec string, "name" or "name:key=value,key=value",
  * e.g. "random", "greedy", "mcts:time=1.0,threads=2". It only reads the
  * game it is given and returns a legal move for the player to move.
+ *
+ * Bots: random, greedy (one ply and a heuristic evaluation), star25
+ * (expectimax over the draw with Star2.5 pruning), mcts (Monte Carlo tree
+ * search with chance nodes over the draw). carc_bot_describe lists each
+ * bot's parameters; docs/bots.md explains them.
+ *
+ * A bot may keep state between calls (mcts keeps its search tree and reuses
+ * the part that the moves played since still reach); it works out what was
+ * played from the game it is given, so it may be handed any game at any
+ * time. One bot must not be used from two threads at once, except for
+ * carc_bot_stop. Bots keep no global state: many may run in parallel.
  */
 #ifndef CARC_BOT_H
 #define CARC_BOT_H
@@ -30,6 +41,17 @@ const char *carc_bot_spec(const carc_bot *b);
 void carc_bot_free(carc_bot *b);
 /* Names of the bots this library knows, NULL-terminated. */
 const char *const *carc_bot_names(void);
+
+/* Asks a carc_bot_choose running in another thread to return its best move
+ * so far as soon as it can (within a few milliseconds). Safe to call from
+ * any thread while the bot thinks; the request lasts for that one call. */
+void carc_bot_stop(carc_bot *b);
+/* A one-line summary of the bot's last choice (e.g. "iterations=5210
+ * value=0.63 nodes=81234"), empty when the bot has nothing to say. */
+void carc_bot_info(carc_bot *b, char *buf, size_t size);
+/* Help text for a bot name: a summary and one line per parameter with its
+ * default and range. Returns 0, or -1 for an unknown name. */
+int carc_bot_describe(const char *name, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

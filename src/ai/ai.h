@@ -1,0 +1,166 @@
+/*
+ * ai.h - internals shared by the bots in src/ai (not part of the API).
+ *
+ * Every bot is a table of operations (ai_bot_ops) plus a parameter table
+ * (ai_param); bot.c parses a spec "name:key=value,..." against the table
+ * and hands the bot its parameter values in table order. Bots hold all
+ * their own state: nothing in src/ai is a mutable global, so any number of
+ * bots may run in parallel threads.
+ *
+ * Bots use the public API of carc.h only. The few questions about features
+ * that the API cannot answer yet (a feature's size, open sides, who holds
+ * it) are computed from the public struct fields in featq.c, the one place
+ * that reads them; see docs/bots.md for the API calls that would replace it.
+ */
+#ifndef CARC_AI_H
+#define CARC_AI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carc.h"
+#include "carc_bot.h"
+
+/* ---- random numbers: SplitMix64, one state per bot or thread ----------- */
+
+typedef struct ai_rng {
+	uint64_t s;
+} ai_rng;
+
+static inline uint64_t ai_rand(ai_rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in 0..n-1 (n > 0); the small bias of a 64-bit modulo is fine
+ * (and keeps the random bot's choices those of the first version). */
+static inline unsigned ai_below(ai_rng *r, unsigned n)
+{
+	return (unsigned)(ai_rand(r) % (uint64_t)n);
+}
+
+/* Uniform in [0, 1). */
+static inline double ai_unit(ai_rng *r)
+{
+	return (double)(ai_rand(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static inline uint64_t ai_mix(uint64_t x)
+{
+	ai_rng r = {x};
+	return ai_rand(&r);
+}
+
+/* Seconds from a monotonic clock. */
+double ai_now(void);
+
+/* ---- parameters ----------------------------------------------------------- */
+
+/* A numeric parameter, or a choice among names (choices != NULL: the value
+ * is the index of the name, and the spec is written with the name). */
+typedef struct ai_param {
+	const char *key;
+	double def, lo, hi;
+	int integer;                 /* 1: whole numbers only */
+	const char *const *choices;  /* NULL-terminated names, or NULL */
+	const char *doc;
+} ai_param;
+
+#define AI_MAX_PARAMS 16
+
+/* ---- the bot table ---------------------------------------------------------- */
+
+typedef struct ai_bot_ops {
+	const char *name;
+	const char *summary;
+	const ai_param *params;
+	int nparams;
+	/* Makes the bot's state from its parameter values (in table order);
+	 * NULL with a message in err on failure. The bot owns the state. */
+	void *(*create)(const double *vals, uint64_t seed, char *err, size_t errsize);
+	/* A legal move for the player to move; g is not over. */
+	carc_move (*choose)(void *self, const carc_game *g);
+	void (*destroy)(void *self);
+	/* Optional: asks a running choose() to return as soon as it can. May be
+	 * called from another thread. */
+	void (*stop)(void *self);
+	/* Optional: a line about the last choice (iterations, value, ...). */
+	void (*info)(void *self, char *buf, size_t size);
+} ai_bot_ops;
+
+extern const ai_bot_ops ai_random_ops;
+extern const ai_bot_ops ai_greedy_ops;
+extern const ai_bot_ops ai_star25_ops;
+extern const ai_bot_ops ai_mcts_ops;
+
+/* ---- shared move helpers -------------------------------------------------------- */
+
+/* Room for one placement's figure choices (options of every figure kind). */
+#define AI_MAX_FIGOPTS (CARC_MAX_SEGS * CARC_FIG_COUNT + 2)
+
+/* The random playout policy: a uniform placement; with probability
+ * pfig a uniformly chosen figure option of it (if it has any), else none.
+ * pfig < 0 means "uniform over the options and none" (the random bot). */
+carc_move ai_random_move(const carc_game *g, ai_rng *r, double pfig);
+
+/* ---- feature queries from the public struct (featq.c) --------------------------- */
+
+/* Whether a road or city with this root was completed and scored. */
+int featq_done(const carc_game *g, int root);
+/* Union-find root of a node. */
+int featq_root(const carc_game *g, int node);
+/* Distinct tiles of the feature with root r. */
+int featq_tiles(const carc_game *g, int root);
+/* Node of segment seg of placed tile ti. */
+int featq_node(const carc_game *g, int ti, int seg);
+
+/* One feature that holds figures, with its majority and size. */
+typedef struct featq_held {
+	uint16_t root;
+	uint8_t kind;      /* carc_feature_kind */
+	uint8_t open;      /* open sides (road, city) */
+	uint8_t tiles;     /* distinct tiles (road, city, field: 0 = not counted) */
+	uint8_t shields;
+	uint8_t flags;     /* CARC_SEGF_* of the feature */
+	uint8_t clo;       /* cloister/garden: index into g->clo */
+	uint8_t weight[CARC_MAX_PLAYERS]; /* majority weight of each player */
+	uint8_t figs[CARC_MAX_PLAYERS];   /* figures of each player (any kind) */
+	uint8_t pig;       /* players with a pig here (mask) */
+} featq_held;
+
+/* Features that hold at least one figure; returns the count. */
+int featq_held_features(const carc_game *g, featq_held *out, int max);
+
+/* Cities bordering the field with root r: the roots of completed ones go
+ * to done[], the roots of open ones to open[]. */
+void featq_field_cities(const carc_game *g, int root, uint16_t *done, int *ndone,
+                        uint16_t *open_, int *nopen, int max);
+
+/* ---- evaluation (eval.c) --------------------------------------------------------- */
+
+typedef struct eval_weights {
+	double follower;   /* value of a follower in supply early in the game */
+	double follower_k; /* its value falls as T / (T + follower_k) */
+	double farm;       /* scale of the farm estimate (1 = as documented) */
+	double growth;     /* scale of the growth of open features */
+	double close_k;    /* an open side closes with chance T / (T + close_k) */
+	double fill_k;     /* a cloister square fills with chance T / (T + fill_k) */
+	int relative;      /* 0: minus the mean of the others, 1: minus the best */
+} eval_weights;
+
+void eval_default(eval_weights *w);
+/* Expected final score of every player (out[players]). */
+void eval_expected(const carc_game *g, const eval_weights *w, double *out);
+/* Value of the position for player p: its expected final score minus the
+ * others' (mean or best, per w->relative). */
+double eval_for(const carc_game *g, const eval_weights *w, int p);
+
+/* Values for p of every legal move (after the move, eval_for); fills
+ * moves[] and vals[], returns the count (at most max). */
+int eval_moves(const carc_game *g, const eval_weights *w, int p,
+               carc_move *moves, double *vals, int max);
+
+#endif

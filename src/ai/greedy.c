@@ -1,0 +1,87 @@
+/*
+ * greedy.c - one ply: the legal move after which the heuristic evaluation
+ * (eval.c: points scored plus the expected value of the features held, the
+ * farms and the followers in supply, minus the others') is best.
+ * Equal values are broken at random (from the bot's seed).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ai.h"
+
+typedef struct greedy_bot {
+	ai_rng rng;
+	eval_weights w;
+	carc_move moves[CARC_MAX_MOVES];
+	double vals[CARC_MAX_MOVES];
+	double last;
+	int nmoves;
+} greedy_bot;
+
+static const char *const RELATIVE[] = {"mean", "best", NULL};
+
+static const ai_param GREEDY_PARAMS[] = {
+	{"follower", 5.0, 0, 20, 0, NULL, "points a follower in supply is worth early on"},
+	{"follower_k", 10, 0.1, 1000, 0, NULL, "a follower's worth falls as T/(T+follower_k)"},
+	{"farm", 0.67, 0, 3, 0, NULL, "scale of the farm estimate"},
+	{"growth", 0.75, 0, 3, 0, NULL, "scale of the expected growth of open features"},
+	{"close_k", 19, 0.1, 1000, 0, NULL, "an open side gets closed with chance T/(T+close_k)"},
+	{"fill_k", 12, 0.1, 1000, 0, NULL, "a cloister square gets filled with chance T/(T+fill_k)"},
+	{"versus", 0, 0, 1, 1, RELATIVE,
+	 "compare with the mean of the other players or the best of them"},
+};
+
+static void *greedy_create(const double *vals, uint64_t seed, char *err, size_t errsize)
+{
+	greedy_bot *b = calloc(1, sizeof *b);
+	if (!b) {
+		snprintf(err, errsize, "out of memory");
+		return NULL;
+	}
+	b->rng.s = seed;
+	eval_default(&b->w);
+	b->w.follower = vals[0];
+	b->w.follower_k = vals[1];
+	b->w.farm = vals[2];
+	b->w.growth = vals[3];
+	b->w.close_k = vals[4];
+	b->w.fill_k = vals[5];
+	b->w.relative = (int)vals[6];
+	return b;
+}
+
+static carc_move greedy_choose(void *self, const carc_game *g)
+{
+	greedy_bot *b = self;
+	int p = carc_to_move(g);
+	int n = eval_moves(g, &b->w, p, b->moves, b->vals, CARC_MAX_MOVES);
+	b->nmoves = n;
+	if (n <= 0)
+		return CARC_MOVE_NONE;
+	int best = 0, ties = 1;
+	for (int i = 1; i < n; i++) {
+		if (b->vals[i] > b->vals[best] + 1e-9) {
+			best = i;
+			ties = 1;
+		} else if (b->vals[i] > b->vals[best] - 1e-9) {
+			/* reservoir sampling among equal values */
+			if (ai_below(&b->rng, (unsigned)++ties) == 0)
+				best = i;
+		}
+	}
+	b->last = b->vals[best];
+	return b->moves[best];
+}
+
+static void greedy_info(void *self, char *buf, size_t size)
+{
+	greedy_bot *b = self;
+	snprintf(buf, size, "moves=%d value=%.2f", b->nmoves, b->last);
+}
+
+static void greedy_destroy(void *self) { free(self); }
+
+const ai_bot_ops ai_greedy_ops = {
+	"greedy", "one ply: best points plus estimated value of features, farms, followers",
+	GREEDY_PARAMS, (int)(sizeof GREEDY_PARAMS / sizeof GREEDY_PARAMS[0]), greedy_create, greedy_choose, greedy_destroy, NULL, greedy_info,
+};

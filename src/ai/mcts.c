@@ -1,0 +1,691 @@
+/*
+ * mcts.c - Monte Carlo tree search with chance nodes over the tile draw.
+ *
+ * The tree has three kinds of node:
+ *   STATE  a position whose current tile is known: the player to move
+ *          chooses where the tile goes; its children are PLACE nodes.
+ *   PLACE  a placement chosen: the same player chooses the figure; its
+ *          children are MOVE nodes (no figure, then each figure option).
+ *   MOVE   a whole move played: the draw of the next tile is chance; its
+ *          children are STATE nodes, one per tile kind drawn so far.
+ * Splitting a move into placement then figure shares what is learnt about
+ * a placement between its figure choices and keeps the branching small.
+ *
+ * The draw: every iteration starts from the root position with the unknown
+ * rest of the pile shuffled afresh (carc_shuffle_rest, the current tile
+ * kept). The tile drawn after a MOVE node is then distributed exactly by
+ * the counts of the remaining kinds, so descending to the STATE child of
+ * that kind samples the chance node with the right weights. The bot never
+ * looks at the true order of the pile.
+ *
+ * Selection: UCB1 on the mover's mean reward, c = `c`; children not
+ * visited yet are tried first, in an order fixed at expansion: by the
+ * heuristic prior (eval.c) where priors are on, else shuffled. A leaf is
+ * evaluated by one playout to the end of the game. Reward for each player:
+ * win * (1 for a win, 1/k for a k-way shared win, 0 otherwise) +
+ * (1 - win) * logistic(margin / scale), margin being the player's final
+ * score minus the best other score. Each node keeps the reward of the
+ * player who made the choice leading to it, so any number of players
+ * works.
+ *
+ * Memory: each thread's tree lives in one node pool allocated when the bot
+ * is made; when it is full, search goes on without growing the tree.
+ * Between moves the subtree reached by the moves played since (ours, the
+ * others', the tiles drawn) is kept: it is compacted to the front of the
+ * pool and becomes the new root.
+ *
+ * Threads: root parallel. Each thread searches its own tree (own seed);
+ * the root visit counts are summed to choose. With an iteration budget
+ * each thread runs iterations/threads iterations, so a seed and a budget
+ * fix the moves.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai.h"
+
+enum { MN_STATE = 0, MN_PLACE, MN_MOVE };
+
+typedef struct mcts_node {
+	uint32_t child;  /* STATE/PLACE: first of nchild in a block; MOVE: list head */
+	uint32_t next;   /* STATE under a MOVE: next sibling in the list (0 = end) */
+	carc_move move;  /* PLACE: placement, MOVE: move, STATE: tile kind */
+	uint32_t visits;
+	float wsum;      /* rewards of `player` */
+	float prior;     /* heuristic value of the choice (0 when priors are off) */
+	uint16_t nchild;
+	uint8_t kind;
+	uint8_t player;  /* who chose this (PLACE, MOVE); who moves (STATE) */
+	uint8_t expanded;
+	uint8_t pad[3];
+} mcts_node;
+
+#define MCTS_MAX_PATH (3 * CARC_MAX_TILES + 8)
+#define MCTS_NIL 0xFFFFFFFFu
+
+typedef struct mcts_params {
+	double time;       /* seconds per move (0: use iterations) */
+	long iterations;   /* per move, all threads together */
+	int threads;
+	double c;          /* exploration constant */
+	double follower;   /* playout: chance of a figure when one can go */
+	double win;        /* reward: weight of winning vs margin */
+	double scale;      /* reward: margin scale in points */
+	int reuse;
+	long nodes;        /* pool size per thread */
+	int prior;         /* order untried children by the heuristic */
+	double pw, pwexp;  /* progressive widening: ceil(pw * visits^pwexp) placements */
+} mcts_params;
+
+typedef struct mcts_tree {
+	mcts_node *pool;
+	uint32_t *fwd;
+	uint32_t cap, used;
+	uint32_t root;
+	int has_root;
+	carc_game root_game;
+	carc_game g;          /* scratch for an iteration */
+	ai_rng rng;
+	long iters;
+	long reused;          /* visits of the root kept from the last move */
+	uint32_t path[MCTS_MAX_PATH];
+	carc_move moves[CARC_MAX_MOVES];
+	double vals[CARC_MAX_MOVES];
+	eval_weights ew;
+} mcts_tree;
+
+typedef struct mcts_bot {
+	mcts_params p;
+	int nthreads;
+	mcts_tree *trees;
+	atomic_int stop;
+	double deadline;
+	long per_thread;
+	/* last choice, for info */
+	long last_iters, last_nodes, last_reused;
+	double last_value, last_time;
+} mcts_bot;
+
+static const char *const ONOFF[] = {"off", "on", NULL};
+
+static const ai_param MCTS_PARAMS[] = {
+	{"time", 0, 0, 3600, 0, NULL, "seconds per move (0: iterations decide)"},
+	{"iter", 2000, 1, 1e9, 1, NULL, "iterations per move when time is 0"},
+	{"threads", 1, 1, 64, 1, NULL, "search threads (root parallel)"},
+	{"c", 0.6, 0, 10, 0, NULL, "UCB exploration constant (rewards are 0..1)"},
+	{"follower", 0.3, 0, 1, 0, NULL, "playout: chance of placing a figure when one can go"},
+	{"win", 0.5, 0, 1, 0, NULL, "reward: weight of the win against the score margin"},
+	{"scale", 20, 1, 1000, 0, NULL, "reward: points of margin for a logistic step"},
+	{"reuse", 1, 0, 1, 1, ONOFF, "keep the subtree of the moves played between calls"},
+	{"nodes", 1 << 20, 1000, 1 << 26, 1, NULL, "tree nodes per thread (32 bytes each)"},
+	{"prior", 1, 0, 1, 1, ONOFF, "try children in the order of the heuristic (eval.c)"},
+	{"pw", 0, 0, 1000, 0, NULL,
+	 "progressive widening: a state with n visits considers its best "
+	 "ceil(pw * n^pwexp) placements by the heuristic (0: all; needs prior=on)"},
+	{"pwexp", 0.5, 0, 1, 0, NULL, "exponent of the progressive widening"},
+};
+#define MCTS_NPARAMS ((int)(sizeof MCTS_PARAMS / sizeof MCTS_PARAMS[0]))
+
+/* ---- the pool -------------------------------------------------------------- */
+
+static uint32_t node_alloc(mcts_tree *t, uint32_t n)
+{
+	if (t->used + n > t->cap)
+		return MCTS_NIL;
+	uint32_t i = t->used;
+	t->used += n;
+	memset(&t->pool[i], 0, sizeof(mcts_node) * n);
+	return i;
+}
+
+/* Keeps only the subtree under node r, moved to the front of the pool
+ * (children always sit after their parent, so one forward pass marks the
+ * subtree and another moves it down). */
+static void tree_compact(mcts_tree *t, uint32_t r)
+{
+	mcts_node *P = t->pool;
+	for (uint32_t i = r; i < t->used; i++)
+		t->fwd[i] = 0;
+	t->fwd[r] = 1;
+	for (uint32_t i = r; i < t->used; i++) {
+		if (!t->fwd[i])
+			continue;
+		if (P[i].kind == MN_MOVE) {
+			for (uint32_t c = P[i].child; c; c = P[c].next)
+				t->fwd[c] = 1;
+		} else if (P[i].expanded) {
+			for (uint32_t c = 0; c < P[i].nchild; c++)
+				t->fwd[P[i].child + c] = 1;
+		}
+	}
+	uint32_t n = 0;
+	for (uint32_t i = r; i < t->used; i++)
+		t->fwd[i] = t->fwd[i] ? n++ : MCTS_NIL;
+	for (uint32_t i = r; i < t->used; i++) {
+		if (t->fwd[i] == MCTS_NIL)
+			continue;
+		mcts_node nd = P[i];
+		if (nd.child && (nd.kind == MN_MOVE || nd.expanded))
+			nd.child = t->fwd[nd.child];
+		if (nd.next)
+			nd.next = t->fwd[nd.next];
+		P[t->fwd[i]] = nd;
+	}
+	t->used = n;
+	t->root = 0;
+}
+
+static void tree_fresh(mcts_tree *t, const carc_game *g)
+{
+	t->used = 0;
+	t->root = node_alloc(t, 1);
+	mcts_node *r = &t->pool[t->root];
+	r->kind = MN_STATE;
+	r->move = (carc_move)carc_current_tile(g);
+	r->player = (uint8_t)carc_to_move(g);
+	t->reused = 0;
+}
+
+/* Finds the node for g under the old root by the moves played since; the
+ * tree is compacted around it. Returns 0 if it cannot be reached. */
+static int tree_follow(mcts_tree *t, const carc_game *g)
+{
+	const carc_game *o = &t->root_game;
+	if (!t->has_root || o->seed != g->seed || g->nturns < o->nturns ||
+	    memcmp(&o->rules, &g->rules, sizeof g->rules) ||
+	    memcmp(o->turns, g->turns, sizeof g->turns[0] * o->nturns) ||
+	    carc_tiles_left(g) + g->nturns != carc_tiles_left(o) + o->nturns)
+		return 0;
+	mcts_node *P = t->pool;
+	uint32_t n = t->root;
+	if (P[n].kind != MN_STATE || P[n].move != (carc_move)carc_current_tile(o))
+		return 0;
+	for (int k = o->nturns; k < g->nturns; k++) {
+		carc_move m = g->turns[k].move;
+		if (!P[n].expanded)
+			return 0;
+		uint32_t pl = MCTS_NIL;
+		for (uint32_t c = 0; c < P[n].nchild; c++)
+			if (P[P[n].child + c].move == carc_move_placement(m))
+				pl = P[n].child + c;
+		if (pl == MCTS_NIL || !P[pl].expanded)
+			return 0;
+		uint32_t mv = MCTS_NIL;
+		for (uint32_t c = 0; c < P[pl].nchild; c++)
+			if (P[P[pl].child + c].move == m)
+				mv = P[pl].child + c;
+		if (mv == MCTS_NIL)
+			return 0;
+		int tile = k + 1 < g->nturns ? g->turns[k + 1].type : carc_current_tile(g);
+		uint32_t s = 0;
+		for (uint32_t c = P[mv].child; c; c = P[c].next)
+			if (P[c].move == (carc_move)tile)
+				s = c;
+		if (!s)
+			return 0;
+		n = s;
+	}
+	if (carc_game_over(g))
+		return 0;
+	t->reused = P[n].visits;
+	tree_compact(t, n);
+	return 1;
+}
+
+/* ---- one iteration -------------------------------------------------------- */
+
+static void rewards(const carc_game *g, const mcts_params *p, float *out)
+{
+	int s[CARC_MAX_PLAYERS];
+	const int np = g->rules.players;
+	carc_game_scores(g, s);
+	int best = -100000, nbest = 0;
+	for (int i = 0; i < np; i++) {
+		if (s[i] > best) {
+			best = s[i];
+			nbest = 1;
+		} else if (s[i] == best) {
+			nbest++;
+		}
+	}
+	for (int i = 0; i < np; i++) {
+		int other = -100000;
+		for (int j = 0; j < np; j++)
+			if (j != i && s[j] > other)
+				other = s[j];
+		double win = s[i] == best ? 1.0 / nbest : 0.0;
+		double m = 1.0 / (1.0 + exp(-(s[i] - other) / p->scale));
+		out[i] = (float)(p->win * win + (1.0 - p->win) * m);
+	}
+}
+
+static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending)
+{
+	if (pending != CARC_MOVE_NONE) {
+		carc_move m = pending;
+		if (m != CARC_MOVE_DISCARD && ai_unit(&t->rng) < p->follower) {
+			carc_move fo[AI_MAX_FIGOPTS];
+			int nf = carc_figure_options(g, m, fo, AI_MAX_FIGOPTS);
+			if (nf)
+				m = fo[ai_below(&t->rng, (unsigned)nf)];
+		}
+		carc_apply(g, m, NULL, NULL);
+	}
+	while (!carc_game_over(g)) {
+		carc_move m = ai_random_move(g, &t->rng, p->follower);
+		if (carc_apply(g, m, NULL, NULL) != CARC_OK)
+			break;
+	}
+}
+
+/* Sorts a block of children by prior, highest first (insertion sort: the
+ * blocks are short and mostly come in any order). */
+static void sort_block(mcts_node *b, int n)
+{
+	for (int i = 1; i < n; i++) {
+		mcts_node x = b[i];
+		int j = i;
+		while (j > 0 && b[j - 1].prior < x.prior) {
+			b[j] = b[j - 1];
+			j--;
+		}
+		b[j] = x;
+	}
+}
+
+static void shuffle_block(mcts_tree *t, mcts_node *b, int n)
+{
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)ai_below(&t->rng, (unsigned)i + 1);
+		mcts_node x = b[i];
+		b[i] = b[j];
+		b[j] = x;
+	}
+}
+
+/* Children of a STATE node: its placements. With priors, a placement's
+ * prior is the heuristic value of its best move. */
+static int expand_state(mcts_tree *t, const mcts_params *p, uint32_t n, const carc_game *g)
+{
+	carc_move pl[CARC_MAX_PLACEMENTS];
+	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	uint32_t b = node_alloc(t, (uint32_t)np);
+	if (b == MCTS_NIL)
+		return 0;
+	mcts_node *B = &t->pool[b];
+	int who = carc_to_move(g);
+	for (int i = 0; i < np; i++) {
+		B[i].kind = MN_PLACE;
+		B[i].move = pl[i];
+		B[i].player = (uint8_t)who;
+		B[i].prior = -1e30f;
+	}
+	if (p->prior && np > 1) {
+		int nm = eval_moves(g, &t->ew, who, t->moves, t->vals, CARC_MAX_MOVES);
+		for (int k = 0; k < nm; k++) {
+			carc_move m = carc_move_placement(t->moves[k]);
+			for (int i = 0; i < np; i++)
+				if (B[i].move == m && B[i].prior < (float)t->vals[k])
+					B[i].prior = (float)t->vals[k];
+		}
+		shuffle_block(t, B, np); /* equal priors in random order */
+		sort_block(B, np);
+	} else {
+		shuffle_block(t, B, np);
+	}
+	t->pool[n].child = b;
+	t->pool[n].nchild = (uint16_t)np;
+	t->pool[n].expanded = 1;
+	return 1;
+}
+
+/* Children of a PLACE node: no figure, then each figure option. */
+static int expand_place(mcts_tree *t, const mcts_params *p, uint32_t n, const carc_game *g)
+{
+	carc_move fo[AI_MAX_FIGOPTS + 1];
+	carc_move pl = t->pool[n].move;
+	int nf = 0;
+	fo[nf++] = pl;
+	if (pl != CARC_MOVE_DISCARD)
+		nf += carc_figure_options(g, pl, fo + 1, AI_MAX_FIGOPTS);
+	uint32_t b = node_alloc(t, (uint32_t)nf);
+	if (b == MCTS_NIL)
+		return 0;
+	mcts_node *B = &t->pool[b];
+	int who = carc_to_move(g);
+	carc_game tmp;
+	for (int i = 0; i < nf; i++) {
+		B[i].kind = MN_MOVE;
+		B[i].move = fo[i];
+		B[i].player = (uint8_t)who;
+		if (p->prior && nf > 1) {
+			carc_game_copy(&tmp, g);
+			carc_apply(&tmp, fo[i], NULL, NULL);
+			B[i].prior = (float)eval_for(&tmp, &t->ew, who);
+		}
+	}
+	if (p->prior && nf > 1)
+		sort_block(B, nf);
+	else
+		shuffle_block(t, B, nf);
+	t->pool[n].child = b;
+	t->pool[n].nchild = (uint16_t)nf;
+	t->pool[n].expanded = 1;
+	return 1;
+}
+
+static uint32_t select_child(const mcts_tree *t, const mcts_params *p, uint32_t n)
+{
+	const mcts_node *N = &t->pool[n];
+	const mcts_node *B = &t->pool[N->child];
+	double logn = log((double)(N->visits > 0 ? N->visits : 1));
+	uint32_t best = 0, nc = N->nchild;
+	double bv = -1e300;
+	if (N->kind == MN_STATE && p->pw > 0 && p->prior) {
+		double k = ceil(p->pw * pow((double)N->visits + 1, p->pwexp));
+		if (k < nc)
+			nc = (uint32_t)k;
+	}
+	for (uint32_t i = 0; i < nc; i++) {
+		if (B[i].visits == 0)
+			return N->child + i;
+		double v = B[i].wsum / B[i].visits + p->c * sqrt(logn / B[i].visits);
+		if (v > bv) {
+			bv = v;
+			best = i;
+		}
+	}
+	return N->child + best;
+}
+
+static void iterate(mcts_tree *t, const mcts_params *p)
+{
+	carc_game *g = &t->g;
+	mcts_node *P;
+	carc_game_copy(g, &t->root_game);
+	int tile = carc_current_tile(g);
+	carc_shuffle_rest(g, ai_rand(&t->rng));
+	carc_set_current_tile(g, tile);
+
+	int depth = 0;
+	uint32_t n = t->root;
+	t->path[depth++] = n;
+	carc_move pending = CARC_MOVE_NONE;
+	for (;;) {
+		P = t->pool;
+		if (carc_game_over(g))
+			break;
+		if (P[n].kind == MN_STATE) {
+			if (P[n].visits == 0 && n != t->root)
+				goto leaf;
+			if (!P[n].expanded && !expand_state(t, p, n, g))
+				goto leaf;
+			n = select_child(t, p, n);
+			t->path[depth++] = n;
+			if (t->pool[n].visits == 0) {
+				pending = t->pool[n].move;
+				goto leaf;
+			}
+		} else if (P[n].kind == MN_PLACE) {
+			if (!P[n].expanded && !expand_place(t, p, n, g)) {
+				pending = P[n].move;
+				goto leaf;
+			}
+			n = select_child(t, p, n);
+			t->path[depth++] = n;
+			carc_apply(g, t->pool[n].move, NULL, NULL);
+			if (t->pool[n].visits == 0)
+				goto leaf;
+		} else {
+			int tt = carc_current_tile(g);
+			uint32_t s = 0;
+			for (uint32_t c = P[n].child; c; c = P[c].next)
+				if (P[c].move == (carc_move)tt) {
+					s = c;
+					break;
+				}
+			if (!s) {
+				s = node_alloc(t, 1);
+				if (s == MCTS_NIL)
+					goto leaf;
+				P = t->pool;
+				P[s].kind = MN_STATE;
+				P[s].move = (carc_move)tt;
+				P[s].player = (uint8_t)carc_to_move(g);
+				P[s].next = P[n].child;
+				P[n].child = s;
+			}
+			n = s;
+			if (depth < MCTS_MAX_PATH)
+				t->path[depth++] = n;
+			else
+				goto leaf;
+		}
+	}
+leaf:
+	if (!carc_game_over(g))
+		playout(t, p, g, pending);
+	float r[CARC_MAX_PLAYERS];
+	rewards(g, p, r);
+	P = t->pool;
+	for (int i = 0; i < depth; i++) {
+		mcts_node *x = &P[t->path[i]];
+		x->visits++;
+		x->wsum += r[x->player];
+	}
+	t->iters++;
+}
+
+/* ---- the bot ------------------------------------------------------------------ */
+
+typedef struct mcts_job {
+	mcts_bot *b;
+	mcts_tree *t;
+	const carc_game *g;
+} mcts_job;
+
+static void *search(void *arg)
+{
+	mcts_job *j = arg;
+	mcts_bot *b = j->b;
+	mcts_tree *t = j->t;
+	const mcts_params *p = &b->p;
+	carc_game_copy(&t->root_game, j->g);
+	t->iters = 0;
+	for (;;) {
+		if (t->iters > 0 && atomic_load_explicit(&b->stop, memory_order_relaxed))
+			break;
+		if (p->time > 0) {
+			if ((t->iters & 7) == 0 && ai_now() >= b->deadline && t->iters > 0)
+				break;
+		} else if (t->iters >= b->per_thread) {
+			break;
+		}
+		iterate(t, p);
+	}
+	t->has_root = 1;
+	return NULL;
+}
+
+static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsize)
+{
+	mcts_bot *b = calloc(1, sizeof *b);
+	if (!b) {
+		snprintf(err, errsize, "out of memory");
+		return NULL;
+	}
+	b->p.time = v[0];
+	b->p.iterations = (long)v[1];
+	b->p.threads = (int)v[2];
+	b->p.c = v[3];
+	b->p.follower = v[4];
+	b->p.win = v[5];
+	b->p.scale = v[6];
+	b->p.reuse = (int)v[7];
+	b->p.nodes = (long)v[8];
+	b->p.prior = (int)v[9];
+	b->p.pw = v[10];
+	b->p.pwexp = v[11];
+	b->nthreads = b->p.threads;
+	b->trees = calloc((size_t)b->nthreads, sizeof *b->trees);
+	if (!b->trees)
+		goto nomem;
+	for (int i = 0; i < b->nthreads; i++) {
+		mcts_tree *t = &b->trees[i];
+		t->cap = (uint32_t)b->p.nodes;
+		t->pool = malloc(sizeof *t->pool * t->cap);
+		t->fwd = malloc(sizeof *t->fwd * t->cap);
+		if (!t->pool || !t->fwd)
+			goto nomem;
+		t->rng.s = ai_mix(seed + 0x1000u * (uint64_t)i);
+		eval_default(&t->ew);
+	}
+	atomic_init(&b->stop, 0);
+	return b;
+nomem:
+	snprintf(err, errsize, "out of memory for %d trees of %ld nodes", b->p.threads, b->p.nodes);
+	if (b->trees)
+		for (int i = 0; i < b->nthreads; i++) {
+			free(b->trees[i].pool);
+			free(b->trees[i].fwd);
+		}
+	free(b->trees);
+	free(b);
+	return NULL;
+}
+
+static void mcts_destroy(void *self)
+{
+	mcts_bot *b = self;
+	for (int i = 0; i < b->nthreads; i++) {
+		free(b->trees[i].pool);
+		free(b->trees[i].fwd);
+	}
+	free(b->trees);
+	free(b);
+}
+
+static carc_move mcts_choose(void *self, const carc_game *g)
+{
+	mcts_bot *b = self;
+	double t0 = ai_now();
+	carc_move pl[CARC_MAX_PLACEMENTS];
+	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	if (np == 0)
+		return CARC_MOVE_NONE;
+	b->deadline = t0 + b->p.time;
+	b->per_thread = (b->p.iterations + b->nthreads - 1) / b->nthreads;
+	for (int i = 0; i < b->nthreads; i++) {
+		mcts_tree *t = &b->trees[i];
+		if (!b->p.reuse || !tree_follow(t, g))
+			tree_fresh(t, g);
+	}
+	mcts_job jobs[64];
+	pthread_t th[64];
+	int started[64] = {0};
+	for (int i = 0; i < b->nthreads; i++) {
+		jobs[i].b = b;
+		jobs[i].t = &b->trees[i];
+		jobs[i].g = g;
+	}
+	for (int i = 1; i < b->nthreads; i++)
+		started[i] = pthread_create(&th[i], NULL, search, &jobs[i]) == 0;
+	search(&jobs[0]);
+	for (int i = 1; i < b->nthreads; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			search(&jobs[i]);
+	}
+	atomic_store(&b->stop, 0);
+
+	/* sum the root statistics of every tree: placement, then figure */
+	double pv[CARC_MAX_PLACEMENTS] = {0};
+	double pprior[CARC_MAX_PLACEMENTS];
+	for (int i = 0; i < np; i++)
+		pprior[i] = -1e30;
+	long iters = 0, nodes = 0, reused = 0;
+	for (int k = 0; k < b->nthreads; k++) {
+		const mcts_tree *t = &b->trees[k];
+		const mcts_node *r = &t->pool[t->root];
+		iters += t->iters;
+		nodes += t->used;
+		reused += t->reused;
+		if (!r->expanded)
+			continue;
+		for (uint32_t c = 0; c < r->nchild; c++) {
+			const mcts_node *x = &t->pool[r->child + c];
+			for (int i = 0; i < np; i++)
+				if (pl[i] == x->move) {
+					pv[i] += x->visits;
+					if (x->prior > pprior[i])
+						pprior[i] = x->prior;
+				}
+		}
+	}
+	int bi = 0;
+	for (int i = 1; i < np; i++)
+		if (pv[i] > pv[bi] || (pv[i] == pv[bi] && pprior[i] > pprior[bi]))
+			bi = i;
+	carc_move best = pl[bi];
+	if (best != CARC_MOVE_DISCARD) {
+		carc_move fo[AI_MAX_FIGOPTS + 1];
+		int nf = 1;
+		fo[0] = best;
+		nf += carc_figure_options(g, best, fo + 1, AI_MAX_FIGOPTS);
+		double fv[AI_MAX_FIGOPTS + 1] = {0}, fw[AI_MAX_FIGOPTS + 1] = {0};
+		for (int k = 0; k < b->nthreads; k++) {
+			const mcts_tree *t = &b->trees[k];
+			const mcts_node *r = &t->pool[t->root];
+			if (!r->expanded)
+				continue;
+			for (uint32_t c = 0; c < r->nchild; c++) {
+				const mcts_node *x = &t->pool[r->child + c];
+				if (x->move != best || !x->expanded)
+					continue;
+				for (uint32_t d = 0; d < x->nchild; d++) {
+					const mcts_node *y = &t->pool[x->child + d];
+					for (int i = 0; i < nf; i++)
+						if (fo[i] == y->move) {
+							fv[i] += y->visits;
+							fw[i] += y->wsum;
+						}
+				}
+			}
+		}
+		int fi = 0;
+		for (int i = 1; i < nf; i++)
+			if (fv[i] > fv[fi])
+				fi = i;
+		best = fo[fi];
+		b->last_value = fv[fi] > 0 ? fw[fi] / fv[fi] : 0;
+	}
+	b->last_iters = iters;
+	b->last_nodes = nodes;
+	b->last_reused = reused;
+	b->last_time = ai_now() - t0;
+	return best;
+}
+
+static void mcts_stop(void *self)
+{
+	mcts_bot *b = self;
+	atomic_store(&b->stop, 1);
+}
+
+static void mcts_info(void *self, char *buf, size_t size)
+{
+	mcts_bot *b = self;
+	snprintf(buf, size, "iterations=%ld reused=%ld nodes=%ld value=%.3f time=%.3f",
+	         b->last_iters, b->last_reused, b->last_nodes, b->last_value, b->last_time);
+}
+
+const ai_bot_ops ai_mcts_ops = {
+	"mcts", "Monte Carlo tree search, chance nodes over the draw, root parallel",
+	MCTS_PARAMS, MCTS_NPARAMS, mcts_create, mcts_choose, mcts_destroy, mcts_stop,
+	mcts_info,
+};
