@@ -12,18 +12,19 @@
 
 /*
  * Expansion names as written on the command line (and in records'
- * rules.expansions), and the carc_rules.expansions bit each one sets.
- * A bit of 0 means the engine does not have the expansion yet: the name is
- * known but refused. Adding an expansion is filling in its bit here.
+ * rules.expansions, see carc_expansion_name), and the carc_rules.expansions
+ * bit each one sets. A bit of 0 means the expansion is not offered yet: the
+ * name is known but refused. Offering one is putting its CARC_EXP_* bit in.
  */
 static const struct {
 	const char *name;
 	unsigned bit;
 } EXPANSIONS[] = {
-	{"river", 0},
-	{"inns-cathedrals", 0},
-	{"traders-builders", 0},
-	{"abbot", 0},
+	{"river", 0},                 /* CARC_EXP_RIVER */
+	{"inns-cathedrals", 0},       /* CARC_EXP_INNS */
+	{"inns-cathedrals-tiles", 0}, /* CARC_EXP_INNS_TILES */
+	{"traders-builders", 0},      /* CARC_EXP_TRADERS */
+	{"abbot", 0},                 /* CARC_EXP_ABBOT */
 };
 #define NEXPANSIONS (sizeof EXPANSIONS / sizeof EXPANSIONS[0])
 
