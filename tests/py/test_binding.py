@@ -1,0 +1,534 @@
+"""Tests of the Python binding python/carc.py (ctypes over libcarc.so).
+
+Run: python3 tests/py/test_binding.py
+
+The library: when CARC is set (the test runner sets it to the carc binary,
+whose folder holds libcarc.so) that folder's libcarc.so is used; otherwise
+the module's own search (CARC_LIB, build/release/libcarc.so, the system).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+import carc  # noqa: E402
+
+_carc_bin = os.environ.get("CARC")
+if _carc_bin:
+    _lib = os.path.join(os.path.dirname(os.path.abspath(_carc_bin)), "libcarc.so")
+    if os.path.exists(_lib):
+        carc.load_library(_lib)
+LIB = carc.library_path()  # raises LibraryNotFound with instructions if missing
+
+MAX_TURNS = 300  # bounds every loop: a game has at most 127 tiles (+ bonus turns)
+
+
+def play_random(g, rng, check_every=0):
+    """Plays random legal moves to the end; returns the moves played."""
+    played = []
+    for i in range(MAX_TURNS):
+        if g.over:
+            return played
+        moves = g.legal_moves()
+        assert moves, "no legal move while the game is not over"
+        m = rng.choice(moves)
+        g.apply(m)
+        played.append(m)
+        if check_every and i % check_every == 0:
+            g.check_state()
+    raise AssertionError("game did not end in %d turns" % MAX_TURNS)
+
+
+class LibraryTest(unittest.TestCase):
+    def test_missing_library_message(self):
+        code = ("import sys; sys.path.insert(0, %r); import carc\n"
+                "try:\n    carc.Game()\nexcept carc.LibraryNotFound as e:\n"
+                "    print('NOTFOUND', e)\n") % os.path.join(REPO, "python")
+        env = dict(os.environ, CARC_LIB="/nonexistent/libcarc.so")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("NOTFOUND", out.stdout)
+        self.assertIn("/nonexistent/libcarc.so", out.stdout)
+        self.assertIn("make", out.stdout)
+
+    def test_env_var_is_used(self):
+        code = ("import sys; sys.path.insert(0, %r); import carc\n"
+                "print(carc.library_path()); print(carc.Game(seed=3).current_tile)\n"
+                % os.path.join(REPO, "python"))
+        env = dict(os.environ, CARC_LIB=LIB)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.split()
+        self.assertEqual(lines[0], LIB)
+        self.assertEqual(lines[1], carc.Game(seed=3).current_tile)
+
+
+class GameTest(unittest.TestCase):
+    def test_new_game(self):
+        g = carc.Game(players=3, seed=11)
+        self.assertFalse(g.over)
+        self.assertFalse(g.game_over())
+        self.assertEqual(g.players, 3)
+        self.assertEqual(g.to_move, 0)
+        self.assertEqual(g.tiles_left, 71)
+        self.assertEqual(sum(g.tiles_left_by_name().values()), 71)
+        self.assertEqual(g.tiles_left_by_name(), carc.rules_pile(players=3))
+        self.assertIn(g.current_tile, carc.tile_names())
+        self.assertEqual(g.scores(), [0, 0, 0])
+        self.assertEqual(g.supply(1)["follower"], 7)
+        self.assertEqual(g.supply()["big"], 0)
+        self.assertEqual(len(g.supplies()), 3)
+        self.assertEqual(g.scores_by_kind()[2], {k: 0 for k in carc.SCORE_KINDS})
+        self.assertEqual(g.rules["farm_scoring"], "international")
+        self.assertEqual(g.tile_at(0, 0), 0)
+        self.assertIsNone(g.tile_at(5, 5))
+        self.assertIsInstance(g.hash, int)
+        self.assertEqual(g.position_hash(), g.hash)
+        # the same seed deals the same game
+        self.assertEqual(carc.Game(players=3, seed=11).hash, g.hash)
+        self.assertEqual(carc.Game(players=3, seed=11).current_tile, g.current_tile)
+
+    def test_random_game_replays(self):
+        for seed in (1, 2, 3):
+            g = carc.Game(players=2 + seed % 3, seed=seed)
+            played = play_random(g, random.Random(seed), check_every=10)
+            self.assertTrue(g.over)
+            self.assertIsNone(g.current_tile)
+            self.assertEqual(g.legal_moves(), [])
+            self.assertEqual(g.tiles_left, 0)
+            self.assertGreaterEqual(len(played), 71)
+            scores = g.scores()
+            by_kind = g.scores_by_kind()
+            for p in range(g.players):
+                self.assertEqual(sum(by_kind[p].values()), scores[p])
+                self.assertEqual(g.score_by_kind(p, "city"), by_kind[p]["city"])
+            text = g.record()
+            rec = json.loads(text)
+            self.assertEqual(rec["format"], "carc-record-1")
+            self.assertEqual(rec["final"]["scores"], scores)
+            r = carc.Game.replay(text)
+            self.assertTrue(r.over)
+            self.assertEqual(r.scores(), scores)
+            self.assertEqual(r.scores_by_kind(), by_kind)
+            self.assertEqual(r.hash, g.hash)
+            self.assertEqual(r.rules, g.rules)
+            self.assertEqual(r.seed, seed)
+            self.assertEqual(r.record(), text)
+            # board() reads the placed tiles back
+            board = g.board()
+            self.assertEqual(len(board), 1 + sum(1 for m in played if not m.is_discard))
+            for i, t in enumerate(board):
+                self.assertEqual(g.tile_at(t["x"], t["y"]), i)
+
+    def test_illegal_move_raises_and_leaves_game(self):
+        g = carc.Game(seed=5)
+        play_random(_Stop(g, 6), random.Random(5))
+        h, left, who, sc = g.hash, g.tiles_left, g.to_move, g.scores()
+        rec = g.record()
+        bad = [carc.Move.make(40, 40, 0, tile=g.current_tile),  # not next to the board
+               carc.Move.make(0, 0, 0),                          # on the start tile
+               carc.Move.discard()]                              # the tile fits
+        legal = g.placements()[0]
+        bad.append(carc.Move.make(legal.x, legal.y, legal.rot, segment=9))  # no such segment
+        for m in bad:
+            self.assertFalse(g.is_legal(m), m)
+            msg = g.check(m)
+            self.assertTrue(msg, m)
+            with self.assertRaises(carc.IllegalMove) as cm:
+                g.apply(m)
+            self.assertTrue(str(cm.exception))
+            self.assertEqual(cm.exception.message, msg)
+            self.assertEqual(cm.exception.status, carc.ERR_ILLEGAL)
+            self.assertEqual(int(cm.exception.move), int(m))
+            self.assertEqual(g.hash, h)
+            self.assertEqual(g.tiles_left, left)
+            self.assertEqual(g.to_move, who)
+            self.assertEqual(g.scores(), sc)
+            self.assertEqual(g.record(), rec)
+        with self.assertRaises(carc.IllegalMove) as cm:
+            g.apply(carc.Move.discard())
+        self.assertIn("set aside", str(cm.exception))
+        with self.assertRaises(TypeError):
+            g.apply("N1")
+        # after the end every move is refused as GameOverError
+        play_random(g, random.Random(6))
+        with self.assertRaises(carc.GameOverError) as cm:
+            g.apply(legal)
+        self.assertIn("over", str(cm.exception))
+        with self.assertRaises(carc.GameOverError):
+            g.apply_unchecked(legal)
+
+    def test_copy_is_independent(self):
+        g = carc.Game(players=4, seed=8)
+        play_random(_Stop(g, 10), random.Random(8))
+        c = g.copy()
+        self.assertIsNot(c, g)
+        self.assertEqual(c.hash, g.hash)
+        self.assertEqual(c.record(), g.record())
+        h, rec = g.hash, g.record()
+        m = c.legal_moves()[-1]
+        c.apply(m)
+        self.assertNotEqual(c.hash, h)
+        self.assertEqual(g.hash, h)
+        self.assertEqual(g.record(), rec)
+        # the same move on the original reaches the same position
+        g.apply(m)
+        self.assertEqual(g.hash, c.hash)
+        # playing the copy to the end leaves the original alive
+        play_random(c, random.Random(1))
+        self.assertTrue(c.over)
+        self.assertFalse(g.over)
+        import copy
+        d = copy.deepcopy(g)
+        self.assertEqual(d.hash, g.hash)
+        e = carc.Game(seed=99)
+        e.copy_from(g)
+        self.assertEqual(e.hash, g.hash)
+        self.assertEqual(e.players, 4)
+
+    def test_apply_unchecked_matches_apply(self):
+        a = carc.Game(seed=21)
+        b = a.copy()
+        rng = random.Random(21)
+        while not a.over:
+            m = rng.choice(a.legal_move_ints())
+            ea = a.apply(m, events=True)
+            eb = b.apply_unchecked(m, events=True)
+            self.assertEqual(a.hash, b.hash)
+            self.assertEqual([(e.kind, e.points) for e in ea], [(e.kind, e.points) for e in eb])
+        self.assertEqual(a.scores(), b.scores())
+        self.assertTrue(b.over)
+
+    def test_events_add_up(self):
+        g = carc.Game(players=3, seed=4)
+        rng = random.Random(4)
+        total = [0, 0, 0]
+        while not g.over:
+            for e in g.apply(rng.choice(g.legal_moves()), events=True):
+                self.assertIn(e.kind_name, carc.SCORE_KINDS)
+                for p in range(3):
+                    total[p] += e.points[p]
+        self.assertEqual(total, g.scores())
+
+    def test_set_current_tile(self):
+        g = carc.Game(seed=12)
+        play_random(_Stop(g, 3), random.Random(12))
+        left = g.tiles_left_by_name()
+        n = g.tiles_left
+        other = sorted(t for t in left if t != g.current_tile)[0]
+        g.set_current_tile(other)
+        self.assertEqual(g.current_tile, other)
+        self.assertEqual(g.tiles_left, n)
+        self.assertEqual(g.tiles_left_by_name(), left)
+        self.assertEqual(g.drawable_tiles(), left)
+        self.assertTrue(all(m.tile_name == other for m in g.legal_moves()))
+        g.apply(g.legal_moves()[0])
+        self.assertEqual(g.tiles_left_of(other), left[other] - 1)
+        gone = [t for t in carc.tile_names()[:24] if not g.tiles_left_of(t)]
+        if gone:
+            with self.assertRaises(carc.ArgumentError) as cm:
+                g.set_current_tile(gone[0])
+            self.assertIn("no %s is left" % gone[0], str(cm.exception))
+        with self.assertRaises(ValueError):
+            g.set_current_tile("no-such-tile")
+        # the River: base tiles wait until the river is used up
+        r = carc.Game(expansions=["river"], seed=2)
+        self.assertTrue(r.current_tile.startswith("r"), r.current_tile)
+        with self.assertRaises(carc.ArgumentError) as cm:
+            r.set_current_tile("V")
+        self.assertIn("River", str(cm.exception))
+        self.assertTrue(all(t.startswith("r") for t in r.drawable_tiles()))
+
+    def test_shuffle_rest(self):
+        g = carc.Game(seed=30)
+        a, b = g.copy(), g.copy()
+        a.shuffle_rest(1)
+        b.shuffle_rest(1)
+        self.assertEqual(a.tiles_left_by_name(), g.tiles_left_by_name())
+        order = []
+        for x in (a, b):
+            seq = []
+            rng = random.Random(0)
+            while not x.over and len(seq) < 20:
+                seq.append(x.current_tile)
+                x.apply(rng.choice(x.legal_moves()))
+            order.append(seq)
+        self.assertEqual(order[0], order[1])
+        c = g.copy()
+        seqs = set()
+        for s in range(5):
+            c.copy_from(g)
+            c.shuffle_rest(s)
+            seqs.add(c.current_tile)
+        self.assertGreater(len(seqs), 1)
+
+    def test_expansions(self):
+        for exp, fig in ((["inns-cathedrals"], "big"), (["traders-builders"], "builder"),
+                         (["abbot"], "abbot"), (["river"], None),
+                         (["inns-cathedrals-tiles"], None),
+                         (["river", "inns-cathedrals", "traders-builders", "abbot"], "pig")):
+            g = carc.Game(players=3, expansions=exp, seed=7)
+            self.assertEqual(sorted(g.rules["expansions"]), sorted(exp))
+            if fig:
+                self.assertEqual(g.supply(0)[fig], 1, exp)
+            self.assertEqual(g.tiles_left_by_name(), carc.rules_pile(players=3, expansions=exp))
+            if "river" in exp:
+                self.assertNotEqual(carc.start_tile(expansions=exp), "D")
+            play_random(g, random.Random(7), check_every=25)
+            r = carc.Game.replay(g.record())
+            self.assertEqual(r.scores(), g.scores(), exp)
+            self.assertEqual(r.scores_by_kind(), g.scores_by_kind(), exp)
+        # a string of names works too
+        self.assertEqual(carc.Game(expansions="river,abbot").rules["expansions"],
+                         ["river", "abbot"])
+        six = carc.Game(players=6, expansions=["inns-cathedrals"])
+        self.assertEqual(len(six.scores()), 6)
+        with self.assertRaises(carc.ArgumentError) as cm:
+            carc.Game(players=6)
+        self.assertIn("players", str(cm.exception))
+        with self.assertRaises(carc.ArgumentError) as cm:
+            carc.Game(expansions=["inns-cathedrals", "inns-cathedrals-tiles"])
+        self.assertIn("not both", str(cm.exception))
+        with self.assertRaises(ValueError):
+            carc.Game(expansions=["dragons"])
+        with self.assertRaises(ValueError):
+            carc.Game(farm_scoring="none")
+
+    def test_farm_scoring_and_options(self):
+        for fs in carc.FARM_SCORINGS:
+            g = carc.Game(farm_scoring=fs, small_city=True, seed=3)
+            self.assertEqual(g.rules["farm_scoring"], fs)
+            self.assertTrue(g.rules["small_city"])
+            play_random(g, random.Random(3))
+            r = carc.Game.replay(g.record())
+            self.assertEqual(r.rules, g.rules)
+            self.assertEqual(r.scores(), g.scores())
+        g = carc.Game(farmers=False, seed=3)
+        self.assertFalse(g.rules["farmers"])
+        play_random(g, random.Random(3))
+        self.assertEqual(sum(k["farm"] for k in g.scores_by_kind()), 0)
+
+    def test_custom_pile(self):
+        g = carc.Game(pile={"U": 1, "E": 1, "V": 1}, seed=12345)
+        self.assertEqual(g.tiles_left, 3)
+        self.assertEqual(g.tiles_left_by_name(), {"E": 1, "U": 1, "V": 1})
+        self.assertEqual(g.tiles_left_of("U"), 1)
+        play_random(g, random.Random(0))
+        rec = json.loads(g.record())
+        self.assertEqual(rec["rules"]["tiles"], {"E": 1, "U": 1, "V": 1})
+        self.assertEqual(carc.Game.replay(g.record()).scores(), g.scores())
+        big = carc.Game(pile={"V": 20, "U": 10}, players=2, seed=1)
+        self.assertEqual(big.tiles_left, 30)
+        play_random(big, random.Random(1))
+        self.assertEqual(carc.Game.replay(big.record()).scores(), big.scores())
+        # an expansion tile needs its expansion
+        with self.assertRaises(carc.ArgumentError) as cm:
+            carc.Game(pile={"r3": 1})
+        self.assertIn("r3", str(cm.exception))
+        carc.Game(pile={"r3": 1, "U": 1}, expansions=["river"])
+        with self.assertRaises(ValueError):
+            carc.Game(pile={"ZZ": 1})
+        empty = carc.Game(pile={})
+        self.assertTrue(empty.over)
+
+    def test_spec_example_record(self):
+        path = os.path.join(REPO, "tests", "data", "spec-example.json")
+        g = carc.Game.load(path)
+        self.assertTrue(g.over)
+        self.assertEqual(g.scores(), [3, 4])
+        self.assertEqual(g.scores_by_kind()[1]["city"], 4)
+        self.assertEqual(g.seed, 12345)
+
+    def test_bad_records(self):
+        g = carc.Game(seed=9)
+        play_random(_Stop(g, 5), random.Random(9))
+        rec = json.loads(g.record())
+        with self.assertRaises(carc.RecordError) as cm:
+            carc.Game.replay("{not json")
+        self.assertEqual(cm.exception.status, carc.ERR_PARSE)
+        self.assertTrue(str(cm.exception))
+        rec["turns"][2]["x"] = 60
+        with self.assertRaises(carc.RecordError) as cm:
+            carc.Game.replay(json.dumps(rec))
+        self.assertIn("turn", str(cm.exception))
+        rec = json.loads(g.record())
+        rec["turns"][3]["scores"] = [50, 50]
+        with self.assertRaises(carc.RecordError) as cm:
+            carc.Game.replay(json.dumps(rec).encode())
+        self.assertEqual(cm.exception.status, carc.ERR_RECORD)
+        # a record of a game in progress replays to the same position
+        r = carc.Game.replay(g.record(extra={"note": "mid-game"}))
+        self.assertEqual(r.hash, g.hash)
+        self.assertEqual(r.current_tile, g.current_tile)
+        self.assertEqual(json.loads(g.record(extra={"note": "x"}))["note"], "x")
+
+
+class _Stop:
+    """Wraps a game so play_random stops after n moves."""
+
+    def __init__(self, g, n):
+        self.g, self.n = g, n
+
+    @property
+    def over(self):
+        return self.g.over or self.n <= 0
+
+    def legal_moves(self):
+        return self.g.legal_moves()
+
+    def apply(self, m):
+        self.n -= 1
+        self.g.apply(m)
+
+    def check_state(self):
+        self.g.check_state()
+
+
+class MoveTest(unittest.TestCase):
+    def test_encoding(self):
+        m = carc.Move.make(-3, 7, 2, segment=1, figure="big")
+        self.assertEqual((m.x, m.y, m.rot, m.segment, m.figure, m.figure_name),
+                         (-3, 7, 2, 1, carc.FIGURES.index("big"), "big"))
+        self.assertTrue(m.has_figure)
+        self.assertFalse(m.is_discard)
+        self.assertFalse(m.recall)
+        self.assertEqual(int(m), (253) | (263 << 9) | (2 << 18) | (1 << 20) | (1 << 24))
+        p = m.placement
+        self.assertIsNone(p.segment)
+        self.assertIsNone(p.figure)
+        self.assertEqual(p.seg, carc.SEG_NONE)
+        self.assertEqual((p.x, p.y, p.rot), (-3, 7, 2))
+        self.assertEqual(carc.Move(int(m)), m)
+        self.assertEqual(hash(carc.Move(int(m))), hash(int(m)))
+        d = carc.Move.discard()
+        self.assertTrue(d.is_discard)
+        self.assertEqual(int(d), carc.MOVE_DISCARD)
+        self.assertIsNone(d.x)
+        self.assertIsNone(d.segment)
+        r = carc.Move.make(1, 0, 0, recall=True)
+        self.assertTrue(r.recall)
+        self.assertIsNone(r.segment)
+        with self.assertRaises(ValueError):
+            carc.Move.make(300, 0, 0)
+        with self.assertRaises(ValueError):
+            carc.Move.make(0, 0, 0, segment=2, figure="dragon")
+        self.assertIn("discard", repr(d))
+
+    def test_legal_moves_decode(self):
+        g = carc.Game(seed=17, expansions=["inns-cathedrals", "abbot"])
+        rng = random.Random(17)
+        seen_fig = False
+        for _ in range(30):
+            if g.over:
+                break
+            t = g.current_tile
+            moves = g.legal_moves()
+            ints = g.legal_move_ints()
+            self.assertEqual([int(m) for m in moves], ints)
+            places = g.placements()
+            self.assertEqual(len({(m.x, m.y, m.rot) for m in moves if not m.is_discard}),
+                             len([p for p in places if not p.is_discard]))
+            for p in places:
+                self.assertIn(p, moves)
+                self.assertIsNone(p.segment)
+                for o in g.figure_options(p):
+                    self.assertIn(o, moves)
+                    self.assertEqual(o.placement, p)
+            for m in moves:
+                self.assertEqual(m.tile_name, t)
+                self.assertTrue(g.is_legal(m))
+                if m.has_figure:
+                    seen_fig = True
+                    # the port names the figure's segment, as the tile is rotated
+                    info = carc.tile(t)
+                    self.assertEqual(info.port_segment(m.port_name, m.rot), m.segment)
+                    self.assertEqual(m.port, m.port_for(t))
+                    self.assertEqual(g.move(m.x, m.y, m.rot, at=m.port_name,
+                                            figure=m.figure_name), m)
+                else:
+                    self.assertIsNone(m.port)
+            m = rng.choice(moves)
+            g.apply(m)
+            if m.has_figure:
+                turn = json.loads(g.record())["turns"][-1]
+                self.assertEqual(turn["meeple"], {"kind": m.figure_name, "at": m.port_name})
+        self.assertTrue(seen_fig)
+
+
+class TileTest(unittest.TestCase):
+    def test_tiles(self):
+        names = carc.tile_names()
+        self.assertEqual(len(names), carc.TILE_TYPES)
+        self.assertEqual(carc.tile_name(carc.tile_type("D")), "D")
+        with self.assertRaises(ValueError):
+            carc.tile_type("nope")
+        d = carc.tile("D")
+        self.assertEqual(d.name, "D")
+        self.assertEqual(d.set, "base")
+        self.assertEqual(d.edges(0), "CRFR")
+        self.assertEqual(d.edges(1), "RCRF")
+        self.assertEqual(len(d.edges(3)), 4)
+        kinds = sorted(s.kind_name for s in d.segments)
+        self.assertEqual(kinds, ["city", "field", "field", "road"])
+        city = [s for s in d.segments if s.kind_name == "city"][0]
+        self.assertEqual(city.ports, [0, 1, 2])
+        self.assertEqual(city.port_name, "N1")
+        self.assertEqual(d.port_segment("N1"), city.index)
+        self.assertEqual(d.port_segment("E1", rot=1), city.index)
+        self.assertEqual(d.segment_port_name(city.index, rot=2), "S1")
+        self.assertEqual(d.ports_at(0)["N0"], city.index)
+        self.assertIsNone(d.port_segment("C"))
+        for s in d.segments:
+            if s.kind_name == "field":
+                self.assertTrue(all(d.segments[c].kind_name == "city" for c in s.cities))
+        b = carc.tile("B")
+        self.assertEqual([s.kind_name for s in b.segments].count("cloister"), 1)
+        self.assertIn("C", b.ports_at(0))
+        self.assertTrue(any(s.shield for t in names for s in carc.tile(t).segments))
+        self.assertTrue(any(s.inn for t in names for s in carc.tile(t).segments))
+        self.assertTrue(any(s.goods for t in names for s in carc.tile(t).segments))
+        self.assertTrue(any(carc.tile(t).garden_twin for t in names))
+        self.assertEqual(carc.port_name(carc.PORT_CENTRE), "C")
+        self.assertEqual(carc.port_parse("W2"), 11)
+        self.assertEqual(carc.port_name(carc.port_parse("I")), "I")
+        self.assertIn("D", repr(d))
+
+
+class ExampleTest(unittest.TestCase):
+    def test_example_script(self):
+        script = os.path.join(REPO, "python", "example_random_game.py")
+        with tempfile.TemporaryDirectory(prefix="carc-py-") as tmp:
+            path = os.path.join(tmp, "game.json")
+            env = dict(os.environ, CARC_LIB=LIB)
+            out = subprocess.run([sys.executable, script, "4", path], env=env,
+                                 capture_output=True, text=True, timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("final scores", out.stdout)
+            self.assertTrue(os.path.exists(path))
+            g = carc.Game.load(path)
+            self.assertTrue(g.over)
+            final = [line for line in out.stdout.splitlines() if line.startswith("final scores")][0]
+            self.assertEqual(final, "final scores: " + " ".join(
+                "P%d %d" % (p, s) for p, s in enumerate(g.scores())))
+            with open(path) as f:
+                self.assertEqual(json.load(f)["bots"], ["random", "random"])
+            # the same seed plays the same game; the default seed is 1
+            again = subprocess.run([sys.executable, script, "4"], env=env,
+                                   capture_output=True, text=True, timeout=120)
+            self.assertEqual(again.stdout, out.stdout.replace("record written to %s\n" % path, ""))
+            default = subprocess.run([sys.executable, script], env=env,
+                                     capture_output=True, text=True, timeout=120)
+            self.assertEqual(default.returncode, 0, default.stderr)
+            self.assertIn("final scores", default.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
