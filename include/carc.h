@@ -324,6 +324,7 @@ typedef struct carc_game {
 	uint8_t nturns;
 	uint16_t nnodes;
 	uint8_t bonus;        /* 1: this turn is a builder's extra turn */
+	uint8_t nfig;         /* figure slots in use lie below this index */
 	uint8_t river_open;   /* 1: the river has an open end to continue */
 	int16_t river_x, river_y; /* the square the river must go on next */
 	uint8_t river_side;   /* side of that square facing the river */
@@ -372,7 +373,8 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
                            char err[CARC_ERRMSG_SIZE]);
 /* sizeof(carc_game), for bindings that allocate games themselves. */
 size_t carc_game_size(void);
-/* Copies a game; the same as memcpy(dst, src, sizeof *dst). */
+/* Copies a game: the same game as memcpy(dst, src, sizeof *dst), but
+ * only the used parts of the arrays are copied (faster early in a game). */
 void carc_game_copy(carc_game *dst, const carc_game *src);
 
 /* ---- asking the state ----------------------------------------------------------- */

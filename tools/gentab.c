@@ -307,6 +307,15 @@ int main(void)
 		printf("},");
 	}
 	printf("};\n");
+	printf("static const uint8_t TT_RIVER[%d] = {", CARC_TILE_TYPES);
+	for (int i = 0; i < CARC_TILE_TYPES; i++) {
+		int n = 0;
+		for (int s = 0; s < tile_defs[i].nseg; s++)
+			if (tile_defs[i].seg[s].kind == CARC_FEAT_RIVER)
+				n += __builtin_popcount(tile_defs[i].seg[s].ports);
+		printf("%d,", n == 0 ? 0 : n == 2 ? 1 : 2);
+	}
+	printf("};\n");
 	for (int i = 0; i < CARC_TILE_TYPES; i++)
 		if (!strcmp(tile_defs[i].name, "D"))
 			printf("#define TT_TYPE_D %d\n", i);

@@ -44,28 +44,30 @@ uint64_t eng_fig_key(const carc_game *g, int node, int owner, int kind)
 
 /* ---- placing tiles -------------------------------------------------------------- */
 
-static void frontier_touch(carc_game *g, int x, int y, int side_from_cell,
-                           unsigned code)
+/* A neighbour placed on the side `side_from_cell` of the empty square in
+ * hmap slot `slot` (key `key`) demands edge `code` there; the square joins
+ * the frontier if it is new. */
+static void frontier_touch(carc_game *g, unsigned slot, uint32_t key, int x, int y,
+                           int side_from_cell, unsigned code)
 {
-	int v = hm_get(g, x, y);
-	int f;
-	if (v < 0) {
-		f = g->nfrontier++;
-		g->frontier[f].x = (int16_t)x;
-		g->frontier[f].y = (int16_t)y;
-		g->frontier[f].req = 0;
-		g->frontier[f].mask = 0;
-		g->frontier[f].key = 0;
-		hm_put(g, x, y, HM_FRONTIER | (unsigned)f);
-	} else if (v & HM_FRONTIER) {
-		f = v & (HM_FRONTIER - 1);
-	} else {
-		return; /* a tile */
-	}
 	static const uint16_t POW5[4] = {1, 5, 25, 125};
-	g->frontier[f].req |= (uint8_t)(code << (2 * side_from_cell));
-	g->frontier[f].mask |= (uint8_t)(3u << (2 * side_from_cell));
-	g->frontier[f].key = (uint16_t)(g->frontier[f].key + (code + 1) * POW5[side_from_cell]);
+	uint32_t e = g->hmap[slot];
+	carc_cell *c;
+	if (!e) {
+		int f = g->nfrontier++;
+		c = &g->frontier[f];
+		c->x = (int16_t)x;
+		c->y = (int16_t)y;
+		c->req = 0;
+		c->mask = 0;
+		c->key = 0;
+		g->hmap[slot] = (key << 10) | HM_FRONTIER | (unsigned)f;
+	} else {
+		c = &g->frontier[e & (HM_FRONTIER - 1)];
+	}
+	c->req |= (uint8_t)(code << (2 * side_from_cell));
+	c->mask |= (uint8_t)(3u << (2 * side_from_cell));
+	c->key = (uint16_t)(c->key + (code + 1) * POW5[side_from_cell]);
 }
 
 static int node_union(carc_game *g, int a, int b)
@@ -124,29 +126,32 @@ int eng_place_tile(carc_game *g, int x, int y, int type, int rot, int player)
 	g->hash ^= eng_tile_key(x, y, type, rot);
 
 	/* the square was a frontier cell (or empty, for the start tile) */
-	int v = hm_get(g, x, y);
-	if (v >= 0 && (v & HM_FRONTIER)) {
-		int f = v & (HM_FRONTIER - 1);
+	uint32_t key = hm_key(x, y);
+	unsigned slot = hm_probe(g, key);
+	uint32_t v = g->hmap[slot];
+	if (v & HM_FRONTIER) {
+		int f = (int)(v & (HM_FRONTIER - 1));
 		int last = --g->nfrontier;
 		if (f != last) {
 			g->frontier[f] = g->frontier[last];
-			hm_put(g, g->frontier[f].x, g->frontier[f].y,
-			       HM_FRONTIER | (unsigned)f);
+			hm_put(g, g->frontier[f].x, g->frontier[f].y, HM_FRONTIER | (unsigned)f);
 		}
 	}
-	hm_put(g, x, y, (unsigned)ti);
+	g->hmap[slot] = (key << 10) | (unsigned)ti;
 
 	const uint8_t *ps = TT_PORTSEG[type][rot];
 	unsigned edges = TT_EDGES[type][rot];
 	for (int d = 0; d < 4; d++) {
 		int nx = x + DX[d], ny = y + DY[d];
-		int nv = hm_get(g, nx, ny);
+		uint32_t nkey = hm_key(nx, ny);
+		unsigned nslot = hm_probe(g, nkey);
+		uint32_t nv = g->hmap[nslot];
 		unsigned code = (edges >> (2 * d)) & 3u;
-		if (nv < 0 || (nv & HM_FRONTIER)) {
-			frontier_touch(g, nx, ny, (d + 2) & 3, code);
+		if (!nv || (nv & HM_FRONTIER)) {
+			frontier_touch(g, nslot, nkey, nx, ny, (d + 2) & 3, code);
 			continue;
 		}
-		const carc_placed *nb = &g->tiles[nv];
+		const carc_placed *nb = &g->tiles[nv & HM_VAL_MASK];
 		const uint8_t *nps = TT_PORTSEG[nb->type][nb->rot];
 		int od = (d + 2) & 3;
 		/* middle port: road, city or river sides close here */

@@ -169,6 +169,9 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 		if (tile_defs[t->type].seg[g->node[n].seg].flags & CARC_SEGF_SHIELD)
 			shields[label[n]]++;
 	}
+	for (int i = g->nfig; i < CARC_MAX_FIGURES; i++)
+		if (g->fig[i].owner != 255)
+			return fail(err, "figure slot %d is used above the mark %d", i, g->nfig);
 	int on_board[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
 	memset(on_board, 0, sizeof on_board);
 	for (int i = 0; i < CARC_MAX_FIGURES; i++) {

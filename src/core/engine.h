@@ -32,20 +32,24 @@ static inline unsigned hm_slot(uint32_t key)
 	return (key * 0x9E3779B1u) >> (32 - 9);
 }
 
+/* The slot holding key, or the empty slot where it would go. */
+static inline unsigned hm_probe(const carc_game *g, uint32_t key)
+{
+	unsigned i = hm_slot(key);
+	for (;;) {
+		uint32_t e = g->hmap[i];
+		if (!e || (e >> 10) == key)
+			return i;
+		i = (i + 1) & (CARC_HASH_SIZE - 1);
+	}
+}
+
 /* Entry for (x, y): the low 10 bits of hmap, or -1 if the square is not
  * on the board nor next to it. */
 static inline int hm_get(const carc_game *g, int x, int y)
 {
-	uint32_t key = hm_key(x, y);
-	unsigned i = hm_slot(key);
-	for (;;) {
-		uint32_t e = g->hmap[i];
-		if (!e)
-			return -1;
-		if ((e >> 10) == key)
-			return (int)(e & HM_VAL_MASK);
-		i = (i + 1) & (CARC_HASH_SIZE - 1);
-	}
+	uint32_t e = g->hmap[hm_probe(g, hm_key(x, y))];
+	return e ? (int)(e & HM_VAL_MASK) : -1;
 }
 
 static inline int eng_find(const carc_game *g, int n)
@@ -81,13 +85,7 @@ static inline int fig_occupies(int kind)
 
 /* River tiles: 0 not a river tile, 1 a river piece (two river sides),
  * 2 a river end (one side: the spring or the lake). */
-static inline int river_class(int type)
-{
-	unsigned e = TT_EDGES[type][0], n = 0;
-	for (int d = 0; d < 4; d++)
-		n += ((e >> (2 * d)) & 3u) == EDGE_RIVER;
-	return n == 0 ? 0 : n == 2 ? 1 : 2;
-}
+static inline int river_class(int type) { return TT_RIVER[type]; }
 
 static inline unsigned river_sides(int type, int rot)
 {

@@ -19,6 +19,10 @@
 
 #include "engine.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* ---- small helpers ------------------------------------------------------ */
 
 uint64_t eng_mix64(uint64_t x)
@@ -80,6 +84,10 @@ static void deal(carc_game *g, uint64_t seed)
 {
 	uint64_t state = seed;
 	int n = g->npile, a = 0;
+	if (!(g->rules.expansions & CARC_EXP_RIVER)) {
+		shuffle(g->pile, n, &state);
+		return;
+	}
 	/* stable partition by river class: pieces (1), ends (2), others (0) */
 	uint8_t tmp[CARC_MAX_TILES];
 	int k = 0;
@@ -161,6 +169,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	memset(g->hmap, 0, sizeof g->hmap);
 	for (int i = 0; i < CARC_MAX_FIGURES; i++)
 		g->fig[i].owner = 255;
+	g->nfig = 0;
 	memset(g->remaining, 0, sizeof g->remaining);
 
 	int counts[CARC_TILE_TYPES] = {0};
@@ -217,7 +226,19 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 
 size_t carc_game_size(void) { return sizeof(carc_game); }
 
-void carc_game_copy(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
+/* Copies the fixed part and the used part of each array: the same game as
+ * a memcpy of the whole struct, as nothing reads past the counts (figure
+ * slots, read up to CARC_MAX_FIGURES by some callers, are copied whole). */
+void carc_game_copy(carc_game *dst, const carc_game *src)
+{
+	memcpy(dst, src, offsetof(carc_game, tiles));
+	memcpy(dst->tiles, src->tiles, sizeof src->tiles[0] * src->ntiles);
+	memcpy(dst->frontier, src->frontier, sizeof src->frontier[0] * src->nfrontier);
+	memcpy(dst->clo, src->clo, sizeof src->clo[0] * src->nclo);
+	memcpy(dst->fig, src->fig, sizeof src->fig);
+	memcpy(dst->turns, src->turns, sizeof src->turns[0] * src->nturns);
+	memcpy(dst->node, src->node, sizeof src->node[0] * src->nnodes);
+}
 
 /* ---- asking ------------------------------------------------------------------------- */
 
@@ -338,6 +359,16 @@ void carc_shuffle_rest(carc_game *g, uint64_t seed)
 
 /* ---- move generation ----------------------------------------------------------------- */
 
+/* ROTS_OF[m]: the rotations in mask m, in order, as move bits (rot << 18) */
+#define R_(r) ((uint32_t)(r) << 18)
+static const uint32_t ROTS_OF[16][4] __attribute__((aligned(16))) = {
+	{0, 0, 0, 0}, {R_(0), 0, 0, 0}, {R_(1), 0, 0, 0}, {R_(0), R_(1), 0, 0},
+	{R_(2), 0, 0, 0}, {R_(0), R_(2), 0, 0}, {R_(1), R_(2), 0, 0}, {R_(0), R_(1), R_(2), 0},
+	{R_(3), 0, 0, 0}, {R_(0), R_(3), 0, 0}, {R_(1), R_(3), 0, 0}, {R_(0), R_(1), R_(3), 0},
+	{R_(2), R_(3), 0, 0}, {R_(0), R_(2), R_(3), 0}, {R_(1), R_(2), R_(3), 0},
+	{R_(0), R_(1), R_(2), R_(3)}};
+#undef R_
+
 /* A river tile at (x, y, rot): continues the open river end and does not
  * turn the same way as the previous river curve. */
 static int river_ok(const carc_game *g, int x, int y, int type, int rot)
@@ -372,12 +403,23 @@ int carc_placements(const carc_game *g, carc_move *buf, int max)
 					buf[n++] = carc_move_make(c->x, c->y, r, CARC_SEG_NONE, 0);
 			}
 		}
-	} else if (max >= 4 * g->nfrontier) {
-		for (int f = 0; f < g->nfrontier; f++) {
-			const carc_cell *c = &g->frontier[f];
-			carc_move at = carc_move_make(c->x, c->y, 0, CARC_SEG_NONE, 0);
-			for (unsigned m = fit[c->key]; m; m &= m - 1)
-				buf[n++] = at | ((unsigned)__builtin_ctz(m) << 18);
+	} else if (max >= 4 * g->nfrontier + 4) {
+		/* branch-free: each square writes four candidates and keeps the
+		 * ones whose rotation fits */
+		const carc_cell *c = g->frontier, *end = c + g->nfrontier;
+		for (; c < end; c++) {
+			unsigned m = fit[c->key];
+			uint32_t at = (uint32_t)(c->x + 256) | ((uint32_t)(c->y + 256) << 9) |
+			              (CARC_SEG_NONE << 20);
+#ifdef __SSE2__
+			__m128i v = _mm_or_si128(_mm_set1_epi32((int)at),
+			                         _mm_load_si128((const __m128i *)ROTS_OF[m]));
+			_mm_storeu_si128((__m128i *)(buf + n), v);
+#else
+			for (int k = 0; k < 4; k++)
+				buf[n + k] = at | ROTS_OF[m][k];
+#endif
+			n += (0x4332322132212110ull >> (4 * m)) & 0xF; /* popcount of m */
 		}
 	} else {
 		for (int f = 0; f < g->nfrontier; f++) {
@@ -424,7 +466,7 @@ static int abbot_slot(const carc_game *g, int p)
 {
 	if (!(g->rules.expansions & CARC_EXP_ABBOT) || g->supply[p][CARC_FIG_ABBOT])
 		return -1;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+	for (int i = 0; i < g->nfig; i++)
 		if (g->fig[i].owner == p && g->fig[i].kind == CARC_FIG_ABBOT)
 			return i;
 	return -1;
@@ -656,7 +698,7 @@ static int builder_extended(carc_game *g, int type, int n0, int p)
 	if (g->supply[p][CARC_FIG_BUILDER] || !(g->rules.expansions & CARC_EXP_TRADERS))
 		return 0;
 	int bnode = -1;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+	for (int i = 0; i < g->nfig; i++)
 		if (g->fig[i].owner == p && g->fig[i].kind == CARC_FIG_BUILDER)
 			bnode = g->fig[i].node;
 	if (bnode < 0)
@@ -673,8 +715,10 @@ static int builder_extended(carc_game *g, int type, int n0, int p)
 static void place_figure(carc_game *g, int node, int p, int kind)
 {
 	int slot = 0;
-	while (g->fig[slot].owner != 255)
+	while (slot < g->nfig && g->fig[slot].owner != 255)
 		slot++;
+	if (slot == g->nfig)
+		g->nfig++;
 	carc_figure_at *f = &g->fig[slot];
 	f->owner = (uint8_t)p;
 	f->kind = (uint8_t)kind;
@@ -716,7 +760,7 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 	int ti = eng_place_tile(g, x, y, type, rot, p);
 	int n0 = g->tiles[ti].node0;
 	int bonus = !g->bonus && builder_extended(g, type, n0, p);
-	if (river_class(type)) {
+	if (TT_RIVER[type]) {
 		unsigned out = river_sides(type, rot) & ~(1u << g->river_side);
 		if (out) {
 			int d = __builtin_ctz(out);

@@ -62,7 +62,7 @@ static unsigned majority(const carc_game *g, int r)
 {
 	int w[CARC_MAX_PLAYERS] = {0};
 	int best = 0;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < g->nfig; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || !fig_weight(f->kind) || eng_find(g, f->node) != r)
 			continue;
@@ -86,12 +86,14 @@ void eng_remove_figure(carc_game *g, int i)
 	if (fig_occupies(f->kind))
 		g->node[eng_find(g, f->node)].figures--;
 	f->owner = 255;
+	while (g->nfig && g->fig[g->nfig - 1].owner == 255)
+		g->nfig--;
 }
 
 /* Every figure on the feature with root r goes back to its owner. */
 static void return_figures(carc_game *g, int r)
 {
-	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+	for (int i = 0; i < g->nfig; i++)
 		if (g->fig[i].owner != 255 && eng_find(g, g->fig[i].node) == r)
 			eng_remove_figure(g, i);
 	g->node[r].owners = 0;
@@ -144,7 +146,7 @@ void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_event
 	int kind = g->node[node].kind == CARC_FEAT_GARDEN ? CARC_SCORE_GARDEN : CARC_SCORE_CLOISTER;
 	if (complete)
 		cl->done = 1;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < g->nfig; i++) {
 		carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || f->node != node)
 			continue;
@@ -198,7 +200,7 @@ static void score_farms(carc_game *g, carc_events *ev)
 	farm farms[CARC_MAX_FIGURES];
 	int nf = 0;
 	const int np = g->rules.players;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < g->nfig; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || g->node[f->node].kind != CARC_FEAT_FIELD)
 			continue;
@@ -319,7 +321,7 @@ static void score_goods(carc_game *g, carc_events *ev)
 void eng_final_scoring(carc_game *g, carc_events *ev)
 {
 	/* incomplete roads and cities, in the order of their figures' slots */
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < g->nfig; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255)
 			continue;
