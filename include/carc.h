@@ -439,6 +439,25 @@ void carc_shuffle_rest(carc_game *g, uint64_t seed);
 
 /* Tile at (x, y): returns the index into g->tiles, or -1 if empty. */
 int carc_tile_at(const carc_game *g, int x, int y);
+/* Tiles on the board (the start tile is index 0, then in order of play). */
+int carc_board_tiles(const carc_game *g);
+/* Tile i of the board: type, square, rotation, who placed it (-1 for the
+ * start tile). Returns 0, or -1 if i is out of range. */
+int carc_board_tile(const carc_game *g, int i, int *type, int *x, int *y, int *rot,
+                    int *player);
+/* Figures on the board: fills up to max entries of (owner, figure kind,
+ * board tile index, segment index of that tile's type) and returns the
+ * count. */
+typedef struct carc_figure_info {
+	int owner, kind, tile, seg;
+} carc_figure_info;
+int carc_board_figures(const carc_game *g, carc_figure_info *out, int max);
+/* The rules and seed the game was made with. */
+void carc_game_rules(const carc_game *g, carc_rules *out);
+uint64_t carc_game_seed(const carc_game *g);
+/* 1 if a tile of this type may be drawn now (it is left in the pile, and
+ * River tiles come first, the lake last), else 0. */
+int carc_tile_drawable(const carc_game *g, int type);
 
 /* ---- debug ---------------------------------------------------------------------------- */
 

@@ -314,6 +314,48 @@ int carc_tile_at(const carc_game *g, int x, int y)
 	return v >= 0 && !(v & HM_FRONTIER) ? v : -1;
 }
 
+int carc_board_tiles(const carc_game *g) { return g->ntiles; }
+
+int carc_board_tile(const carc_game *g, int i, int *type, int *x, int *y, int *rot,
+                    int *player)
+{
+	if (i < 0 || i >= g->ntiles)
+		return -1;
+	const carc_placed *t = &g->tiles[i];
+	if (type)
+		*type = t->type;
+	if (x)
+		*x = t->x;
+	if (y)
+		*y = t->y;
+	if (rot)
+		*rot = t->rot;
+	if (player)
+		*player = t->player == 255 ? -1 : t->player;
+	return 0;
+}
+
+int carc_board_figures(const carc_game *g, carc_figure_info *out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < g->nfig; i++) {
+		const carc_figure_at *f = &g->fig[i];
+		if (f->owner == 255)
+			continue;
+		if (n < max) {
+			out[n].owner = f->owner;
+			out[n].kind = f->kind;
+			out[n].tile = g->node[f->node].tile;
+			out[n].seg = g->node[f->node].seg;
+		}
+		n++;
+	}
+	return n < max ? n : max;
+}
+
+void carc_game_rules(const carc_game *g, carc_rules *out) { *out = g->rules; }
+uint64_t carc_game_seed(const carc_game *g) { return g->seed; }
+
 /* ---- the draw --------------------------------------------------------------------------- */
 
 /* May a tile of this type be drawn now? River pieces come first, then the
@@ -327,6 +369,12 @@ static int drawable_now(const carc_game *g, int type)
 		if (g->remaining[t] && river_class(t) && (river_class(t) == 1 || cls == 0))
 			return 0;
 	return 1;
+}
+
+int carc_tile_drawable(const carc_game *g, int type)
+{
+	return !g->over && type >= 0 && type < CARC_TILE_TYPES && g->remaining[type] &&
+	       drawable_now(g, type);
 }
 
 carc_status carc_set_current_tile(carc_game *g, int type)
