@@ -35,7 +35,8 @@ typedef struct cell {
 	char c;
 	uint8_t st;
 	uint8_t bold;
-	int8_t seg; /* segment index of the tile type, -1: none (a junction) */
+	uint8_t cut; /* drawn as field to part two cities of the tile */
+	int8_t seg;  /* segment index of the tile type, -1: none (a junction) */
 } cell;
 
 static const char *const COLOUR_NAME[CARC_MAX_PLAYERS] = {"red", "blue", "green",
@@ -254,7 +255,9 @@ static void centre_cell(cell *out, int type, int rot)
 		out->st = ST_ROAD;
 		return;
 	}
-	set_cell(out, type, best);
+	/* a field touching no edge (between city caps) has only the centre */
+	s = carc_tile_port_segment(type, rot, CARC_PORT_INNER);
+	set_cell(out, type, s >= 0 ? s : best);
 }
 
 /* Fills the cw x ch block of a tile (row-major) from the tile model. */
@@ -282,6 +285,32 @@ static void tile_cells(int type, int rot, int cw, int ch, cell *out)
 				seg = carc_tile_port_segment(type, rot, side * 3 + (along < 0 ? 0 : 2));
 			}
 			set_cell(o, type, seg);
+		}
+	/* Two cities of one tile that meet (caps on neighbouring sides) would
+	 * look like one: where they touch, the cells of the later segment are
+	 * drawn as field. The cell keeps its segment (for the next cells'
+	 * test) but is no place for a figure. */
+	for (int r = 0; r < ch; r++)
+		for (int c = 0; c < cw; c++) {
+			cell *o = &out[r * cw + c];
+			o->cut = 0;
+			if (o->st != ST_CITY)
+				continue;
+			static const int8_t NB[4][2] = {{0, -1}, {1, 0}, {0, 1}, {-1, 0}};
+			for (int k = 0; k < 4; k++) {
+				int nc = c + NB[k][0], nr = r + NB[k][1];
+				if (nc < 0 || nc >= cw || nr < 0 || nr >= ch)
+					continue;
+				const cell *n = &out[nr * cw + nc];
+				if (n->seg >= 0 && n->seg < o->seg &&
+				    seg_kind(type, n->seg) == CARC_FEAT_CITY)
+					o->cut = 1;
+			}
+		}
+	for (int i = 0; i < cw * ch; i++)
+		if (out[i].cut) {
+			out[i].c = '.';
+			out[i].st = ST_FIELD;
 		}
 }
 
@@ -314,7 +343,7 @@ static int seg_cell(const cell *blk, int type, int rot, int s, int cw, int ch)
 	for (int r = 0; r < ch; r++)
 		for (int c = 0; c < cw; c++) {
 			const cell *k = &blk[r * cw + c];
-			if (k->seg != s)
+			if (k->seg != s || k->cut)
 				continue;
 			int U = 2 * c + 1 - cw, V = 2 * r + 1 - ch;
 			int d = (U - ax) * (U - ax) * ch * ch + (V - ay) * (V - ay) * cw * cw;
@@ -432,7 +461,8 @@ static void panel_add(panel *pn, int l, int color, const char *fg, const char *f
 static void make_panel(const carc_game *g, int color, panel *pn)
 {
 	memset(pn, 0, sizeof *pn);
-	int over = carc_game_over(g), np = g->rules.players;
+	int over = carc_game_over(g), np = g->rules.players, scores[CARC_MAX_PLAYERS];
+	carc_game_scores(g, scores);
 	if (over)
 		panel_add(pn, pn->n++, 0, NULL, "final scores after %d turns", g->nturns);
 	else
@@ -453,10 +483,14 @@ static void make_panel(const carc_game *g, int color, panel *pn)
 			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
 				if (bd_kind_shown(g, k))
 					panel_add(pn, l, 0, NULL, " %8d", carc_score_by_kind(g, p, k));
-			panel_add(pn, l, 0, NULL, " %6d", g->score[p]);
+			panel_add(pn, l, 0, NULL, " %6d", scores[p]);
 		} else {
-			panel_add(pn, l, 0, NULL, " %4d  (%d followers)", g->score[p],
+			panel_add(pn, l, 0, NULL, " %4d  (%d followers", scores[p],
 			          carc_supply(g, p, CARC_FIG_FOLLOWER));
+			for (int k = CARC_FIG_FOLLOWER + 1; k < CARC_FIG_COUNT; k++)
+				if (carc_supply(g, p, k) > 0)
+					panel_add(pn, l, 0, NULL, " +%s", FIGURE_NAME[k]);
+			panel_add(pn, l, 0, NULL, ")");
 			if (p == carc_to_move(g))
 				panel_add(pn, l, 0, NULL, "  <- to move");
 		}
@@ -563,8 +597,9 @@ void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
 			if (fa->owner == 255 || g->node[fa->node].tile != i)
 				continue;
 			int k = seg_cell(blk, t->type, t->rot, g->node[fa->node].seg, cw, ch);
-			if (k < 0)
-				continue;
+			if (k < 0) /* a segment with no cell of its own: an inner field
+			              under a garden */
+				k = (ch / 2) * cw + cw / 2;
 			/* a follower shows its player's number; other figures a letter */
 			static const char FIG_CHAR[CARC_FIG_COUNT] = {0, 'B', 'b', 'p', 'a'};
 			blk[k].c = fa->kind < CARC_FIG_COUNT && FIG_CHAR[fa->kind]

@@ -6,6 +6,7 @@ CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_replay: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+"$CARC" sim --help >/dev/null 2>&1 || fail "cannot run $CARC"
 
 "$CARC" sim --games 2 --seed 5 --record "$tmp/rec" >/dev/null 2>&1
 if [ ! -f "$tmp/rec/game-5.json" ]; then

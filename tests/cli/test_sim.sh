@@ -5,6 +5,7 @@ CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_sim: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+"$CARC" sim --help >/dev/null 2>&1 || fail "cannot run $CARC"
 
 "$CARC" sim --games 20 --seed 7 >"$tmp/a" 2>"$tmp/a.err" || fail "carc sim exited $?: $(cat "$tmp/a.err")"
 for want in 'carc sim: 20 games, seeds 7..26, 2 players' '^seat ' '^1 red ' '^2 blue ' \
