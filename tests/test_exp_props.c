@@ -1,0 +1,346 @@
+/*
+ * test_exp_props.c - properties of whole random games with the expansions.
+ *
+ * One test per subset of the five expansion bits (the two Inns &
+ * Cathedrals options exclude each other: 24 subsets). Each plays seeded
+ * games with the standard pile of its rule set, 2 to 5 players (2 to 6 with
+ * Inns & Cathedrals), every move picked uniformly from carc_legal_moves by
+ * a fixed LCG, so every run plays the same games. Checked:
+ * - after every move: the from-scratch check (carc_game_check), every
+ *   figure conserved (supply + on the board = what the player started
+ *   with), no score going down, each total the sum of its kinds, the turn
+ *   order (a discard: the same player again; a builder's extra tile: the
+ *   same player, never twice in a row; else the next player), no goods
+ *   without Traders & Builders;
+ * - every legal move uses only figures of the rule set; every tile drawn
+ *   belongs to the rule set; with the River, pieces first, then the lake,
+ *   then the rest;
+ * - at the end: as many turns as tiles in the pile, only farmers (and
+ *   pigs) left on the board;
+ * - the game written as a record (carc_record_write) and replayed
+ *   (carc_record_replay), at the end and once half-way, gives the same
+ *   scores, breakdown, supplies, goods and carc_game_hash.
+ * A last test checks that the games as a whole used every special rule
+ * (bonus turns, recalls, goods, pigs, big followers, builders).
+ *
+ * CARC_QUICK set in the environment (the sanitizer run): 2 games per
+ * subset instead of 10.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define NSUBSETS 24
+#define GAMES 10
+#define GAMES_QUICK 2
+
+static int quick(void)
+{
+	const char *q = getenv("CARC_QUICK");
+	return q && *q && strcmp(q, "0");
+}
+
+/* The move picker: a 64-bit LCG (Knuth's MMIX constants), the pick among
+ * n being (s >> 33) % n after each step. */
+static unsigned lcg_pick(uint64_t *s, int n)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((*s >> 33) % (uint64_t)n);
+}
+
+/* What the games did, over all subsets. */
+static struct {
+	int games, turns, discards;
+	int bonus, recalls, goods;
+	int placed[CARC_FIG_COUNT];
+} seen;
+
+static void x_check(const carc_game *g, const char *what)
+{
+	char err[CARC_ERRMSG_SIZE] = "";
+	if (carc_game_check(g, err) != CARC_OK)
+		fail_msg("%s: state check: %s", what, err);
+}
+
+static int start_supply(unsigned exp, int fig)
+{
+	switch (fig) {
+	case CARC_FIG_FOLLOWER: return 7;
+	case CARC_FIG_BIG: return (exp & CARC_EXP_INNS) ? 1 : 0;
+	case CARC_FIG_BUILDER:
+	case CARC_FIG_PIG: return (exp & CARC_EXP_TRADERS) ? 1 : 0;
+	case CARC_FIG_ABBOT: return (exp & CARC_EXP_ABBOT) ? 1 : 0;
+	default: return 0;
+	}
+}
+
+/* May a figure be used at all under these expansions? */
+static int figure_in_rules(unsigned exp, int fig)
+{
+	return fig == CARC_FIG_FOLLOWER || start_supply(exp, fig) > 0;
+}
+
+/* Is a tile type part of this rule set? */
+static int tile_in_rules(unsigned exp, int t)
+{
+	if (carc_tile_is_garden_copy(t, NULL) && !(exp & CARC_EXP_ABBOT))
+		return 0;
+	switch (carc_tile_set(t)) {
+	case CARC_SET_BASE: return 1;
+	case CARC_SET_RIVER: return (exp & CARC_EXP_RIVER) != 0;
+	case CARC_SET_INNS: return (exp & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) != 0;
+	case CARC_SET_TRADERS: return (exp & CARC_EXP_TRADERS) != 0;
+	default: return 0;
+	}
+}
+
+static void board_figures(const carc_game *g, int on[CARC_MAX_PLAYERS][CARC_FIG_COUNT])
+{
+	memset(on, 0, sizeof(int) * CARC_MAX_PLAYERS * CARC_FIG_COUNT);
+	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+		const carc_figure_at *f = &g->fig[i];
+		if (f->owner == 255)
+			continue;
+		assert_true(f->owner < g->rules.players && f->kind < CARC_FIG_COUNT);
+		on[f->owner][f->kind]++;
+	}
+}
+
+/* The game through a record and back: the same in every respect the API
+ * shows. */
+static void round_trip(const carc_game *g, const char *what)
+{
+	char *json = carc_record_write(g, NULL);
+	assert_non_null(json);
+	carc_game *back = malloc(sizeof *back);
+	assert_non_null(back);
+	char err[512] = "";
+	carc_status st = carc_record_replay(json, strlen(json), back, err, sizeof err);
+	if (st != CARC_OK)
+		fail_msg("%s: replay of its own record: %s", what, err);
+	x_check(back, what);
+	const int np = g->rules.players;
+	assert_int_equal(back->rules.players, np);
+	assert_int_equal(back->rules.expansions, g->rules.expansions);
+	assert_int_equal(carc_game_over(back), carc_game_over(g));
+	assert_int_equal(carc_tiles_left(back), carc_tiles_left(g));
+	assert_int_equal(carc_to_move(back), carc_to_move(g));
+	assert_int_equal(carc_bonus_turn(back), carc_bonus_turn(g));
+	int a[CARC_MAX_PLAYERS], b[CARC_MAX_PLAYERS];
+	carc_game_scores(g, a);
+	carc_game_scores(back, b);
+	for (int p = 0; p < np; p++) {
+		if (a[p] != b[p])
+			fail_msg("%s: player %d scores %d, replayed %d", what, p, a[p], b[p]);
+		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+			if (carc_score_by_kind(g, p, k) != carc_score_by_kind(back, p, k))
+				fail_msg("%s: player %d kind %d: %d, replayed %d", what, p, k,
+				         carc_score_by_kind(g, p, k), carc_score_by_kind(back, p, k));
+		for (int f = 0; f < CARC_FIG_COUNT; f++)
+			assert_int_equal(carc_supply(g, p, f), carc_supply(back, p, f));
+		for (int k = 1; k < CARC_GOODS_COUNT; k++)
+			assert_int_equal(carc_goods_held(g, p, k), carc_goods_held(back, p, k));
+	}
+	if (carc_game_hash(g) != carc_game_hash(back))
+		fail_msg("%s: the replayed game has another hash", what);
+	free(back);
+	free(json);
+}
+
+static void play_one(unsigned exp, int players, uint64_t seed)
+{
+	char what[96];
+	snprintf(what, sizeof what, "expansions 0x%02x, %d players, seed %llu", exp, players,
+	         (unsigned long long)seed);
+	carc_rules r;
+	carc_rules_default(&r);
+	r.players = players;
+	r.expansions = exp;
+	int counts[CARC_TILE_TYPES];
+	const int total = carc_rules_pile(&r, counts);
+
+	carc_game *g = malloc(sizeof *g);
+	assert_non_null(g);
+	static carc_move mv[CARC_MAX_MOVES];
+	char err[CARC_ERRMSG_SIZE] = "";
+	if (carc_game_init(g, &r, seed, NULL, 0, err) != CARC_OK)
+		fail_msg("%s: init: %s", what, err);
+	x_check(g, what);
+	assert_int_equal(carc_tiles_left(g), total);
+	assert_int_equal(g->tiles[0].type, carc_rules_start_tile(&r));
+	const int lake = carc_tile_parse("r2");
+
+	uint64_t rng = seed ^ 0x5DEECE66Dull;
+	int prev[CARC_MAX_PLAYERS] = {0};
+	int on[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
+	int turns = 0, phase = 0;
+	const int half = total / 2;
+	while (!carc_game_over(g)) {
+		int t = carc_current_tile(g);
+		assert_true(t >= 0);
+		if (!tile_in_rules(exp, t))
+			fail_msg("%s: tile %s drawn, not in the rule set", what, carc_tile_name(t));
+		if (exp & CARC_EXP_RIVER) {
+			/* 0: river pieces, 1: the lake, 2: the rest */
+			int cls = carc_tile_set(t) == CARC_SET_RIVER ? (t == lake ? 1 : 0) : 2;
+			if (cls < phase)
+				fail_msg("%s: turn %d draws %s after the river's %s", what, turns,
+				         carc_tile_name(t), phase == 2 ? "lake" : "pieces");
+			phase = cls;
+		}
+		int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+		assert_true(n > 0);
+		for (int i = 0; i < n; i++) {
+			if (mv[i] == CARC_MOVE_DISCARD)
+				continue;
+			if (carc_move_seg(mv[i]) != CARC_SEG_NONE &&
+			    !figure_in_rules(exp, carc_move_figure(mv[i])))
+				fail_msg("%s: a move with figure %d offered", what, carc_move_figure(mv[i]));
+			if (carc_move_recall(mv[i]) && !(exp & CARC_EXP_ABBOT))
+				fail_msg("%s: an abbot recall offered", what);
+		}
+		carc_move m = mv[lcg_pick(&rng, n)];
+		const int mover = carc_to_move(g), was_bonus = carc_bonus_turn(g);
+		if (carc_apply(g, m, NULL, err) != CARC_OK)
+			fail_msg("%s: turn %d: a legal move refused: %s", what, turns, err);
+		x_check(g, what);
+		turns++;
+
+		if (m == CARC_MOVE_DISCARD)
+			seen.discards++;
+		else if (carc_move_recall(m))
+			seen.recalls++;
+		else if (carc_move_seg(m) != CARC_SEG_NONE)
+			seen.placed[carc_move_figure(m)]++;
+
+		board_figures(g, on);
+		int s[CARC_MAX_PLAYERS];
+		carc_game_scores(g, s);
+		for (int p = 0; p < players; p++) {
+			for (int f = 0; f < CARC_FIG_COUNT; f++)
+				if (carc_supply(g, p, f) + on[p][f] != start_supply(exp, f))
+					fail_msg("%s: turn %d: player %d figure %d: %d in supply, %d out, "
+					         "started with %d",
+					         what, turns, p, f, carc_supply(g, p, f), on[p][f],
+					         start_supply(exp, f));
+			if (s[p] < prev[p])
+				fail_msg("%s: turn %d: player %d's score went from %d to %d", what, turns, p,
+				         prev[p], s[p]);
+			prev[p] = s[p];
+			int sum = 0;
+			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+				sum += carc_score_by_kind(g, p, k);
+			assert_int_equal(sum, s[p]);
+			for (int k = 1; k < CARC_GOODS_COUNT; k++)
+				if (!(exp & CARC_EXP_TRADERS))
+					assert_int_equal(carc_goods_held(g, p, k), 0);
+			if (!(exp & CARC_EXP_TRADERS))
+				assert_int_equal(carc_score_by_kind(g, p, CARC_SCORE_GOODS), 0);
+			if (!(exp & CARC_EXP_ABBOT))
+				assert_int_equal(carc_score_by_kind(g, p, CARC_SCORE_GARDEN), 0);
+		}
+
+		if (!carc_game_over(g)) {
+			if (m == CARC_MOVE_DISCARD) {
+				assert_int_equal(carc_to_move(g), mover);
+				assert_int_equal(carc_bonus_turn(g), was_bonus);
+			} else if (carc_bonus_turn(g)) {
+				seen.bonus++;
+				if (!(exp & CARC_EXP_TRADERS))
+					fail_msg("%s: a bonus turn without Traders & Builders", what);
+				if (was_bonus)
+					fail_msg("%s: turn %d: an extra tile from an extra tile", what, turns);
+				assert_int_equal(carc_to_move(g), mover);
+			} else {
+				assert_int_equal(carc_to_move(g), (mover + 1) % players);
+			}
+		}
+		if (turns == half)
+			round_trip(g, what);
+	}
+	assert_int_equal(turns, total);
+	assert_int_equal(carc_tiles_left(g), 0);
+	assert_int_equal(carc_current_tile(g), -1);
+	assert_int_equal(carc_legal_moves(g, mv, CARC_MAX_MOVES), 0);
+	/* only farmers and pigs stay on the board */
+	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+		const carc_figure_at *f = &g->fig[i];
+		if (f->owner == 255)
+			continue;
+		if (g->node[f->node].kind != CARC_FEAT_FIELD)
+			fail_msg("%s: figure %d of player %d left on a %d at the end", what, f->kind,
+			         f->owner, g->node[f->node].kind);
+		assert_true(f->kind == CARC_FIG_FOLLOWER || f->kind == CARC_FIG_BIG ||
+		            f->kind == CARC_FIG_PIG);
+	}
+	for (int p = 0; p < players; p++)
+		for (int k = 1; k < CARC_GOODS_COUNT; k++)
+			seen.goods += carc_goods_held(g, p, k);
+	round_trip(g, what);
+	seen.games++;
+	seen.turns += turns;
+	free(g);
+}
+
+static void subset_games(void **state)
+{
+	const unsigned exp = *(const unsigned *)*state;
+	const int maxp = (exp & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) ? 6 : 5;
+	const int games = quick() ? GAMES_QUICK : GAMES;
+	for (int i = 0; i < games; i++) {
+		int players = 2 + (i + (int)exp) % (maxp - 1);
+		play_one(exp, players, 1000u * exp + (uint64_t)i + 1);
+	}
+}
+
+/* The games used every special rule somewhere. */
+static void special_rules_exercised(void **state)
+{
+	(void)state;
+	print_message("%d games, %d turns, %d discards, %d bonus turns, %d recalls, "
+	              "%d goods tokens held at the end, figures placed: %d followers, %d big, %d builders, "
+	              "%d pigs, %d abbots\n",
+	              seen.games, seen.turns, seen.discards, seen.bonus, seen.recalls, seen.goods,
+	              seen.placed[CARC_FIG_FOLLOWER], seen.placed[CARC_FIG_BIG],
+	              seen.placed[CARC_FIG_BUILDER], seen.placed[CARC_FIG_PIG],
+	              seen.placed[CARC_FIG_ABBOT]);
+	assert_int_equal(seen.games, NSUBSETS * (quick() ? GAMES_QUICK : GAMES));
+	assert_true(seen.bonus > 0);
+	assert_true(seen.recalls > 0);
+	assert_true(seen.goods > 0);
+	for (int f = 0; f < CARC_FIG_COUNT; f++)
+		assert_true(seen.placed[f] > 0);
+}
+
+int main(void)
+{
+	static unsigned masks[NSUBSETS];
+	static char names[NSUBSETS][96];
+	struct CMUnitTest tests[NSUBSETS + 1];
+	int n = 0;
+	for (unsigned m = 0; m <= CARC_EXP_ALL; m++) {
+		if ((m & CARC_EXP_INNS) && (m & CARC_EXP_INNS_TILES))
+			continue;
+		masks[n] = m;
+		strcpy(names[n], "games_");
+		if (!m)
+			strcat(names[n], "base");
+		for (int b = 0; b < CARC_EXP_COUNT; b++)
+			if (m >> b & 1) {
+				if (strcmp(names[n], "games_"))
+					strcat(names[n], "+");
+				strcat(names[n], carc_expansion_name(1u << b));
+			}
+		tests[n] = (struct CMUnitTest){names[n], subset_games, NULL, NULL, &masks[n]};
+		n++;
+	}
+	if (n != NSUBSETS) {
+		fprintf(stderr, "%d expansion subsets, expected %d\n", n, NSUBSETS);
+		return 1;
+	}
+	tests[n++] = (struct CMUnitTest){"special_rules_exercised", special_rules_exercised, NULL,
+	                                 NULL, NULL};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
