@@ -246,10 +246,16 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, e, err);
 		return;
 	}
-	const char *entry = t->log[t->nlog - 1];
-	json_t *ej = json_loads(entry, 0, NULL);
-	reply_json(rs, 200, json_pack("{s:b, s:o, s:o}", "ok", 1, "entry", ej ? ej : json_null(),
-	                              "next", gj_turn(&t->game)));
+	char *next = tables_turn_text(t);
+	srv_sb b;
+	sb_init(&b);
+	sb_adds(&b, "{\"ok\":true,\"entry\":");
+	sb_adds(&b, t->log[t->nlog - 1]);
+	sb_adds(&b, ",\"next\":");
+	sb_adds(&b, next);
+	sb_adds(&b, "}");
+	free(next);
+	reply_text(rs, 200, sb_take(&b));
 }
 
 static void post_record(const api_req *rq, api_resp *rs)

@@ -1,8 +1,15 @@
 /*
  * gamejson.c - JSON views of a game (see gamejson.h and docs/protocol.md).
  *
- * Places on a tile are named as in game records: a port ("N0".."W2", "C")
- * of the tile in board orientation, i.e. after rotation.
+ * Places on a tile are named as in game records: a port ("N0".."W2", "C",
+ * "I") of the tile in board orientation, i.e. after rotation.
+ *
+ * The views sent with every move (the turn with its legal moves, figures,
+ * supply, scores, the log entry) are written straight into a string: they
+ * are the server's hot path, and building them as jansson trees cost more
+ * in malloc than everything else a move does. Every string written this
+ * way is an engine constant (tile, port, kind names: letters and digits),
+ * so nothing needs escaping.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +25,7 @@ static const char *const SET_NAMES[CARC_SET_COUNT] = {"base", "river", "inns-cat
                                                       "traders-builders"};
 static const char *const FEATURE_KINDS[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
                                                                 "cloister", "garden", "river"};
+static const char *const GOODS_NAMES[CARC_GOODS_COUNT] = {"none", "wine", "grain", "cloth"};
 
 const char *gj_figure_name(int fig)
 {
@@ -37,24 +45,62 @@ static int figure_parse(const char *name)
 	return -1;
 }
 
-json_t *gj_rules(const carc_rules *r)
+/* ---- writing ------------------------------------------------------------------ */
+
+static void put_int(srv_sb *b, long v)
 {
-	return json_pack("{s:i, s:b, s:s, s:b}", "players", r->players, "farmers", r->farmers,
-	                 "farm_scoring", carc_farm_scoring_name(r->farm_scoring), "small_city",
-	                 r->small_city);
+	char buf[24], *p = buf + sizeof buf;
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	sb_add(b, p, (size_t)(buf + sizeof buf - p));
 }
 
-json_t *gj_board(const carc_game *g)
+/* "key": */
+static void put_key(srv_sb *b, const char *key)
 {
-	json_t *a = json_array();
-	for (int i = 0; i < g->ntiles; i++) {
-		const carc_placed *p = &g->tiles[i];
-		json_t *t = json_pack("{s:i, s:i, s:s, s:i}", "x", p->x, "y", p->y, "tile",
-		                      carc_tile_name(p->type), "rot", p->rot);
-		json_object_set_new(t, "player", p->player == 255 ? json_null() : json_integer(p->player));
-		json_array_append_new(a, t);
+	sb_add(b, "\"", 1);
+	sb_adds(b, key);
+	sb_add(b, "\":", 2);
+}
+
+static void put_str(srv_sb *b, const char *s)
+{
+	sb_add(b, "\"", 1);
+	sb_adds(b, s);
+	sb_add(b, "\"", 1);
+}
+
+static void put_kint(srv_sb *b, const char *key, long v)
+{
+	put_key(b, key);
+	put_int(b, v);
+}
+
+static void put_kstr(srv_sb *b, const char *key, const char *s)
+{
+	put_key(b, key);
+	put_str(b, s);
+}
+
+static void put_kbool(srv_sb *b, const char *key, int v)
+{
+	put_key(b, key);
+	sb_adds(b, v ? "true" : "false");
+}
+
+static void put_ints(srv_sb *b, const int *v, int n)
+{
+	sb_add(b, "[", 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_add(b, ",", 1);
+		put_int(b, v[i]);
 	}
-	return a;
+	sb_add(b, "]", 1);
 }
 
 /* Where segment `seg` of board tile `tile` is, as x, y and a port name. */
@@ -67,9 +113,50 @@ static void place_of(const carc_game *g, int tile, int seg, int *x, int *y, cons
 	*port = pt >= 0 ? carc_port_name(pt) : "?";
 }
 
-json_t *gj_figures(const carc_game *g)
+void gj_rules(srv_sb *b, const carc_rules *r, const char *expansions_json)
 {
-	json_t *a = json_array();
+	sb_add(b, "{", 1);
+	put_kint(b, "players", r->players);
+	sb_add(b, ",", 1);
+	put_kbool(b, "farmers", r->farmers);
+	sb_add(b, ",", 1);
+	put_kstr(b, "farm_scoring", carc_farm_scoring_name(r->farm_scoring));
+	sb_add(b, ",", 1);
+	put_kbool(b, "small_city", r->small_city);
+	sb_add(b, ",", 1);
+	put_key(b, "expansions");
+	sb_adds(b, expansions_json);
+	sb_add(b, "}", 1);
+}
+
+void gj_board(srv_sb *b, const carc_game *g)
+{
+	sb_add(b, "[", 1);
+	for (int i = 0; i < g->ntiles; i++) {
+		const carc_placed *p = &g->tiles[i];
+		sb_adds(b, i ? ",{" : "{");
+		put_kint(b, "x", p->x);
+		sb_add(b, ",", 1);
+		put_kint(b, "y", p->y);
+		sb_add(b, ",", 1);
+		put_kstr(b, "tile", carc_tile_name(p->type));
+		sb_add(b, ",", 1);
+		put_kint(b, "rot", p->rot);
+		sb_add(b, ",", 1);
+		put_key(b, "player");
+		if (p->player == 255)
+			sb_adds(b, "null");
+		else
+			put_int(b, p->player);
+		sb_add(b, "}", 1);
+	}
+	sb_add(b, "]", 1);
+}
+
+void gj_figures(srv_sb *b, const carc_game *g)
+{
+	int first = 1;
+	sb_add(b, "[", 1);
 	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255)
@@ -78,91 +165,141 @@ json_t *gj_figures(const carc_game *g)
 		int x, y;
 		const char *port;
 		place_of(g, n->tile, n->seg, &x, &y, &port);
-		json_array_append_new(
-		    a, json_pack("{s:i, s:s, s:i, s:i, s:s, s:s}", "player", f->owner, "kind",
-		                 gj_figure_name(f->kind), "x", x, "y", y, "at", port, "feature",
-		                 n->kind < CARC_FEAT_KIND_COUNT ? FEATURE_KINDS[n->kind] : "?"));
+		sb_adds(b, first ? "{" : ",{");
+		first = 0;
+		put_kint(b, "player", f->owner);
+		sb_add(b, ",", 1);
+		put_kstr(b, "kind", gj_figure_name(f->kind));
+		sb_add(b, ",", 1);
+		put_kint(b, "x", x);
+		sb_add(b, ",", 1);
+		put_kint(b, "y", y);
+		sb_add(b, ",", 1);
+		put_kstr(b, "at", port);
+		sb_add(b, ",", 1);
+		put_kstr(b, "feature", n->kind < CARC_FEAT_KIND_COUNT ? FEATURE_KINDS[n->kind] : "?");
+		sb_add(b, "}", 1);
 	}
-	return a;
+	sb_add(b, "]", 1);
 }
 
-json_t *gj_supply(const carc_game *g)
+void gj_supply(srv_sb *b, const carc_game *g)
 {
-	json_t *a = json_array();
+	sb_add(b, "[", 1);
 	for (int p = 0; p < g->rules.players; p++) {
-		json_t *o = json_object();
+		sb_adds(b, p ? ",{" : "{");
+		int first = 1;
 		for (int f = 0; f < CARC_FIG_COUNT; f++) {
 			int n = carc_supply(g, p, f);
-			if (n > 0 || f == CARC_FIG_FOLLOWER)
-				json_object_set_new(o, FIGURE_NAMES[f], json_integer(n));
+			if (n <= 0 && f != CARC_FIG_FOLLOWER)
+				continue;
+			if (!first)
+				sb_add(b, ",", 1);
+			first = 0;
+			put_kint(b, FIGURE_NAMES[f], n);
 		}
-		json_array_append_new(a, o);
+		sb_add(b, "}", 1);
 	}
-	return a;
+	sb_add(b, "]", 1);
 }
 
-json_t *gj_scores(const carc_game *g)
+void gj_scores(srv_sb *b, const carc_game *g)
 {
 	int s[CARC_MAX_PLAYERS];
 	carc_game_scores(g, s);
-	json_t *a = json_array();
-	for (int p = 0; p < g->rules.players; p++)
-		json_array_append_new(a, json_integer(s[p]));
-	return a;
+	put_ints(b, s, g->rules.players);
 }
 
-json_t *gj_by_kind(const carc_game *g)
+void gj_by_kind(srv_sb *b, const carc_game *g)
 {
-	json_t *a = json_array();
+	sb_add(b, "[", 1);
 	for (int p = 0; p < g->rules.players; p++) {
-		json_t *o = json_object();
+		sb_adds(b, p ? ",{" : "{");
+		int first = 1;
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++) {
 			int v = carc_score_by_kind(g, p, k);
-			if (k <= CARC_SCORE_FARM || v)
-				json_object_set_new(o, SCORE_KINDS[k], json_integer(v));
+			if (k > CARC_SCORE_FARM && !v)
+				continue;
+			if (!first)
+				sb_add(b, ",", 1);
+			first = 0;
+			put_kint(b, SCORE_KINDS[k], v);
 		}
-		json_array_append_new(a, o);
+		sb_add(b, "}", 1);
 	}
-	return a;
+	sb_add(b, "]", 1);
 }
 
-json_t *gj_winners(const carc_game *g)
+void gj_goods(srv_sb *b, const carc_game *g)
 {
-	int s[CARC_MAX_PLAYERS], best = -1;
+	sb_add(b, "[", 1);
+	for (int p = 0; p < g->rules.players; p++) {
+		sb_adds(b, p ? ",{" : "{");
+		for (int k = 1; k < CARC_GOODS_COUNT; k++) {
+			if (k > 1)
+				sb_add(b, ",", 1);
+			put_kint(b, GOODS_NAMES[k], carc_goods_held(g, p, k));
+		}
+		sb_add(b, "}", 1);
+	}
+	sb_add(b, "]", 1);
+}
+
+void gj_winners(srv_sb *b, const carc_game *g)
+{
+	int s[CARC_MAX_PLAYERS], w[CARC_MAX_PLAYERS], n = 0, best = -1;
 	carc_game_scores(g, s);
 	for (int p = 0; p < g->rules.players; p++)
 		if (s[p] > best)
 			best = s[p];
-	json_t *a = json_array();
 	for (int p = 0; p < g->rules.players; p++)
 		if (s[p] == best)
-			json_array_append_new(a, json_integer(p));
-	return a;
+			w[n++] = p;
+	put_ints(b, w, n);
 }
 
-json_t *gj_final(const carc_game *g)
+void gj_final(srv_sb *b, const carc_game *g)
 {
-	if (!carc_game_over(g))
-		return json_null();
-	return json_pack("{s:o, s:o, s:o}", "scores", gj_scores(g), "by_kind", gj_by_kind(g),
-	                 "winners", gj_winners(g));
+	if (!carc_game_over(g)) {
+		sb_adds(b, "null");
+		return;
+	}
+	sb_add(b, "{", 1);
+	put_key(b, "scores");
+	gj_scores(b, g);
+	sb_add(b, ",", 1);
+	put_key(b, "by_kind");
+	gj_by_kind(b, g);
+	sb_add(b, ",", 1);
+	put_key(b, "winners");
+	gj_winners(b, g);
+	sb_add(b, "}", 1);
 }
 
-static json_t *legal_json(const carc_game *g)
+static void legal(srv_sb *b, const carc_game *g)
 {
 	static _Thread_local carc_move pl[CARC_MAX_PLACEMENTS];
 	carc_move fo[CARC_MAX_SEGS * CARC_FIG_COUNT * 2];
-	json_t *o = json_object();
 	int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
-	json_t *a = json_array();
 	int discard = n == 1 && carc_move_is_discard(pl[0]);
-	json_object_set_new(o, "discard", json_boolean(discard));
 	int type = carc_current_tile(g);
+	sb_add(b, "{", 1);
+	put_kbool(b, "discard", discard);
+	sb_add(b, ",", 1);
+	put_key(b, "placements");
+	sb_add(b, "[", 1);
 	for (int i = 0; i < n && !discard; i++) {
 		carc_move m = pl[i];
-		int rot = carc_move_rot(m);
-		json_t *mp = json_array();
-		int recall = 0;
+		int rot = carc_move_rot(m), recall = 0, first = 1;
+		sb_adds(b, i ? ",{" : "{");
+		put_kint(b, "x", carc_move_x(m));
+		sb_add(b, ",", 1);
+		put_kint(b, "y", carc_move_y(m));
+		sb_add(b, ",", 1);
+		put_kint(b, "rot", rot);
+		sb_add(b, ",", 1);
+		put_key(b, "meeples");
+		sb_add(b, "[", 1);
 		int nf = carc_figure_options(g, m, fo, (int)(sizeof fo / sizeof fo[0]));
 		for (int k = 0; k < nf; k++) {
 			if (carc_move_recall(fo[k])) {
@@ -170,129 +307,166 @@ static json_t *legal_json(const carc_game *g)
 				continue;
 			}
 			int port = carc_tile_segment_port(type, rot, carc_move_seg(fo[k]));
-			json_array_append_new(mp, json_pack("{s:s, s:s}", "kind",
-			                                    gj_figure_name(carc_move_figure(fo[k])), "at",
-			                                    port >= 0 ? carc_port_name(port) : "?"));
+			sb_adds(b, first ? "{" : ",{");
+			first = 0;
+			put_kstr(b, "kind", gj_figure_name(carc_move_figure(fo[k])));
+			sb_add(b, ",", 1);
+			put_kstr(b, "at", port >= 0 ? carc_port_name(port) : "?");
+			sb_add(b, "}", 1);
 		}
-		json_t *po = json_pack("{s:i, s:i, s:i, s:o}", "x", carc_move_x(m), "y", carc_move_y(m),
-		                       "rot", rot, "meeples", mp);
-		if (recall)
-			json_object_set_new(po, "abbot_recall", json_true());
-		json_array_append_new(a, po);
+		sb_add(b, "]", 1);
+		if (recall) {
+			sb_add(b, ",", 1);
+			put_kbool(b, "abbot_recall", 1);
+		}
+		sb_add(b, "}", 1);
 	}
-	json_object_set_new(o, "placements", a);
-	return o;
+	sb_add(b, "]}", 2);
 }
 
-json_t *gj_turn(const carc_game *g)
+void gj_turn(srv_sb *b, const carc_game *g)
 {
 	int over = carc_game_over(g);
 	int tile = carc_current_tile(g);
-	json_t *o = json_object();
-	json_object_set_new(o, "turn", json_integer(g->nturns));
-	json_object_set_new(o, "over", json_boolean(over));
-	json_object_set_new(o, "to_move", over ? json_null() : json_integer(carc_to_move(g)));
-	json_object_set_new(o, "bonus", json_boolean(!over && carc_bonus_turn(g)));
-	json_object_set_new(o, "tile", tile >= 0 && !over ? json_string(carc_tile_name(tile)) : json_null());
-	json_object_set_new(o, "tiles_left", json_integer(over ? 0 : carc_tiles_left(g)));
-	json_t *by = json_object();
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
-		int n = over ? 0 : carc_tiles_left_of(g, t);
-		if (n > 0)
-			json_object_set_new(by, carc_tile_name(t), json_integer(n));
+	sb_add(b, "{", 1);
+	put_kint(b, "turn", g->nturns);
+	sb_add(b, ",", 1);
+	put_kbool(b, "over", over);
+	sb_add(b, ",", 1);
+	put_key(b, "to_move");
+	if (over)
+		sb_adds(b, "null");
+	else
+		put_int(b, carc_to_move(g));
+	sb_add(b, ",", 1);
+	put_kbool(b, "bonus", !over && carc_bonus_turn(g));
+	sb_add(b, ",", 1);
+	put_key(b, "tile");
+	if (tile >= 0 && !over)
+		put_str(b, carc_tile_name(tile));
+	else
+		sb_adds(b, "null");
+	sb_add(b, ",", 1);
+	put_kint(b, "tiles_left", over ? 0 : carc_tiles_left(g));
+	sb_add(b, ",", 1);
+	put_key(b, "tiles_left_by_kind");
+	sb_add(b, "{", 1);
+	int first = 1;
+	for (int t = 0; t < CARC_TILE_TYPES && !over; t++) {
+		int n = carc_tiles_left_of(g, t);
+		if (n <= 0)
+			continue;
+		if (!first)
+			sb_add(b, ",", 1);
+		first = 0;
+		put_kint(b, carc_tile_name(t), n);
 	}
-	json_object_set_new(o, "tiles_left_by_kind", by);
-	json_object_set_new(o, "scores", gj_scores(g));
-	json_object_set_new(o, "legal", over ? json_null() : legal_json(g));
-	json_object_set_new(o, "final", gj_final(g));
-	return o;
-}
-
-static json_t *turn_scores(const carc_game *g)
-{
-	int s[CARC_MAX_PLAYERS];
-	carc_game_turn_scores(g, s);
-	json_t *a = json_array();
-	for (int p = 0; p < g->rules.players; p++)
-		json_array_append_new(a, json_integer(s[p]));
-	return a;
-}
-
-static const char *const GOODS_NAMES[CARC_GOODS_COUNT] = {"none", "wine", "grain", "cloth"};
-
-json_t *gj_goods(const carc_game *g)
-{
-	json_t *a = json_array();
-	for (int p = 0; p < g->rules.players; p++) {
-		json_t *o = json_object();
-		for (int k = 1; k < CARC_GOODS_COUNT; k++)
-			json_object_set_new(o, GOODS_NAMES[k], json_integer(carc_goods_held(g, p, k)));
-		json_array_append_new(a, o);
-	}
-	return a;
+	sb_add(b, "},", 2);
+	put_key(b, "scores");
+	gj_scores(b, g);
+	sb_add(b, ",", 1);
+	put_key(b, "legal");
+	if (over)
+		sb_adds(b, "null");
+	else
+		legal(b, g);
+	sb_add(b, ",", 1);
+	put_key(b, "final");
+	gj_final(b, g);
+	sb_add(b, "}", 1);
 }
 
 char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const carc_events *ev)
 {
 	const carc_turn *t = &g->turns[turn];
-	json_t *o = json_object();
-	json_object_set_new(o, "turn", json_integer(turn));
-	json_object_set_new(o, "player", json_integer(t->player));
-	json_object_set_new(o, "tile", json_string(carc_tile_name(t->type)));
-	if (carc_bonus_turn(before))
-		json_object_set_new(o, "bonus", json_true());
+	srv_sb sb, *b = &sb;
+	sb_init(b);
+	sb_add(b, "{", 1);
+	put_kint(b, "turn", turn);
+	sb_add(b, ",", 1);
+	put_kint(b, "player", t->player);
+	sb_add(b, ",", 1);
+	put_kstr(b, "tile", carc_tile_name(t->type));
+	if (carc_bonus_turn(before)) {
+		sb_add(b, ",", 1);
+		put_kbool(b, "bonus", 1);
+	}
 	if (carc_move_is_discard(t->move)) {
-		json_object_set_new(o, "discarded", json_true());
+		sb_add(b, ",", 1);
+		put_kbool(b, "discarded", 1);
 	} else {
 		int rot = carc_move_rot(t->move), seg = carc_move_seg(t->move);
-		json_object_set_new(o, "x", json_integer(carc_move_x(t->move)));
-		json_object_set_new(o, "y", json_integer(carc_move_y(t->move)));
-		json_object_set_new(o, "rot", json_integer(rot));
+		sb_add(b, ",", 1);
+		put_kint(b, "x", carc_move_x(t->move));
+		sb_add(b, ",", 1);
+		put_kint(b, "y", carc_move_y(t->move));
+		sb_add(b, ",", 1);
+		put_kint(b, "rot", rot);
+		sb_add(b, ",", 1);
+		put_key(b, "meeple");
 		if (seg != CARC_SEG_NONE) {
 			int port = carc_tile_segment_port(t->type, rot, seg);
-			json_object_set_new(o, "meeple",
-			                    json_pack("{s:s, s:s}", "kind",
-			                              gj_figure_name(carc_move_figure(t->move)), "at",
-			                              port >= 0 ? carc_port_name(port) : "?"));
+			sb_add(b, "{", 1);
+			put_kstr(b, "kind", gj_figure_name(carc_move_figure(t->move)));
+			sb_add(b, ",", 1);
+			put_kstr(b, "at", port >= 0 ? carc_port_name(port) : "?");
+			sb_add(b, "}", 1);
 		} else {
-			json_object_set_new(o, "meeple", json_null());
+			sb_adds(b, "null");
 		}
-		if (carc_move_recall(t->move))
-			json_object_set_new(o, "abbot_recalled", json_true());
+		if (carc_move_recall(t->move)) {
+			sb_add(b, ",", 1);
+			put_kbool(b, "abbot_recalled", 1);
+		}
 	}
-	json_t *goods = json_object();
+	int first = 1;
 	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
 		int d = carc_goods_held(g, t->player, k) - carc_goods_held(before, t->player, k);
-		if (d)
-			json_object_set_new(goods, GOODS_NAMES[k], json_integer(d));
+		if (!d)
+			continue;
+		sb_adds(b, first ? ",\"goods\":{" : ",");
+		first = 0;
+		put_kint(b, GOODS_NAMES[k], d);
 	}
-	if (json_object_size(goods))
-		json_object_set_new(o, "goods", goods);
-	else
-		json_decref(goods);
-	json_object_set_new(o, "scores", turn_scores(g));
-	json_t *evs = json_array();
+	if (!first)
+		sb_add(b, "}", 1);
+	int ts[CARC_MAX_PLAYERS];
+	carc_game_turn_scores(g, ts);
+	sb_add(b, ",", 1);
+	put_key(b, "scores");
+	put_ints(b, ts, g->rules.players);
+	sb_add(b, ",", 1);
+	put_key(b, "events");
+	sb_add(b, "[", 1);
 	for (int i = 0; ev && i < ev->n; i++) {
 		const carc_event *e = &ev->ev[i];
-		json_t *pts = json_array();
+		int pts[CARC_MAX_PLAYERS];
 		for (int p = 0; p < g->rules.players; p++)
-			json_array_append_new(pts, json_integer(e->points[p]));
-		json_t *je = json_pack("{s:s, s:b, s:i, s:o}", "kind", gj_score_kind_name(e->kind),
-		                       "final", e->final, "tiles", e->tiles, "points", pts);
+			pts[p] = e->points[p];
+		sb_adds(b, i ? ",{" : "{");
+		put_kstr(b, "kind", gj_score_kind_name(e->kind));
+		sb_add(b, ",", 1);
+		put_kbool(b, "final", e->final);
+		sb_add(b, ",", 1);
+		put_kint(b, "tiles", e->tiles);
+		sb_add(b, ",", 1);
+		put_key(b, "points");
+		put_ints(b, pts, g->rules.players);
 		if (e->tile < g->ntiles) {
 			int x, y;
 			const char *port;
 			place_of(g, e->tile, e->seg, &x, &y, &port);
-			json_object_set_new(je, "x", json_integer(x));
-			json_object_set_new(je, "y", json_integer(y));
-			json_object_set_new(je, "at", json_string(port));
+			sb_add(b, ",", 1);
+			put_kint(b, "x", x);
+			sb_add(b, ",", 1);
+			put_kint(b, "y", y);
+			sb_add(b, ",", 1);
+			put_kstr(b, "at", port);
 		}
-		json_array_append_new(evs, je);
+		sb_add(b, "}", 1);
 	}
-	json_object_set_new(o, "events", evs);
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return s;
+	sb_add(b, "]}", 2);
+	return sb_take(b);
 }
 
 json_t *gj_tiles(void)

@@ -5,8 +5,9 @@
  * client's move message to a carc_move. Only reads games, through the
  * engine's API and the documented fields of carc_game.
  *
- * Every json_t returned is a new reference the caller owns (json_decref);
- * every char * is malloc'd and the caller frees it.
+ * The gj_* writers append JSON text to a srv_sb the caller owns. gj_tiles
+ * returns a new jansson reference the caller owns; gj_log_entry a malloc'd
+ * string the caller frees.
  */
 #ifndef CARC_SERVER_GAMEJSON_H
 #define CARC_SERVER_GAMEJSON_H
@@ -15,22 +16,24 @@
 #include <stddef.h>
 
 #include "carc.h"
+#include "server.h"
 
-json_t *gj_rules(const carc_rules *r);
-json_t *gj_board(const carc_game *g);
-json_t *gj_figures(const carc_game *g);
-json_t *gj_supply(const carc_game *g);
-json_t *gj_scores(const carc_game *g);
-json_t *gj_by_kind(const carc_game *g);
-/* The final result ({scores, by_kind, winners}), or JSON null before the end. */
-json_t *gj_final(const carc_game *g);
-/* Winners (players with the top score) as a JSON array. */
-json_t *gj_winners(const carc_game *g);
-/* Whose turn it is and what they may do: to_move, tile, tiles_left,
- * tiles_left_by_kind, legal, over, final, scores. */
-json_t *gj_turn(const carc_game *g);
+/* The rules object; expansions_json is the JSON array text of the names. */
+void gj_rules(srv_sb *b, const carc_rules *r, const char *expansions_json);
+void gj_board(srv_sb *b, const carc_game *g);
+void gj_figures(srv_sb *b, const carc_game *g);
+void gj_supply(srv_sb *b, const carc_game *g);
+void gj_scores(srv_sb *b, const carc_game *g);
+void gj_by_kind(srv_sb *b, const carc_game *g);
 /* Goods tokens per player (Traders & Builders). */
-json_t *gj_goods(const carc_game *g);
+void gj_goods(srv_sb *b, const carc_game *g);
+/* Players with the top score. */
+void gj_winners(srv_sb *b, const carc_game *g);
+/* {scores, by_kind, winners}, or null before the end. */
+void gj_final(srv_sb *b, const carc_game *g);
+/* Whose turn it is and what they may do: turn, over, to_move, bonus, tile,
+ * tiles_left, tiles_left_by_kind, scores, legal, final. */
+void gj_turn(srv_sb *b, const carc_game *g);
 /* Turn `turn` of g (index into g->turns) with its scoring events: the text
  * of one log entry. `g` is the game right after that turn, `before` right
  * before it. */

@@ -12,11 +12,21 @@
  *
  * Only the event-loop thread uses a store (see server.h), so the handle is
  * opened with SQLITE_OPEN_NOMUTEX.
+ *
+ * Checkpoints (copying the WAL back into the database file, with an fsync)
+ * do not run in the writer's commits, which would stall the event loop for
+ * as long as the disk takes: automatic checkpoints are off on the writer's
+ * connection, and a thread of this module checkpoints (PASSIVE, so it never
+ * waits for the writer nor makes it wait) every CHECKPOINT_MS on a
+ * connection of its own.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "carc.h"
 #include "store.h"
@@ -104,11 +114,50 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
 };
 
+#define CHECKPOINT_MS 250
+#define WAL_MAX_FRAMES 8192
+
 typedef struct sqlite_store {
 	store base;
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
+	/* the checkpointer */
+	sqlite3 *ckdb;
+	pthread_t ck;
+	int ck_running, ck_stop;
+	pthread_mutex_t ck_mu;
+	pthread_cond_t ck_cv;
 } sqlite_store;
+
+static void *checkpointer(void *arg)
+{
+	sqlite_store *s = arg;
+	pthread_mutex_lock(&s->ck_mu);
+	while (!s->ck_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += CHECKPOINT_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		int rc = 0;
+		while (!s->ck_stop && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&s->ck_cv, &s->ck_mu, &ts);
+		if (s->ck_stop)
+			break;
+		pthread_mutex_unlock(&s->ck_mu);
+		int logged = 0, done = 0;
+		sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &done);
+		/* a writer that never pauses keeps a passive checkpoint from ever
+		 * finishing, and the WAL would grow without end: past WAL_MAX_FRAMES
+		 * make the writer wait once while the WAL is emptied */
+		if (logged > WAL_MAX_FRAMES)
+			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+
+		pthread_mutex_lock(&s->ck_mu);
+	}
+	pthread_mutex_unlock(&s->ck_mu);
+	return NULL;
+}
 
 static int fail(sqlite_store *s, char *err, const char *what)
 {
@@ -159,6 +208,18 @@ static void sq_close(store *base)
 	sqlite_store *s = (sqlite_store *)base;
 	if (!s)
 		return;
+	if (s->ck_running) {
+		pthread_mutex_lock(&s->ck_mu);
+		s->ck_stop = 1;
+		pthread_cond_signal(&s->ck_cv);
+		pthread_mutex_unlock(&s->ck_mu);
+		pthread_join(s->ck, NULL);
+		s->ck_running = 0;
+	}
+	if (s->ckdb)
+		sqlite3_close(s->ckdb);
+	if (s->db)
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
@@ -498,6 +559,21 @@ store *store_sqlite_open(const char *path, int sync_full, char *err)
 			sq_close(&s->base);
 			return NULL;
 		}
+	}
+	/* checkpoints on their own thread and connection (see the top) */
+	sqlite3_wal_autocheckpoint(s->db, 0);
+	pthread_mutex_init(&s->ck_mu, NULL);
+	pthread_cond_init(&s->ck_cv, NULL);
+	if (sqlite3_open_v2(path, &s->ckdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+	        SQLITE_OK &&
+	    sqlite3_busy_timeout(s->ckdb, 5000) == SQLITE_OK &&
+	    /* a connection learns that the file is in WAL mode on first use */
+	    sqlite3_exec(s->ckdb, "PRAGMA journal_mode", NULL, NULL, NULL) == SQLITE_OK &&
+	    !pthread_create(&s->ck, NULL, checkpointer, s)) {
+		s->ck_running = 1;
+	} else {
+		/* no thread: let the writer checkpoint as usual */
+		sqlite3_wal_autocheckpoint(s->db, 1000);
 	}
 	return &s->base;
 }

@@ -195,42 +195,46 @@ void tables_conn_changed(srv_table *t)
 	announce_table(t);
 }
 
-/* Everything about the game but the log, as a JSON object text. */
-static json_t *game_json(const srv_table *t)
+/* The game's figures, supply, points by kind (and goods): the part of the
+ * state that every move changes, as `"figures":[...],...` with no braces. */
+static void game_parts(srv_sb *b, const carc_game *g)
 {
-	const carc_game *g = &t->game;
-	json_t *o = json_object();
-	json_t *rules = gj_rules(&g->rules);
-	json_t *ex = json_array();
-	for (int i = 0; i < t->opts.nexp; i++)
-		json_array_append_new(ex, json_string(t->opts.expansions[i]));
-	json_object_set_new(rules, "expansions", ex);
-	json_object_set_new(o, "rules", rules);
-	json_object_set_new(o, "board", gj_board(g));
-	json_object_set_new(o, "figures", gj_figures(g));
-	json_object_set_new(o, "supply", gj_supply(g));
-	json_object_set_new(o, "by_kind", gj_by_kind(g));
-	if (g->rules.expansions & CARC_EXP_TRADERS)
-		json_object_set_new(o, "goods", gj_goods(g));
-	json_object_set_new(o, "next", gj_turn(g));
-	return o;
+	sb_adds(b, "\"figures\":");
+	gj_figures(b, g);
+	sb_adds(b, ",\"supply\":");
+	gj_supply(b, g);
+	sb_adds(b, ",\"by_kind\":");
+	gj_by_kind(b, g);
+	if (g->rules.expansions & CARC_EXP_TRADERS) {
+		sb_adds(b, ",\"goods\":");
+		gj_goods(b, g);
+	}
 }
 
 char *tables_state_text(const srv_table *t, int you)
 {
+	const carc_game *g = &t->game;
 	srv_sb b;
 	sb_init(&b);
 	json_t *head = json_pack("{s:s, s:o, s:o}", "type", "state", "table", tables_info(t), "you",
 	                         you >= 0 ? json_pack("{s:i}", "seat", you) : json_null());
 	char *hs = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(head);
-	json_t *gj = game_json(t);
-	char *gs = json_dumps(gj, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(gj);
+	json_t *ex = json_array();
+	for (int i = 0; i < t->opts.nexp; i++)
+		json_array_append_new(ex, json_string(t->opts.expansions[i]));
+	char *es = json_dumps(ex, JSON_COMPACT);
+	json_decref(ex);
 	/* {"type":...,"you":...} + ,"game":{...,"log":[entries]}} */
 	sb_add(&b, hs, strlen(hs) - 1);
-	sb_adds(&b, ",\"game\":");
-	sb_add(&b, gs, strlen(gs) - 1);
+	sb_adds(&b, ",\"game\":{\"rules\":");
+	gj_rules(&b, &g->rules, es);
+	sb_adds(&b, ",\"board\":");
+	gj_board(&b, g);
+	sb_adds(&b, ",");
+	game_parts(&b, g);
+	sb_adds(&b, ",\"next\":");
+	gj_turn(&b, g);
 	sb_adds(&b, ",\"log\":[");
 	for (int i = 0; i < t->nlog; i++) {
 		if (i)
@@ -239,7 +243,7 @@ char *tables_state_text(const srv_table *t, int you)
 	}
 	sb_adds(&b, "]}}");
 	free(hs);
-	free(gs);
+	free(es);
 	return sb_take(&b);
 }
 
@@ -247,22 +251,25 @@ static void announce_move(srv_table *t, const char *entry)
 {
 	if (!t->conns)
 		return;
-	const carc_game *g = &t->game;
-	json_t *rest = json_pack("{s:o, s:o, s:o, s:o}", "figures", gj_figures(g), "supply",
-	                         gj_supply(g), "by_kind", gj_by_kind(g), "next", gj_turn(g));
-	if (g->rules.expansions & CARC_EXP_TRADERS)
-		json_object_set_new(rest, "goods", gj_goods(g));
-	char *rs = json_dumps(rest, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(rest);
 	srv_sb b;
 	sb_init(&b);
 	sb_printf(&b, "{\"type\":\"move\",\"table\":\"%s\",\"entry\":", t->id);
 	sb_adds(&b, entry);
 	sb_adds(&b, ",");
-	sb_adds(&b, rs + 1);
-	free(rs);
+	game_parts(&b, &t->game);
+	sb_adds(&b, ",\"next\":");
+	gj_turn(&b, &t->game);
+	sb_adds(&b, "}");
 	net_broadcast(t, b.s, b.len);
 	sb_free(&b);
+}
+
+char *tables_turn_text(const srv_table *t)
+{
+	srv_sb b;
+	sb_init(&b);
+	gj_turn(&b, &t->game);
+	return sb_take(&b);
 }
 
 /* ---- storing ----------------------------------------------------------------------------- */
@@ -365,13 +372,16 @@ static srv_err apply_move(srv_table *t, carc_move m, char *err, size_t errsize)
 	store_result sr, *srp = NULL;
 	char *scores = NULL, *by_kind = NULL, *winners = NULL;
 	if (carc_game_over(&next)) {
-		json_t *a = gj_scores(&next), *b = gj_by_kind(&next), *c = gj_winners(&next);
-		scores = json_dumps(a, JSON_COMPACT);
-		by_kind = json_dumps(b, JSON_COMPACT);
-		winners = json_dumps(c, JSON_COMPACT);
-		json_decref(a);
-		json_decref(b);
-		json_decref(c);
+		srv_sb a;
+		sb_init(&a);
+		gj_scores(&a, &next);
+		scores = sb_take(&a);
+		sb_init(&a);
+		gj_by_kind(&a, &next);
+		by_kind = sb_take(&a);
+		sb_init(&a);
+		gj_winners(&a, &next);
+		winners = sb_take(&a);
 		sr = (store_result){scores, by_kind, winners, sm.at_ms};
 		srp = &sr;
 	}

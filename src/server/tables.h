@@ -113,6 +113,8 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 char *tables_state_text(const srv_table *t, int you);
 json_t *tables_info(const srv_table *t);
 char *tables_record_text(const srv_table *t);
+/* The turn description ("next") as JSON text (malloc'd). */
+char *tables_turn_text(const srv_table *t);
 /* Tables for the lobby: open ones (which = 0), being played (1), all (2). */
 json_t *tables_list(int which);
 /* Counts for the health endpoint. */

@@ -443,7 +443,7 @@ class ServerTest(unittest.TestCase):
 
     def test_slow_client_does_not_block_others(self):
         srv = self.start(extra=("--max-queue", "65536"))
-        c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}])
+        c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], bot_delay_ms=5)
         tid = c["id"]
         # one watcher never reads; another reads everything
         slow = self.ws(srv, tid, rcvbuf=2048)
