@@ -173,25 +173,34 @@ static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		reply_error(rs, SE_BAD_OPTION, err);
 		return;
 	}
-	int seat = -1;
-	char token[STORE_TOKEN_SIZE] = "";
 	srv_err code;
-	srv_table *t = tables_create(&opts, name, &seat, token, &code, err, sizeof err);
+	srv_origin origin = {rq->serial, 1, NULL};
+	srv_table *t = tables_create(&opts, name, &origin, &code, err, sizeof err);
 	json_decref(o);
-	if (!t) {
+	if (!t)
 		reply_error(rs, code, err);
+	/* else api_create_done answers */
+}
+
+void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
+                     const char *err)
+{
+	if (!o->http || !o->conn)
 		return;
+	api_resp rs;
+	memset(&rs, 0, sizeof rs);
+	if (e != SE_OK) {
+		reply_error(&rs, e, err);
+	} else {
+		json_t *r = json_pack("{s:s, s:o}", "id", t->id, "table", tables_info(t));
+		if (seat >= 0) {
+			json_object_set_new(r, "seat", json_integer(seat));
+			json_object_set_new(r, "token", json_string(token));
+			set_seat_cookie(&rs, t->id, token);
+		}
+		reply_json(&rs, 201, r);
 	}
-	json_t *r = json_pack("{s:s, s:o}", "id", t->id, "table", tables_info(t));
-	if (name && seat >= 0) {
-		json_object_set_new(r, "seat", json_integer(seat));
-		json_object_set_new(r, "token", json_string(token));
-		set_seat_cookie(rs, t->id, token);
-	} else if (name) {
-		json_object_set_new(r, "seat", json_null());
-		json_object_set_new(r, "join_error", json_string(err));
-	}
-	reply_json(rs, 201, r);
+	net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, NULL);
 }
 
 static void post_join(srv_table *t, const api_req *rq, api_resp *rs)
@@ -208,17 +217,12 @@ static void post_join(srv_table *t, const api_req *rq, api_resp *rs)
 	int want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
 	if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
 		want = 99;
-	int seat;
-	char token[STORE_TOKEN_SIZE], err[256];
-	srv_err e = tables_join(t, json_string_value(jn), want, &seat, token, err, sizeof err);
+	char err[256];
+	srv_origin origin = {rq->serial, 1, NULL};
+	srv_err e = tables_join(t, json_string_value(jn), want, &origin, err, sizeof err);
 	json_decref(o);
-	if (e != SE_OK) {
+	if (e != SE_PENDING)
 		reply_error(rs, e, err);
-		return;
-	}
-	set_seat_cookie(rs, t->id, token);
-	reply_json(rs, 200, json_pack("{s:s, s:i, s:s, s:o}", "id", t->id, "seat", seat, "token",
-	                              token, "table", tables_info(t)));
 }
 
 static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
@@ -239,23 +243,12 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		return;
 	}
 	char err[256];
-	srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, err,
+	srv_origin origin = {rq->serial, 1, NULL};
+	srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, &origin, err,
 	                        sizeof err);
 	json_decref(o);
-	if (e != SE_OK) {
+	if (e != SE_PENDING)
 		reply_error(rs, e, err);
-		return;
-	}
-	char *next = tables_turn_text(t);
-	srv_sb b;
-	sb_init(&b);
-	sb_adds(&b, "{\"ok\":true,\"entry\":");
-	sb_adds(&b, t->log[t->nlog - 1]);
-	sb_adds(&b, ",\"next\":");
-	sb_adds(&b, next);
-	sb_adds(&b, "}");
-	free(next);
-	reply_text(rs, 200, sb_take(&b));
 }
 
 static void post_record(const api_req *rq, api_resp *rs)
@@ -266,13 +259,11 @@ static void post_record(const api_req *rq, api_resp *rs)
 	}
 	char err[600];
 	srv_err code;
-	srv_table *t = tables_create_view(rq->body ? rq->body : "", rq->body_len, &code, err,
-	                                  sizeof err);
-	if (!t) {
+	srv_origin origin = {rq->serial, 1, NULL};
+	srv_table *t = tables_create_view(rq->body ? rq->body : "", rq->body_len, &origin, &code,
+	                                  err, sizeof err);
+	if (!t)
 		reply_error(rs, code, err);
-		return;
-	}
-	reply_json(rs, 201, json_pack("{s:s, s:o}", "id", t->id, "table", tables_info(t)));
 }
 
 static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
@@ -467,9 +458,10 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		if ((jt && !json_is_string(jt)) || (turn && !json_is_integer(turn))) {
 			ws_error(c, SE_MALFORMED, "token must be a string and turn an integer", ref);
 		} else {
-			srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, err,
-			                        sizeof err);
-			if (e != SE_OK)
+			srv_origin origin = {c->serial, 0, ref};
+			srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1,
+			                        &origin, err, sizeof err);
+			if (e != SE_PENDING)
 				ws_error(c, e, err, ref);
 		}
 	} else if (!strcmp(type, "auth")) {
@@ -485,30 +477,17 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		}
 	} else if (!strcmp(type, "join")) {
 		json_t *jn = json_object_get(o, "name"), *js = json_object_get(o, "seat");
-		int seat, want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
+		int want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
 		if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
 			want = 99;
-		char token[STORE_TOKEN_SIZE];
-		srv_err e = !json_is_string(jn) ? SE_MALFORMED
-		                                : tables_join(t, json_string_value(jn), want, &seat, token,
-		                                              err, sizeof err);
-		if (e == SE_MALFORMED && !json_is_string(jn))
+		srv_origin origin = {c->serial, 0, ref};
+		srv_err e = SE_MALFORMED;
+		if (!json_is_string(jn))
 			snprintf(err, sizeof err, "join needs a \"name\"");
-		if (e != SE_OK) {
+		else
+			e = tables_join(t, json_string_value(jn), want, &origin, err, sizeof err);
+		if (e != SE_PENDING)
 			ws_error(c, e, err, ref);
-		} else {
-			snprintf(c->token, sizeof c->token, "%s", token);
-			c->seat = seat;
-			json_t *r = json_pack("{s:s, s:i, s:s}", "type", "joined", "seat", seat, "token", token);
-			if (ref)
-				json_object_set(r, "ref", ref);
-			char *s = json_dumps(r, JSON_COMPACT);
-			json_decref(r);
-			net_send_text(c, s);
-			free(s);
-			send_state(c);
-			tables_conn_changed(t);
-		}
 	} else if (!strcmp(type, "state")) {
 		send_state(c);
 	} else if (!strcmp(type, "ping")) {
@@ -525,4 +504,71 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}
 	json_decref(o);
+}
+
+/* ---- answers after the store ------------------------------------------------------- */
+
+void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
+                   const char *err)
+{
+	if (o->http) {
+		api_resp rs;
+		memset(&rs, 0, sizeof rs);
+		if (e != SE_OK) {
+			reply_error(&rs, e, err);
+		} else {
+			set_seat_cookie(&rs, t->id, token);
+			reply_json(&rs, 200, json_pack("{s:s, s:i, s:s, s:o}", "id", t->id, "seat", seat,
+			                               "token", token, "table", tables_info(t)));
+		}
+		net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, NULL);
+		return;
+	}
+	srv_conn *c = net_conn_find(o->conn);
+	if (!c || c->table != t)
+		return;
+	if (e != SE_OK) {
+		ws_error(c, e, err, o->ref);
+		return;
+	}
+	snprintf(c->token, sizeof c->token, "%s", token);
+	c->seat = seat;
+	json_t *r = json_pack("{s:s, s:i, s:s}", "type", "joined", "seat", seat, "token", token);
+	if (o->ref)
+		json_object_set(r, "ref", o->ref);
+	char *s = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	net_send_text(c, s);
+	free(s);
+	send_state(c);
+	tables_conn_changed(t);
+}
+
+void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err)
+{
+	if (!o->conn)
+		return;
+	if (o->http) {
+		api_resp rs;
+		memset(&rs, 0, sizeof rs);
+		if (e != SE_OK) {
+			reply_error(&rs, e, err);
+		} else {
+			char *next = tables_turn_text(t);
+			srv_sb b;
+			sb_init(&b);
+			sb_adds(&b, "{\"ok\":true,\"entry\":");
+			sb_adds(&b, t->log[t->nlog - 1]);
+			sb_adds(&b, ",\"next\":");
+			sb_adds(&b, next);
+			sb_adds(&b, "}");
+			free(next);
+			reply_text(&rs, 200, sb_take(&b));
+		}
+		net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, NULL, NULL);
+		return;
+	}
+	srv_conn *c = net_conn_find(o->conn);
+	if (c && e != SE_OK)
+		ws_error(c, e, err, o->ref);
 }

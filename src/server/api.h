@@ -10,8 +10,10 @@
 
 #include "net.h"
 #include "server.h"
+#include "tables.h"
 
 typedef struct api_req {
+	uint64_t serial;         /* the request's serial (net.c), for late answers */
 	int method;              /* LWSHUMETH_GET, LWSHUMETH_POST, ... */
 	const char *path;        /* without the query */
 	const char *query;       /* "a=1&b=2" or "" */
@@ -23,7 +25,7 @@ typedef struct api_req {
 } api_req;
 
 typedef struct api_resp {
-	int status;
+	int status;              /* 0: answered later (net_http_answer) */
 	const char *ctype;
 	char *body;              /* malloc'd; net.c frees it */
 	size_t body_len;
@@ -41,6 +43,14 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 void api_ws_message(srv_conn *c, const char *text, size_t len);
 void api_ws_too_large(srv_conn *c, size_t limit);
 void api_ws_close(srv_conn *c);
+
+/* Answers to requests that waited for the storage thread (tables.c calls
+ * these on the loop thread). t is NULL when the table could not be made. */
+void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err);
+void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
+                   const char *err);
+void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
+                     const char *err);
 
 /* Seconds since the server started (for the health endpoint). */
 void api_set_start(int64_t mono_us, const char *store_name);

@@ -24,6 +24,7 @@
 #include "bots.h"
 #include "net.h"
 #include "tables.h"
+#include "writer.h"
 
 #define CHUNK 16384
 
@@ -32,6 +33,44 @@ static struct lws_context *ctx;
 static volatile sig_atomic_t stop_flag;
 static char web_root[PATH_MAX];
 static unsigned char scratch[LWS_PRE + CHUNK];
+
+/* ---- connections by serial -------------------------------------------------------- */
+
+/* Answers that come later (after the storage thread) find their
+ * connection by serial: a connection that has gone is simply not found. */
+#define SERIAL_BUCKETS 4096
+static srv_conn *serials[SERIAL_BUCKETS];
+static uint64_t next_serial = 1;
+
+static void serial_drop(srv_conn *c)
+{
+	if (!c->serial)
+		return;
+	for (srv_conn **pp = &serials[c->serial % SERIAL_BUCKETS]; *pp; pp = &(*pp)->snext)
+		if (*pp == c) {
+			*pp = c->snext;
+			break;
+		}
+	c->serial = 0;
+	c->snext = NULL;
+}
+
+static void serial_new(srv_conn *c)
+{
+	serial_drop(c);
+	c->serial = next_serial++;
+	srv_conn **b = &serials[c->serial % SERIAL_BUCKETS];
+	c->snext = *b;
+	*b = c;
+}
+
+srv_conn *net_conn_find(uint64_t serial)
+{
+	for (srv_conn *c = serial ? serials[serial % SERIAL_BUCKETS] : NULL; c; c = c->snext)
+		if (c->serial == serial)
+			return c;
+	return NULL;
+}
 
 /* ---- messages and queues ------------------------------------------------------------ */
 
@@ -172,6 +211,8 @@ static void http_reset(srv_conn *c)
 	c->resp_len = c->resp_off = 0;
 	c->body_over = 0;
 	c->answered = 0;
+	c->hdr_pending = 0;
+	serial_drop(c);
 }
 
 static int http_write_headers(struct lws *wsi, int status, const char *ctype, size_t len,
@@ -197,23 +238,46 @@ static int http_write_headers(struct lws *wsi, int status, const char *ctype, si
 	return lws_finalize_write_http_header(wsi, start, &p, end) ? -1 : 0;
 }
 
+/* Queues a response: the headers go out on the next writable callback, the
+ * body on the ones after. Takes the body. */
 static int http_send(srv_conn *c, int status, const char *ctype, char *body, size_t len,
                      const char *cookie, const char *disposition)
 {
 	c->answered = 1;
-	if (http_write_headers(c->wsi, status, ctype, len, cookie, disposition)) {
-		free(body);
-		return -1;
-	}
+	free(c->resp);
 	c->resp = body;
 	c->resp_len = len;
 	c->resp_off = 0;
+	c->resp_status = status;
+	c->resp_ctype = ctype;
+	snprintf(c->resp_cookie, sizeof c->resp_cookie, "%s", cookie ? cookie : "");
+	snprintf(c->resp_disp, sizeof c->resp_disp, "%s", disposition ? disposition : "");
+	c->hdr_pending = 1;
 	lws_callback_on_writable(c->wsi);
 	return 0;
 }
 
+void net_http_answer(uint64_t serial, int status, const char *ctype, char *body, size_t len,
+                     const char *cookie, const char *disposition)
+{
+	srv_conn *c = net_conn_find(serial);
+	if (!c || c->kind != CONN_HTTP) {
+		free(body);
+		return;
+	}
+	http_send(c, status, ctype, body, len, cookie, disposition);
+}
+
 static int http_write(srv_conn *c)
 {
+	if (c->hdr_pending) {
+		c->hdr_pending = 0;
+		if (http_write_headers(c->wsi, c->resp_status, c->resp_ctype, c->resp_len, c->resp_cookie,
+		                       c->resp_disp))
+			return -1;
+		lws_callback_on_writable(c->wsi);
+		return 0;
+	}
 	if (!c->resp)
 		return 0;
 	size_t left = c->resp_len - c->resp_off, n = left < CHUNK ? left : CHUNK;
@@ -229,6 +293,7 @@ static int http_write(srv_conn *c)
 	}
 	free(c->resp);
 	c->resp = NULL;
+	serial_drop(c); /* this request is answered */
 	return lws_http_transaction_completed(c->wsi) ? -1 : 0;
 }
 
@@ -359,11 +424,16 @@ static int http_dispatch(srv_conn *c)
 	query_copy(c->wsi, query, sizeof query);
 	header_token(c->wsi, token, sizeof token);
 	header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
-	api_req rq = {.method = c->method, .path = c->path, .query = query,
+	api_req rq = {.serial = c->serial, .method = c->method, .path = c->path, .query = query,
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
 	              .token = token, .cookie = cookie};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
+	if (!rs.status) {
+		/* waits for the storage thread: net_http_answer() answers */
+		c->answered = 1;
+		return 0;
+	}
 	if (rs.status >= 400 && rs.status != 404)
 		srv_event("http %s %s -> %d", c->method == LWSHUMETH_POST ? "POST" : "GET", c->path,
 		          rs.status);
@@ -379,6 +449,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	srv_conn *c = user;
 	switch (reason) {
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		writer_drain();
 		tables_bots_drain();
 		return 0;
 
@@ -386,6 +457,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		http_reset(c);
 		c->kind = CONN_HTTP;
 		c->wsi = wsi;
+		serial_new(c);
 		char *uri;
 		int ulen;
 		c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
@@ -418,6 +490,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		return http_write(c);
 	case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+		serial_drop(c);
 		return lws_http_transaction_completed(wsi) ? -1 : 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
 		if (c && c->kind == CONN_HTTP)
@@ -425,10 +498,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		return 0;
 
 	case LWS_CALLBACK_ESTABLISHED: {
+		serial_drop(c);
 		memset(c, 0, sizeof *c);
 		c->kind = CONN_WS;
 		c->wsi = wsi;
 		c->seat = -1;
+		serial_new(c);
 		char path[256], token[256], cookie[1024], arg[300];
 		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
 		const char *t = lws_get_urlarg_by_name(wsi, "token=", arg, (int)sizeof arg);
@@ -462,6 +537,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		return ws_write(c);
 	case LWS_CALLBACK_CLOSED:
 		if (c && c->kind == CONN_WS) {
+			serial_drop(c);
 			api_ws_close(c);
 			queue_free(c);
 			free(c->rx);
@@ -491,6 +567,7 @@ static void begin_stop(void)
 	stopping = 1;
 	srv_event("stopping");
 	bots_stop();
+	writer_stop(); /* writes whatever is still queued: an accepted move is kept */
 	tables_stop_timers();
 	lws_context_destroy(ctx);
 }
@@ -549,9 +626,13 @@ int srv_run(const srv_config *c)
 	}
 
 	char err[STORE_ERR_SIZE];
-	store *st = store_sqlite_open(c->db_path, c->sync_full, err);
+	store *wst = store_sqlite_open(c->db_path, c->sync_full, 1, err), *st = NULL;
+	if (wst)
+		st = store_sqlite_open(c->db_path, c->sync_full, 0, err);
 	if (!st) {
 		srv_error("%s", err);
+		if (wst)
+			wst->ops->close(wst);
 		return 1;
 	}
 
@@ -586,6 +667,7 @@ int srv_run(const srv_config *c)
 	if (!ctx) {
 		srv_error("cannot listen on %s:%d", c->host, c->port);
 		st->ops->close(st);
+		wst->ops->close(wst);
 		return 1;
 	}
 	api_set_start(srv_mono_us(), st->ops->name);
@@ -593,8 +675,10 @@ int srv_run(const srv_config *c)
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 	}
-	if (bots_start(c->bot_threads, ctx) || tables_start(c, st, ctx)) {
+	if (writer_start(wst, ctx) || bots_start(c->bot_threads, ctx) ||
+	    tables_start(c, st, ctx)) {
 		bots_stop();
+		writer_stop();
 		lws_context_destroy(ctx);
 		st->ops->close(st);
 		return 1;

@@ -12,6 +12,7 @@
 
 #include <libwebsockets.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "server.h"
 #include "store.h"
@@ -34,14 +35,21 @@ typedef enum { CONN_NONE = 0, CONN_HTTP, CONN_WS } conn_kind;
 struct srv_conn {
 	struct lws *wsi;
 	conn_kind kind;
+	uint64_t serial;             /* this request's / connection's number, 0: none */
+	struct srv_conn *snext;      /* serial hash chain */
 	/* HTTP */
 	int method;                  /* LWSHUMETH_* */
 	char path[256];
 	srv_sb body;
 	int body_over;               /* the body is over the limit */
 	int answered;
-	char *resp;                  /* headers already sent; body bytes */
+	char *resp;                  /* the response body */
 	size_t resp_len, resp_off;
+	int hdr_pending;             /* the headers are still to be written */
+	int resp_status;
+	const char *resp_ctype;
+	char resp_cookie[160];
+	char resp_disp[128];
 	/* WebSocket */
 	struct srv_table *table;
 	int seat;                    /* seat held (-1: watching) */
@@ -70,5 +78,12 @@ void net_broadcast(struct srv_table *t, const char *text, size_t len);
 void net_send_error(srv_conn *c, int code, const char *msg);
 /* Closes c once what is queued has been sent. */
 void net_close_after_flush(srv_conn *c);
+/* The connection with this serial, or NULL once it is gone (or, for HTTP,
+ * once that request has been answered). */
+srv_conn *net_conn_find(uint64_t serial);
+/* Answers the HTTP request `serial` that waited (api_resp.status 0). Takes
+ * the body (malloc'd); dropped if the client has gone. */
+void net_http_answer(uint64_t serial, int status, const char *ctype, char *body, size_t len,
+                     const char *cookie, const char *disposition);
 
 #endif

@@ -10,9 +10,10 @@
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
  *
- * Every write is one transaction; store_move() commits the move (and the
+ * Every write is one transaction; add_move() commits the move (and the
  * result, when the move ends the game) before it returns, so the caller
- * can announce the move only once it is safe.
+ * can announce the move only once it is safe (the server calls the writes
+ * on its storage thread, writer.c).
  *
  * All strings passed in are borrowed for the call. Every function returns 0
  * on success or -1 with a message in err (STORE_ERR_SIZE bytes).
@@ -108,10 +109,12 @@ struct store {
 	const store_ops *ops;
 };
 
-/* Opens (creating or migrating) a SQLite database. sync_full: fsync on every
- * commit. Returns a store the caller closes with s->ops->close, or NULL with
- * a message in err. */
-store *store_sqlite_open(const char *path, int sync_full, char *err);
+/* Opens a SQLite database. The writer's handle (writer = 1) creates or
+ * migrates the schema and checkpoints the WAL; open it first. A reader's
+ * handle only reads. sync_full: fsync on every commit. Returns a store the
+ * caller closes with s->ops->close, or NULL with a message in err. A handle
+ * is for one thread at a time. */
+store *store_sqlite_open(const char *path, int sync_full, int writer, char *err);
 
 /* The schema version this build writes (and migrates older files to). */
 int store_sqlite_schema_version(void);

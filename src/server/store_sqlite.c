@@ -10,8 +10,9 @@
  * database from version i to i+1 inside one transaction; a file written by
  * a newer carc (a higher version) is refused rather than guessed at.
  *
- * Only the event-loop thread uses a store (see server.h), so the handle is
- * opened with SQLITE_OPEN_NOMUTEX.
+ * One handle is used by one thread only (the writer thread writes, the
+ * event loop reads with a handle of its own), so handles are opened with
+ * SQLITE_OPEN_NOMUTEX; WAL lets the reader read while the writer writes.
  *
  * Checkpoints (copying the WAL back into the database file, with an fsync)
  * do not run in the writer's commits, which would stall the event loop for
@@ -115,7 +116,7 @@ static const char *const SQL[ST_COUNT] = {
 };
 
 #define CHECKPOINT_MS 250
-#define WAL_MAX_FRAMES 8192
+#define WAL_MAX_FRAMES 32768 /* 128 MiB of 4 KiB pages */
 
 typedef struct sqlite_store {
 	store base;
@@ -149,7 +150,8 @@ static void *checkpointer(void *arg)
 		sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &done);
 		/* a writer that never pauses keeps a passive checkpoint from ever
 		 * finishing, and the WAL would grow without end: past WAL_MAX_FRAMES
-		 * make the writer wait once while the WAL is emptied */
+		 * make the writer wait once while the WAL is emptied (the passive
+		 * passes have copied nearly everything already, so this is short) */
 		if (logged > WAL_MAX_FRAMES)
 			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 
@@ -310,13 +312,15 @@ static int sq_add_move(store *base, const char *id, const store_move *m,
 	sqlite3_bind_int64(st, 7, m->at_ms);
 	if (step_done(s, ST_INS_MOVE, err))
 		goto bad;
-	st = s->st[ST_TOUCH];
-	bind_text(st, 1, store_status_name(r ? STORE_OVER : STORE_PLAYING));
-	sqlite3_bind_int64(st, 2, m->at_ms);
-	bind_text(st, 3, id);
-	if (step_done(s, ST_TOUCH, err))
-		goto bad;
 	if (r) {
+		/* the game's row changes only when the game ends: a move writes one
+		 * row, so a commit is about one page of WAL */
+		st = s->st[ST_TOUCH];
+		bind_text(st, 1, store_status_name(STORE_OVER));
+		sqlite3_bind_int64(st, 2, m->at_ms);
+		bind_text(st, 3, id);
+		if (step_done(s, ST_TOUCH, err))
+			goto bad;
 		st = s->st[ST_INS_RESULT];
 		bind_text(st, 1, id);
 		bind_text(st, 2, r->scores);
@@ -530,7 +534,7 @@ static int migrate(sqlite_store *s, char *err)
 	return 0;
 }
 
-store *store_sqlite_open(const char *path, int sync_full, char *err)
+store *store_sqlite_open(const char *path, int sync_full, int writer, char *err)
 {
 	sqlite_store *s = calloc(1, sizeof *s);
 	if (!s) {
@@ -548,7 +552,7 @@ store *store_sqlite_open(const char *path, int sync_full, char *err)
 	sqlite3_busy_timeout(s->db, 5000);
 	if (exec(s, "PRAGMA journal_mode=WAL", err) ||
 	    exec(s, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", err) ||
-	    exec(s, "PRAGMA foreign_keys=ON", err) || migrate(s, err)) {
+	    exec(s, "PRAGMA foreign_keys=ON", err) || (writer && migrate(s, err))) {
 		sq_close(&s->base);
 		return NULL;
 	}
@@ -560,6 +564,8 @@ store *store_sqlite_open(const char *path, int sync_full, char *err)
 			return NULL;
 		}
 	}
+	if (!writer)
+		return &s->base;
 	/* checkpoints on their own thread and connection (see the top) */
 	sqlite3_wal_autocheckpoint(s->db, 0);
 	pthread_mutex_init(&s->ck_mu, NULL);

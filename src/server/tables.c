@@ -16,12 +16,14 @@
 #include "bots.h"
 #include "gamejson.h"
 #include "net.h"
+#include "api.h"
 #include "tables.h"
+#include "writer.h"
 
 #define NBUCKETS 8192
 
 static const srv_config *cfg;
-static store *db;
+static store *db; /* the loop's reading handle; writes go to writer.c */
 static struct lws_context *lctx;
 static srv_table *buckets[NBUCKETS];
 static srv_table *all_head;
@@ -51,6 +53,7 @@ static const struct {
 	[SE_STORAGE] = {"storage", 503},
 	[SE_BUSY] = {"busy", 503},
 	[SE_METHOD] = {"method_not_allowed", 405},
+	[SE_PENDING] = {"pending", 202},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
@@ -285,32 +288,59 @@ static void to_store_seat(const srv_table *t, int i, store_seat *ss)
 	memcpy(ss->token, t->seat[i].token, sizeof ss->token);
 }
 
-static int store_new_table(const srv_table *t, const char *record, char *err)
+/* A job for the storage thread about table t; the table cannot leave
+ * memory while the job is out. */
+static wjob *job_for(srv_table *t, wj_kind kind, void (*done)(wjob *), const srv_origin *o)
 {
-	store_game sg;
-	memset(&sg, 0, sizeof sg);
-	snprintf(sg.id, sizeof sg.id, "%s", t->id);
-	sg.status = t->status;
-	sg.players = t->opts.rules.players;
-	sg.farmers = t->opts.rules.farmers;
-	sg.small_city = t->opts.rules.small_city;
-	snprintf(sg.farm_scoring, sizeof sg.farm_scoring, "%s",
+	wjob *j = writer_job(kind, t->id);
+	j->done = done;
+	j->tag = t;
+	if (o) {
+		j->origin = o->conn;
+		j->origin_http = o->http;
+		j->ref = o->ref ? json_incref(o->ref) : NULL;
+	}
+	t->pending_ops++;
+	return j;
+}
+
+static void origin_of(const wjob *j, srv_origin *o)
+{
+	o->conn = j->origin;
+	o->http = j->origin_http;
+	o->ref = j->ref;
+}
+
+static wjob *create_job(srv_table *t, const char *record, void (*done)(wjob *),
+                        const srv_origin *o)
+{
+	wjob *j = job_for(t, WJ_CREATE, done, o);
+	store_game *sg = &j->game;
+	snprintf(sg->id, sizeof sg->id, "%s", t->id);
+	sg->status = t->status;
+	sg->players = t->opts.rules.players;
+	sg->farmers = t->opts.rules.farmers;
+	sg->small_city = t->opts.rules.small_city;
+	snprintf(sg->farm_scoring, sizeof sg->farm_scoring, "%s",
 	         carc_farm_scoring_name(t->opts.rules.farm_scoring));
 	json_t *oj = opt_to_json(&t->opts);
-	sg.expansions = json_dumps(json_object_get(oj, "expansions"), JSON_COMPACT);
-	sg.options = json_dumps(oj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	sg->expansions = json_dumps(json_object_get(oj, "expansions"), JSON_COMPACT);
+	sg->options = json_dumps(oj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(oj);
-	sg.seed = t->opts.seed;
-	sg.record = (char *)record;
-	sg.created_ms = t->created_ms;
-	sg.updated_ms = t->updated_ms;
-	sg.nseats = t->nseats;
+	sg->seed = t->opts.seed;
+	sg->record = record ? srv_xstrdup(record) : NULL;
+	sg->created_ms = t->created_ms;
+	sg->updated_ms = t->updated_ms;
+	sg->nseats = t->nseats;
 	for (int i = 0; i < t->nseats; i++)
-		to_store_seat(t, i, &sg.seats[i]);
-	int rc = db->ops->create_game(db, &sg, err);
-	free(sg.expansions);
-	free(sg.options);
-	return rc;
+		to_store_seat(t, i, &sg->seats[i]);
+	return j;
+}
+
+static void status_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	t->pending_ops--;
 }
 
 /* ---- bots ---------------------------------------------------------------------------------- */
@@ -326,7 +356,7 @@ static uint64_t mix64(uint64_t z)
 static void bot_timer(lws_sorted_usec_list_t *sul)
 {
 	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
-	if (t->bot_state != 1 || t->game.nturns != t->bot_turn || carc_game_over(&t->game)) {
+	if (t->bot_state != 1 || t->game.nturns != t->bot_turn || carc_game_over(&t->game) || t->pm) {
 		t->bot_state = 0;
 		return;
 	}
@@ -339,7 +369,7 @@ static void bot_timer(lws_sorted_usec_list_t *sul)
 /* If a bot is to move, schedules it after the table's pause. */
 static void bot_kick(srv_table *t)
 {
-	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state)
+	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm)
 		return;
 	int p = carc_to_move(&t->game);
 	if (t->seat[p].kind != STORE_SEAT_BOT)
@@ -352,81 +382,109 @@ static void bot_kick(srv_table *t)
 
 /* ---- moves ----------------------------------------------------------------------------------- */
 
-/* Applies m for the player to move: engine, store, then announce. */
-static srv_err apply_move(srv_table *t, carc_move m, char *err, size_t errsize)
+/* A move checked by the engine, waiting for the storage thread. */
+struct srv_pending_move {
+	carc_game next;   /* the game after the move */
+	int player, turn, points, bot;
+	carc_move m;
+};
+
+static void move_done(wjob *j)
 {
-	static carc_game next; /* the loop thread's scratch copy */
-	carc_events ev;
-	char e[CARC_ERRMSG_SIZE];
-	carc_game_copy(&next, &t->game);
-	int player = carc_to_move(&next);
-	carc_status st = carc_apply(&next, m, &ev, e);
-	if (st != CARC_OK) {
-		snprintf(err, errsize, "%s", e);
-		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
+	srv_table *t = j->tag;
+	srv_pending_move *pm = t->pm;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	t->pm = NULL;
+	if (j->failed) {
+		char msg[STORE_ERR_SIZE + 64];
+		snprintf(msg, sizeof msg, "the move could not be stored; nothing changed (%s)", j->err);
+		api_move_done(&o, t, SE_STORAGE, msg);
+		if (pm->bot)
+			bot_kick(t); /* try again after the pause (a full disk may clear) */
+		free(pm);
+		return;
 	}
-	int turn = next.nturns - 1;
-	char *entry = gj_log_entry(&t->game, &next, turn, &ev);
-	store_move sm = {.turn = turn, .player = player, .move = m, .tile = next.turns[turn].type,
-	                 .entry = entry, .at_ms = srv_now_ms()};
-	store_result sr, *srp = NULL;
-	char *scores = NULL, *by_kind = NULL, *winners = NULL;
-	if (carc_game_over(&next)) {
-		srv_sb a;
-		sb_init(&a);
-		gj_scores(&a, &next);
-		scores = sb_take(&a);
-		sb_init(&a);
-		gj_by_kind(&a, &next);
-		by_kind = sb_take(&a);
-		sb_init(&a);
-		gj_winners(&a, &next);
-		winners = sb_take(&a);
-		sr = (store_result){scores, by_kind, winners, sm.at_ms};
-		srp = &sr;
-	}
-	char serr[STORE_ERR_SIZE];
-	int rc = db->ops->add_move(db, t->id, &sm, srp, serr);
-	if (rc) {
-		srv_error("table=%s turn=%d store: %s", t->id, turn, serr);
-		snprintf(err, errsize, "the move could not be stored; nothing changed (%s)", serr);
-		free(entry);
-		free(scores);
-		free(by_kind);
-		free(winners);
-		return SE_STORAGE;
-	}
-	carc_game_copy(&t->game, &next);
-	t->log[t->nlog++] = entry;
-	t->updated_ms = sm.at_ms;
-	if (srp)
+	carc_game_copy(&t->game, &pm->next);
+	t->log[t->nlog++] = (char *)j->move.entry; /* the entry is the table's now */
+	j->move.entry = NULL;
+	t->updated_ms = j->move.at_ms;
+	int over = j->has_result;
+	if (over)
 		t->status = STORE_OVER;
-	{
-		const carc_turn *tu = &t->game.turns[turn];
-		int pts = 0;
-		for (int i = 0; i < ev.n; i++)
-			if (!ev.ev[i].final)
-				pts += ev.ev[i].points[player];
-		if (carc_move_is_discard(m))
-			srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, turn,
-			          player, carc_tile_name(tu->type));
-		else
-			srv_event("table=%s event=move turn=%d player=%d tile=%s x=%d y=%d rot=%d meeple=%s "
-			          "scored=%d",
-			          t->id, turn, player, carc_tile_name(tu->type), carc_move_x(m),
-			          carc_move_y(m), carc_move_rot(m),
-			          carc_move_seg(m) == CARC_SEG_NONE ? "none" : "yes", pts);
-	}
-	announce_move(t, entry);
-	if (srp) {
-		srv_event("table=%s event=over scores=%s winners=%s", t->id, scores, winners);
+	const carc_turn *tu = &t->game.turns[pm->turn];
+	if (carc_move_is_discard(pm->m))
+		srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, pm->turn,
+		          pm->player, carc_tile_name(tu->type));
+	else
+		srv_event("table=%s event=move turn=%d player=%d tile=%s x=%d y=%d rot=%d meeple=%s "
+		          "scored=%d",
+		          t->id, pm->turn, pm->player, carc_tile_name(tu->type), carc_move_x(pm->m),
+		          carc_move_y(pm->m), carc_move_rot(pm->m),
+		          carc_move_seg(pm->m) == CARC_SEG_NONE ? "none" : "yes", pm->points);
+	free(pm);
+	announce_move(t, t->log[t->nlog - 1]);
+	if (over) {
+		srv_event("table=%s event=over scores=%s winners=%s", t->id, j->result.scores,
+		          j->result.winners);
 		announce_table(t);
 	}
-	free(scores);
-	free(by_kind);
-	free(winners);
+	api_move_done(&o, t, SE_OK, NULL);
 	bot_kick(t);
-	return SE_OK;
+}
+
+/* Checks m for the player to move with the engine and hands the move to the
+ * storage thread; move_done announces it once it is stored. Returns
+ * SE_PENDING, or an error with nothing changed. */
+static srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
+                          size_t errsize)
+{
+	if (t->pm) {
+		snprintf(err, errsize, "a move for turn %d is being stored", t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	srv_pending_move *pm = srv_xmalloc(sizeof *pm);
+	carc_events ev;
+	char e[CARC_ERRMSG_SIZE];
+	carc_game_copy(&pm->next, &t->game);
+	int player = carc_to_move(&pm->next);
+	carc_status st = carc_apply(&pm->next, m, &ev, e);
+	if (st != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		free(pm);
+		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
+	}
+	pm->player = player;
+	pm->turn = pm->next.nturns - 1;
+	pm->m = m;
+	pm->bot = bot;
+	pm->points = 0;
+	for (int i = 0; i < ev.n; i++)
+		if (!ev.ev[i].final)
+			pm->points += ev.ev[i].points[player];
+	wjob *j = job_for(t, WJ_MOVE, move_done, o);
+	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
+	                       .tile = pm->next.turns[pm->turn].type,
+	                       .entry = gj_log_entry(&t->game, &pm->next, pm->turn, &ev),
+	                       .at_ms = srv_now_ms()};
+	if (carc_game_over(&pm->next)) {
+		srv_sb a;
+		sb_init(&a);
+		gj_scores(&a, &pm->next);
+		j->result.scores = sb_take(&a);
+		sb_init(&a);
+		gj_by_kind(&a, &pm->next);
+		j->result.by_kind = sb_take(&a);
+		sb_init(&a);
+		gj_winners(&a, &pm->next);
+		j->result.winners = sb_take(&a);
+		j->result.at_ms = j->move.at_ms;
+		j->has_result = 1;
+	}
+	t->pm = pm;
+	writer_submit(j);
+	return SE_PENDING;
 }
 
 void tables_bots_drain(void)
@@ -437,23 +495,21 @@ void tables_bots_drain(void)
 	while (bots_poll(&tag, &turn, &m)) {
 		srv_table *t = tag;
 		t->bot_state = 0;
-		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game))
+		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game) ||
+		    t->pm)
 			continue;
 		char err[256];
-		srv_err e = m == CARC_MOVE_NONE ? SE_ILLEGAL : apply_move(t, m, err, sizeof err);
+		srv_err e = m == CARC_MOVE_NONE ? SE_ILLEGAL : apply_move(t, m, NULL, 1, err, sizeof err);
 		if (e == SE_ILLEGAL) {
 			/* a bot bug must not stall the game: play the first legal move */
 			srv_error("table=%s turn=%d bot '%s' gave an illegal move; playing the first legal one",
 			          t->id, turn, t->seat[carc_to_move(&t->game)].spec);
 			static carc_move buf[CARC_MAX_MOVES];
 			if (carc_legal_moves(&t->game, buf, CARC_MAX_MOVES) > 0)
-				e = apply_move(t, buf[0], err, sizeof err);
+				e = apply_move(t, buf[0], NULL, 1, err, sizeof err);
 		}
-		if (e != SE_OK && e != SE_ILLEGAL) {
+		if (e != SE_PENDING)
 			srv_error("table=%s turn=%d bot move failed: %s", t->id, turn, err);
-			/* try again after the pause (a full disk may clear) */
-			bot_kick(t);
-		}
 	}
 }
 
@@ -462,13 +518,14 @@ int tables_seat_of(const srv_table *t, const char *token)
 	if (!token || !*token)
 		return -1;
 	for (int i = 0; i < t->nseats; i++)
-		if (t->seat[i].kind == STORE_SEAT_HUMAN && srv_token_eq(t->seat[i].token, token))
+		if (t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].pending &&
+		    srv_token_eq(t->seat[i].token, token))
 			return i;
 	return -1;
 }
 
-srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, char *err,
-                    size_t errsize)
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+                    const srv_origin *o, char *err, size_t errsize)
 {
 	if (t->status == STORE_VIEW) {
 		snprintf(err, errsize, "this table shows an uploaded record; nobody moves here");
@@ -501,7 +558,7 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 	carc_move m;
 	if (gj_parse_move(&t->game, move, &m, err, errsize))
 		return SE_MALFORMED;
-	srv_err e = apply_move(t, m, err, errsize);
+	srv_err e = apply_move(t, m, o, 0, err, errsize);
 	if (e == SE_ILLEGAL)
 		srv_event("table=%s event=rejected seat=%d reason=illegal_move: %s", t->id, seat, err);
 	return e;
@@ -520,27 +577,53 @@ static int valid_name(const char *name)
 	return 1;
 }
 
+static int table_full(const srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_OPEN || t->seat[i].pending)
+			return 0;
+	return 1;
+}
+
 static void start_if_full(srv_table *t)
 {
-	if (t->status != STORE_OPEN)
+	if (t->status != STORE_OPEN || !table_full(t))
 		return;
-	for (int i = 0; i < t->nseats; i++)
-		if (t->seat[i].kind == STORE_SEAT_OPEN)
-			return;
-	char err[STORE_ERR_SIZE];
-	int64_t now = srv_now_ms();
-	if (db->ops->set_status(db, t->id, STORE_PLAYING, now, err)) {
-		srv_error("table=%s store: %s", t->id, err);
-		return;
-	}
 	t->status = STORE_PLAYING;
-	t->updated_ms = now;
+	t->updated_ms = srv_now_ms();
+	wjob *j = job_for(t, WJ_STATUS, status_done, NULL);
+	j->status = STORE_PLAYING;
+	j->at_ms = t->updated_ms;
+	writer_submit(j);
 	srv_event("table=%s event=started players=%d", t->id, t->nseats);
 	bot_kick(t);
 }
 
-srv_err tables_join(srv_table *t, const char *name, int want, int *seat, char *token, char *err,
-                    size_t errsize)
+static void join_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	srv_seat *se = &t->seat[j->seatno];
+	if (j->failed) {
+		char msg[STORE_ERR_SIZE + 64];
+		snprintf(msg, sizeof msg, "the seat could not be stored (%s)", j->err);
+		memset(se, 0, sizeof *se);
+		api_join_done(&o, t, -1, NULL, SE_STORAGE, msg);
+		announce_table(t);
+		return;
+	}
+	se->pending = 0;
+	srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, j->seatno, se->name);
+	start_if_full(t);
+	announce_table(t);
+	api_join_done(&o, t, j->seatno, se->token, SE_OK, NULL);
+}
+
+/* Takes a seat for `name` in memory (kind human, a new token). */
+static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, char *err,
+                         size_t errsize)
 {
 	if (t->status != STORE_OPEN) {
 		snprintf(err, errsize, "%s", t->status == STORE_VIEW ? "an uploaded record has no seats"
@@ -571,26 +654,31 @@ srv_err tables_join(srv_table *t, const char *name, int want, int *seat, char *t
 			return SE_TABLE_FULL;
 		}
 	}
-	srv_seat old = t->seat[s];
 	srv_seat *se = &t->seat[s];
 	se->kind = STORE_SEAT_HUMAN;
 	snprintf(se->name, sizeof se->name, "%s", name);
 	srv_random_hex(se->token, 16);
-	store_seat ss;
-	to_store_seat(t, s, &ss);
-	char serr[STORE_ERR_SIZE];
-	if (db->ops->update_seat(db, t->id, &ss, serr)) {
-		*se = old;
-		srv_error("table=%s store: %s", t->id, serr);
-		snprintf(err, errsize, "the seat could not be stored (%s)", serr);
-		return SE_STORAGE;
-	}
 	*seat = s;
-	snprintf(token, STORE_TOKEN_SIZE, "%s", se->token);
-	srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, s, se->name);
-	start_if_full(t);
-	announce_table(t);
 	return SE_OK;
+}
+
+srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *o, char *err,
+                    size_t errsize)
+{
+	if (!t->stored) {
+		snprintf(err, errsize, "the table is being created");
+		return SE_BUSY;
+	}
+	int s;
+	srv_err e = take_seat(t, name, want, &s, err, errsize);
+	if (e != SE_OK)
+		return e;
+	t->seat[s].pending = 1;
+	wjob *j = job_for(t, WJ_SEAT, join_done, o);
+	to_store_seat(t, s, &j->seat);
+	j->seatno = s;
+	writer_submit(j);
+	return SE_PENDING;
 }
 
 /* ---- creating -------------------------------------------------------------------------------- */
@@ -610,7 +698,42 @@ static void init_seats(srv_table *t)
 	}
 }
 
-srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, char *token,
+static void create_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	if (j->failed) {
+		char msg[STORE_ERR_SIZE + 64];
+		snprintf(msg, sizeof msg, "the table could not be stored (%s)", j->err);
+		api_create_done(&o, NULL, -1, NULL, SE_STORAGE, msg);
+		if (!t->pending_ops && !t->conns)
+			free_table(t);
+		return;
+	}
+	t->stored = 1;
+	int seat = j->seatno;
+	if (t->status == STORE_VIEW) {
+		srv_event("table=%s event=uploaded turns=%d", t->id, t->game.nturns);
+	} else {
+		int bots = 0;
+		for (int i = 0; i < t->nseats; i++)
+			bots += t->seat[i].kind == STORE_SEAT_BOT;
+		srv_event("table=%s event=created players=%d bots=%d farm_scoring=%s small_city=%d",
+		          t->id, t->nseats, bots, carc_farm_scoring_name(t->opts.rules.farm_scoring),
+		          t->opts.rules.small_city);
+		if (seat >= 0)
+			srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, seat, t->seat[seat].name);
+		if (t->status == STORE_PLAYING) {
+			srv_event("table=%s event=started players=%d", t->id, t->nseats);
+			bot_kick(t);
+		}
+	}
+	api_create_done(&o, t, seat, seat >= 0 ? t->seat[seat].token : NULL, SE_OK, NULL);
+}
+
+srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
                          srv_err *code, char *err, size_t errsize)
 {
 	if (ntables >= cfg->max_tables) {
@@ -639,31 +762,16 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, c
 	init_seats(t);
 	t->status = STORE_OPEN;
 	t->created_ms = t->updated_ms = srv_now_ms();
-	char serr[STORE_ERR_SIZE];
-	if (store_new_table(t, NULL, serr)) {
-		srv_error("table=%s store: %s", t->id, serr);
-		snprintf(err, errsize, "the table could not be stored (%s)", serr);
-		*code = SE_STORAGE;
-		free(t);
-		return NULL;
-	}
+	int seat = -1;
+	if (name && take_seat(t, name, -1, &seat, err, errsize) != SE_OK)
+		seat = -1; /* only bots: the creator watches */
+	if (table_full(t))
+		t->status = STORE_PLAYING;
 	link_table(t);
-	int bots = 0;
-	for (int i = 0; i < t->nseats; i++)
-		bots += t->seat[i].kind == STORE_SEAT_BOT;
-	srv_event("table=%s event=created players=%d bots=%d farm_scoring=%s small_city=%d", t->id,
-	          t->nseats, bots, carc_farm_scoring_name(o->rules.farm_scoring), o->rules.small_city);
-	if (name) {
-		srv_err je = tables_join(t, name, -1, seat, token, err, errsize);
-		if (je != SE_OK && je != SE_TABLE_FULL) {
-			*code = je;
-			return t; /* the table exists; the caller reports the join failure */
-		}
-		if (je == SE_TABLE_FULL)
-			*seat = -1;
-	}
-	start_if_full(t);
-	*code = SE_OK;
+	wjob *j = create_job(t, NULL, create_done, origin);
+	j->seatno = seat;
+	writer_submit(j);
+	*code = SE_PENDING;
 	return t;
 }
 
@@ -743,8 +851,8 @@ static int view_from_record(srv_table *t, const char *record, size_t len, char *
 	return rc;
 }
 
-srv_table *tables_create_view(const char *record, size_t len, srv_err *code, char *err,
-                              size_t errsize)
+srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
+                              srv_err *code, char *err, size_t errsize)
 {
 	if (ntables >= cfg->max_tables) {
 		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
@@ -767,21 +875,12 @@ srv_table *tables_create_view(const char *record, size_t len, srv_err *code, cha
 	char *text = srv_xmalloc(len + 1);
 	memcpy(text, record, len);
 	text[len] = 0;
-	char serr[STORE_ERR_SIZE];
-	int rc = store_new_table(t, text, serr);
-	free(text);
-	if (rc) {
-		srv_error("table=%s store: %s", t->id, serr);
-		snprintf(err, errsize, "the record could not be stored (%s)", serr);
-		for (int i = 0; i < t->nlog; i++)
-			free(t->log[i]);
-		free(t);
-		*code = SE_STORAGE;
-		return NULL;
-	}
 	link_table(t);
-	srv_event("table=%s event=uploaded turns=%d", t->id, t->game.nturns);
-	*code = SE_OK;
+	wjob *j = create_job(t, text, create_done, origin);
+	free(text);
+	j->seatno = -1;
+	writer_submit(j);
+	*code = SE_PENDING;
 	return t;
 }
 
@@ -795,6 +894,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	char err[512];
 	snprintf(t->id, sizeof t->id, "%s", sg->id);
 	t->status = sg->status;
+	t->stored = 1;
 	t->created_ms = sg->created_ms;
 	t->updated_ms = sg->updated_ms;
 	if (sg->status == STORE_VIEW) {
@@ -955,6 +1055,7 @@ static void evict(lws_sorted_usec_list_t *sul)
 	while (t) {
 		srv_table *next = t->next;
 		if ((t->status == STORE_OVER || t->status == STORE_VIEW) && !t->conns && !t->bot_state &&
+		    !t->pending_ops &&
 		    now - t->idle_since_us > (int64_t)cfg->idle_evict_s * 1000000)
 			free_table(t);
 		t = next;

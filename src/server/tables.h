@@ -5,7 +5,10 @@
  * (one transaction), only then make the copy the table's game and announce
  * the move. A failure at any step leaves the table as it was.
  *
- * Everything here runs on the event-loop thread (see server.h).
+ * The store write is done by the storage thread (writer.c): a request that
+ * writes (a move, a join, a new table) answers SE_PENDING, and the answer
+ * goes out from the api_*_done callbacks of api.c once the write is
+ * committed. Everything here runs on the event-loop thread (see server.h).
  */
 #ifndef CARC_SERVER_TABLES_H
 #define CARC_SERVER_TABLES_H
@@ -39,8 +42,19 @@ typedef enum srv_err {
 	SE_STORAGE,        /* the database refused the write: nothing changed */
 	SE_BUSY,           /* the server holds as many tables as it may */
 	SE_METHOD,         /* HTTP method not allowed on this path */
+	SE_PENDING,        /* accepted; the answer follows once it is stored */
 	SE_COUNT
 } srv_err;
+
+/* Who waits for the answer to a request: a connection's serial (net.c),
+ * whether it is an HTTP request, and the WebSocket message's "ref". */
+typedef struct srv_origin {
+	uint64_t conn;
+	int http;
+	json_t *ref;   /* borrowed */
+} srv_origin;
+
+typedef struct srv_pending_move srv_pending_move;
 
 const char *srv_err_name(srv_err e);
 int srv_err_http_status(srv_err e);
@@ -54,6 +68,7 @@ typedef struct srv_seat {
 	char spec[STORE_SPEC_SIZE];
 	char token[STORE_TOKEN_SIZE];
 	int online;                      /* WebSocket connections holding the seat */
+	int pending;                     /* taken, being stored: not usable yet */
 } srv_seat;
 
 typedef struct srv_table {
@@ -72,6 +87,9 @@ typedef struct srv_table {
 	lws_sorted_usec_list_t bot_sul;  /* the bot's pause */
 	int bot_state;                   /* 0 idle, 1 pausing, 2 thinking */
 	int bot_turn;                    /* the turn the bot works on */
+	int stored;                      /* the store has the table */
+	int pending_ops;                 /* jobs of the storage thread about it */
+	srv_pending_move *pm;            /* a move being stored */
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;
@@ -79,7 +97,7 @@ typedef struct srv_table {
 /* Starts the tables: loads every unfinished game from the store and
  * resumes the bots. The store and context are borrowed for the server's
  * life. Returns 0, or -1 after logging why. */
-int tables_start(const srv_config *cfg, store *st, struct lws_context *ctx);
+int tables_start(const srv_config *cfg, store *reader, struct lws_context *ctx);
 /* Cancels the tables' timers (before the lws context goes), then frees
  * every table (after the bot threads and the context have stopped). */
 void tables_stop_timers(void);
@@ -89,24 +107,25 @@ void tables_stop(void);
  * when there is none. The table belongs to the module. */
 srv_table *tables_find(const char *id);
 
-/* Creates a table from checked options (and seats the creator when `name`
- * is not NULL: seat and token are then filled in). */
-srv_table *tables_create(const srv_table_opts *o, const char *name, int *seat, char *token,
+/* Creates a table from checked options, seating the creator when `name` is
+ * not NULL. *code is SE_PENDING (api_create_done answers) or an error. */
+srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
                          srv_err *code, char *err, size_t errsize);
-/* Creates a view-only table from an uploaded record. */
-srv_table *tables_create_view(const char *record, size_t len, srv_err *code, char *err,
-                              size_t errsize);
+/* Creates a view-only table from an uploaded record (the same way). */
+srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
+                              srv_err *code, char *err, size_t errsize);
 
-/* Takes seat `want` (-1: the first open one) for a person called `name`.
- * On success fills *seat and token (STORE_TOKEN_SIZE bytes). */
-srv_err tables_join(srv_table *t, const char *name, int want, int *seat, char *token, char *err,
+/* Takes seat `want` (-1: the first open one) for a person called `name`:
+ * SE_PENDING (api_join_done answers with the seat and token) or an error. */
+srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *o, char *err,
                     size_t errsize);
 /* The seat a token holds at the table, or -1. */
 int tables_seat_of(const srv_table *t, const char *token);
 /* A move for the seat that `token` holds. `turn` is the turn the client
- * believes current (-1: not given). */
-srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, char *err,
-                    size_t errsize);
+ * believes current (-1: not given). SE_PENDING (api_move_done answers, and
+ * the move is announced) or an error with nothing changed. */
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+                    const srv_origin *o, char *err, size_t errsize);
 
 /* JSON texts (malloc'd, the caller frees): the full state as seen by seat
  * `you` (-1 for a spectator), the table summary, and the game record. */
