@@ -429,6 +429,7 @@ static int http_dispatch(srv_conn *c)
 	              .token = token, .cookie = cookie};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
+	sb_free(&c->body); /* read: not needed any more */
 	if (!rs.status) {
 		/* waits for the storage thread: net_http_answer() answers */
 		c->answered = 1;

@@ -689,11 +689,14 @@ static void init_seats(srv_table *t)
 	for (int i = 0; i < t->nseats; i++) {
 		srv_seat *s = &t->seat[i];
 		memset(s, 0, sizeof *s);
-		if (t->opts.seat[i].bot) {
+		const srv_seat_opt *so = &t->opts.seat[i];
+		if (so->bot) {
 			s->kind = STORE_SEAT_BOT;
-			snprintf(s->level, sizeof s->level, "%s", t->opts.seat[i].level);
-			snprintf(s->spec, sizeof s->spec, "%s", t->opts.seat[i].spec);
-			snprintf(s->name, sizeof s->name, "%s bot", t->opts.seat[i].level);
+			memcpy(s->level, so->level, sizeof s->level);
+			memcpy(s->spec, so->spec, sizeof s->spec);
+			size_t n = strnlen(so->level, sizeof s->name - 5);
+			memcpy(s->name, so->level, n);
+			memcpy(s->name + n, " bot", 5);
 		}
 	}
 }

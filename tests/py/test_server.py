@@ -6,6 +6,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -440,6 +441,29 @@ class ServerTest(unittest.TestCase):
         srv.kill()
         srv2 = self.start()
         self.assertEqual(srv2.state(vid)["game"]["log"], v["game"]["log"])
+
+    def test_sigterm_stops_cleanly_and_keeps_everything(self):
+        srv = self.start()
+        c = srv.create(players=2, name="a")
+        tid, ta = c["id"], c["token"]
+        tb = srv.join(tid, "b")["token"]
+        bots = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], bot_delay_ms=20)["id"]
+        w = self.ws(srv, tid, ta)
+        nxt = w.recv_type("state")["game"]["next"]
+        w.send(dict(first_legal(nxt), type="move"))
+        w.recv_type("move")
+        self.ws(srv, bots).recv_type("state")
+        srv.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(srv.proc.wait(10), 0)
+        log = srv.read_log()
+        self.assertIn("stopping", log)
+        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error"):
+            self.assertNotIn(bad, log)
+        srv2 = self.start()
+        g = srv2.state(tid, token=tb)
+        self.assertEqual(len(g["game"]["log"]), 1)
+        self.assertEqual(g["you"], {"seat": 1})
+        self.wait_over(srv2, bots)  # the bots go on after the restart
 
     def test_slow_client_does_not_block_others(self):
         srv = self.start(extra=("--max-queue", "65536"))
