@@ -79,3 +79,58 @@ const char *t_shared(const char *rel)
 	snprintf(buf, sizeof buf, "%s/%s", dir && *dir ? dir : "../shared", rel);
 	return buf;
 }
+
+carc_move t_move(const carc_game *g, int x, int y, int rot, const char *fig_port)
+{
+	int seg = CARC_SEG_NONE;
+	if (fig_port) {
+		int port = carc_port_parse(fig_port);
+		if (port < 0)
+			fail_msg("no port named %s", fig_port);
+		seg = carc_tile_port_segment(carc_current_tile(g), rot, port);
+		if (seg < 0)
+			fail_msg("tile %s has nothing at %s", carc_tile_name(carc_current_tile(g)),
+			         fig_port);
+	}
+	return carc_move_make(x, y, rot, seg, CARC_FIG_FOLLOWER);
+}
+
+void t_play_ev(carc_game *g, int x, int y, int rot, const char *fig_port,
+               carc_events *ev)
+{
+	char err[CARC_ERRMSG_SIZE] = "";
+	carc_status st = carc_apply(g, t_move(g, x, y, rot, fig_port), ev, err);
+	if (st != CARC_OK)
+		fail_msg("move (%d, %d) rot %d %s: %s", x, y, rot, fig_port ? fig_port : "-", err);
+	t_check(g);
+}
+
+void t_scores(const carc_game *g, const int *want)
+{
+	int got[CARC_MAX_PLAYERS];
+	carc_game_scores(g, got);
+	for (int p = 0; p < g->rules.players; p++)
+		if (got[p] != want[p])
+			fail_msg("player %d scores %d, expected %d", p, got[p], want[p]);
+}
+
+void t_illegal(carc_game *g, carc_move m)
+{
+	carc_game *before = malloc(sizeof *before);
+	assert_non_null(before);
+	memcpy(before, g, sizeof *g);
+	char err[CARC_ERRMSG_SIZE] = "";
+	carc_status st = carc_check_move(g, m, err);
+	if (st != CARC_ERR_ILLEGAL)
+		fail_msg("move 0x%08x: check says %d, expected CARC_ERR_ILLEGAL", m, st);
+	assert_true(err[0] != 0);
+	carc_events ev;
+	err[0] = 0;
+	st = carc_apply(g, m, &ev, err);
+	if (st != CARC_ERR_ILLEGAL)
+		fail_msg("move 0x%08x: apply says %d, expected CARC_ERR_ILLEGAL", m, st);
+	assert_true(err[0] != 0);
+	if (memcmp(before, g, sizeof *g) != 0)
+		fail_msg("move 0x%08x (%s) was rejected but changed the game", m, err);
+	free(before);
+}

@@ -24,6 +24,19 @@ void t_play(carc_game *g, int x, int y, int rot, const char *fig_port);
 /* Same, but returns the status instead of failing. */
 carc_status t_try(carc_game *g, int x, int y, int rot, const char *fig_port,
                   char err[CARC_ERRMSG_SIZE]);
+/* The move placing the current tile at (x, y, rot) with a follower on the
+ * feature at board port fig_port (NULL: none). Fails the test if the tile
+ * has nothing at that port. */
+carc_move t_move(const carc_game *g, int x, int y, int rot, const char *fig_port);
+/* t_play that also returns the move's scoring events. */
+void t_play_ev(carc_game *g, int x, int y, int rot, const char *fig_port,
+               carc_events *ev);
+/* Asserts every player's total: want[0..players-1]. */
+void t_scores(const carc_game *g, const int *want);
+/* Asserts that m is rejected with CARC_ERR_ILLEGAL and a message, by both
+ * carc_check_move and carc_apply, and that the game is unchanged byte for
+ * byte. */
+void t_illegal(carc_game *g, carc_move m);
 /* Asserts carc_game_check. */
 void t_check(const carc_game *g);
 /* Path of a file under the shared folder (SHARED_DIR, default ../shared). */
