@@ -169,7 +169,7 @@ static int nclients;
 static game *games;
 static int ep;
 
-static long long moves_sent, moves_seen, broadcasts, errors, games_done, state_msgs;
+static long long moves_sent, moves_seen, broadcasts, errors, games_done, state_msgs, bot_moves;
 static int64_t *lat;
 static size_t nlat, latcap;
 static int measuring;
@@ -342,6 +342,8 @@ static void on_message(client *c, const char *text, size_t len)
 		broadcasts++;
 		const char *tid = json_string_value(json_object_get(o, "table"));
 		if (tid && !strcmp(tid, g->id)) {
+			if (g->bots && measuring)
+				bot_moves++;
 			int turn = (int)json_integer_value(json_object_get(json_object_get(o, "entry"), "turn"));
 			if (!g->bots && turn == g->sent_turn && g->sent_us)
 				record_latency(now_us() - g->sent_us);
@@ -648,9 +650,24 @@ int main(int argc, char **argv)
 	printf("games finished:       %lld (replaced by new ones)\n", games_done - done0);
 	printf("move -> broadcast:    n=%zu  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  max %.2f ms\n",
 	       nlat, pct(50), pct(90), pct(99), pct(99.9), nlat ? (double)lat[nlat - 1] / 1000.0 : 0);
-	if (server_pid)
+	if (server_pid) {
 		printf("server:               cpu %.0f%% of one core, rss %.0f MB\n",
 		       100.0 * (cpu1 - cpu0) / secs, rss);
+		long long all = moves + bot_moves;
+		if (all > 0)
+			printf("server cpu per move:  %.0f us (%lld client + %lld bot moves), i.e. about %.0f "
+			       "moves/s per core\n",
+			       1e6 * (cpu1 - cpu0) / (double)all, moves, bot_moves,
+			       (double)all / ((cpu1 - cpu0) > 0 ? (cpu1 - cpu0) : 1e-9));
+	}
+	double la[3] = {0, 0, 0};
+	FILE *lf = fopen("/proc/loadavg", "r");
+	if (lf) {
+		if (fscanf(lf, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
+			la[0] = -1;
+		fclose(lf);
+	}
+	printf("machine load average: %.2f (1 min), %ld cores\n", la[0], sysconf(_SC_NPROCESSORS_ONLN));
 	printf("errors:               %lld\n", errors);
 	(void)seen0;
 	return errors ? 1 : 0;

@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 [ -x "$CARC" ] || { echo "load: $CARC not built (make)"; exit 1; }
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$tmp/loadgen" "$here/loadgen.c" -ljansson
-$CARC serve --host 127.0.0.1 --port 0 --db "$tmp/load.sqlite" --web "$tmp/none" --quiet \
+${SERVER_PREFIX:-} $CARC serve --host 127.0.0.1 --port 0 --db "$tmp/load.sqlite" --web "$tmp/none" --quiet \
 	${SERVER_OPTS:-} >"$tmp/out" 2>"$tmp/err" &
 server=$!
 port=""
@@ -33,7 +33,7 @@ for _ in $(seq 50); do
 done
 [ -n "$port" ] || { echo "load: the server did not start"; cat "$tmp/err"; exit 1; }
 echo "load: server pid $server on 127.0.0.1:$port ($(nproc) cores)"
-timeout 900 "$tmp/loadgen" --port "$port" --server-pid "$server" "$@"
+${SERVER_PREFIX:-} timeout 900 "$tmp/loadgen" --port "$port" --server-pid "$server" "$@"
 rc=$?
 db=$(du -k "$tmp/load.sqlite" "$tmp/load.sqlite-wal" 2>/dev/null | awk '{s += $1} END {print s}')
 echo "database:             ${db} KB after the run"

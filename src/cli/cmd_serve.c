@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	        "  --db FILE          SQLite database (default carc.sqlite, created if missing)\n"
 	        "  --web DIR          static files of the web client (default web)\n"
 	        "  --bot-delay MS     default pause before a bot moves (default 700)\n"
-	        "  --bot-threads N    threads for bots to think on (default 1)\n"
+	        "  --bot-threads N    threads for bots to think on (default: the CPUs, at most 8)\n"
 	        "  --sync MODE        normal: a move survives the server being killed (default);\n"
 	        "                     full: also a power cut (fsync on every move, slower)\n"
 	        "  --max-message N    largest WebSocket message / request body in bytes (16384)\n"

@@ -13,6 +13,7 @@
 #include "gamejson.h"
 #include "options.h"
 #include "tables.h"
+#include "writer.h"
 
 static int64_t started_us;
 static const char *store_kind = "sqlite";
@@ -150,9 +151,10 @@ static void get_health(api_resp *rs)
 {
 	int tables, playing, conns;
 	tables_counts(&tables, &playing, &conns);
-	reply_json(rs, 200, json_pack("{s:b, s:s, s:i, s:i, s:i, s:I}", "ok", 1, "store", store_kind,
-	                              "tables", tables, "playing", playing, "connections", conns,
-	                              "uptime_s", (json_int_t)((srv_mono_us() - started_us) / 1000000)));
+	reply_json(rs, 200, json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:I}", "ok", 1, "store",
+	                              store_kind, "tables", tables, "playing", playing, "connections",
+	                              conns, "writes_queued", writer_backlog(), "uptime_s",
+	                              (json_int_t)((srv_mono_us() - started_us) / 1000000)));
 }
 
 static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)

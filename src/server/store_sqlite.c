@@ -116,7 +116,7 @@ static const char *const SQL[ST_COUNT] = {
 };
 
 #define CHECKPOINT_MS 250
-#define WAL_MAX_FRAMES 32768 /* 128 MiB of 4 KiB pages */
+#define WAL_MAX_FRAMES 4096 /* 16 MiB of 4 KiB pages */
 
 typedef struct sqlite_store {
 	store base;
@@ -149,12 +149,14 @@ static void *checkpointer(void *arg)
 		int logged = 0, done = 0;
 		sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &done);
 		/* a writer that never pauses keeps a passive checkpoint from ever
-		 * finishing, and the WAL would grow without end: past WAL_MAX_FRAMES
-		 * make the writer wait once while the WAL is emptied (the passive
-		 * passes have copied nearly everything already, so this is short) */
+		 * having copied everything, so the WAL is never rewound and grows
+		 * without end. Past WAL_MAX_FRAMES, a RESTART checkpoint makes the
+		 * writer wait while it copies what the last passive pass left (a
+		 * quarter second's moves) and has the next commit rewind the WAL.
+		 * The file keeps its size and is reused (no truncation: freeing
+		 * the blocks of a large file is what takes long). */
 		if (logged > WAL_MAX_FRAMES)
-			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-
+			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 		pthread_mutex_lock(&s->ck_mu);
 	}
 	pthread_mutex_unlock(&s->ck_mu);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server.h"
 
@@ -225,7 +226,8 @@ void srv_config_default(srv_config *c)
 	c->db_path = "carc.sqlite";
 	c->web_dir = "web";
 	c->bot_delay_ms = 700;
-	c->bot_threads = 1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	c->bot_threads = ncpu > 0 ? (int)(ncpu < 8 ? ncpu : 8) : 1;
 	c->sync_full = 0;
 	c->quiet = 0;
 	c->max_msg = 16 * 1024;
