@@ -267,7 +267,9 @@ def first_legal(nxt, rng=None):
     pl = legal["placements"]
     p = rng.choice(pl) if rng else pl[0]
     move = {"x": p["x"], "y": p["y"], "rot": p["rot"], "meeple": None}
-    if p["meeples"] and rng and rng.random() < 0.5:
+    if p.get("abbot_recall") and rng and rng.random() < 0.3:
+        move["abbot_recalled"] = True
+    elif p["meeples"] and rng and rng.random() < 0.5:
         move["meeple"] = rng.choice(p["meeples"])
     elif p["meeples"] and not rng:
         move["meeple"] = p["meeples"][0]

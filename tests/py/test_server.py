@@ -361,6 +361,41 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(rec["rules"]["farm_scoring"], "first-edition")
         self.assertEqual(self.replay_scores(json.dumps(rec)), nxt["final"]["scores"])
 
+    def test_expansions_game_over_http(self):
+        srv = self.start()
+        exps = ["river", "inns-cathedrals", "traders-builders", "abbot"]
+        c = srv.create(players=6, expansions=exps, seed=77, name="p0")
+        tid = c["id"]
+        tokens = [c["token"]] + [srv.join(tid, "p%d" % i)["token"] for i in range(1, 6)]
+        state = srv.state(tid)
+        self.assertEqual(state["game"]["rules"]["expansions"], exps)
+        self.assertIn("goods", state["game"])
+        kinds = set(k for s in state["game"]["supply"] for k in s)
+        self.assertTrue({"follower", "big", "builder", "pig", "abbot"} <= kinds, kinds)
+        rng = random.Random(3)
+        nxt = state["game"]["next"]
+        seen = set()
+        for _ in range(400):
+            if nxt["over"]:
+                break
+            move = first_legal(nxt, rng)
+            st, r, _ = srv.post("/api/tables/%s/move" % tid, move, token=tokens[nxt["to_move"]])
+            self.assertEqual(st, 200, (move, r))
+            e = r["entry"]
+            if e.get("meeple"):
+                seen.add(e["meeple"]["kind"])
+            for k in ("bonus", "abbot_recalled", "goods"):
+                if k in e:
+                    seen.add(k)
+            nxt = r["next"]
+        self.assertTrue(nxt["over"])
+        self.assertTrue(seen & {"big", "builder", "pig", "abbot"}, seen)
+        rec = srv.get("/api/tables/%s/record" % tid)[1]
+        self.assertEqual(rec["rules"]["expansions"], exps)
+        self.assertEqual(self.replay_scores(json.dumps(rec)), nxt["final"]["scores"])
+        log = srv.state(tid)["game"]["log"]
+        self.assertEqual([t["scores"] for t in rec["turns"]], [e["scores"] for e in log])
+
     def test_tables_seats_and_options(self):
         srv = self.start()
         pub = srv.create(players=3)["id"]
