@@ -72,24 +72,39 @@ deps: $(DEPS_STAMP)
 
 $(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h include/carc.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c
-	$(BUILD)/gen/gentab > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)
+	$(Q)$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c
+	$(Q)$(BUILD)/gen/gentab > $@.tmp && mv $@.tmp $@
+
+# V=1 shows the whole commands
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @echo "  $(1) $(2)"
+endif
 
 $(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/*/*.h tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(LIB_A): $(CORE_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(LIB_SO): $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS_ALL)
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -o $@ $^ $(LDLIBS_ALL)
 
 $(CARC): $(CLI_OBJ) $(LIB_A)
-	$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(SERVER_LIBS) $(LDLIBS_ALL)
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $(CLI_OBJ) $(LIB_A) $(SERVER_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/support.o $(LIB_A)
-	$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka
 
 # The tests run against a build with the from-scratch check after every move.
 ifeq ($(SANITIZE),)

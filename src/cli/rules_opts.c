@@ -20,11 +20,11 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } EXPANSIONS[] = {
-	{"river", 0},                 /* CARC_EXP_RIVER */
-	{"inns-cathedrals", 0},       /* CARC_EXP_INNS */
-	{"inns-cathedrals-tiles", 0}, /* CARC_EXP_INNS_TILES */
-	{"traders-builders", 0},      /* CARC_EXP_TRADERS */
-	{"abbot", 0},                 /* CARC_EXP_ABBOT */
+	{"river", CARC_EXP_RIVER},
+	{"inns-cathedrals", CARC_EXP_INNS},
+	{"inns-cathedrals-tiles", CARC_EXP_INNS_TILES},
+	{"traders-builders", CARC_EXP_TRADERS},
+	{"abbot", CARC_EXP_ABBOT},
 };
 #define NEXPANSIONS (sizeof EXPANSIONS / sizeof EXPANSIONS[0])
 
@@ -197,12 +197,12 @@ void ropt_rules_help(FILE *f)
 {
 	fprintf(f,
 	        "rules:\n"
-	        "  --players N            players, 2 to 5 (default 2)\n"
+	        "  --players N            players, 2 to 5, 6 with inns-cathedrals (default 2)\n"
 	        "  --farm-scoring NAME    international (default), city-once or first-edition\n"
 	        "  --small-city           a completed two-tile city scores 2, not 4\n"
 	        "  --no-farmers           no followers on fields; fields do not score\n"
 	        "  --expansions LIST      comma-separated: %s\n"
-	        "                         (none is available yet; default: the base game)\n",
+	        "                         (any subset; default: the base game only)\n",
 	        ropt_expansion_names());
 }
 

@@ -26,25 +26,67 @@ static carc_status fail(char *err, const char *fmt, ...)
 	return CARC_ERR_ARG;
 }
 
-/* tile index at (x, y) by scanning the tile list, -1 if none */
-static int scan_tile(const carc_game *g, int x, int y)
+/* A dense grid over the board's bounding box (with a margin of 2), built
+ * from the tile list alone: the check's own view of the board. The box of
+ * n connected tiles has width + height <= n + 1, so its area is bounded. */
+#define GRID_MAX (((CARC_MAX_TILES + 1) / 2 + 5) * ((CARC_MAX_TILES + 1) / 2 + 6))
+typedef struct grid {
+	int x0, y0, w, h;
+	int16_t cell[GRID_MAX];
+} grid;
+
+static int grid_build(grid *gr, const carc_game *g)
 {
-	for (int i = 0; i < g->ntiles; i++)
-		if (g->tiles[i].x == x && g->tiles[i].y == y)
-			return i;
-	return -1;
+	int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+	for (int i = 0; i < g->ntiles; i++) {
+		const carc_placed *t = &g->tiles[i];
+		x0 = t->x < x0 ? t->x : x0;
+		y0 = t->y < y0 ? t->y : y0;
+		x1 = t->x > x1 ? t->x : x1;
+		y1 = t->y > y1 ? t->y : y1;
+	}
+	gr->x0 = x0 - 2;
+	gr->y0 = y0 - 2;
+	gr->w = x1 - x0 + 5;
+	gr->h = y1 - y0 + 5;
+	if (gr->w * gr->h > GRID_MAX)
+		return -1;
+	for (int i = 0; i < gr->w * gr->h; i++)
+		gr->cell[i] = -1;
+	for (int i = 0; i < g->ntiles; i++) {
+		int16_t *c = &gr->cell[(g->tiles[i].y - gr->y0) * gr->w + g->tiles[i].x - gr->x0];
+		if (*c >= 0)
+			return -2 - i;
+		*c = (int16_t)i;
+	}
+	return 0;
 }
+
+/* tile index at (x, y), -1 if none */
+static int scan_tile_g(const grid *gr, int x, int y)
+{
+	x -= gr->x0;
+	y -= gr->y0;
+	if (x < 0 || y < 0 || x >= gr->w || y >= gr->h)
+		return -1;
+	return gr->cell[y * gr->w + x];
+}
+#define scan_tile(g, x, y) scan_tile_g(&board, (x), (y))
 
 carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 {
 	static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
 	int nbr[CARC_MAX_TILES][4];
+	grid board;
+	int gb = grid_build(&board, g);
+	if (gb == -1)
+		return fail(err, "the board spreads wider than %d tiles allow", g->ntiles);
+	if (gb < -1)
+		return fail(err, "two tiles at (%d, %d)", g->tiles[-2 - gb].x, g->tiles[-2 - gb].y);
 
 	/* board squares */
 	for (int i = 0; i < g->ntiles; i++) {
 		const carc_placed *t = &g->tiles[i];
-		if (scan_tile(g, t->x, t->y) != i)
-			return fail(err, "two tiles at (%d, %d)", t->x, t->y);
 		if (hm_get(g, t->x, t->y) != i)
 			return fail(err, "square map lost tile %d at (%d, %d)", i, t->x, t->y);
 		for (int d = 0; d < 4; d++)
@@ -121,9 +163,10 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			int ti = g->node[n].tile, s = g->node[n].seg;
 			const carc_placed *t = &g->tiles[ti];
 			int kind = tile_defs[t->type].seg[s].kind;
-			for (int p = 0; p < 12; p++) {
-				if (TT_PORTSEG[t->type][t->rot][p] != s)
-					continue;
+			unsigned own = tile_defs[t->type].seg[s].ports;
+			own = ((own << (3 * t->rot)) | (own >> (12 - 3 * t->rot))) & 0xFFFu;
+			for (; own; own &= own - 1) {
+				int p = __builtin_ctz(own);
 				int d = p / 3, k = p % 3;
 				int nb = nbr[ti][d];
 				if (nb < 0) {
