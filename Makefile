@@ -2,7 +2,7 @@
 #
 #   make              release build: build/release/carc, libcarc.a, libcarc.so
 #   make test         installs missing packages, builds (debug checks on), runs the tests
-#   make run          a short demo game between bots, printed in the terminal
+#   make run          the web game server: prints the address to open
 #   make bench        the fixed benchmark (carc bench)
 #   make debug        -O0 -g build with the from-scratch check after every move
 #   make SANITIZE=address,undefined test    the tests under ASan + UBSan
@@ -120,8 +120,9 @@ test: $(TEST_BIN) $(CARC)
 	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 sh tests/run.sh $(TEST_BIN)
 endif
 
+# the web game: prints the address to open (carc demo: a bot game in the terminal)
 run: $(CARC)
-	$(CARC) demo
+	$(CARC) serve
 
 bench: $(CARC)
 	$(CARC) bench
