@@ -150,6 +150,7 @@ typedef struct client {
 	char *out;
 	size_t outlen, outcap;
 	int64_t due_us;    /* when to send the chosen move (0: none) */
+	int want_connect;  /* to be connected when there is room */
 	int move_turn;
 	char move[256];
 } client;
@@ -173,6 +174,8 @@ static long long moves_sent, moves_seen, broadcasts, errors, games_done, state_m
 static int64_t *lat;
 static size_t nlat, latcap;
 static int measuring;
+static int want_any = 1;   /* some client waits to be connected */
+static int restarts;       /* games over, to be replaced */
 
 static void grow(char **p, size_t *cap, size_t need)
 {
@@ -293,6 +296,51 @@ static int choose(client *c, json_t *next)
 
 static void new_game(int gi);
 
+/* Moves waiting for their think time: a binary heap by due time. An entry
+ * whose client has since been reset (due_us changed) is skipped. */
+typedef struct due_ent {
+	int64_t due;
+	int client;
+} due_ent;
+static due_ent *heap;
+static size_t nheap, heapcap;
+
+static void heap_push(int64_t due, int ci)
+{
+	if (nheap == heapcap) {
+		heapcap = heapcap ? heapcap * 2 : 4096;
+		heap = realloc(heap, heapcap * sizeof *heap);
+		if (!heap)
+			die("out of memory");
+	}
+	size_t i = nheap++;
+	while (i && heap[(i - 1) / 2].due > due) {
+		heap[i] = heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	heap[i] = (due_ent){due, ci};
+}
+
+static due_ent heap_pop(void)
+{
+	due_ent top = heap[0], last = heap[--nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= nheap)
+			break;
+		if (k + 1 < nheap && heap[k + 1].due < heap[k].due)
+			k++;
+		if (heap[k].due >= last.due)
+			break;
+		heap[i] = heap[k];
+		i = k;
+	}
+	if (nheap)
+		heap[i] = last;
+	return top;
+}
+
 static void on_turn(client *c, json_t *next)
 {
 	game *g = &games[c->game];
@@ -300,6 +348,7 @@ static void on_turn(client *c, json_t *next)
 		if (!g->over) {
 			g->over = 1;
 			g->restart = 1;
+			restarts++;
 			games_done++;
 		}
 		return;
@@ -311,6 +360,7 @@ static void on_turn(client *c, json_t *next)
 		return;
 	int64_t think = think_ms > 0 ? (int64_t)(rnd() % (uint64_t)(2 * think_ms * 1000)) : 0;
 	c->due_us = now_us() + think;
+	heap_push(c->due_us, (int)(c - clients));
 }
 
 static void record_latency(int64_t us)
@@ -326,8 +376,47 @@ static void record_latency(int64_t us)
 	lat[nlat++] = us;
 }
 
+/* The integer after `key` in text, or -1. */
+static long int_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* A "move" message, read without a full JSON parse unless this client is
+ * the one to move next: the generator must stay cheaper than the server
+ * it measures. The server writes these keys in a fixed order
+ * (docs/protocol.md, src/server/gamejson.c). */
+static int on_move_fast(client *c, const char *text, size_t len)
+{
+	static const char HEAD[] = "{\"type\":\"move\",\"table\":\"";
+	if (len < sizeof HEAD || memcmp(text, HEAD, sizeof HEAD - 1))
+		return 0;
+	game *g = &games[c->game];
+	const char *id = text + sizeof HEAD - 1;
+	size_t idl = strlen(g->id);
+	broadcasts++;
+	if (strncmp(id, g->id, idl) || id[idl] != '"')
+		return 1;
+	if (g->bots && measuring)
+		bot_moves++;
+	long turn = int_after(id, "\"entry\":{\"turn\":");
+	if (!g->bots && turn == g->sent_turn && g->sent_us)
+		record_latency(now_us() - g->sent_us);
+	const char *next = strstr(id, ",\"next\":{\"turn\":");
+	if (!next)
+		return 0;
+	int over = !strncmp(strstr(next, "\"over\":") + 7, "true", 4);
+	long to_move = int_after(next, "\"to_move\":");
+	if (!over && (c->watcher || to_move != c->seat))
+		return 1; /* not ours: nothing more to read */
+	return 0;
+}
+
 static void on_message(client *c, const char *text, size_t len)
 {
+	if (on_move_fast(c, text, len))
+		return;
 	json_t *o = json_loadb(text, len, 0, NULL);
 	if (!o)
 		die("server sent non-JSON: %.100s", text);
@@ -339,16 +428,10 @@ static void on_message(client *c, const char *text, size_t len)
 		if (g->id[0] && !strcmp(json_string_value(json_object_get(json_object_get(o, "table"), "id")), g->id))
 			on_turn(c, json_object_get(json_object_get(o, "game"), "next"));
 	} else if (!strcmp(type, "move")) {
-		broadcasts++;
+		/* counted and timed by on_move_fast already */
 		const char *tid = json_string_value(json_object_get(o, "table"));
-		if (tid && !strcmp(tid, g->id)) {
-			if (g->bots && measuring)
-				bot_moves++;
-			int turn = (int)json_integer_value(json_object_get(json_object_get(o, "entry"), "turn"));
-			if (!g->bots && turn == g->sent_turn && g->sent_us)
-				record_latency(now_us() - g->sent_us);
+		if (tid && !strcmp(tid, g->id))
 			on_turn(c, json_object_get(o, "next"));
-		}
 	} else if (!strcmp(type, "error")) {
 		if (errors++ < 5)
 			fprintf(stderr, "loadgen: server error: %.*s\n", (int)len, text);
@@ -391,6 +474,7 @@ static void parse_frames(client *c)
 			memcpy(c->msg + c->msglen, p + h, n);
 			c->msglen += n;
 			if (fin) {
+				c->msg[c->msglen] = 0;
 				on_message(c, c->msg, c->msglen);
 				c->msglen = 0;
 			}
@@ -466,10 +550,40 @@ static void new_game(int gi)
 		b->due_us = 0;
 		snprintf(b->token, sizeof b->token, "%s", json_string_value(json_object_get(j, "token")));
 		json_decref(j);
-		start_connect(b);
+		b->want_connect = 1;
 	}
 	json_decref(r);
-	start_connect(a);
+	a->want_connect = 1;
+	want_any = 1;
+}
+
+/* Opens the connections waiting to be opened, at most MAX_CONNECTING at a
+ * time, so the server's accept queue never overflows. */
+#define MAX_CONNECTING 200
+static int64_t last_connect_scan;
+
+static void connect_some(void)
+{
+	/* a scan of every client, but only a few times a second */
+	int64_t now = now_us();
+	if (!want_any || now - last_connect_scan < 20000)
+		return;
+	last_connect_scan = now;
+	int busy = 0, left = 0;
+	for (int i = 0; i < nclients; i++)
+		busy += clients[i].fd >= 0 &&
+		        (clients[i].state == C_CONNECTING || clients[i].state == C_HANDSHAKE);
+	for (int i = 0; i < nclients; i++)
+		if (clients[i].want_connect) {
+			if (busy >= MAX_CONNECTING) {
+				left++;
+				continue;
+			}
+			clients[i].want_connect = 0;
+			start_connect(&clients[i]);
+			busy++;
+		}
+	want_any = left > 0;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -568,31 +682,32 @@ int main(int argc, char **argv)
 	struct epoll_event evs[512];
 	int64_t start = now_us(), measure_from = start + (int64_t)(warmup * 1e6),
 	        end = measure_from + (int64_t)(duration * 1e6);
-	double cpu0 = 0, cpu1 = 0, rss = 0;
+	double cpu0 = 0, cpu1 = 0, rss = 0, self_cpu0 = 0, self_rss0 = 0;
 	long long sent0 = 0, seen0 = 0, bc0 = 0, done0 = 0;
 	int64_t next_report = start + 5000000;
 	while (now_us() < end) {
 		int64_t now = now_us(), wait = 5000;
-		for (int i = 0; i < nclients; i++) {
-			client *c = &clients[i];
-			if (!c->due_us || c->state != C_OPEN)
+		while (nheap && heap[0].due <= now) {
+			due_ent d = heap_pop();
+			client *c = &clients[d.client];
+			if (c->due_us != d.due || c->state != C_OPEN)
 				continue;
-			if (c->due_us <= now) {
-				c->due_us = 0;
-				game *g = &games[c->game];
-				g->sent_us = now_us();
-				g->sent_turn = c->move_turn;
-				moves_sent++;
-				ws_send(c, c->move);
-			} else if (c->due_us - now < wait) {
-				wait = c->due_us - now;
-			}
+			c->due_us = 0;
+			game *g = &games[c->game];
+			g->sent_us = now_us();
+			g->sent_turn = c->move_turn;
+			moves_sent++;
+			ws_send(c, c->move);
 		}
-		for (int gi = 0; gi < total; gi++)
+		if (nheap && heap[0].due - now < wait)
+			wait = heap[0].due - now;
+		for (int gi = 0; restarts && gi < total; gi++)
 			if (games[gi].restart) {
 				games[gi].restart = 0;
+				restarts--;
 				new_game(gi);
 			}
+		connect_some();
 		if (!measuring && now >= measure_from) {
 			measuring = 1;
 			sent0 = moves_sent;
@@ -601,6 +716,7 @@ int main(int argc, char **argv)
 			seen0 = moves_seen;
 			if (server_pid)
 				proc_usage(server_pid, &cpu0, &rss);
+			proc_usage(getpid(), &self_cpu0, &self_rss0);
 		}
 		if (now >= next_report) {
 			next_report += 5000000;
@@ -660,6 +776,9 @@ int main(int argc, char **argv)
 			       1e6 * (cpu1 - cpu0) / (double)all, moves, bot_moves,
 			       (double)all / ((cpu1 - cpu0) > 0 ? (cpu1 - cpu0) : 1e-9));
 	}
+	double self_cpu1 = 0, self_rss = 0;
+	proc_usage(getpid(), &self_cpu1, &self_rss);
+	printf("load generator:       cpu %.0f%% of one core\n", 100.0 * (self_cpu1 - self_cpu0) / secs);
 	double la[3] = {0, 0, 0};
 	FILE *lf = fopen("/proc/loadavg", "r");
 	if (lf) {
