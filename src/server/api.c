@@ -354,6 +354,8 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 
 static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
 {
+	srv_event("table=%s event=rejected code=%s: %s", c->table ? c->table->id : "-",
+	          srv_err_name(e), msg);
 	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",
 	                      msg);
 	if (ref)

@@ -558,10 +558,7 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 	carc_move m;
 	if (gj_parse_move(&t->game, move, &m, err, errsize))
 		return SE_MALFORMED;
-	srv_err e = apply_move(t, m, o, 0, err, errsize);
-	if (e == SE_ILLEGAL)
-		srv_event("table=%s event=rejected seat=%d reason=illegal_move: %s", t->id, seat, err);
-	return e;
+	return apply_move(t, m, o, 0, err, errsize);
 }
 
 /* ---- seats --------------------------------------------------------------------------------- */

@@ -64,6 +64,27 @@ class ServerTest(unittest.TestCase):
 
     # ------------------------------------------------------------------------
 
+    def test_command_line(self):
+        p = subprocess.run([CARC, "serve", "--help"], capture_output=True, text=True, timeout=10)
+        self.assertEqual(p.returncode, 0)
+        for opt in ("--host", "--port", "--db", "--web", "--bot-delay"):
+            self.assertIn(opt, p.stdout)
+        for bad in (["--port", "x"], ["--port", "70000"], ["--sync", "maybe"], ["--nope"],
+                    ["--db"]):
+            p = subprocess.run([CARC, "serve"] + bad, capture_output=True, text=True, timeout=10)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertTrue(p.stderr, bad)
+        # a database from a newer carc is refused, not guessed at
+        db = os.path.join(self.dir, "future.sqlite")
+        import sqlite3
+        con = sqlite3.connect(db)
+        con.execute("pragma user_version=999")
+        con.close()
+        p = subprocess.run([CARC, "serve", "--port", "0", "--db", db], capture_output=True,
+                           text=True, timeout=10)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("newer", p.stderr)
+
     def test_health_tiles_options_static(self):
         web = os.path.join(self.dir, "web")
         os.makedirs(web)
@@ -183,6 +204,22 @@ class ServerTest(unittest.TestCase):
         # each turn's totals as the record has them
         self.assertEqual([t["scores"] for t in rec["turns"]], [e["scores"] for e in log])
         self.assertEqual(self.replay_scores(json.dumps(rec)), final)
+        # what the database holds
+        import sqlite3
+        con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 1)
+        self.assertEqual(con.execute("select status, players, seed from games where id=?",
+                                     (tid,)).fetchone(), ("over", 2, 20240607))
+        self.assertEqual(con.execute("select seat, kind, name from seats where game_id=? "
+                                     "order by seat", (tid,)).fetchall(),
+                         [(0, "human", "alice"), (1, "human", "bob")])
+        rows = con.execute("select turn, entry from moves where game_id=? order by turn",
+                           (tid,)).fetchall()
+        self.assertEqual([r[0] for r in rows], list(range(len(log))))
+        self.assertEqual([json.loads(r[1]) for r in rows], log)
+        self.assertEqual(json.loads(con.execute("select scores from results where game_id=?",
+                                                (tid,)).fetchone()[0]), final)
+        con.close()
         # the same record uploaded is replayed by the server into a view table
         st, up, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
         self.assertEqual(st, 201, up)
