@@ -144,16 +144,6 @@ void net_broadcast(struct srv_table *t, const char *text, size_t len)
 	net_msg_unref(m);
 }
 
-void net_send_error(srv_conn *c, int code, const char *msg)
-{
-	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name((srv_err)code),
-	                      "message", msg);
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	net_send_text(c, s);
-	free(s);
-}
-
 void net_close_after_flush(srv_conn *c)
 {
 	c->closing = 1;

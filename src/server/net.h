@@ -74,8 +74,6 @@ void net_send(srv_conn *c, srv_msg *m);
 void net_send_text(srv_conn *c, const char *text);
 /* Sends the text to every client at the table. */
 void net_broadcast(struct srv_table *t, const char *text, size_t len);
-/* Sends an error message {"type":"error",...} to c. */
-void net_send_error(srv_conn *c, int code, const char *msg);
 /* Closes c once what is queued has been sent. */
 void net_close_after_flush(srv_conn *c);
 /* The connection with this serial, or NULL once it is gone (or, for HTTP,

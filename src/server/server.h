@@ -12,15 +12,18 @@
  *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
+ *   writer.c     the storage thread: every write to the store, in order
  *   store.h      the storage interface; store_sqlite.c implements it
  *   util.c       logging, tokens, clocks, a growable string buffer
  *
- * Threading: one event-loop thread owns every table, game, connection and
- * the store handle; nothing of them is locked. Bots think on worker threads
- * on a private copy of the game (carc_game is memcpy-copyable) and hand the
- * chosen move back through a locked queue; the loop then applies it like any
- * other move, so a move is always checked, stored and announced in one
- * place and in that order.
+ * Threading: one event-loop thread owns every table, game and connection;
+ * nothing of them is locked. Writes go to the storage thread (writer.c), so
+ * the loop never waits for the disk; it reads with a store handle of its
+ * own. Bots think on worker threads on a private copy of the game
+ * (carc_game is memcpy-copyable) and hand the chosen move back through a
+ * locked queue; the loop then applies it like any other move, so a move is
+ * always checked (loop), stored (storage thread) and then announced (loop),
+ * in one place and in that order.
  */
 #ifndef CARC_SERVER_H
 #define CARC_SERVER_H
