@@ -1,0 +1,113 @@
+// The server's HTTP API and the live WebSocket connection (docs/protocol.md).
+
+export class ApiError extends Error {
+  constructor(status, code, message) { super(message || code); this.status = status; this.code = code; }
+}
+
+async function call(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers['X-Carc-Token'] = token;
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body)) });
+  } catch (e) {
+    throw new ApiError(0, 'network', e.message);
+  }
+  const text = await r.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!r.ok) {
+    const err = data && data.error ? data.error : { code: 'http', message: `HTTP ${r.status}` };
+    throw new ApiError(r.status, err.code, err.message);
+  }
+  return data;
+}
+
+export const api = {
+  options: () => call('GET', '/api/options'),
+  tables: (status) => call('GET', '/api/tables' + (status ? `?status=${status}` : '')),
+  table: (id) => call('GET', `/api/tables/${id}`),
+  create: (opts) => call('POST', '/api/tables', opts),
+  join: (id, name, seat) => call('POST', `/api/tables/${id}/join`, seat === undefined ? { name } : { name, seat }),
+  state: (id, token) => call('GET', `/api/tables/${id}/state`, undefined, token),
+  move: (id, move, token) => call('POST', `/api/tables/${id}/move`, move, token),
+  record: (id) => call('GET', `/api/tables/${id}/record`),
+  upload: (text) => call('POST', '/api/records', text),
+  recordUrl: (id) => `/api/tables/${id}/record`,
+};
+
+// Seats this browser holds: table id -> {seat, token}. Kept so that a reload
+// or a dropped connection finds its seat again.
+const SEATS = 'carc.seats';
+export const seats = {
+  all() { try { return JSON.parse(localStorage.getItem(SEATS) || '{}'); } catch { return {}; } },
+  get(id) { return this.all()[id] || null; },
+  set(id, seat, token) {
+    const a = this.all();
+    a[id] = { seat, token, at: Date.now() };
+    // keep the 50 most recent
+    const keys = Object.keys(a).sort((x, y) => a[y].at - a[x].at).slice(0, 50);
+    localStorage.setItem(SEATS, JSON.stringify(Object.fromEntries(keys.map((k) => [k, a[k]]))));
+  },
+};
+
+// Live connection to one table. Reconnects by itself with a growing pause,
+// and at once when the browser comes back online or the tab is shown again.
+// Callbacks: onMessage(msg), onStatus('open'|'closed'|'connecting').
+export class Live {
+  constructor(tableId, token, { onMessage, onStatus }) {
+    this.id = tableId; this.token = token;
+    this.onMessage = onMessage; this.onStatus = onStatus;
+    this.delay = 500; this.closed = false; this.ws = null; this.ref = 0;
+    this.kick = () => { if (!this.closed && (!this.ws || this.ws.readyState > 1)) { clearTimeout(this.timer); this.connect(); } };
+    window.addEventListener('online', this.kick);
+    document.addEventListener('visibilitychange', this.kick);
+    this.connect();
+  }
+  connect() {
+    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : '';
+    this.onStatus?.('connecting');
+    let ws;
+    try { ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}${q}`); } catch { this.retry(); return; }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 500;
+      this.onStatus?.('open');
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: 'ping' }), 20000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      this.onMessage?.(msg);
+    };
+    ws.onclose = () => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      this.onStatus?.('closed');
+      this.retry();
+    };
+    ws.onerror = () => { try { ws.close(); } catch { /* closing anyway */ } };
+  }
+  retry() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, 8000);
+  }
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== 1) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+  request(msg) { msg.ref = ++this.ref; return this.send(msg) ? msg.ref : null; }
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer); clearInterval(this.pinger);
+    window.removeEventListener('online', this.kick);
+    document.removeEventListener('visibilitychange', this.kick);
+    if (this.ws) { const ws = this.ws; this.ws = null; ws.close(); }
+  }
+}

@@ -1,0 +1,284 @@
+// The board: an SVG of placed tiles, figures, the squares where the tile in
+// hand fits, the tile being placed and its figure spots. Pan by dragging,
+// zoom with the wheel or by pinching, fit with fit().
+import { DEFS, rotatePoint } from './tiles.js';
+import { figureSvg } from './colors.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+const T = 100; // tile size in board units
+
+function el(name, attrs = {}, parent = null) {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+export class BoardView {
+  constructor(container, tiles) {
+    this.tiles = tiles;
+    this.container = container;
+    this.svg = el('svg', { class: 'board-svg', role: 'application' });
+    this.svg.setAttribute('aria-roledescription', 'board');
+    this.defs = el('defs', {}, this.svg);
+    this.defs.innerHTML = DEFS + '<filter id="glow" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="4" result="b"/><feMerge><feMergeNode in="b"/><feMergeNode in="SourceGraphic"/></feMerge></filter>';
+    this.view = el('g', { class: 'viewport' }, this.svg);
+    this.layers = {};
+    for (const n of ['tiles', 'last', 'cands', 'pending', 'flash', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
+    container.appendChild(this.svg);
+    this.defined = new Set();
+    this.placed = new Map();
+    this.scale = 0.8; this.tx = 0; this.ty = 0;
+    this.onSquare = null; this.onSpot = null;
+    this.candidates = new Map(); this.rot = 0;
+    this.userMoved = false;
+    this.bindInput();
+    this.resizeObs = new ResizeObserver(() => { if (!this.userMoved) this.fit(); else this.apply(); });
+    this.resizeObs.observe(container);
+  }
+
+  destroy() { this.resizeObs.disconnect(); this.svg.remove(); }
+
+  define(name) {
+    if (this.defined.has(name)) return;
+    const g = this.tiles.geometry(name);
+    if (!g) return;
+    const sym = el('g', { id: `t-${name}` }, this.defs);
+    sym.innerHTML = g.svg;
+    this.defined.add(name);
+  }
+
+  tileNode(t, parent, cls = 'tile') {
+    this.define(t.tile);
+    return el('use', { href: `#t-${t.tile}`, class: cls, transform: `translate(${t.x * T} ${t.y * T}) rotate(${t.rot * 90} 50 50)` }, parent);
+  }
+
+  // --- placed tiles and figures --------------------------------------------
+  setBoard(list) {
+    this.layers.tiles.replaceChildren();
+    this.placed.clear();
+    for (const t of list) this.addTile(t, false);
+  }
+  addTile(t, animate = true) {
+    const n = this.tileNode(t, this.layers.tiles, animate ? 'tile tile-new' : 'tile');
+    n.dataset.x = t.x; n.dataset.y = t.y;
+    this.placed.set(`${t.x},${t.y}`, t);
+  }
+  setLast(t) {
+    this.layers.last.replaceChildren();
+    if (!t) return;
+    el('rect', { x: t.x * T + 2, y: t.y * T + 2, width: T - 4, height: T - 4, rx: 4, class: 'last-mark' }, this.layers.last);
+  }
+  // figures: [{player, kind, x, y, at, feature}], colorOf(player) -> palette entry
+  setFigures(figs, colorOf) {
+    let s = '';
+    for (const f of figs) {
+      const b = this.placed.get(`${f.x},${f.y}`);
+      if (!b) continue;
+      const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
+      const lying = f.feature === 'field' && f.kind !== 'pig';
+      const dx = f.kind === 'pig' ? 10 : f.kind === 'builder' ? -10 : 0;
+      s += figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}` });
+    }
+    this.layers.figures.innerHTML = s;
+  }
+
+  // --- placing a tile -----------------------------------------------------
+  // cands: Map "x,y" -> [rot...]; the squares fitting the current rotation stand out
+  setCandidates(cands, rot) {
+    this.candidates = cands; this.rot = rot;
+    const L = this.layers.cands;
+    L.replaceChildren();
+    for (const [key, rots] of cands) {
+      const [x, y] = key.split(',').map(Number);
+      const fits = rots.includes(rot);
+      const r = el('rect', { x: x * T + 4, y: y * T + 4, width: T - 8, height: T - 8, rx: 8, class: fits ? 'cand' : 'cand other' }, L);
+      r.dataset.x = x; r.dataset.y = y;
+    }
+  }
+  setPending(p, colorOf) {
+    const L = this.layers.pending;
+    L.replaceChildren();
+    if (!p) return;
+    this.tileNode(p, L, 'tile pending');
+    el('rect', { x: p.x * T + 1, y: p.y * T + 1, width: T - 2, height: T - 2, class: 'pending-frame' }, L);
+  }
+  preview(p) { // hover ghost
+    this.layers.pending.querySelectorAll('.ghost').forEach((n) => n.remove());
+    if (p) this.tileNode(p, this.layers.pending, 'tile ghost');
+  }
+  // spots: [{at, kind, x, y (tile), pos [px,py] in tile units, selected}], colour of the mover
+  setSpots(spots, color) {
+    const L = this.layers.spots;
+    L.replaceChildren();
+    spots.forEach((s, i) => {
+      const cx = s.x * T + s.pos[0], cy = s.y * T + s.pos[1];
+      const g = el('g', { class: `spot${s.selected ? ' selected' : ''}`, tabindex: '-1' }, L);
+      g.dataset.i = i;
+      if (s.selected) {
+        g.innerHTML = figureSvg(s.kind, color, cx, cy, { lying: s.feature === 'field' && s.kind !== 'pig' });
+        el('circle', { cx, cy, r: 15, class: 'spot-ring sel' }, g);
+      } else {
+        el('circle', { cx, cy, r: 9, class: 'spot-dot', fill: color.hex }, g);
+        el('circle', { cx, cy, r: 13, class: 'spot-ring' }, g);
+        const n = el('text', { x: cx, y: cy + 3.5, class: 'spot-num', fill: color.ink }, g);
+        n.textContent = String(i + 1);
+      }
+    });
+  }
+
+  // --- scoring flash ------------------------------------------------------
+  // parts: [{x, y, seg}] of the scored feature; label e.g. "+10" in the scorer's colour
+  flash(parts, kind, label, color) {
+    const L = this.layers.flash;
+    const g = el('g', { class: 'flash' }, L);
+    const tiles = new Set();
+    for (const p of parts) {
+      const b = this.placed.get(`${p.x},${p.y}`);
+      if (!b) continue;
+      const geo = this.tiles.geometry(b.tile);
+      const tr = `translate(${p.x * T} ${p.y * T}) rotate(${b.rot * 90} 50 50)`;
+      const city = geo.cities.find((c) => c.seg.index === p.seg.index);
+      const road = geo.roads.find((r) => r.seg.index === p.seg.index);
+      if (city) el('path', { d: city.d, transform: tr, class: 'flash-area' }, g);
+      else if (road) el('path', { d: road.d, transform: tr, class: 'flash-line' }, g);
+      else if (kind === 'cloister' || kind === 'garden') {
+        el('rect', { x: (p.x - 1) * T, y: (p.y - 1) * T, width: 3 * T, height: 3 * T, class: 'flash-area', rx: 10 }, g);
+      } else el('rect', { x: p.x * T, y: p.y * T, width: T, height: T, class: 'flash-area' }, g);
+      tiles.add(`${p.x},${p.y}`);
+    }
+    if (label && parts.length) {
+      const xs = parts.map((p) => p.x), ys = parts.map((p) => p.y);
+      const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T;
+      const t = el('text', { x: cx, y: cy, class: 'float-label', fill: color ? color.hex : '#222' }, this.layers.float);
+      t.textContent = label;
+      setTimeout(() => t.remove(), 2200);
+    }
+    setTimeout(() => g.remove(), 2200);
+  }
+
+  // --- view ---------------------------------------------------------------
+  apply() {
+    this.view.setAttribute('transform', `translate(${this.tx.toFixed(1)} ${this.ty.toFixed(1)}) scale(${this.scale.toFixed(4)})`);
+  }
+  size() { const r = this.container.getBoundingClientRect(); return [r.width || 800, r.height || 600]; }
+  bounds() {
+    let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    const keys = [...this.placed.keys(), ...this.candidates.keys()];
+    for (const k of keys) {
+      const [x, y] = k.split(',').map(Number);
+      x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+    }
+    return [x0, y0, x1 + 1, y1 + 1];
+  }
+  fit() {
+    const [w, h] = this.size();
+    const [x0, y0, x1, y1] = this.bounds();
+    const bw = (x1 - x0 + 0.6) * T, bh = (y1 - y0 + 0.6) * T;
+    this.scale = Math.max(0.12, Math.min(1.3, Math.min(w / bw, h / bh)));
+    this.tx = w / 2 - ((x0 + x1) / 2) * T * this.scale;
+    this.ty = h / 2 - ((y0 + y1) / 2) * T * this.scale;
+    this.userMoved = false;
+    this.apply();
+  }
+  // keep a tile in view (after a move near the edge)
+  ensureVisible(x, y) {
+    if (!this.userMoved) { this.fit(); return; }
+    const [w, h] = this.size();
+    const sx = x * T * this.scale + this.tx, sy = y * T * this.scale + this.ty, s = T * this.scale;
+    if (sx < 0 || sy < 0 || sx + s > w || sy + s > h) { this.tx += w / 2 - (sx + s / 2); this.ty += h / 2 - (sy + s / 2); this.apply(); }
+  }
+  zoomAt(f, cx, cy) {
+    const ns = Math.max(0.1, Math.min(3, this.scale * f));
+    f = ns / this.scale;
+    this.tx = cx - (cx - this.tx) * f; this.ty = cy - (cy - this.ty) * f;
+    this.scale = ns; this.userMoved = true;
+    this.apply();
+  }
+  zoomBy(f) { const [w, h] = this.size(); this.zoomAt(f, w / 2, h / 2); }
+  panBy(dx, dy) { this.tx += dx; this.ty += dy; this.userMoved = true; this.apply(); }
+
+  toBoard(clientX, clientY) {
+    const r = this.svg.getBoundingClientRect();
+    return [(clientX - r.left - this.tx) / this.scale / T, (clientY - r.top - this.ty) / this.scale / T];
+  }
+
+  bindInput() {
+    const ptrs = new Map();
+    let drag = null, pinch = null;
+    const svg = this.svg;
+    svg.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0 && e.pointerType === 'mouse') return;
+      ptrs.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (ptrs.size === 1) drag = { x: e.clientX, y: e.clientY, moved: false, target: e.target };
+      if (ptrs.size === 2) {
+        const [a, b] = [...ptrs.values()];
+        pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) };
+        if (drag) drag.moved = true;
+      }
+    });
+    svg.addEventListener('pointermove', (e) => {
+      const p = ptrs.get(e.pointerId);
+      if (!p) { this.hover(e); return; }
+      const dx = e.clientX - p.x, dy = e.clientY - p.y;
+      p.x = e.clientX; p.y = e.clientY;
+      if (ptrs.size === 2 && pinch) {
+        const [a, b] = [...ptrs.values()];
+        const d = Math.hypot(a.x - b.x, a.y - b.y);
+        const r = svg.getBoundingClientRect();
+        if (pinch.d > 0) this.zoomAt(d / pinch.d, (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
+        pinch.d = d;
+        return;
+      }
+      if (drag) {
+        if (!drag.moved && Math.hypot(e.clientX - drag.x, e.clientY - drag.y) > 6) { drag.moved = true; svg.setPointerCapture?.(e.pointerId); svg.classList.add('dragging'); }
+        if (drag.moved) this.panBy(dx, dy);
+      }
+    });
+    const up = (e) => {
+      if (!ptrs.has(e.pointerId)) return;
+      ptrs.delete(e.pointerId);
+      if (ptrs.size < 2) pinch = null;
+      if (ptrs.size === 0) {
+        svg.classList.remove('dragging');
+        if (drag && !drag.moved && e.type === 'pointerup') this.click(e, drag.target);
+        drag = null;
+      }
+    };
+    svg.addEventListener('pointerup', up);
+    svg.addEventListener('pointercancel', up);
+    svg.addEventListener('pointerleave', () => this.preview(null));
+    svg.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = svg.getBoundingClientRect();
+      const f = Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015));
+      this.zoomAt(f, e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+  }
+  click(e, target) {
+    const spot = target.closest?.('.spot');
+    if (spot && this.onSpot) { this.onSpot(Number(spot.dataset.i)); return; }
+    const [bx, by] = this.toBoard(e.clientX, e.clientY);
+    const x = Math.floor(bx), y = Math.floor(by);
+    if (this.onSquare) this.onSquare(x, y);
+  }
+  hover(e) {
+    if (!this.hoverTile || !this.candidates.size) return;
+    const [bx, by] = this.toBoard(e.clientX, e.clientY);
+    const x = Math.floor(bx), y = Math.floor(by);
+    const key = `${x},${y}`;
+    if (key === this.lastHover) return;
+    this.lastHover = key;
+    const rots = this.candidates.get(key);
+    if (!rots || this.pendingAt === key) { this.preview(null); return; }
+    const rot = rots.includes(this.rot) ? this.rot : rots[0];
+    this.preview({ x, y, tile: this.hoverTile, rot });
+  }
+  // screen position (client coordinates) of a board point, for tests and popups
+  clientPoint(x, y) {
+    const r = this.svg.getBoundingClientRect();
+    return [r.left + this.tx + x * T * this.scale, r.top + this.ty + y * T * this.scale];
+  }
+}
+
+export { rotatePoint };

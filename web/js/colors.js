@@ -1,0 +1,52 @@
+// Player colours, each with a mark so that colours are told apart without
+// seeing colour (colour-blind players, grey-scale screens), and the figures.
+
+export const PALETTE = [
+  { id: 'blue', hex: '#2f6fd6', ink: '#fff', mark: 'circle' },
+  { id: 'red', hex: '#d63a2e', ink: '#fff', mark: 'triangle' },
+  { id: 'yellow', hex: '#f3c614', ink: '#222', mark: 'square' },
+  { id: 'black', hex: '#2a2a2a', ink: '#fff', mark: 'diamond' },
+  { id: 'green', hex: '#1f9a4a', ink: '#fff', mark: 'star' },
+  { id: 'pink', hex: '#e46fb4', ink: '#222', mark: 'cross' },
+];
+export const colorById = (id) => PALETTE.find((c) => c.id === id) || null;
+
+const MARKS = {
+  circle: '<circle r="3.2"/>',
+  triangle: '<path d="M0 -3.8L3.6 2.8H-3.6Z"/>',
+  square: '<rect x="-3" y="-3" width="6" height="6"/>',
+  diamond: '<path d="M0 -4L3.6 0L0 4L-3.6 0Z"/>',
+  star: '<path d="M0 -4.2L1.2 -1.3L4.2 -1.3L1.8 .6L2.7 3.6L0 1.8L-2.7 3.6L-1.8 .6L-4.2 -1.3L-1.2 -1.3Z"/>',
+  cross: '<path d="M-1.2 -4H1.2V-1.2H4V1.2H1.2V4H-1.2V1.2H-4V-1.2H-1.2Z"/>',
+};
+export const markSvg = (c) => `<g fill="${c.ink}">${MARKS[c.mark]}</g>`;
+
+// A small badge: colour disc with the mark, for names in lists and logs.
+export function badge(c, size = 16) {
+  return `<svg class="badge" viewBox="-6 -6 12 12" width="${size}" height="${size}" aria-hidden="true"><circle r="5.6" fill="${c.hex}" stroke="rgba(0,0,0,.5)" stroke-width=".8"/>${markSvg(c)}</svg>`;
+}
+
+const MEEPLE = 'M0 -12C3.5 -12 5 -9.5 5 -7.5C5 -5.8 4.2 -4.8 3.6 -4.2C6 -3.6 11 -2.2 11.5 0C12 2 9.5 2.4 6.5 1.6C6.5 3 9 9 10 11.5C10.4 12.4 9.8 12.8 9 12.8L3 12.8C2 12.8 1.3 11 0 8.5C-1.3 11 -2 12.8 -3 12.8L-9 12.8C-9.8 12.8 -10.4 12.4 -10 11.5C-9 9 -6.5 3 -6.5 1.6C-9.5 2.4 -12 2 -11.5 0C-11 -2.2 -6 -3.6 -3.6 -4.2C-4.2 -4.8 -5 -5.8 -5 -7.5C-5 -9.5 -3.5 -12 0 -12Z';
+const ABBOT = 'M0 -12C4.5 -12 6 -8 4.6 -4.5C7.5 1 10 7 10.5 12.8H-10.5C-10 7 -7.5 1 -4.6 -4.5C-6 -8 -4.5 -12 0 -12Z';
+const BUILDER = 'M-4 -13H4L5 -9H7V-7H4.6C5.5 -5.5 5 -4 3.8 -3.4C7 -2 8 2 7 12.8H1.5L0 6L-1.5 12.8H-7C-8 2 -7 -2 -3.8 -3.4C-5 -4 -5.5 -5.5 -4.6 -7H-7V-9H-5Z';
+const PIG = 'M-11 2C-11 -5 -5 -8 1 -8C5 -8 8 -6 9.5 -3L12.5 -3.5V2.5L10 2.5C9 6 6 8 3 8.5V11.5H0V8.7C-2 8.7 -4 8.4 -5 8V11.5H-8V6.5C-10 5 -11 4 -11 2ZM4 -8L6 -12L7.5 -7Z';
+
+// A figure drawn at (x, y) in tile units; `kind` follower|big|builder|pig|abbot,
+// `lying` for a farmer. Marked with the colour's symbol.
+export function figureSvg(kind, c, x, y, { lying = false, cls = '' } = {}) {
+  let path = MEEPLE, scale = 1, markAt = [0, 2.5];
+  if (kind === 'big') scale = 1.35;
+  else if (kind === 'abbot') { path = ABBOT; markAt = [0, 3]; }
+  else if (kind === 'builder') { path = BUILDER; markAt = [0, 2]; }
+  else if (kind === 'pig') { path = PIG; markAt = [0, 0]; scale = 0.95; }
+  const rot = lying && kind !== 'pig' ? ' rotate(-90)' : '';
+  return `<g class="figure ${cls}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${scale})${rot}">` +
+    `<path d="${path}" transform="translate(0 1.2)" fill="rgba(0,0,0,.35)"/>` +
+    `<path d="${path}" fill="${c.hex}" stroke="${c.id === 'black' ? '#eee' : '#1d1d1d'}" stroke-width="1.3" stroke-linejoin="round"/>` +
+    `<g transform="translate(${markAt[0]} ${markAt[1]})${lying && kind !== 'pig' ? ' rotate(90)' : ''}">${markSvg(c)}</g></g>`;
+}
+
+// A figure alone in a little svg (supply counts, buttons).
+export function figureIcon(kind, c, size = 18) {
+  return `<svg class="fig-icon" viewBox="-14 -15 28 29" width="${size}" height="${size}" aria-hidden="true">${figureSvg(kind, c, 0, 0)}</svg>`;
+}

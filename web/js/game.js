@@ -1,0 +1,640 @@
+// The table screen: the board with everything around it. One class serves a
+// live game (WebSocket, placing tiles) and a replay (stepping through the log).
+import { api, seats, Live } from './api.js';
+import { BoardView } from './board.js';
+import { badge, figureIcon } from './colors.js';
+import { traceFeature, onFeature } from './features.js';
+import { t, esc, listJoin } from './i18n.js';
+import { seatColors, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
+import { sound } from './sound.js';
+import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
+
+const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
+
+export class GameView {
+  constructor(root, tiles, tableId, { replay = false } = {}) {
+    this.root = root; this.tiles = tiles; this.id = tableId; this.replay = replay;
+    this.table = null; this.game = null; this.you = null;
+    this.sel = this.freshSel();
+    this.step = 0; this.playing = null;
+    this.node = html(`
+<div class="game${replay ? ' replay' : ''}">
+  <div class="board-wrap">
+    <div class="board" data-testid="board"></div>
+    <div class="board-tools">
+      <button class="tool" data-act="zoomin" data-i18n-title="board.zoomin" aria-label="+">+</button>
+      <button class="tool" data-act="zoomout" data-i18n-title="board.zoomout" aria-label="-">−</button>
+      <button class="tool" data-act="fit" data-i18n-title="board.fit" data-testid="fit">⤢</button>
+    </div>
+    <div class="conn hidden" role="status"></div>
+    <div class="waiting hidden"></div>
+    <div class="final hidden" data-testid="final"></div>
+  </div>
+  <aside class="side">
+    <section class="turn-card">
+      <div class="turn-line" data-testid="turn-line" aria-live="polite"></div>
+      <div class="hand hidden">
+        <button class="rot" data-act="rotl" data-i18n-title="hand.rotl" data-testid="rotl">⟲</button>
+        <div class="hand-tile" data-testid="hand-tile"></div>
+        <button class="rot" data-act="rotr" data-i18n-title="hand.rotr" data-testid="rotr">⟳</button>
+      </div>
+      <div class="actions"></div>
+      <div class="replay-bar hidden"></div>
+      <button class="linkish tiles-left" data-act="tilesleft" data-testid="tiles-left"></button>
+      <div class="tiles-view hidden"></div>
+    </section>
+    <section class="players" data-testid="players"></section>
+    <section class="log-wrap"><h3 data-i18n="log.title"></h3><ol class="log" data-testid="log"></ol></section>
+    <section class="table-info"></section>
+  </aside>
+</div>`);
+    root.replaceChildren(this.node);
+    this.$ = (s) => this.node.querySelector(s);
+    this.board = new BoardView(this.$('.board'), tiles);
+    this.board.onSquare = (x, y) => this.clickSquare(x, y);
+    this.board.onSpot = (i) => this.clickSpot(i);
+    this.node.addEventListener('click', (e) => this.onClick(e));
+    this.keyHandler = (e) => this.onKey(e);
+    document.addEventListener('keydown', this.keyHandler);
+    this.langHandler = () => this.renderAll();
+    window.addEventListener('langchange', this.langHandler);
+    this.start();
+  }
+
+  destroy() {
+    this.live?.close();
+    clearInterval(this.playing);
+    document.removeEventListener('keydown', this.keyHandler);
+    window.removeEventListener('langchange', this.langHandler);
+    this.board.destroy();
+  }
+
+  freshSel() { return { rot: this.sel?.rot ?? 0, pending: null, kind: 'follower', meeple: null, recall: false, sending: false }; }
+
+  async start() {
+    if (this.replay) { await this.startReplay(); return; }
+    const held = seats.get(this.id);
+    this.token = held?.token || null;
+    this.live = new Live(this.id, this.token, {
+      onMessage: (m) => this.onMessage(m),
+      onStatus: (s) => this.onConn(s),
+    });
+  }
+
+  // --- messages -----------------------------------------------------------
+  onConn(status) {
+    const c = this.$('.conn');
+    this.connected = status === 'open';
+    if (status === 'open') { c.classList.add('hidden'); if (this.wasDown) toast(t('conn.back')); this.wasDown = false; return; }
+    if (status === 'closed' && this.game) { this.wasDown = true; c.textContent = t('conn.lost'); c.classList.remove('hidden'); }
+  }
+
+  onMessage(m) {
+    switch (m.type) {
+      case 'state':
+        this.table = m.table; this.game = m.game;
+        this.you = m.you ? m.you.seat : null;
+        if (this.you === null && this.token) { seats.set(this.id, null, null); this.token = null; }
+        this.sel = this.freshSel();
+        this.renderAll(true);
+        break;
+      case 'move': this.applyMove(m); break;
+      case 'table': {
+        const was = this.table?.status;
+        this.table = m.table;
+        if (was !== m.table.status && m.table.status !== 'open') this.live.send({ type: 'state' });
+        this.renderPlayers(); this.renderWaiting(); this.renderInfo();
+        break;
+      }
+      case 'joined':
+        seats.set(this.id, m.seat, m.token);
+        this.token = m.token;
+        break;
+      case 'error':
+        this.sel.sending = false;
+        if (m.code === 'stale_turn' || m.code === 'not_your_turn') this.live.send({ type: 'state' });
+        toast(t(`err.${m.code}`) !== `err.${m.code}` ? t(`err.${m.code}`) : (m.message || m.code), 'error');
+        this.renderTurn();
+        break;
+      default: break;
+    }
+  }
+
+  applyMove(m) {
+    const g = this.game;
+    if (!g) return;
+    const e = m.entry;
+    if (e.turn !== g.next.turn) { this.live.send({ type: 'state' }); return; }
+    if (!e.discarded) {
+      const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
+      g.board.push(tile);
+      this.board.addTile(tile);
+      this.board.setLast(tile);
+      this.board.ensureVisible(e.x, e.y);
+    }
+    g.log.push(e);
+    g.figures = m.figures; g.supply = m.supply; g.by_kind = m.by_kind;
+    if (m.goods) g.goods = m.goods;
+    const wasMine = this.myTurn();
+    g.next = m.next;
+    this.sel = this.freshSel();
+    this.flashEvents(e, g.board, m.figures);
+    this.board.setFigures(g.figures, (p) => this.colors[p]);
+    this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
+    if (g.next.over) { this.renderFinal(); sound.play('end'); }
+    else if (this.myTurn() && !wasMine) sound.play('turn');
+  }
+
+  flashEvents(e, boardList, figures) {
+    const map = new Map(boardList.map((b) => [`${b.x},${b.y}`, b]));
+    let scored = false;
+    for (const ev of e.events || []) {
+      if (ev.x === undefined) continue;
+      const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
+      const best = Math.max(...ev.points);
+      const who = ev.points.indexOf(best);
+      this.board.flash(parts, ev.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null);
+      if (best > 0) scored = true;
+    }
+    if (scored) sound.play('score');
+    return figures;
+  }
+
+  myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && this.table?.status === 'playing'; }
+
+  // --- rendering ----------------------------------------------------------
+  renderAll(refit = false) {
+    if (!this.table) return;
+    this.colors = seatColors(this.table);
+    document.title = `carc · ${this.replay ? t('replay.title') : t('game.title')}`;
+    if (this.game) {
+      if (this.replay) this.renderStep(refit);
+      else {
+        this.board.setBoard(this.game.board);
+        const last = this.game.board.length > 1 ? this.game.board[this.game.board.length - 1] : null;
+        this.board.setLast(last);
+        this.board.setFigures(this.game.figures, (p) => this.colors[p]);
+        if (refit) this.board.fit();
+      }
+    }
+    this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderTilesLeft();
+    this.renderWaiting(); this.renderInfo(); this.renderFinal(); this.renderReplayBar();
+    this.node.querySelectorAll('[data-i18n-title]').forEach((n) => { n.title = t(n.dataset.i18nTitle); n.setAttribute('aria-label', n.title); });
+    this.node.querySelectorAll('[data-i18n]').forEach((n) => { n.textContent = t(n.dataset.i18n); });
+  }
+
+  name(i) { return seatName(this.table, i); }
+  who(i) { return `<span class="who">${badge(this.colors[i], 14)} ${esc(this.name(i))}</span>`; }
+
+  // placements grouped by square: Map "x,y" -> [{rot, meeples, abbot_recall}]
+  groups() {
+    const m = new Map();
+    for (const p of this.game?.next?.legal?.placements || []) {
+      const k = `${p.x},${p.y}`;
+      if (!m.has(k)) m.set(k, []);
+      m.get(k).push(p);
+    }
+    return m;
+  }
+  fittingRots() { return [...new Set((this.game?.next?.legal?.placements || []).map((p) => p.rot))].sort(); }
+  placement() {
+    const p = this.sel.pending;
+    if (!p) return null;
+    return (this.game.next.legal.placements || []).find((q) => q.x === p.x && q.y === p.y && q.rot === p.rot) || null;
+  }
+
+  renderTurn() {
+    const n = this.game?.next;
+    const line = this.$('.turn-line'), hand = this.$('.hand'), act = this.$('.actions');
+    hand.classList.add('hidden'); act.replaceChildren();
+    this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
+    this.board.hoverTile = null;
+    if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
+    if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
+    if (n.over) {
+      const w = n.final?.winners || [];
+      line.innerHTML = w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: w.length ? this.who(w[0]) : '?' });
+      return;
+    }
+    const mine = this.myTurn();
+    line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>` : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
+    this.node.classList.toggle('mine', mine);
+    hand.classList.remove('hidden');
+    const rot = this.sel.pending ? this.sel.pending.rot : this.sel.rot;
+    this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name">${esc(n.tile)}</div>`;
+    hand.querySelectorAll('.rot').forEach((b) => { b.disabled = !mine || !!n.legal?.discard; b.classList.toggle('hidden', !mine); });
+    if (!mine) { act.innerHTML = `<p class="hint">${n.bonus ? t('hint.bonus') : ''}</p>`; return; }
+    if (n.legal?.discard) {
+      act.innerHTML = `<p class="hint">${t('hint.discard')}</p><button class="primary" data-act="discard" data-testid="discard">${t('act.discard')}</button>`;
+      return;
+    }
+    const groups = this.groups();
+    this.board.hoverTile = n.tile;
+    const cands = new Map([...groups].map(([k, ps]) => [k, ps.map((p) => p.rot)]));
+    this.board.setCandidates(cands, rot);
+    if (!this.sel.pending) {
+      act.innerHTML = `<p class="hint">${t('hint.place', { n: groups.size })}</p><p class="keys">${t('hint.keys')}</p>`;
+      return;
+    }
+    const p = this.sel.pending;
+    this.board.setPending({ x: p.x, y: p.y, tile: n.tile, rot: p.rot });
+    const pl = this.placement();
+    const meeples = pl?.meeples || [];
+    const kinds = FIGURE_KINDS.filter((k) => meeples.some((m) => (m.kind || 'follower') === k));
+    if (!kinds.includes(this.sel.kind)) this.sel.kind = kinds[0] || 'follower';
+    const list = this.spotList();
+    this.board.setSpots(list, this.colors[this.you]);
+    let h = '';
+    if (kinds.length > 1) {
+      h += `<div class="kinds" role="radiogroup">${kinds.map((k) => `<button class="kind${k === this.sel.kind ? ' on' : ''}" data-act="kind" data-kind="${k}" role="radio" aria-checked="${k === this.sel.kind}" data-testid="kind-${k}">${figureIcon(k, this.colors[this.you], 20)} ${t(`fig.${k}`)}</button>`).join('')}</div>`;
+    }
+    h += `<p class="hint">${meeples.length ? t('hint.figure') : t('hint.nofigure')}</p>`;
+    if (list.length) {
+      h += `<div class="spots-list">${list.map((s, i) => `<button class="spot-btn${s.selected ? ' on' : ''}" data-act="spot" data-i="${i}" data-testid="spot-${i}">${i + 1} · ${t(`feat.${s.feature}`)}</button>`).join('')}</div>`;
+    }
+    const none = !this.sel.meeple && !this.sel.recall;
+    h += `<div class="row"><button class="${none ? 'on' : ''}" data-act="nofig" data-testid="no-follower">${t('act.nofigure')}</button>`;
+    if (pl?.abbot_recall) h += `<button class="${this.sel.recall ? 'on' : ''}" data-act="recall" data-testid="recall">${t('act.recall')}</button>`;
+    h += '</div>';
+    h += `<div class="row"><button class="primary" data-act="confirm" data-testid="confirm" ${this.sel.sending ? 'disabled' : ''}>${t('act.confirm')} ⏎</button><button data-act="takeback" data-testid="takeback">${t('act.takeback')}</button></div>`;
+    act.innerHTML = h;
+  }
+
+  // spots of the chosen figure kind on the pending tile
+  spotList() {
+    const pl = this.placement(), p = this.sel.pending;
+    if (!pl) return [];
+    const n = this.game.next;
+    const out = [];
+    const seen = new Set();
+    for (const m of pl.meeples) {
+      const kind = m.kind || 'follower';
+      if (kind !== this.sel.kind) continue;
+      const seg = this.tiles.segmentAt(n.tile, p.rot, m.at);
+      if (!seg || seen.has(seg.index)) continue;
+      seen.add(seg.index);
+      const sel = this.sel.meeple && this.sel.meeple.kind === kind && this.sel.meeple.at === m.at;
+      let pos = this.tiles.spotAt(n.tile, p.rot, m.at);
+      if (kind === 'pig') pos = [pos[0] + 10, pos[1]];
+      if (kind === 'builder') pos = [pos[0] - 10, pos[1]];
+      out.push({ x: p.x, y: p.y, at: m.at, kind, pos, selected: sel, feature: seg.kind === 'field' ? 'field' : seg.kind });
+    }
+    return out;
+  }
+
+  clickSquare(x, y) {
+    if (!this.myTurn() || this.sel.sending) return;
+    const rots = (this.groups().get(`${x},${y}`) || []).map((p) => p.rot);
+    if (!rots.length) return;
+    if (this.sel.pending && this.sel.pending.x === x && this.sel.pending.y === y) { this.rotate(1); return; }
+    const rot = rots.includes(this.sel.rot) ? this.sel.rot : rots[0];
+    this.sel.pending = { x, y, rot }; this.sel.rot = rot; this.sel.meeple = null; this.sel.recall = false;
+    this.board.preview(null);
+    this.renderTurn();
+  }
+  clickSpot(i) {
+    const s = this.spotList()[i];
+    if (!s) return;
+    this.sel.meeple = s.selected ? null : { kind: s.kind, at: s.at };
+    this.sel.recall = false;
+    this.renderTurn();
+  }
+  rotate(d) {
+    if (!this.myTurn()) return;
+    const p = this.sel.pending;
+    const rots = p ? (this.groups().get(`${p.x},${p.y}`) || []).map((q) => q.rot) : this.fittingRots();
+    if (!rots.length) return;
+    const cur = p ? p.rot : this.sel.rot;
+    let r = cur;
+    for (let i = 0; i < 4; i++) { r = (r + d + 4) % 4; if (rots.includes(r)) break; }
+    if (p) { p.rot = r; this.sel.meeple = null; this.sel.recall = false; }
+    this.sel.rot = r;
+    this.renderTurn();
+  }
+  takeBack() { if (this.sel.pending) { this.sel.pending = null; this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); } }
+  confirm() {
+    const p = this.sel.pending, n = this.game?.next;
+    if (!p || !this.myTurn() || this.sel.sending) return;
+    const move = { type: 'move', x: p.x, y: p.y, rot: p.rot, meeple: this.sel.meeple, turn: n.turn };
+    if (this.sel.recall) { move.meeple = null; move.abbot_recalled = true; }
+    this.send(move);
+  }
+  discard() { if (this.myTurn()) this.send({ type: 'move', discard: true, turn: this.game.next.turn }); }
+  send(move) {
+    this.sel.sending = true;
+    this.renderTurn();
+    if (!this.live.send(move)) {
+      // no live connection right now: the HTTP API takes the same move
+      const body = { ...move }; delete body.type;
+      api.move(this.id, body, this.token).catch((e) => {
+        this.sel.sending = false; toast(e.message, 'error'); this.renderTurn();
+      });
+    }
+  }
+
+  onClick(e) {
+    const b = e.target.closest('[data-act]');
+    if (!b || b.disabled) return;
+    const a = b.dataset.act;
+    const acts = {
+      zoomin: () => this.board.zoomBy(1.25), zoomout: () => this.board.zoomBy(0.8), fit: () => this.board.fit(),
+      rotl: () => this.rotate(-1), rotr: () => this.rotate(1),
+      kind: () => { this.sel.kind = b.dataset.kind; this.sel.meeple = null; this.renderTurn(); },
+      spot: () => this.clickSpot(Number(b.dataset.i)),
+      nofig: () => { this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); },
+      recall: () => { this.sel.recall = !this.sel.recall; this.sel.meeple = null; this.renderTurn(); },
+      confirm: () => this.confirm(), takeback: () => this.takeBack(), discard: () => this.discard(),
+      tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
+      copy: () => copyText(inviteUrl(this.id, this.colors)).then(() => toast(t('invite.copied'))),
+      join: () => this.join(),
+      closefinal: () => this.$('.final').classList.add('hidden'),
+      showfinal: () => this.$('.final').classList.remove('hidden'),
+      first: () => this.goStep(0), prev: () => this.goStep(this.step - 1), next: () => this.goStep(this.step + 1),
+      last: () => this.goStep(this.game.log.length), play: () => this.togglePlay(),
+    };
+    acts[a]?.();
+  }
+
+  onKey(e) {
+    if (e.target.closest('input, textarea, select')) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const k = e.key;
+    if (this.replay) {
+      if (k === 'ArrowRight') this.goStep(this.step + 1);
+      else if (k === 'ArrowLeft') this.goStep(this.step - 1);
+      else if (k === 'Home') this.goStep(0);
+      else if (k === 'End') this.goStep(this.game.log.length);
+      else if (k === ' ') this.togglePlay();
+      else if (k === 'f') this.board.fit();
+      else return;
+      e.preventDefault();
+      return;
+    }
+    if (k === 'f' || k === 'F') this.board.fit();
+    else if (k === '+' || k === '=') this.board.zoomBy(1.25);
+    else if (k === '-') this.board.zoomBy(0.8);
+    else if (!this.myTurn()) return;
+    else if (k === 'r' || k === 'R') this.rotate(e.shiftKey ? -1 : 1);
+    else if (k === 'e' || k === 'E') this.rotate(-1);
+    else if (k === 'Enter') this.confirm();
+    else if (k === 'Escape' || k === 'Backspace') this.takeBack();
+    else if (k === 'n' || k === 'N') { this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); }
+    else if (k === 'Tab' || k === ']' || k === '[') {
+      // walk through the squares where the tile fits
+      const keys = [...this.groups().keys()];
+      if (!keys.length) return;
+      const p = this.sel.pending;
+      let i = p ? keys.indexOf(`${p.x},${p.y}`) : -1;
+      i = (i + ((k === '[' || e.shiftKey) ? -1 : 1) + keys.length) % keys.length;
+      const [x, y] = keys[i].split(',').map(Number);
+      this.sel.pending = null;
+      this.clickSquare(x, y);
+      this.board.ensureVisible(x, y);
+    } else if (/^[1-9]$/.test(k)) this.clickSpot(Number(k) - 1);
+    else return;
+    e.preventDefault();
+  }
+
+  renderPlayers() {
+    const box = this.$('.players');
+    if (!this.table) return;
+    const n = this.table.options.players;
+    const g = this.game;
+    const scores = this.replay ? this.stepScores() : (g?.next?.over && g.next.final ? g.next.final.scores : g?.next?.scores) || [];
+    const supply = this.replay ? this.stepSupply() : g?.supply || [];
+    const goods = this.replay ? null : g?.goods;
+    let h = `<h3>${t('players.title')}</h3><ul>`;
+    for (let i = 0; i < n; i++) {
+      const s = this.table.seats[i] || {};
+      const active = g?.next && !g.next.over && g.next.to_move === i && this.table.status === 'playing' && !this.replay;
+      const figs = supply[i] || {};
+      const figHtml = FIGURE_KINDS.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" title="${t(`fig.${k}`)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
+      const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${t(`goods.${k}`)}">${t(`goods.${k}`)} ${v}</span>`).join('') : '';
+      const online = s.kind === 'bot' || s.online;
+      h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}">
+        <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
+        ${badge(this.colors[i], 20)}
+        <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}
+          <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}"></span></span>
+        <span class="score" data-testid="score-${i}">${scores[i] ?? 0}</span>
+        <span class="figs">${figHtml}${gd}</span>
+      </li>`;
+    }
+    box.innerHTML = h + '</ul>';
+  }
+
+  logEntryHtml(e) {
+    const c = this.colors;
+    let h;
+    if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile: esc(e.tile) });
+    else {
+      h = t('log.place', { name: this.who(e.player), tile: esc(e.tile) });
+      if (e.meeple) h += ' ' + t('log.with', { figure: t(`fig.${e.meeple.kind || 'follower'}`) });
+      if (e.abbot_recalled) h += ' ' + t('log.recall');
+      if (e.bonus) h += ' ' + t('log.bonus');
+    }
+    let evs = '';
+    for (const ev of e.events || []) {
+      const best = Math.max(...ev.points);
+      if (best <= 0) continue;
+      const names = ev.points.map((p, i) => (p > 0 ? i : -1)).filter((i) => i >= 0);
+      for (const i of names) {
+        evs += `<div class="ev${ev.final ? ' final' : ''}" style="--pc:${c[i].hex}">${t(ev.final ? 'log.ev.final' : 'log.ev', { name: this.who(i), kind: t(`kind.${ev.kind}`), points: ev.points[i] })}</div>`;
+      }
+    }
+    return `<li data-turn="${e.turn}"><span class="tn">${e.turn + 1}</span> ${h}${evs}</li>`;
+  }
+  renderLog() {
+    const ol = this.$('.log');
+    const entries = this.replay ? this.game?.log.slice(0, this.step) || [] : this.game?.log || [];
+    ol.innerHTML = entries.map((e) => this.logEntryHtml(e)).join('');
+    ol.scrollTop = ol.scrollHeight;
+  }
+  appendLog(e) {
+    const ol = this.$('.log');
+    ol.insertAdjacentHTML('beforeend', this.logEntryHtml(e));
+    ol.scrollTop = ol.scrollHeight;
+  }
+
+  renderTilesLeft() {
+    const b = this.$('.tiles-left'), v = this.$('.tiles-view');
+    const n = this.game?.next;
+    if (!n || this.replay) { b.classList.add('hidden'); v.classList.add('hidden'); return; }
+    b.classList.remove('hidden');
+    b.textContent = t('tiles.left', { n: n.tiles_left ?? 0 });
+    const by = n.tiles_left_by_kind || {};
+    const names = Object.keys(by).filter((k) => by[k] > 0).sort((a, b2) => a.localeCompare(b2, 'en', { numeric: true }));
+    v.innerHTML = names.length ? `<p class="hint">${t('tiles.hint')}</p><div class="tile-grid">${names.map((k) => `<figure title="${esc(this.tiles.defs.get(k)?.note || k)}">${this.tiles.svg(k, 0, 44)}<figcaption>${by[k]}</figcaption></figure>`).join('')}</div>` : `<p class="hint">${t('tiles.none')}</p>`;
+  }
+
+  renderWaiting() {
+    const w = this.$('.waiting');
+    if (!this.table || this.table.status !== 'open' || this.replay) { w.classList.add('hidden'); return; }
+    w.classList.remove('hidden');
+    const n = this.table.options.players;
+    const open = this.table.seats.filter((s) => s.kind === 'open').length;
+    let h = `<div class="card"><h2>${t('wait.title')}</h2><p>${t('wait.text', { n: open })}</p>`;
+    h += `<div class="invite"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
+    h += '</ul>';
+    if (this.you === null && open) {
+      h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="40" value="${esc(localStorage.getItem('carc.name') || '')}" data-testid="join-name"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><p class="hint">${t('join.watching')}</p>`;
+    }
+    w.innerHTML = h + '</div>';
+  }
+
+  async join() {
+    const input = this.$('.join-name');
+    const name = (input?.value || '').trim() || t('player.guest');
+    localStorage.setItem('carc.name', name);
+    try {
+      const r = await api.join(this.id, name);
+      seats.set(this.id, r.seat, r.token);
+      this.token = r.token;
+      this.live.send({ type: 'auth', token: r.token });
+    } catch (e) { toast(t(`err.${e.code}`) !== `err.${e.code}` ? t(`err.${e.code}`) : e.message, 'error'); }
+  }
+
+  renderInfo() {
+    const box = this.$('.table-info');
+    if (!this.table) return;
+    const o = this.table.options;
+    let h = `<h3>${t('info.title')}</h3><ul class="opts">${optionsSummary(o).map((s) => `<li>${s}</li>`).join('')}</ul>`;
+    h += `<p class="links">`;
+    if (!this.replay && this.table.status !== 'over') h += `<button class="linkish" data-act="copy">${t('invite.copy')}</button> · `;
+    h += `<a href="/help/${document.documentElement.lang || 'en'}.html?table=${this.id}" target="_blank" rel="noopener">${t('info.help')}</a> · <a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json" data-testid="download">${t('info.download')}</a>`;
+    if (!this.replay && this.table.status === 'over') h += ` · <a href="/?replay=${this.id}">${t('info.replay')}</a>`;
+    if (this.replay) h += ` · <a href="/?table=${this.id}">${t('info.live')}</a>`;
+    box.innerHTML = h + '</p>';
+  }
+
+  renderFinal() {
+    const box = this.$('.final');
+    const n = this.game?.next;
+    const showIt = this.replay ? this.step === this.game?.log.length && n?.over : n?.over;
+    if (!showIt || !n.final) { box.classList.add('hidden'); return; }
+    const f = n.final;
+    const players = this.table.options.players;
+    const kinds = SCORE_KINDS.filter((k) => f.by_kind.some((b) => b[k] !== undefined));
+    const w = f.winners || [];
+    let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
+    h += `<p class="winners" data-testid="winners">${w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: this.who(w[0]) })}</p>`;
+    h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th>${t(`kind.${k}`)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
+    const order = [...Array(players).keys()].sort((a, b) => f.scores[b] - f.scores[a]);
+    for (const i of order) {
+      h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : ''}</td>${kinds.map((k) => `<td>${f.by_kind[i][k] ?? 0}</td>`).join('')}<td class="total" data-testid="final-score-${i}">${f.scores[i]}</td></tr>`;
+    }
+    h += `</tbody></table><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
+    if (!this.replay) h += ` · <a href="/?replay=${this.id}" data-testid="to-replay">${t('info.replay')}</a>`;
+    h += ` · <a href="/">${t('nav.lobby')}</a></p></div>`;
+    box.innerHTML = h;
+    box.classList.remove('hidden');
+  }
+
+  // --- replay ---------------------------------------------------------------
+  async startReplay() {
+    try {
+      const st = await api.state(this.id);
+      this.table = st.table; this.game = st.game;
+      this.start0 = st.game.board.filter((b) => b.player === null || b.player === undefined).slice(0, 1);
+      if (!this.start0.length) this.start0 = [st.game.board[0]];
+      const q = Number(new URLSearchParams(location.search).get('step'));
+      this.step = Number.isFinite(q) && q > 0 ? Math.min(q, st.game.log.length) : 0;
+      this.renderAll(true);
+    } catch (e) {
+      this.root.innerHTML = `<div class="card error"><h2>${t('replay.title')}</h2><p>${esc(e.message)}</p><a href="/">${t('nav.lobby')}</a></div>`;
+    }
+  }
+  // board, figures and scores after `step` turns, replayed from the log
+  simulate(step) {
+    const log = this.game.log;
+    const board = [...this.start0];
+    const map = new Map(board.map((b) => [`${b.x},${b.y}`, b]));
+    let figs = [];
+    for (let i = 0; i < step; i++) {
+      const e = log[i];
+      if (e.discarded) continue;
+      const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
+      board.push(tile); map.set(`${e.x},${e.y}`, tile);
+      if (e.abbot_recalled) figs = figs.filter((f) => !(f.player === e.player && f.kind === 'abbot'));
+      if (e.meeple) {
+        const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
+        figs.push({ player: e.player, kind: e.meeple.kind || 'follower', x: e.x, y: e.y, at: e.meeple.at, feature: seg?.kind });
+      }
+      for (const ev of e.events || []) {
+        if (ev.final || ev.x === undefined || ev.kind === 'farm' || ev.kind === 'goods') continue;
+        const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
+        figs = figs.filter((f) => f.feature === 'field' || !onFeature(this.tiles, map, parts, f));
+      }
+    }
+    return { board, map, figs };
+  }
+  stepScores() {
+    const n = this.table.options.players;
+    if (!this.game) return Array(n).fill(0);
+    if (this.step === this.game.log.length && this.game.next.over && this.game.next.final) return this.game.next.final.scores;
+    return this.step ? this.game.log[this.step - 1].scores : Array(n).fill(0);
+  }
+  stepSupply() {
+    const base = startSupply(this.game.rules);
+    const out = [];
+    for (let i = 0; i < this.table.options.players; i++) {
+      const s = { ...base };
+      for (const f of this.sim?.figs || []) if (f.player === i && s[f.kind] !== undefined) s[f.kind]--;
+      out.push(s);
+    }
+    return out;
+  }
+  renderStep(refit) {
+    this.sim = this.simulate(this.step);
+    this.board.setBoard(this.sim.board);
+    const lastE = this.step ? this.game.log[this.step - 1] : null;
+    this.board.setLast(lastE && !lastE.discarded ? lastE : null);
+    this.board.setFigures(this.sim.figs, (p) => this.colors[p]);
+    if (refit) {
+      // fit the whole game once, so the board does not jump while stepping
+      const all = this.simulate(this.game.log.length);
+      this.board.setBoard(all.board); this.board.fit(); this.board.setBoard(this.sim.board);
+    }
+  }
+  goStep(k) {
+    if (!this.game) return;
+    const n = this.game.log.length;
+    k = Math.max(0, Math.min(n, k));
+    const forward = k === this.step + 1;
+    this.step = k;
+    this.renderStep(false);
+    if (forward) this.flashEvents(this.game.log[k - 1], this.sim.board, this.sim.figs);
+    this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderFinal(); this.renderReplayBar();
+    if (k === n) this.stopPlay();
+  }
+  togglePlay() {
+    if (this.playing) { this.stopPlay(); return; }
+    if (this.step >= this.game.log.length) this.goStep(0);
+    this.playing = setInterval(() => this.goStep(this.step + 1), 900);
+    this.renderReplayBar();
+  }
+  stopPlay() { clearInterval(this.playing); this.playing = null; this.renderReplayBar(); }
+  replayLine() {
+    const n = this.game?.log.length || 0;
+    return `<strong>${t('replay.title')}</strong> · <span data-testid="replay-step">${t('replay.step', { k: this.step, n })}</span>`;
+  }
+  renderReplayBar() {
+    const bar = this.$('.replay-bar');
+    if (!this.replay || !this.game) { bar.classList.add('hidden'); return; }
+    bar.classList.remove('hidden');
+    const n = this.game.log.length;
+    bar.innerHTML = `<div class="row"><button data-act="first" aria-label="${t('replay.first')}" title="${t('replay.first')}">⏮</button><button data-act="prev" aria-label="${t('replay.prev')}" title="${t('replay.prev')}" data-testid="replay-prev">◀</button><button data-act="play" class="primary" data-testid="replay-play">${this.playing ? '⏸' : '▶︎'} ${this.playing ? t('replay.pause') : t('replay.play')}</button><button data-act="next" aria-label="${t('replay.next')}" title="${t('replay.next')}" data-testid="replay-next">▶</button><button data-act="last" aria-label="${t('replay.last')}" title="${t('replay.last')}" data-testid="replay-last">⏭</button></div>
+      <input type="range" min="0" max="${n}" value="${this.step}" class="replay-range" aria-label="${t('replay.slider')}" data-testid="replay-range">
+      <p class="keys">${t('replay.keys')}</p>`;
+    bar.querySelector('input').addEventListener('input', (e) => this.goStep(Number(e.target.value)));
+    this.$('.turn-line').innerHTML = this.replayLine();
+    const le = this.step ? this.game.log[this.step - 1] : null;
+    const hand = this.$('.hand');
+    if (le) {
+      hand.classList.remove('hidden');
+      hand.querySelectorAll('.rot').forEach((b) => b.classList.add('hidden'));
+      this.$('.hand-tile').innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${this.who(le.player)}</div>`;
+    } else hand.classList.add('hidden');
+  }
+}

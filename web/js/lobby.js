@@ -1,0 +1,252 @@
+// The lobby: tables to join or watch, finished games to replay, a form to
+// make a table, and uploading a record to watch it.
+import { api, seats } from './api.js';
+import { PALETTE, badge } from './colors.js';
+import { t, esc } from './i18n.js';
+import { seatColors, seatName, rememberColors } from './players.js';
+import { toast, expName, expHelp, optionsSummary } from './ui.js';
+
+const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
+
+export class LobbyView {
+  constructor(root) {
+    this.root = root;
+    this.options = null;
+    this.form = this.loadForm();
+    this.lists = { open: [], playing: [], over: [] };
+    this.langHandler = () => this.render();
+    window.addEventListener('langchange', this.langHandler);
+    this.render();
+    this.load();
+    this.timer = setInterval(() => this.refresh(), 4000);
+  }
+  destroy() { clearInterval(this.timer); window.removeEventListener('langchange', this.langHandler); }
+
+  loadForm() {
+    const saved = (() => { try { return JSON.parse(localStorage.getItem('carc.form') || 'null'); } catch { return null; } })();
+    const f = saved || {};
+    return {
+      players: f.players || 2,
+      seats: f.seats || [{ who: 'me', colour: 'blue' }, { who: 'bot:medium', colour: 'red' }, { who: 'friend', colour: 'yellow' }, { who: 'friend', colour: 'black' }, { who: 'friend', colour: 'green' }, { who: 'friend', colour: 'pink' }],
+      name: localStorage.getItem('carc.name') || '',
+      farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || 'international', small_city: !!f.small_city,
+      expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
+      bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
+    };
+  }
+
+  async load() {
+    try { this.options = await api.options(); } catch (e) { toast(e.message, 'error'); }
+    this.render();
+    this.refresh();
+  }
+  async refresh() {
+    try {
+      const [open, playing, all] = await Promise.all([api.tables(), api.tables('playing'), api.tables('all')]);
+      const list = (x) => (Array.isArray(x) ? x : x?.tables || []);
+      this.lists = { open: list(open), playing: list(playing), over: list(all).filter((tb) => tb.status === 'over' || tb.status === 'view') };
+      this.renderLists();
+    } catch { /* the next refresh tries again */ }
+  }
+
+  render() {
+    this.root.innerHTML = `
+<div class="lobby">
+  <section class="card create" aria-labelledby="create-h">
+    <h2 id="create-h">${t('create.title')}</h2>
+    <form class="create-form" data-testid="create-form" novalidate>${this.formHtml()}</form>
+  </section>
+  <div class="lists">
+    <section class="card"><h2>${t('lobby.mine')}</h2><div class="list mine" data-testid="my-tables"></div></section>
+    <section class="card"><h2>${t('lobby.open')}</h2><div class="list open" data-testid="open-tables"></div></section>
+    <section class="card"><h2>${t('lobby.playing')}</h2><div class="list playing" data-testid="playing-tables"></div></section>
+    <section class="card"><h2>${t('lobby.over')}</h2><div class="list over"></div>
+      <label class="upload">${t('lobby.upload')} <input type="file" accept=".json,application/json" data-testid="upload"></label></section>
+  </div>
+</div>`;
+    const form = this.root.querySelector('form');
+    form.addEventListener('input', (e) => this.onInput(e));
+    form.addEventListener('change', (e) => this.onInput(e));
+    form.addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
+    this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
+    this.renderLists();
+  }
+
+  maxPlayers() {
+    const o = this.options;
+    let max = o?.players_max || 5;
+    for (const e of this.chosenExpansions()) {
+      const d = o?.expansions?.find((x) => x.name === e);
+      if (d?.players_max) max = Math.max(max, d.players_max);
+    }
+    return max;
+  }
+  chosenExpansions() {
+    return this.form.expansions.map((e) => (e === 'inns-cathedrals' ? this.form.ic : e));
+  }
+  levels() {
+    const l = this.options?.bot_levels?.filter((b) => b.available !== false).map((b) => b.level);
+    return l?.length ? l : BOT_LEVELS;
+  }
+
+  formHtml() {
+    const f = this.form, max = this.maxPlayers();
+    if (f.players > max) f.players = max;
+    let h = `<div class="field"><label for="f-players">${t('create.players')}</label><select id="f-players" name="players" data-testid="players">`;
+    for (let n = this.options?.players_min || 2; n <= max; n++) h += `<option value="${n}" ${n === f.players ? 'selected' : ''}>${n}</option>`;
+    h += `</select></div><table class="seat-table"><thead><tr><th>${t('create.seat')}</th><th>${t('create.colour')}</th><th>${t('create.who')}</th><th>${t('create.name')}</th></tr></thead><tbody>`;
+    for (let i = 0; i < f.players; i++) {
+      const s = f.seats[i];
+      const used = f.seats.slice(0, f.players).map((x) => x.colour);
+      h += `<tr><td>${i + 1}</td><td><div class="swatches" role="radiogroup" aria-label="${t('create.colour')} ${i + 1}">`;
+      for (const c of PALETTE) {
+        const taken = c.id !== s.colour && used.includes(c.id);
+        h += `<label class="swatch${c.id === s.colour ? ' on' : ''}${taken ? ' taken' : ''}" title="${t(`colour.${c.id}`)}"><input type="radio" name="colour${i}" value="${c.id}" ${c.id === s.colour ? 'checked' : ''} ${taken ? 'disabled' : ''}>${badge(c, 22)}</label>`;
+      }
+      h += `</div></td><td><select name="who${i}" data-testid="who-${i}">`;
+      const opts = [];
+      if (i === 0) opts.push(['me', t('create.me')]);
+      else opts.push(['friend', t('create.friend')]);
+      for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: t(`bot.${l}`) })]);
+      if (i === 0 && s.who === 'friend') s.who = 'me';
+      if (i > 0 && s.who === 'me') s.who = 'friend';
+      for (const [v, label] of opts) h += `<option value="${v}" ${v === s.who ? 'selected' : ''}>${esc(label)}</option>`;
+      h += '</select></td><td>';
+      if (s.who === 'me') h += `<input name="name" maxlength="40" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}">`;
+      else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
+      else h += `<span class="hint">${t('create.bot.hint.' + s.who.slice(4))}</span>`;
+      h += '</td></tr>';
+    }
+    h += '</tbody></table>';
+    h += `<fieldset><legend>${t('create.rules')}</legend>
+      <label class="check"><input type="checkbox" name="farmers" ${f.farmers ? 'checked' : ''}> ${t('opt.farmers')}<small>${t('opt.farmers.help')}</small></label>
+      <div class="radios ${f.farmers ? '' : 'disabled'}" role="radiogroup" aria-label="${t('opt.farm')}"><span class="label">${t('opt.farm')}</span>`;
+    for (const fs of this.options?.farm_scoring || ['international', 'city-once', 'first-edition']) {
+      h += `<label class="check"><input type="radio" name="farm_scoring" value="${fs}" ${fs === f.farm_scoring ? 'checked' : ''} ${f.farmers ? '' : 'disabled'}> ${t(`farm.${fs}`)}<small>${t(`farm.${fs}.help`)}</small></label>`;
+    }
+    h += `</div><label class="check"><input type="checkbox" name="small_city" ${f.small_city ? 'checked' : ''}> ${t('opt.smallcity')}<small>${t('opt.smallcity.help')}</small></label></fieldset>`;
+    h += `<fieldset><legend>${t('opt.expansions')}</legend>`;
+    const names = (this.options?.expansions || []).map((e) => e.name).filter((n) => n !== 'inns-cathedrals-tiles');
+    for (const e of names) {
+      const on = f.expansions.includes(e);
+      h += `<label class="check"><input type="checkbox" name="exp" value="${e}" ${on ? 'checked' : ''} data-testid="exp-${e}"> ${expName(e)}<small>${expHelp(e)}</small></label>`;
+      if (e === 'inns-cathedrals' && (this.options?.expansions || []).some((x) => x.name === 'inns-cathedrals-tiles')) {
+        h += `<div class="sub ${on ? '' : 'disabled'}"><label class="check"><input type="radio" name="ic" value="inns-cathedrals" ${f.ic === 'inns-cathedrals' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ic.whole')}</label><label class="check"><input type="radio" name="ic" value="inns-cathedrals-tiles" ${f.ic === 'inns-cathedrals-tiles' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ictiles')}<small>${t('exp.ictiles.help')}</small></label></div>`;
+      }
+    }
+    h += `</fieldset><details class="advanced"><summary>${t('create.advanced')}</summary>
+      <label class="field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
+      <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
+      <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
+      <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
+    </details>
+    <p class="form-error" role="alert"></p>
+    <button type="submit" class="primary big" data-testid="create">${t('create.button')}</button>`;
+    return h;
+  }
+
+  onInput(e) {
+    const f = this.form, el = e.target, n = el.name;
+    if (!n) return;
+    let rerender = false;
+    if (n === 'players') { f.players = Number(el.value); rerender = true; }
+    else if (n.startsWith('colour')) {
+      const i = Number(n.slice(6));
+      const other = f.seats.findIndex((s, j) => j !== i && s.colour === el.value);
+      if (other >= 0) f.seats[other].colour = f.seats[i].colour;
+      f.seats[i].colour = el.value; rerender = true;
+    } else if (n.startsWith('who')) { f.seats[Number(n.slice(3))].who = el.value; rerender = true; }
+    else if (n === 'name') f.name = el.value;
+    else if (n === 'farmers' || n === 'small_city' || n === 'private') { f[n] = el.checked; rerender = n === 'farmers'; }
+    else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
+    else if (n === 'exp') {
+      f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
+      rerender = true;
+    } else if (n === 'bot_delay_ms') f.bot_delay_ms = el.value === '' ? '' : Number(el.value);
+    else if (n === 'seed' || n === 'pile') f[n] = el.value;
+    if (e.type === 'change' && rerender) {
+      const form = this.root.querySelector('form');
+      const focus = el.name;
+      form.innerHTML = this.formHtml();
+      form.querySelector(`[name="${focus}"]`)?.focus();
+    }
+    const { seed, pile, name, ...keep } = f; // eslint-disable-line no-unused-vars
+    localStorage.setItem('carc.form', JSON.stringify(keep));
+  }
+
+  // "U:3, E:2" -> {U: 3, E: 2}
+  parsePile(s) {
+    const out = {};
+    for (const part of s.split(/[,;\s]+/).filter(Boolean)) {
+      const m = /^([A-Za-z0-9]+)(?:[:=x*](\d+))?$/.exec(part);
+      if (!m) throw new Error(t('opt.pile.bad', { part }));
+      out[m[1]] = (out[m[1]] || 0) + Number(m[2] || 1);
+    }
+    return out;
+  }
+
+  async create() {
+    const f = this.form, err = this.root.querySelector('.form-error');
+    err.textContent = '';
+    const body = { players: f.players, seats: [], farmers: f.farmers, small_city: f.small_city, expansions: this.chosenExpansions() };
+    if (f.farmers) body.farm_scoring = f.farm_scoring;
+    const colours = [];
+    let me = false;
+    for (let i = 0; i < f.players; i++) {
+      const s = f.seats[i];
+      colours.push(s.colour);
+      if (s.who.startsWith('bot:')) body.seats.push({ bot: s.who.slice(4), colour: s.colour });
+      else { body.seats.push({ colour: s.colour }); if (s.who === 'me') me = true; }
+    }
+    if (me) {
+      const name = (f.name || '').trim();
+      if (!name) { err.textContent = t('create.name.missing'); this.root.querySelector('[name=name]')?.focus(); return; }
+      body.name = name;
+      localStorage.setItem('carc.name', name);
+    }
+    if (f.bot_delay_ms !== '' && f.bot_delay_ms !== undefined) body.bot_delay_ms = Number(f.bot_delay_ms);
+    if (String(f.seed).trim() !== '') body.seed = Number(f.seed);
+    if (f.private) body.private = true;
+    try {
+      if (f.pile.trim()) body.tiles = this.parsePile(f.pile);
+    } catch (e) { err.textContent = e.message; return; }
+    // the seat list must put "me" on the first open seat: the server seats the creator there
+    try {
+      const r = await api.create(body);
+      rememberColors(r.id, colours);
+      if (r.token) seats.set(r.id, r.seat, r.token);
+      location.assign(`/?table=${r.id}`);
+    } catch (e) {
+      err.textContent = e.message;
+    }
+  }
+
+  async upload(file) {
+    if (!file) return;
+    try {
+      const text = await file.text();
+      const r = await api.upload(text);
+      location.assign(`/?replay=${r.id}`);
+    } catch (e) { toast(t('lobby.upload.bad', { msg: e.message }), 'error'); }
+  }
+
+  rowHtml(tb, actions) {
+    const cols = seatColors(tb);
+    const names = tb.seats.map((s, i) => `<span class="who">${badge(cols[i], 14)} ${esc(seatName(tb, i))}</span>`).join(' ');
+    const when = new Date(tb.updated_ms || tb.created_ms || Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    return `<div class="trow" data-id="${tb.id}"><div class="tmain"><div class="tnames">${names}</div><div class="tmeta">${optionsSummary(tb.options).slice(1).join(' · ')} · ${tb.status === 'playing' ? t('lobby.turn', { n: (tb.turn ?? 0) + 1 }) : ''} ${when}</div></div><div class="tact">${actions}</div></div>`;
+  }
+
+  renderLists() {
+    const q = (s) => this.root.querySelector(s);
+    if (!q('.list.open')) return;
+    const mine = seats.all();
+    const known = new Map([...this.lists.open, ...this.lists.playing, ...this.lists.over].map((tb) => [tb.id, tb]));
+    const myRows = Object.keys(mine).filter((id) => known.has(id) && known.get(id).status !== 'over' && mine[id].token).map((id) => this.rowHtml(known.get(id), `<a class="button primary" href="/?table=${id}">${t('lobby.continue')}</a>`));
+    q('.list.mine').innerHTML = myRows.join('') || `<p class="empty">${t('lobby.mine.none')}</p>`;
+    q('.list.open').innerHTML = this.lists.open.map((tb) => this.rowHtml(tb, `<a class="button primary" href="/?table=${tb.id}" data-testid="join-${tb.id}">${t('lobby.join')}</a>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
+    q('.list.playing').innerHTML = this.lists.playing.map((tb) => this.rowHtml(tb, `<a class="button" href="/?table=${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.playing.none')}</p>`;
+    const over = [...this.lists.over].sort((a, b) => (b.updated_ms || 0) - (a.updated_ms || 0)).slice(0, 20);
+    q('.list.over').innerHTML = over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
+  }
+}

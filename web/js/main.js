@@ -1,0 +1,41 @@
+// Start-up: language, the header, and which screen the address asks for:
+//   /                 lobby
+//   /?table=ID        a table (play if this browser holds a seat, else join or watch)
+//   /?replay=ID       step through a game
+import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
+import { TileSet } from './tiles.js';
+import { sound } from './sound.js';
+
+async function main() {
+  await setLanguage(pickLanguage());
+  const header = document.querySelector('.top');
+  const langSel = header.querySelector('.lang');
+  langSel.innerHTML = LANGS.map((l) => `<option value="${l.code}">${l.name}</option>`).join('');
+  langSel.value = currentLanguage();
+  langSel.addEventListener('change', () => setLanguage(langSel.value, true));
+  const snd = header.querySelector('.sound');
+  const paintSound = () => { snd.innerHTML = `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>${sound.on ? '<path d="M16 8q3 4 0 8M19 5q5 7 0 14" stroke="currentColor" stroke-width="2" fill="none"/>' : '<path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2"/>'}</svg>`; snd.setAttribute('aria-pressed', String(sound.on)); snd.title = t(sound.on ? 'sound.on' : 'sound.off'); };
+  snd.addEventListener('click', () => { sound.on = !sound.on; paintSound(); if (sound.on) sound.play('turn'); });
+  const help = header.querySelector('.help');
+  const q = new URLSearchParams(location.search);
+  const id = q.get('table') || q.get('replay');
+  const paintHelp = () => { help.href = `/help/${currentLanguage()}.html${id ? `?table=${id}` : ''}`; };
+  window.addEventListener('langchange', () => { paintSound(); paintHelp(); langSel.value = currentLanguage(); });
+  paintSound(); paintHelp();
+
+  const root = document.querySelector('main');
+  try {
+    if (q.get('table') || q.get('replay')) {
+      document.body.classList.add('at-table');
+      const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load()]);
+      window.carcView = new GameView(root, tiles, id, { replay: q.has('replay') });
+    } else {
+      const { LobbyView } = await import('./lobby.js');
+      window.carcView = new LobbyView(root);
+    }
+  } catch (e) {
+    root.innerHTML = `<div class="card error"><p>${t('err.load')}</p><pre>${String(e.message || e)}</pre></div>`;
+  }
+  document.body.dataset.ready = '1';
+}
+main();

@@ -1,0 +1,48 @@
+// Who sits where: names, colours (with marks), and the figures a rule set gives.
+import { PALETTE, colorById } from './colors.js';
+import { t } from './i18n.js';
+
+// Colours of a table's seats: the server's (if it keeps them), else the ones
+// chosen when the table was made here or passed in the invite link, else in order.
+export function seatColors(table) {
+  const n = table?.options?.players || table?.seats?.length || 2;
+  let chosen = [];
+  try {
+    const q = new URLSearchParams(location.search).get('colours');
+    if (q) chosen = q.split(',');
+    else chosen = JSON.parse(localStorage.getItem(`carc.colours.${table.id}`) || '[]');
+  } catch { chosen = []; }
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const s = table?.seats?.[i];
+    let c = colorById(s?.colour || s?.color) || colorById(chosen[i]);
+    if (!c || out.includes(c)) c = PALETTE.find((p) => !out.includes(p) && !chosen.slice(i + 1).includes(p.id)) || PALETTE[i % PALETTE.length];
+    out.push(c);
+  }
+  return out;
+}
+
+export function rememberColors(id, ids) {
+  try { localStorage.setItem(`carc.colours.${id}`, JSON.stringify(ids)); } catch { /* private mode */ }
+}
+
+export function seatName(table, i) {
+  const s = table?.seats?.[i];
+  if (!s) return t('player.n', { n: i + 1 });
+  if (s.kind === 'open') return t('seat.open');
+  if (s.kind === 'bot') return t('bot.name', { level: t(`bot.${s.level}`) === `bot.${s.level}` ? s.level : t(`bot.${s.level}`) });
+  return s.name || t('player.n', { n: i + 1 });
+}
+
+// Figures each player starts with under these rules.
+export function startSupply(rules) {
+  const ex = rules?.expansions || [];
+  const s = { follower: 7 };
+  if (ex.includes('inns-cathedrals')) s.big = 1;
+  if (ex.includes('traders-builders')) { s.builder = 1; s.pig = 1; }
+  if (ex.includes('abbot')) s.abbot = 1;
+  return s;
+}
+
+export const FIGURE_KINDS = ['follower', 'big', 'builder', 'pig', 'abbot'];
+export const SCORE_KINDS = ['road', 'city', 'cloister', 'farm', 'garden', 'goods'];

@@ -1,0 +1,401 @@
+// Tile drawing from the engine's tile definitions (GET /api/tiles).
+//
+// Every tile is drawn at rotation 0 in a 100x100 box from its segments alone:
+// cities from the sides their ports touch, roads and rivers from their ports,
+// cloisters and gardens at the centre, plus the flags (shield, inn, cathedral)
+// and goods. Nothing here knows a tile by name, so every expansion tile draws
+// itself. The same geometry gives the spot of every segment (where a figure
+// stands); fields get theirs from a coarse grid filled around the drawn shapes.
+
+export const PORTS = ['N0', 'N1', 'N2', 'E0', 'E1', 'E2', 'S0', 'S1', 'S2', 'W0', 'W1', 'W2'];
+const CORNERS = [[0, 0], [100, 0], [100, 100], [0, 100]]; // NW NE SE SW: side d runs corner d -> d+1
+const SIDE_MID = [[50, 0], [100, 50], [50, 100], [0, 50]];
+const INWARD = [[0, 1], [-1, 0], [0, -1], [1, 0]];
+const PART = [17, 50, 83];
+
+export const COLORS = {
+  field: '#8cbf4f', fieldDark: '#6f9e3a', city: '#c99a5b', cityDark: '#8a5a2b', wall: '#6b4423',
+  road: '#f2ead6', roadEdge: '#8d7b5a', river: '#4a8fd6', riverEdge: '#2e6aa8',
+};
+
+// Port name -> position on the edge of a 100x100 tile (rot 0 coordinates).
+export function portPoint(port) {
+  if (port === 'C' || port === 'I') return [50, 50];
+  const i = PORTS.indexOf(port), side = Math.floor(i / 3), k = i % 3;
+  const [a, b] = [CORNERS[side], CORNERS[(side + 1) % 4]];
+  const f = PART[k] / 100;
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f];
+}
+
+// A port of the board (after rotation) back to the tile's own port, and forth.
+export function unrotatePort(port, rot) {
+  const i = PORTS.indexOf(port);
+  return i < 0 ? port : PORTS[(i - 3 * rot + 48) % 12];
+}
+export function rotatePort(port, rot) {
+  const i = PORTS.indexOf(port);
+  return i < 0 ? port : PORTS[(i + 3 * rot) % 12];
+}
+// A point of the tile (rot 0) after `rot` clockwise quarter turns about the centre.
+export function rotatePoint([x, y], rot) {
+  for (let r = 0; r < ((rot % 4) + 4) % 4; r++) [x, y] = [100 - y, x];
+  return [x, y];
+}
+
+const sideOf = (port) => Math.floor(PORTS.indexOf(port) / 3);
+const sidesOf = (seg) => [...new Set(seg.ports.filter((p) => PORTS.includes(p)).map(sideOf))].sort();
+const fmt = (n) => Math.round(n * 10) / 10;
+const pt = (p) => `${fmt(p[0])} ${fmt(p[1])}`;
+
+// The outline of a city touching `sides`, and its inner walls (the curves that are
+// not the tile's edge). `shrink`: other cities share the tile around an inner meadow.
+function cityShape(sides, shrink) {
+  if (sides.length === 4) return { d: 'M0 0H100V100H0Z', walls: [] };
+  const S = new Set(sides);
+  let d = '', walls = [];
+  for (const s of sides) {
+    if (S.has((s + 3) % 4)) continue; // not the start of a run
+    let len = 0;
+    while (S.has((s + len) % 4)) len++;
+    const start = CORNERS[s], end = CORNERS[(s + len) % 4];
+    let next = (s + len) % 4;
+    while (!S.has(next)) next = (next + 1) % 4;
+    const gap = (next - (s + len) + 4) % 4;
+    const to = CORNERS[next];
+    let c;
+    if (gap === 1) {
+      const g = (s + len) % 4;
+      c = [SIDE_MID[g][0] + INWARD[g][0] * 58, SIDE_MID[g][1] + INWARD[g][1] * 58];
+    } else if (gap === 3) {
+      c = [SIDE_MID[s][0] + INWARD[s][0] * 60, SIDE_MID[s][1] + INWARD[s][1] * 60];
+    } else { // gap 2: a diagonal city; bow towards the corner between the gap sides
+      const gc = CORNERS[((s + len) % 4 + 1) % 4];
+      const k = shrink ? -0.4 : 0.5;
+      c = [50 + (gc[0] - 50) * k, 50 + (gc[1] - 50) * k];
+    }
+    d += (d ? ' ' : '') + `M${pt(start)}`;
+    for (let i = 1; i <= len; i++) d += ` L${pt(CORNERS[(s + i) % 4])}`;
+    d += ` Q${pt(c)} ${pt(to)} Z`;
+    walls.push({ d: `M${pt(end)} Q${pt(c)} ${pt(to)}`, a: end, c, b: to });
+    if (next === s) break;
+  }
+  // several runs (opposite sides) make one region: join the pieces into one path
+  if (walls.length > 1) {
+    d = '';
+    let first = true;
+    for (const s of sides) {
+      if (S.has((s + 3) % 4)) continue;
+      let len = 0;
+      while (S.has((s + len) % 4)) len++;
+      if (first) d += `M${pt(CORNERS[s])}`;
+      for (let i = 1; i <= len; i++) d += ` L${pt(CORNERS[(s + i) % 4])}`;
+      const w = walls.find((w) => w.a === CORNERS[(s + len) % 4]);
+      d += ` Q${pt(w.c)} ${pt(w.b)}`;
+      first = false;
+    }
+    d += ' Z';
+  }
+  return { d, walls };
+}
+
+const quadAt = (a, c, b, t) => [
+  (1 - t) * (1 - t) * a[0] + 2 * (1 - t) * t * c[0] + t * t * b[0],
+  (1 - t) * (1 - t) * a[1] + 2 * (1 - t) * t * c[1] + t * t * b[1],
+];
+
+// Geometry of one tile definition: shapes to draw and the spot of every segment.
+export function tileGeometry(def, startNames = []) {
+  const segs = def.segments;
+  const cities = segs.filter((s) => s.kind === 'city');
+  const shrink = segs.some((s) => s.kind === 'field' && s.ports.includes('I')) ||
+    cities.filter((s) => sidesOf(s).length === 2).length > 1;
+  const g = { name: def.name, cities: [], roads: [], rivers: [], cloister: null, garden: null, houses: [], junction: false, spots: {}, icons: [] };
+  let centreCovered = false;
+  const citySides = new Set();
+  for (const s of cities) {
+    const sides = sidesOf(s);
+    sides.forEach((x) => citySides.add(x));
+    const shape = cityShape(sides, shrink);
+    g.cities.push({ seg: s, ...shape, sides });
+    const n = sides.length;
+    if (n >= 3 || (n === 2 && (sides[1] - sides[0]) === 2) || (n === 2 && !shrink)) centreCovered = true;
+  }
+  const hasCloister = segs.some((s) => s.kind === 'cloister');
+  if (hasCloister) centreCovered = true;
+  for (const kind of ['river', 'road']) {
+    const list = segs.filter((s) => s.kind === kind);
+    const singles = list.filter((s) => s.ports.length === 1).length;
+    for (const s of list) {
+      const ps = s.ports.filter((p) => PORTS.includes(p));
+      let path, spot, house = null, a, b;
+      if (ps.length === 2) {
+        a = portPoint(ps[0]); b = portPoint(ps[1]);
+        const opposite = Math.abs(sideOf(ps[0]) - sideOf(ps[1])) === 2;
+        const c = opposite ? [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] : [50, 50];
+        path = `M${pt(a)} Q${pt(c)} ${pt(b)}`;
+        spot = quadAt(a, c, b, 0.5);
+        if (opposite && kind === 'road' && segs.filter((x) => x.kind === 'road' && x.ports.length === 2).length > 1 && g.roads.length) spot = quadAt(a, c, b, 0.3);
+      } else if (ps.length === 1) {
+        const side = sideOf(ps[0]);
+        a = portPoint(ps[0]);
+        if (kind === 'river') {
+          b = [50, 50];
+        } else if (hasCloister || singles >= 3) {
+          b = [50, 50];
+          if (!hasCloister) g.junction = true;
+        } else if (citySides.has((side + 2) % 4)) {
+          b = SIDE_MID[(side + 2) % 4];
+        } else if (centreCovered) {
+          b = [50, 50];
+        } else {
+          b = [a[0] + INWARD[side][0] * 36, a[1] + INWARD[side][1] * 36];
+          house = b;
+        }
+        path = `M${pt(a)} L${pt(b)}`;
+        spot = [a[0] + INWARD[side][0] * 22, a[1] + INWARD[side][1] * 22];
+        if (house) g.houses.push(house);
+      } else { // several ports: all meet at the centre
+        path = ps.map((p) => `M${pt(portPoint(p))} L50 50`).join(' ');
+        spot = [50, 50];
+        a = portPoint(ps[0]);
+        g.junction = true;
+      }
+      const item = { seg: s, d: path, single: ps.length === 1, end: b };
+      (kind === 'road' ? g.roads : g.rivers).push(item);
+      g.spots[s.index] = spot;
+      if (s.inn) {
+        const side = sideOf(ps[0]);
+        const perp = INWARD[(side + 1) % 4];
+        g.icons.push({ kind: 'inn', at: [spot[0] + perp[0] * 13, spot[1] + perp[1] * 13] });
+      }
+    }
+  }
+  for (const s of segs) {
+    if (s.kind === 'cloister') { g.cloister = { seg: s, at: [50, 50] }; g.spots[s.index] = [50, 56]; }
+  }
+  g.spring = startNames.includes(def.name);
+  g.fieldSegs = segs.filter((s) => s.kind === 'field');
+  g.gardenSeg = segs.find((s) => s.kind === 'garden') || null;
+  // goods are not (yet) in the tile definitions: the note names them
+  const m = /\b(wine|grain|cloth)\b/.exec(def.note || '');
+  g.goods = m ? m[1] : null;
+  return g;
+}
+
+// Field spots (and the garden's place) need the drawn shapes: a 25x25 grid is
+// labelled with what covers each cell, the fields are flood-filled from their
+// ports, and each segment stands at its cell farthest from anything else.
+const GRID = 25, CELL = 100 / GRID;
+let ctx2d = null;
+function hitContext() {
+  if (!ctx2d) {
+    const c = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(8, 8) : document.createElement('canvas');
+    ctx2d = c.getContext('2d');
+  }
+  return ctx2d;
+}
+
+export function computeSpots(g) {
+  const ctx = hitContext();
+  const label = new Array(GRID * GRID).fill(-1); // -1 free, -2 blocked, else segment index
+  const cellXY = (i) => [(i % GRID) * CELL + CELL / 2, Math.floor(i / GRID) * CELL + CELL / 2];
+  for (let i = 0; i < label.length; i++) {
+    const [x, y] = cellXY(i);
+    for (const c of g.cities) if (ctx.isPointInPath(new Path2D(c.d), x, y)) label[i] = c.seg.index;
+    for (const r of g.rivers) { ctx.lineWidth = 20; if (ctx.isPointInStroke(new Path2D(r.d), x, y)) label[i] = r.seg.index; }
+    for (const r of g.roads) { ctx.lineWidth = 13; if (ctx.isPointInStroke(new Path2D(r.d), x, y)) label[i] = r.seg.index; }
+    if (g.cloister && Math.abs(x - 50) < 17 && Math.abs(y - 50) < 17) label[i] = g.cloister.seg.index;
+    for (const h of g.houses) if (Math.abs(x - h[0]) < 8 && Math.abs(y - h[1]) < 8) label[i] = -2;
+    if (g.junction && Math.abs(x - 50) < 8 && Math.abs(y - 50) < 8) label[i] = -2;
+  }
+  const cellAt = (x, y) => Math.min(GRID - 1, Math.max(0, Math.floor(y / CELL))) * GRID + Math.min(GRID - 1, Math.max(0, Math.floor(x / CELL)));
+  const flood = () => {
+    for (const f of g.fieldSegs) {
+      const queue = [];
+      for (const p of f.ports) {
+        let [x, y] = portPoint(p);
+        if (p !== 'I' && p !== 'C') { const s = sideOf(p); x += INWARD[s][0] * 2; y += INWARD[s][1] * 2; }
+        const i = cellAt(x, y);
+        if (label[i] === -1) { label[i] = f.index; queue.push(i); }
+      }
+      while (queue.length) {
+        const i = queue.shift(), cx = i % GRID, cy = Math.floor(i / GRID);
+        for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+          const nx = cx + dx, ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= GRID || ny >= GRID) continue;
+          const j = ny * GRID + nx;
+          if (label[j] === -1) { label[j] = f.index; queue.push(j); }
+        }
+      }
+    }
+  };
+  flood();
+  // distance of every cell to a cell of another label (tile edge counts as far)
+  const poleOf = (idx, pref) => {
+    let best = null, bestScore = -1;
+    for (let i = 0; i < label.length; i++) {
+      if (label[i] !== idx) continue;
+      const [x, y] = cellXY(i);
+      let dmin = 1e9;
+      for (let j = 0; j < label.length; j++) {
+        if (label[j] === idx) continue;
+        const [u, v] = cellXY(j);
+        const d = (u - x) * (u - x) + (v - y) * (v - y);
+        if (d < dmin) dmin = d;
+      }
+      dmin = Math.min(Math.sqrt(dmin), x + 2, y + 2, 102 - x, 102 - y, 30);
+      const score = dmin - (pref ? Math.hypot(x - pref[0], y - pref[1]) * 0.08 : 0);
+      if (score > bestScore) { bestScore = score; best = [x, y]; }
+    }
+    return best;
+  };
+  if (g.gardenSeg) {
+    // the garden goes where the largest field is widest
+    let at = null;
+    if (g.roads.some((r) => !r.single) || g.cities.some((c) => c.sides.length >= 2 && !(c.sides.length === 2 && c.sides[1] - c.sides[0] === 2)) || g.rivers.length) {
+      let bestScore = -1;
+      for (const f of g.fieldSegs) {
+        const p = poleOf(f.index, [50, 50]);
+        if (!p) continue;
+        const n = label.filter((l) => l === f.index).length;
+        if (n > bestScore) { bestScore = n; at = p; }
+      }
+    }
+    at = at || [50, 50];
+    g.garden = { seg: g.gardenSeg, at };
+    g.spots[g.gardenSeg.index] = at;
+    for (let i = 0; i < label.length; i++) {
+      const [x, y] = cellXY(i);
+      if (Math.hypot(x - at[0], y - at[1]) < 14) label[i] = g.gardenSeg.index;
+    }
+  }
+  for (const c of g.cities) {
+    const pref = c.sides.length === 4 ? [50, 50] : null;
+    g.spots[c.seg.index] = poleOf(c.seg.index, pref) || [50, 50];
+    if (c.seg.shield || c.seg.cathedral || g.goods) {
+      const s = g.spots[c.seg.index];
+      if (c.seg.shield) g.icons.push({ kind: 'shield', at: [s[0] + 14, s[1] - 9] });
+      if (c.seg.cathedral) { g.icons.push({ kind: 'cathedral', at: [50, 30] }); g.spots[c.seg.index] = [50, 62]; }
+    }
+  }
+  if (g.goods) {
+    const big = [...g.cities].sort((a, b) => b.seg.ports.length - a.seg.ports.length)[0];
+    if (big) { const s = g.spots[big.seg.index]; g.icons.push({ kind: g.goods, at: [s[0] - 15, s[1] + 6] }); }
+  }
+  for (const f of g.fieldSegs) {
+    g.spots[f.index] = poleOf(f.index, null) || portPoint(f.ports[0]);
+  }
+  g.labels = label;
+  return g;
+}
+
+// --- SVG -------------------------------------------------------------------
+
+const ICONS = {
+  shield: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><path d="M-6 -7H6V0C6 5 0 8 0 8C0 8 -6 5 -6 0Z" fill="#2d4fa3" stroke="#f4eede" stroke-width="1.6"/><path d="M0 -7V8M-6 -1H6" stroke="#f4eede" stroke-width="1.2"/></g>`,
+  inn: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><rect x="-6" y="-3" width="12" height="9" fill="#f4e3c1" stroke="#5b3b1a" stroke-width="1"/><path d="M-8 -2L0 -9L8 -2Z" fill="#b8452e" stroke="#5b3b1a" stroke-width="1"/><rect x="-2" y="1" width="4" height="5" fill="#5b3b1a"/><circle cx="7" cy="3" r="2.4" fill="#f3c12e" stroke="#5b3b1a" stroke-width=".8"/></g>`,
+  cathedral: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><rect x="-12" y="-4" width="24" height="14" fill="#e9e2d0" stroke="#4a3a28" stroke-width="1.2"/><path d="M-14 -4L0 -13L14 -4Z" fill="#5f6f8f" stroke="#4a3a28" stroke-width="1.2"/><rect x="-3.5" y="-24" width="7" height="20" fill="#e9e2d0" stroke="#4a3a28" stroke-width="1.2"/><path d="M-5 -24L0 -31L5 -24Z" fill="#5f6f8f" stroke="#4a3a28"/><path d="M0 -36V-31M-2 -34H2" stroke="#4a3a28" stroke-width="1.2"/><path d="M-3 10V3A3 3 0 0 1 3 3V10" fill="#4a3a28"/></g>`,
+  wine: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/>${[[-2.5, -2.5], [2.5, -2.5], [0, 1.5], [-2.5, 1.5], [2.5, 1.5], [0, 5]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.2" fill="#7b2a7f"/>`).join('')}</g>`,
+  grain: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/><path d="M0 6V-5M0 -1L-3 -4M0 -1L3 -4M0 2L-3 -1M0 2L3 -1M0 -4L-2 -6M0 -4L2 -6" stroke="#c99412" stroke-width="1.8" stroke-linecap="round"/></g>`,
+  cloth: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/><rect x="-5" y="-4" width="10" height="8" rx="2" fill="#2f7fbf"/><path d="M-5 -1H5M-5 2H5" stroke="#bfe0f7" stroke-width="1"/></g>`,
+};
+
+function houseSvg([x, y], scale = 1) {
+  return `<g transform="translate(${fmt(x)} ${fmt(y)}) scale(${scale})"><rect x="-6" y="-4" width="12" height="9" fill="#efe3c8" stroke="#5b3b1a" stroke-width="1"/><path d="M-8 -3L0 -10L8 -3Z" fill="#b04a32" stroke="#5b3b1a" stroke-width="1"/></g>`;
+}
+
+// The tile's drawing at rotation 0, as SVG markup in a 100x100 box.
+export function tileSvg(g) {
+  const ground = g.fieldSegs.length ? COLORS.field : COLORS.city;
+  let s = `<rect width="100" height="100" fill="${ground}"/>`;
+  // a few darker tufts so the grass reads as grass
+  s += `<g fill="${COLORS.fieldDark}" opacity=".35">${[[12, 30], [80, 18], [70, 80], [22, 76], [44, 88], [90, 60]].map(([x, y]) => `<path d="M${x} ${y}l2 -4l2 4z"/>`).join('')}</g>`;
+  for (const r of g.rivers) {
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.riverEdge}" stroke-width="19" stroke-linecap="${r.single ? 'round' : 'butt'}"/>`;
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.river}" stroke-width="15" stroke-linecap="${r.single ? 'round' : 'butt'}"/>`;
+    s += `<path d="${r.d}" fill="none" stroke="#8fc3f0" stroke-width="2" stroke-dasharray="6 9" opacity=".8"/>`;
+    if (r.single) {
+      s += g.spring
+        ? `<circle cx="50" cy="50" r="12" fill="${COLORS.river}" stroke="${COLORS.riverEdge}" stroke-width="2"/><circle cx="50" cy="50" r="4" fill="#cfe8fb"/>`
+        : `<ellipse cx="50" cy="50" rx="24" ry="18" fill="${COLORS.river}" stroke="${COLORS.riverEdge}" stroke-width="2"/><path d="M38 48q6 -4 12 0t12 0" stroke="#cfe8fb" fill="none" stroke-width="1.6"/>`;
+    }
+  }
+  for (const r of g.roads) {
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.roadEdge}" stroke-width="12" stroke-linecap="butt"/>`;
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.road}" stroke-width="8.5" stroke-linecap="butt"/>`;
+  }
+  if (g.junction) s += `<rect x="42" y="42" width="16" height="16" rx="2" fill="#7a6a52" stroke="#4d4030" stroke-width="1.5"/>`;
+  for (const h of g.houses) s += houseSvg(h);
+  for (const c of g.cities) {
+    s += `<path d="${c.d}" fill="${COLORS.city}"/>`;
+    // roofs: a texture of small squares clipped to the city
+    s += `<path d="${c.d}" fill="url(#city-roofs)" opacity=".55"/>`;
+    for (const w of c.walls) {
+      s += `<path d="${w.d}" fill="none" stroke="${COLORS.wall}" stroke-width="5" stroke-linecap="round"/>`;
+      s += `<path d="${w.d}" fill="none" stroke="#a98a66" stroke-width="2" stroke-dasharray="3 3"/>`;
+    }
+  }
+  if (g.cloister) {
+    s += `<g transform="translate(50 50)"><rect x="-13" y="-8" width="26" height="18" fill="#f0e6d2" stroke="#4a3a28" stroke-width="1.4"/><path d="M-16 -8L0 -20L16 -8Z" fill="#c0452c" stroke="#4a3a28" stroke-width="1.4"/><path d="M-3 10V3A3 3 0 0 1 3 3V10" fill="#4a3a28"/><path d="M0 -27V-20M-3 -24H3" stroke="#4a3a28" stroke-width="1.6"/></g>`;
+  }
+  if (g.garden) {
+    const [x, y] = g.garden.at;
+    s += `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="11" fill="#5f9e3c" stroke="#3d6b22" stroke-width="1.6" stroke-dasharray="2.5 1.5"/>${[[-4, -3], [4, -3], [0, 4], [-5, 4], [5, 4]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.6" fill="#e05a7a"/>`).join('')}<circle r="2.4" fill="#f6d94a"/></g>`;
+  }
+  for (const ic of g.icons) s += ICONS[ic.kind](ic.at[0], ic.at[1]);
+  s += `<rect x=".5" y=".5" width="99" height="99" fill="none" stroke="rgba(40,30,10,.35)" stroke-width="1"/>`;
+  return s;
+}
+
+// Shared <defs> the tiles refer to.
+export const DEFS = `<pattern id="city-roofs" width="14" height="12" patternUnits="userSpaceOnUse"><rect x="2" y="3" width="6" height="4" fill="#a8743c"/><rect x="9" y="8" width="4" height="3" fill="#b5834a"/></pattern>`;
+
+// Loads /api/tiles once and prepares every tile: geometry, spots and markup.
+export class TileSet {
+  constructor(data) {
+    this.data = data;
+    this.start = data.start || {};
+    const starts = Object.values(this.start);
+    this.defs = new Map();
+    this.geo = new Map();
+    for (const t of data.tiles) {
+      this.defs.set(t.name, t);
+    }
+    this.starts = starts;
+  }
+  static async load(url = '/api/tiles') {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`tiles: HTTP ${r.status}`);
+    return new TileSet(await r.json());
+  }
+  geometry(name) {
+    let g = this.geo.get(name);
+    if (!g) {
+      const def = this.defs.get(name);
+      if (!def) return null;
+      g = computeSpots(tileGeometry(def, this.starts));
+      g.svg = tileSvg(g);
+      this.geo.set(name, g);
+    }
+    return g;
+  }
+  // The segment of tile `name` that the board port `at` names when placed with `rot`.
+  segmentAt(name, rot, at) {
+    const def = this.defs.get(name);
+    if (!def) return null;
+    const p = unrotatePort(at, rot);
+    return def.segments.find((s) => s.ports.includes(p)) || null;
+  }
+  // Where a figure on board port `at` stands, in board-oriented tile coordinates.
+  spotAt(name, rot, at) {
+    const g = this.geometry(name), seg = this.segmentAt(name, rot, at);
+    if (!g || !seg) return [50, 50];
+    return rotatePoint(g.spots[seg.index], rot);
+  }
+  // A standalone <svg> of one tile (for the hand, the tiles-left view, help).
+  svg(name, rot = 0, size = 64, extra = '') {
+    const g = this.geometry(name);
+    if (!g) return '';
+    return `<svg class="tile-svg" viewBox="0 0 100 100" width="${size}" height="${size}" aria-label="${name}"><defs>${DEFS}</defs><g transform="rotate(${rot * 90} 50 50)">${g.svg}</g>${extra}</svg>`;
+  }
+}

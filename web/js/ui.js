@@ -1,0 +1,46 @@
+// Small shared pieces of the interface.
+import { t, esc } from './i18n.js';
+
+export function toast(msg, kind = 'info') {
+  let box = document.querySelector('.toasts');
+  if (!box) { box = document.createElement('div'); box.className = 'toasts'; box.setAttribute('role', 'status'); document.body.appendChild(box); }
+  const n = document.createElement('div');
+  n.className = `toast ${kind}`;
+  n.textContent = msg;
+  box.appendChild(n);
+  setTimeout(() => n.remove(), kind === 'error' ? 6000 : 3000);
+}
+
+export async function copyText(s) {
+  try { await navigator.clipboard.writeText(s); return true; } catch {
+    const ta = document.createElement('textarea');
+    ta.value = s; document.body.appendChild(ta); ta.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    ta.remove();
+    return ok;
+  }
+}
+
+// The invite link: the server's /?table=ID, with the seat colours chosen here.
+export function inviteUrl(id, colors) {
+  const c = colors && colors.length ? `&colours=${colors.map((x) => x.id).join(',')}` : '';
+  return `${location.origin}/?table=${id}${c}`;
+}
+
+const EXP_KEYS = { river: 'exp.river', 'inns-cathedrals': 'exp.ic', 'inns-cathedrals-tiles': 'exp.ictiles', 'traders-builders': 'exp.tb', abbot: 'exp.abbot' };
+export const expName = (e) => (EXP_KEYS[e] ? t(EXP_KEYS[e]) : e);
+export const expHelp = (e) => (EXP_KEYS[e] ? t(`${EXP_KEYS[e]}.help`) : '');
+
+// One line per table option, in words.
+export function optionsSummary(o) {
+  const out = [];
+  out.push(t('opt.players.n', { n: o.players }));
+  if (o.farmers === false) out.push(t('opt.nofarmers'));
+  else out.push(`${t('opt.farm')}: ${t(`farm.${o.farm_scoring || 'international'}`)}`);
+  if (o.small_city) out.push(t('opt.smallcity'));
+  out.push(o.expansions?.length ? `${t('opt.expansions')}: ${o.expansions.map(expName).join(', ')}` : t('opt.noexp'));
+  if (o.tiles && Object.keys(o.tiles).length) out.push(t('opt.pile.n', { n: Object.values(o.tiles).reduce((a, b) => a + b, 0) }));
+  if (o.private) out.push(t('opt.private'));
+  return out.map(esc);
+}
