@@ -142,6 +142,18 @@ typedef enum carc_goods {
 /* Number of tile types the engine knows (all sets, garden copies apart). */
 #define CARC_TILE_TYPES 88
 
+/* ---- random numbers ---------------------------------------------------------- */
+
+/* SplitMix64: the generator of the shuffle (docs/rng.md), for anyone who
+ * needs the same numbers on every machine. Advances *state. */
+static inline uint64_t carc_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
 /* ---- rules --------------------------------------------------------------- */
 
 typedef struct carc_rules {

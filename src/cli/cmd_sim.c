@@ -52,13 +52,7 @@ static void help(FILE *f)
 	        "  carc sim --games 10 --record games && carc replay games/*.json\n");
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
+#define splitmix carc_rng_next
 
 static double now_seconds(void)
 {

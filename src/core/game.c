@@ -33,21 +33,12 @@ uint64_t eng_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* SplitMix64: the documented generator of the shuffle (docs/rng.md). */
-static uint64_t splitmix_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Fisher-Yates from the end: for i = n-1 .. 1, swap a[i] with
  * a[next() mod (i+1)]. The generator state goes on across calls. */
 static void shuffle(uint8_t *a, int n, uint64_t *state)
 {
 	for (int i = n - 1; i > 0; i--) {
-		int j = (int)(splitmix_next(state) % (uint64_t)(i + 1));
+		int j = (int)(carc_rng_next(state) % (uint64_t)(i + 1));
 		uint8_t t = a[i];
 		a[i] = a[j];
 		a[j] = t;
