@@ -39,18 +39,21 @@ export class BoardView {
 
   destroy() { this.resizeObs.disconnect(); this.svg.remove(); }
 
-  define(name) {
-    if (this.defined.has(name)) return;
+  // one definition per tile and rotation: the pictures on it stay upright
+  define(name, rot) {
+    const id = `t-${name}-${rot}`;
+    if (this.defined.has(id)) return id;
     const g = this.tiles.geometry(name);
-    if (!g) return;
-    const sym = el('g', { id: `t-${name}` }, this.defs);
-    sym.innerHTML = g.svg;
-    this.defined.add(name);
+    if (!g) return id;
+    const sym = el('g', { id }, this.defs);
+    sym.innerHTML = g.svgs[rot & 3];
+    this.defined.add(id);
+    return id;
   }
 
   tileNode(t, parent, cls = 'tile') {
-    this.define(t.tile);
-    return el('use', { href: `#t-${t.tile}`, class: cls, transform: `translate(${t.x * T} ${t.y * T}) rotate(${t.rot * 90} 50 50)` }, parent);
+    const id = this.define(t.tile, t.rot);
+    return el('use', { href: `#${id}`, class: cls, transform: `translate(${t.x * T} ${t.y * T}) rotate(${t.rot * 90} 50 50)` }, parent);
   }
 
   // --- placed tiles and figures --------------------------------------------

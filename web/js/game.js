@@ -28,7 +28,7 @@ export class GameView {
     </div>
     <div class="conn hidden" role="status"></div>
     <div class="waiting hidden"></div>
-    <div class="final hidden" data-testid="final"></div>
+    <div class="final-box hidden" data-testid="final"></div>
   </div>
   <aside class="side">
     <section class="turn-card">
@@ -149,7 +149,7 @@ export class GameView {
     const map = new Map(boardList.map((b) => [`${b.x},${b.y}`, b]));
     let scored = false;
     for (const ev of e.events || []) {
-      if (ev.x === undefined) continue;
+      if (ev.x === undefined || ev.final) continue;
       const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
       const best = Math.max(...ev.points);
       const who = ev.points.indexOf(best);
@@ -209,6 +209,7 @@ export class GameView {
     hand.classList.add('hidden'); act.replaceChildren();
     this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
     this.board.hoverTile = null;
+    this.node.classList.toggle('mine', this.myTurn());
     if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
     if (n.over) {
@@ -218,7 +219,6 @@ export class GameView {
     }
     const mine = this.myTurn();
     line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>` : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
-    this.node.classList.toggle('mine', mine);
     hand.classList.remove('hidden');
     const rot = this.sel.pending ? this.sel.pending.rot : this.sel.rot;
     this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name">${esc(n.tile)}</div>`;
@@ -231,7 +231,9 @@ export class GameView {
     const groups = this.groups();
     this.board.hoverTile = n.tile;
     const cands = new Map([...groups].map(([k, ps]) => [k, ps.map((p) => p.rot)]));
+    const fresh = this.board.candidates.size === 0;
     this.board.setCandidates(cands, rot);
+    if (fresh && !this.board.userMoved) this.board.fit();
     if (!this.sel.pending) {
       act.innerHTML = `<p class="hint">${t('hint.place', { n: groups.size })}</p><p class="keys">${t('hint.keys')}</p>`;
       return;
@@ -347,8 +349,8 @@ export class GameView {
       tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
       copy: () => copyText(inviteUrl(this.id, this.colors)).then(() => toast(t('invite.copied'))),
       join: () => this.join(),
-      closefinal: () => this.$('.final').classList.add('hidden'),
-      showfinal: () => this.$('.final').classList.remove('hidden'),
+      closefinal: () => this.$('.final-box').classList.add('hidden'),
+      showfinal: () => this.$('.final-box').classList.remove('hidden'),
       first: () => this.goStep(0), prev: () => this.goStep(this.step - 1), next: () => this.goStep(this.step + 1),
       last: () => this.goStep(this.game.log.length), play: () => this.togglePlay(),
     };
@@ -501,7 +503,7 @@ export class GameView {
     const o = this.table.options;
     let h = `<h3>${t('info.title')}</h3><ul class="opts">${optionsSummary(o).map((s) => `<li>${s}</li>`).join('')}</ul>`;
     h += `<p class="links">`;
-    if (!this.replay && this.table.status !== 'over') h += `<button class="linkish" data-act="copy">${t('invite.copy')}</button> · `;
+    if (!this.replay && this.table.status !== 'over') h += `<span class="invite small"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy">${t('invite.copy')}</button></span>`;
     h += `<a href="/help/${document.documentElement.lang || 'en'}.html?table=${this.id}" target="_blank" rel="noopener">${t('info.help')}</a> · <a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json" data-testid="download">${t('info.download')}</a>`;
     if (!this.replay && this.table.status === 'over') h += ` · <a href="/?replay=${this.id}">${t('info.replay')}</a>`;
     if (this.replay) h += ` · <a href="/?table=${this.id}">${t('info.live')}</a>`;
@@ -509,7 +511,7 @@ export class GameView {
   }
 
   renderFinal() {
-    const box = this.$('.final');
+    const box = this.$('.final-box');
     const n = this.game?.next;
     const showIt = this.replay ? this.step === this.game?.log.length && n?.over : n?.over;
     if (!showIt || !n.final) { box.classList.add('hidden'); return; }

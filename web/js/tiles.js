@@ -148,11 +148,11 @@ export function tileGeometry(def, startNames = []) {
         } else if (centreCovered) {
           b = [50, 50];
         } else {
-          b = [a[0] + INWARD[side][0] * 36, a[1] + INWARD[side][1] * 36];
+          b = [a[0] + INWARD[side][0] * 40, a[1] + INWARD[side][1] * 40];
           house = b;
         }
         path = `M${pt(a)} L${pt(b)}`;
-        spot = [a[0] + INWARD[side][0] * 22, a[1] + INWARD[side][1] * 22];
+        spot = [a[0] + INWARD[side][0] * (house ? 17 : 22), a[1] + INWARD[side][1] * (house ? 17 : 22)];
         if (house) g.houses.push(house);
       } else { // several ports: all meet at the centre
         path = ps.map((p) => `M${pt(portPoint(p))} L50 50`).join(' ');
@@ -305,7 +305,8 @@ function houseSvg([x, y], scale = 1) {
 }
 
 // The tile's drawing at rotation 0, as SVG markup in a 100x100 box.
-export function tileSvg(g) {
+export function tileSvg(g, rot = 0) {
+  const up = (x, y, inner) => `<g transform="translate(${fmt(x)} ${fmt(y)}) rotate(${-rot * 90})">${inner}</g>`;
   const ground = g.fieldSegs.length ? COLORS.field : COLORS.city;
   let s = `<rect width="100" height="100" fill="${ground}"/>`;
   // a few darker tufts so the grass reads as grass
@@ -325,7 +326,7 @@ export function tileSvg(g) {
     s += `<path d="${r.d}" fill="none" stroke="${COLORS.road}" stroke-width="8.5" stroke-linecap="butt"/>`;
   }
   if (g.junction) s += `<rect x="42" y="42" width="16" height="16" rx="2" fill="#7a6a52" stroke="#4d4030" stroke-width="1.5"/>`;
-  for (const h of g.houses) s += houseSvg(h);
+  for (const h of g.houses) s += up(h[0], h[1], houseSvg([0, 0]));
   for (const c of g.cities) {
     s += `<path d="${c.d}" fill="${COLORS.city}"/>`;
     // roofs: a texture of small squares clipped to the city
@@ -336,13 +337,13 @@ export function tileSvg(g) {
     }
   }
   if (g.cloister) {
-    s += `<g transform="translate(50 50)"><rect x="-13" y="-8" width="26" height="18" fill="#f0e6d2" stroke="#4a3a28" stroke-width="1.4"/><path d="M-16 -8L0 -20L16 -8Z" fill="#c0452c" stroke="#4a3a28" stroke-width="1.4"/><path d="M-3 10V3A3 3 0 0 1 3 3V10" fill="#4a3a28"/><path d="M0 -27V-20M-3 -24H3" stroke="#4a3a28" stroke-width="1.6"/></g>`;
+    s += `<g transform="translate(50 50) rotate(${-rot * 90})"><rect x="-13" y="-8" width="26" height="18" fill="#f0e6d2" stroke="#4a3a28" stroke-width="1.4"/><path d="M-16 -8L0 -20L16 -8Z" fill="#c0452c" stroke="#4a3a28" stroke-width="1.4"/><path d="M-3 10V3A3 3 0 0 1 3 3V10" fill="#4a3a28"/><path d="M0 -27V-20M-3 -24H3" stroke="#4a3a28" stroke-width="1.6"/></g>`;
   }
   if (g.garden) {
     const [x, y] = g.garden.at;
     s += `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="11" fill="#5f9e3c" stroke="#3d6b22" stroke-width="1.6" stroke-dasharray="2.5 1.5"/>${[[-4, -3], [4, -3], [0, 4], [-5, 4], [5, 4]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.6" fill="#e05a7a"/>`).join('')}<circle r="2.4" fill="#f6d94a"/></g>`;
   }
-  for (const ic of g.icons) s += ICONS[ic.kind](ic.at[0], ic.at[1]);
+  for (const ic of g.icons) s += up(ic.at[0], ic.at[1], ICONS[ic.kind](0, 0));
   s += `<rect x=".5" y=".5" width="99" height="99" fill="none" stroke="rgba(40,30,10,.35)" stroke-width="1"/>`;
   return s;
 }
@@ -374,7 +375,8 @@ export class TileSet {
       const def = this.defs.get(name);
       if (!def) return null;
       g = computeSpots(tileGeometry(def, this.starts));
-      g.svg = tileSvg(g);
+      g.svgs = [0, 1, 2, 3].map((r) => tileSvg(g, r));
+      g.svg = g.svgs[0];
       this.geo.set(name, g);
     }
     return g;
@@ -396,6 +398,6 @@ export class TileSet {
   svg(name, rot = 0, size = 64, extra = '') {
     const g = this.geometry(name);
     if (!g) return '';
-    return `<svg class="tile-svg" viewBox="0 0 100 100" width="${size}" height="${size}" aria-label="${name}"><defs>${DEFS}</defs><g transform="rotate(${rot * 90} 50 50)">${g.svg}</g>${extra}</svg>`;
+    return `<svg class="tile-svg" viewBox="0 0 100 100" width="${size}" height="${size}" aria-label="${name}"><defs>${DEFS}</defs><g transform="rotate(${rot * 90} 50 50)">${g.svgs[rot & 3]}</g>${extra}</svg>`;
   }
 }

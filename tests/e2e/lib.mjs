@@ -1,0 +1,102 @@
+// Shared pieces of the end-to-end tests: the browser, the server's address,
+// the artifacts folder, and playing a turn by clicking as a person would.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BASE = process.env.CARC_URL;
+export const CARC = path.resolve(ROOT, process.env.CARC_BIN || 'build/release/carc');
+export const ART = path.resolve(ROOT, process.env.E2E_ARTIFACTS || 'build/e2e-artifacts');
+if (!BASE) throw new Error('CARC_URL is not set: run the tests through tests/e2e/run.sh');
+fs.mkdirSync(ART, { recursive: true });
+
+export const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, 'web/i18n', `${lang}.json`), 'utf8'));
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    timeout: 30000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+// A page that fails the test on a script error.
+export async function newPage(browser, opts = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, ...opts });
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.setDefaultTimeout(15000);
+  return page;
+}
+
+export async function ready(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 15000 });
+}
+
+export const shot = (page, name) => page.screenshot({ path: path.join(ART, name) });
+
+// Fill the lobby's form and make a table; returns its id.
+export async function createTable(page, { name = 'Alice', seat2 = 'bot:medium', pile, botDelay = 60 } = {}) {
+  await page.goto(BASE + '/');
+  await ready(page);
+  await page.fill('[data-testid=my-name]', name);
+  await page.selectOption('[data-testid=who-1]', seat2);
+  await page.click('details.advanced summary');
+  if (pile) await page.fill('[data-testid=pile]', pile);
+  await page.fill('[data-testid=bot-delay]', String(botDelay));
+  await page.click('[data-testid=create]');
+  await page.waitForURL(/\?table=[0-9a-f]{16}/);
+  await ready(page);
+  return new URL(page.url()).searchParams.get('table');
+}
+
+export const logLength = (page) => page.locator('[data-testid=log] li').count();
+export const tilesOnBoard = (page) => page.locator('.layer-tiles use').count();
+export const isOver = (page) => page.$eval('[data-testid=final]', (n) => !n.classList.contains('hidden'));
+
+// Wait until this page may move, or the game is over.
+export async function waitTurnOrEnd(page, timeout = 30000) {
+  await page.waitForFunction(() => {
+    const f = document.querySelector('[data-testid=final]');
+    return (f && !f.classList.contains('hidden')) || document.querySelector('.game.mine');
+  }, null, { timeout });
+  return (await isOver(page)) ? 'over' : 'mine';
+}
+
+// One turn by clicking: rotate, put the tile on a highlighted square, maybe a
+// figure on its first spot, confirm. Returns what was done.
+export async function playTurn(page, { follower = true, rotate = true } = {}) {
+  const before = await logLength(page);
+  if (await page.locator('[data-testid=discard]').count()) {
+    await page.click('[data-testid=discard]');
+  } else {
+    if (rotate && await page.locator('[data-testid=rotr]').isEnabled()) await page.click('[data-testid=rotr]');
+    let cand = page.locator('.layer-cands .cand:not(.other)');
+    if (!(await cand.count())) cand = page.locator('.layer-cands .cand');
+    await cand.first().click();
+    await page.waitForSelector('[data-testid=confirm]');
+    let placed = false;
+    const spots = page.locator('.layer-spots .spot');
+    if (follower && await spots.count()) {
+      await spots.first().click();
+      await page.waitForSelector('.layer-spots .spot.selected');
+      placed = true;
+    }
+    await page.click('[data-testid=confirm]');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=log] li').length > n, before, { timeout: 15000 });
+    return placed ? 'follower' : 'tile';
+  }
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=log] li').length > n, before, { timeout: 15000 });
+  return 'discard';
+}
+
+export async function finalScores(page, players) {
+  const out = [];
+  for (let i = 0; i < players; i++) out.push(Number(await page.textContent(`[data-testid=final-score-${i}]`)));
+  return out;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# End-to-end tests of the browser game: playwright-core drives Debian's
+# chromium (headless) against the real server on loopback.
+#
+#   tests/e2e/run.sh              uses build/release/carc
+#   CARC=build/h-web/release/carc tests/e2e/run.sh
+#
+# Installs chromium (apt) and playwright-core (npm ci) when missing, starts
+# `carc serve` on a free loopback port with a temporary database, runs the
+# tests with node's test runner, stops the server, and keeps the screenshots
+# and the downloaded record in build/e2e-artifacts/. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+CARC=${CARC:-build/release/carc}
+ART=${E2E_ARTIFACTS:-build/e2e-artifacts}
+export DEBIAN_FRONTEND=noninteractive
+
+if [ ! -x "$CARC" ]; then
+	echo "e2e: $CARC not found: build it first (make)" >&2
+	exit 1
+fi
+if [ ! -x /usr/bin/chromium ]; then
+	echo "e2e: installing chromium"
+	timeout 600 apt-get update -qq
+	timeout 600 apt-get install -y -qq chromium >/dev/null
+fi
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	echo "e2e: installing node"
+	timeout 600 apt-get update -qq
+	timeout 600 apt-get install -y -qq nodejs npm >/dev/null
+fi
+if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+	(cd tests/e2e && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+rm -rf "$ART"
+mkdir -p "$ART"
+tmp=$(mktemp -d)
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	cp "$tmp/server.log" "$ART/server.log" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 >"$tmp/server.log" 2>&1 &
+server_pid=$!
+url=
+for _ in $(seq 1 100); do
+	url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/server.log" | head -n 1 || true)
+	[ -n "$url" ] && break
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$url" ]; then
+	echo "e2e: the server did not start:" >&2
+	cat "$tmp/server.log" >&2
+	exit 1
+fi
+for _ in $(seq 1 50); do
+	curl -sf "$url/api/health" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+echo "e2e: server at $url"
+
+export CARC_URL=$url CARC_BIN=$ROOT/$CARC E2E_ARTIFACTS=$ROOT/$ART
+set +e
+(cd tests/e2e && timeout 300 node --test --test-concurrency=1 --test-timeout=180000 ./*.test.mjs)
+rc=$?
+set -e
+echo "e2e: artifacts in $ART: $(cd "$ART" && ls | tr '\n' ' ')"
+exit $rc
