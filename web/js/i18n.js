@@ -1,5 +1,5 @@
 // Strings: one catalogue per language in web/i18n/<lang>.json, keys shared by all.
-// t('key', {name: 'x'}) fills {name}. The language comes from the saved choice,
+// t(KEY, {name: 'x'}) fills {name}. The language comes from the saved choice,
 // else the browser's languages, else English.
 
 export const LANGS = [
@@ -50,7 +50,7 @@ export function t(key, vars) {
   return s;
 }
 
-// Elements with data-i18n="key" get their text; data-i18n-title / -placeholder / -aria their attributes.
+// Elements with a data-i18n attribute (a key) get their text; data-i18n-title / -placeholder / -aria their attributes.
 export function applyI18n(root) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);

@@ -114,7 +114,7 @@ export class LobbyView {
       h += '</select></td><td>';
       if (s.who === 'me') h += `<input name="name" maxlength="40" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}">`;
       else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
-      else h += `<span class="hint">${t('create.bot.hint.' + s.who.slice(4))}</span>`;
+      else h += `<span class="hint">${t(`create.bot.hint.${s.who.slice(4)}`)}</span>`;
       h += '</td></tr>';
     }
     h += '</tbody></table>';
