@@ -33,6 +33,11 @@ test('play a whole game against a bot by clicking, watched through the invite li
     const did = await playTurn(page, { follower: moves % 2 === 0 });
     moves++;
     if (did === 'follower') followers++;
+    if (moves === 1) {
+      // a dropped connection: the page reconnects by itself and gets the state again
+      await page.evaluate(() => { window.oldWs = window.carcView.live.ws; window.oldWs.close(); });
+      await page.waitForFunction(() => window.carcView.live.ws !== window.oldWs && window.carcView.live.ws?.readyState === 1, null, { timeout: 10000 });
+    }
     if (moves === 2 && !reloaded) {
       // reload in the middle of the game: the seat and the board come back
       const tiles = await tilesOnBoard(page);

@@ -183,7 +183,7 @@ export class GameView {
     this.node.querySelectorAll('[data-i18n]').forEach((n) => { n.textContent = t(n.dataset.i18n); });
   }
 
-  name(i) { return seatName(this.table, i); }
+  name(i) { return seatName(this.table, i, this.colors); }
   who(i) { return `<span class="who">${badge(this.colors[i], 14)} ${esc(this.name(i))}</span>`; }
 
   // placements grouped by square: Map "x,y" -> [{rot, meeples, abbot_recall}]

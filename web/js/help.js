@@ -28,7 +28,8 @@ async function main() {
     const tiles = await TileSet.load();
     for (const el of document.querySelectorAll('[data-tiles]')) {
       const set = el.dataset.tiles;
-      el.innerHTML = tiles.data.tiles.filter((x) => x.set === set && (set !== 'base' || !x.garden_of) && (el.dataset.garden ? x.garden_of : true))
+      const gardens = !!el.dataset.garden;
+      el.innerHTML = tiles.data.tiles.filter((x) => x.set === set && (gardens ? !!x.garden_of : true))
         .map((x) => `<figure>${tiles.svg(x.name, 0, 56)}<figcaption>${x.name} ×${x.count}</figcaption></figure>`).join('');
     }
   } catch { /* pictures are a bonus */ }

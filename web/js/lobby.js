@@ -232,7 +232,7 @@ export class LobbyView {
 
   rowHtml(tb, actions) {
     const cols = seatColors(tb);
-    const names = tb.seats.map((s, i) => `<span class="who">${badge(cols[i], 14)} ${esc(seatName(tb, i))}</span>`).join(' ');
+    const names = tb.seats.map((s, i) => `<span class="who">${badge(cols[i], 14)} ${esc(seatName(tb, i, cols))}</span>`).join(' ');
     const when = new Date(tb.updated_ms || tb.created_ms || Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     return `<div class="trow" data-id="${tb.id}"><div class="tmain"><div class="tnames">${names}</div><div class="tmeta">${optionsSummary(tb.options).slice(1).join(' · ')} · ${tb.status === 'playing' ? t('lobby.turn', { n: (tb.turn ?? 0) + 1 }) : ''} ${when}</div></div><div class="tact">${actions}</div></div>`;
   }

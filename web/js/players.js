@@ -26,11 +26,15 @@ export function rememberColors(id, ids) {
   try { localStorage.setItem(`carc.colours.${id}`, JSON.stringify(ids)); } catch { /* private mode */ }
 }
 
-export function seatName(table, i) {
+// Bots are named by their colour and level ("Red bot (medium)"): two bots of one level stay apart.
+export function seatName(table, i, colors = seatColors(table)) {
   const s = table?.seats?.[i];
   if (!s) return t('player.n', { n: i + 1 });
   if (s.kind === 'open') return t('seat.open');
-  if (s.kind === 'bot') return t('bot.name', { level: t(`bot.${s.level}`) === `bot.${s.level}` ? s.level : t(`bot.${s.level}`) });
+  if (s.kind === 'bot') {
+    const level = t(`bot.${s.level}`) === `bot.${s.level}` ? s.level : t(`bot.${s.level}`);
+    return t('bot.name', { colour: t(`cname.${colors[i].id}`), level });
+  }
   return s.name || t('player.n', { n: i + 1 });
 }
 
