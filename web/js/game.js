@@ -215,6 +215,7 @@ export class GameView {
     if (n.over) {
       const w = n.final?.winners || [];
       line.innerHTML = w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: w.length ? this.who(w[0]) : '?' });
+      act.innerHTML = `<div class="row"><button data-act="showfinal" data-testid="show-final">${t('final.title')}</button><a class="button" href="/?replay=${this.id}">${t('info.replay')}</a></div>`;
       return;
     }
     const mine = this.myTurn();
@@ -381,13 +382,13 @@ export class GameView {
     else if (k === 'Enter') this.confirm();
     else if (k === 'Escape' || k === 'Backspace') this.takeBack();
     else if (k === 'n' || k === 'N') { this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); }
-    else if (k === 'Tab' || k === ']' || k === '[') {
+    else if (k === 'ArrowRight' || k === 'ArrowLeft' || k === ']' || k === '[') {
       // walk through the squares where the tile fits
       const keys = [...this.groups().keys()];
       if (!keys.length) return;
       const p = this.sel.pending;
       let i = p ? keys.indexOf(`${p.x},${p.y}`) : -1;
-      i = (i + ((k === '[' || e.shiftKey) ? -1 : 1) + keys.length) % keys.length;
+      i = (i + ((k === '[' || k === 'ArrowLeft') ? -1 : 1) + keys.length) % keys.length;
       const [x, y] = keys[i].split(',').map(Number);
       this.sel.pending = null;
       this.clickSquare(x, y);
