@@ -94,7 +94,6 @@ export class GameView {
       case 'state':
         this.table = m.table; this.game = m.game;
         this.you = m.you ? m.you.seat : null;
-        if (this.you === null && this.token) { seats.set(this.id, null, null); this.token = null; }
         this.sel = this.freshSel();
         this.renderAll(true);
         break;
@@ -109,6 +108,7 @@ export class GameView {
       case 'joined':
         seats.set(this.id, m.seat, m.token);
         this.token = m.token;
+        this.live.token = m.token;
         break;
       case 'error':
         this.sel.sending = false;
@@ -474,6 +474,8 @@ export class GameView {
     const w = this.$('.waiting');
     if (!this.table || this.table.status !== 'open' || this.replay) { w.classList.add('hidden'); return; }
     w.classList.remove('hidden');
+    const typing = w.querySelector('.join-name');
+    const typed = typing ? typing.value : null, focused = typing && document.activeElement === typing;
     const n = this.table.options.players;
     const open = this.table.seats.filter((s) => s.kind === 'open').length;
     let h = `<div class="card"><h2>${t('wait.title')}</h2><p>${t('wait.text', { n: open })}</p>`;
@@ -484,6 +486,9 @@ export class GameView {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="40" value="${esc(localStorage.getItem('carc.name') || '')}" data-testid="join-name"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><p class="hint">${t('join.watching')}</p>`;
     }
     w.innerHTML = h + '</div>';
+    const again = w.querySelector('.join-name');
+    if (again && typed !== null) { again.value = typed; if (focused) again.focus(); }
+    again?.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.join(); });
   }
 
   async join() {
@@ -494,7 +499,8 @@ export class GameView {
       const r = await api.join(this.id, name);
       seats.set(this.id, r.seat, r.token);
       this.token = r.token;
-      this.live.send({ type: 'auth', token: r.token });
+      this.live.token = r.token;
+      if (!this.live.send({ type: 'auth', token: r.token })) this.live.kick();
     } catch (e) { toast(t(`err.${e.code}`) !== `err.${e.code}` ? t(`err.${e.code}`) : e.message, 'error'); }
   }
 
