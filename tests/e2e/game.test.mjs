@@ -106,6 +106,17 @@ test('replay the finished game turn by turn', async () => {
   await page.waitForSelector('[data-testid=final].hidden', { state: 'attached' });
   const s0 = Number(await page.textContent('[data-testid=score-0]'));
   assert.equal(s0, state.game.log[n - 2].scores[0]);
+
+  // the downloaded record, uploaded in the lobby, opens as a replay with the same end
+  await page.goto(BASE + '/');
+  await ready(page);
+  await page.setInputFiles('[data-testid=upload]', path.join(ART, 'record.json'));
+  await page.waitForURL(/\?replay=[0-9a-f]{16}/);
+  await ready(page);
+  await page.waitForSelector('[data-testid=replay-step]');
+  await page.keyboard.press('End');
+  await page.waitForSelector('[data-testid=final]:not(.hidden)');
+  assert.deepEqual(await finalScores(page, 2), state.game.next.final.scores);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -132,7 +132,7 @@ export class BoardView {
 
   // --- scoring flash ------------------------------------------------------
   // parts: [{x, y, seg}] of the scored feature; label e.g. "+10" in the scorer's colour
-  flash(parts, kind, label, color) {
+  flash(parts, kind, label, color, nth = 0) {
     const L = this.layers.flash;
     const g = el('g', { class: 'flash' }, L);
     const tiles = new Set();
@@ -153,7 +153,7 @@ export class BoardView {
     if (label && parts.length) {
       const xs = parts.map((p) => p.x), ys = parts.map((p) => p.y);
       const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T;
-      const t = el('text', { x: cx, y: cy, class: 'float-label', fill: color ? color.hex : '#222' }, this.layers.float);
+      const t = el('text', { x: cx, y: cy + nth * 44, class: 'float-label', fill: color ? color.hex : '#222' }, this.layers.float);
       t.textContent = label;
       setTimeout(() => t.remove(), 2200);
     }

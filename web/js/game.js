@@ -147,13 +147,13 @@ export class GameView {
 
   flashEvents(e, boardList, figures) {
     const map = new Map(boardList.map((b) => [`${b.x},${b.y}`, b]));
-    let scored = false;
+    let scored = false, shown = 0;
     for (const ev of e.events || []) {
       if (ev.x === undefined || ev.final) continue;
       const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
       const best = Math.max(...ev.points);
       const who = ev.points.indexOf(best);
-      this.board.flash(parts, ev.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null);
+      this.board.flash(parts, ev.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, shown++);
       if (best > 0) scored = true;
     }
     if (scored) sound.play('score');
