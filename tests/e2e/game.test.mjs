@@ -101,6 +101,21 @@ test('replay the finished game turn by turn', async () => {
   const n = state.game.log.length;
   assert.match(await page.textContent('[data-testid=replay-step]'), new RegExp(`\\b${n}\\b.*\\b${n}\\b`));
   assert.deepEqual(await finalScores(page, 2), state.game.next.final.scores);
+  // the board pans by dragging, zooms with the wheel, and the fit button brings it all back
+  await page.click('[data-act=closefinal]');
+  const view = () => page.getAttribute('.viewport', 'transform');
+  const fitted = await view();
+  const box = await page.locator('[data-testid=board]').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((v) => document.querySelector('.viewport').getAttribute('transform') !== v, fitted);
+  const zoomed = await view();
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 60, { steps: 5 });
+  await page.mouse.up();
+  assert.notEqual(await view(), zoomed, 'dragging pans the board');
+  await page.click('[data-testid=fit]');
+  assert.equal(await view(), fitted, 'fit shows the whole board again');
   // one step back: the scores are those after the last turn, before the final scoring
   await page.keyboard.press('ArrowLeft');
   await page.waitForSelector('[data-testid=final].hidden', { state: 'attached' });

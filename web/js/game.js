@@ -166,7 +166,6 @@ export class GameView {
   renderAll(refit = false) {
     if (!this.table) return;
     this.colors = seatColors(this.table);
-    document.title = `carc · ${this.replay ? t('replay.title') : t('game.title')}`;
     if (this.game) {
       if (this.replay) this.renderStep(refit);
       else {
@@ -210,6 +209,8 @@ export class GameView {
     this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
     this.board.hoverTile = null;
     this.node.classList.toggle('mine', this.myTurn());
+    // a tab in the background shows whose turn it is in its title
+    document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;
     if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
     if (n.over) {
@@ -451,12 +452,17 @@ export class GameView {
     const ol = this.$('.log');
     const entries = this.replay ? this.game?.log.slice(0, this.step) || [] : this.game?.log || [];
     ol.innerHTML = entries.map((e) => this.logEntryHtml(e)).join('');
-    ol.scrollTop = ol.scrollHeight;
+    this.scrollLog();
   }
   appendLog(e) {
     const ol = this.$('.log');
     ol.insertAdjacentHTML('beforeend', this.logEntryHtml(e));
+    this.scrollLog();
+  }
+  scrollLog() {
+    const ol = this.$('.log');
     ol.scrollTop = ol.scrollHeight;
+    requestAnimationFrame(() => { ol.scrollTop = ol.scrollHeight; });
   }
 
   renderTilesLeft() {
@@ -633,7 +639,9 @@ export class GameView {
     if (!this.replay || !this.game) { bar.classList.add('hidden'); return; }
     bar.classList.remove('hidden');
     const n = this.game.log.length;
-    bar.innerHTML = `<div class="row"><button data-act="first" aria-label="${t('replay.first')}" title="${t('replay.first')}">⏮</button><button data-act="prev" aria-label="${t('replay.prev')}" title="${t('replay.prev')}" data-testid="replay-prev">◀</button><button data-act="play" class="primary" data-testid="replay-play">${this.playing ? '⏸' : '▶︎'} ${this.playing ? t('replay.pause') : t('replay.play')}</button><button data-act="next" aria-label="${t('replay.next')}" title="${t('replay.next')}" data-testid="replay-next">▶</button><button data-act="last" aria-label="${t('replay.last')}" title="${t('replay.last')}" data-testid="replay-last">⏭</button></div>
+    const icon = (d) => `<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`;
+    const I = { first: 'M3 2h2v12H3zM14 2v12L6 8z', prev: 'M12 2v12L4 8z', next: 'M4 2v12l8-6z', last: 'M11 2h2v12h-2zM2 2v12l8-6z', play: 'M4 2v12l10-6z', pause: 'M3 2h4v12H3zM9 2h4v12H9z' };
+    bar.innerHTML = `<div class="row"><button data-act="first" aria-label="${t('replay.first')}" title="${t('replay.first')}">${icon(I.first)}</button><button data-act="prev" aria-label="${t('replay.prev')}" title="${t('replay.prev')}" data-testid="replay-prev">${icon(I.prev)}</button><button data-act="play" class="primary" data-testid="replay-play">${icon(this.playing ? I.pause : I.play)} ${this.playing ? t('replay.pause') : t('replay.play')}</button><button data-act="next" aria-label="${t('replay.next')}" title="${t('replay.next')}" data-testid="replay-next">${icon(I.next)}</button><button data-act="last" aria-label="${t('replay.last')}" title="${t('replay.last')}" data-testid="replay-last">${icon(I.last)}</button></div>
       <input type="range" min="0" max="${n}" value="${this.step}" class="replay-range" aria-label="${t('replay.slider')}" data-testid="replay-range">
       <p class="keys">${t('replay.keys')}</p>`;
     bar.querySelector('input').addEventListener('input', (e) => this.goStep(Number(e.target.value)));
