@@ -68,7 +68,7 @@ for _ in $(seq 1 50); do
 done
 echo "e2e: server at $url"
 
-export CARC_URL=$url CARC_BIN=$ROOT/$CARC E2E_ARTIFACTS=$ROOT/$ART
+export CARC_URL=$url CARC_BIN=$(realpath "$CARC") E2E_ARTIFACTS=$(realpath "$ART")
 set +e
 (cd tests/e2e && timeout 300 node --test --test-concurrency=1 --test-timeout=180000 ./*.test.mjs)
 rc=$?
