@@ -117,7 +117,7 @@ test: $(TEST_BIN) $(CARC)
 endif
 else
 test: $(TEST_BIN) $(CARC)
-	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 sh tests/run.sh $(TEST_BIN)
+	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 CARC_SANITIZE=1 sh tests/run.sh $(TEST_BIN)
 endif
 
 # the web game: prints the address to open (carc demo: a bot game in the terminal)
