@@ -167,7 +167,7 @@ export class BoardView {
   size() { const r = this.container.getBoundingClientRect(); return [r.width || 800, r.height || 600]; }
   bounds() {
     let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    const keys = [...this.placed.keys(), ...this.candidates.keys()];
+    const keys = [...this.placed.keys(), ...this.candidates.keys(), ...(this.extent || [])];
     for (const k of keys) {
       const [x, y] = k.split(',').map(Number);
       x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);

@@ -607,9 +607,9 @@ export class GameView {
     this.board.setLast(lastE && !lastE.discarded ? lastE : null);
     this.board.setFigures(this.sim.figs, (p) => this.colors[p]);
     if (refit) {
-      // fit the whole game once, so the board does not jump while stepping
-      const all = this.simulate(this.game.log.length);
-      this.board.setBoard(all.board); this.board.fit(); this.board.setBoard(this.sim.board);
+      // the view takes in the whole game, so the board does not jump while stepping
+      this.board.extent = this.simulate(this.game.log.length).board.map((b) => `${b.x},${b.y}`);
+      this.board.fit();
     }
   }
   goStep(k) {
