@@ -408,6 +408,7 @@ static void same_seed_same_game(void **state)
 		differ += !same;
 	}
 	assert_int_equal(differ, games);
+	free(g);
 }
 
 /* The used parts of two games agree (carc_game_copy copies those only). */
