@@ -116,7 +116,7 @@ static const char *const SQL[ST_COUNT] = {
 };
 
 #define CHECKPOINT_MS 250
-#define WAL_MAX_FRAMES 4096 /* 16 MiB of 4 KiB pages */
+#define WAL_MAX_FRAMES 32768 /* 128 MiB of 4 KiB pages */
 
 typedef struct sqlite_store {
 	store base;
