@@ -1,14 +1,14 @@
 // Two people: one makes a table with a seat for a friend, the friend joins
-// through the invite link, and they play to the end.
+// through the invite link, and they play to the end (the friend with the keyboard only).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, newPage, ready, createTable, waitTurnOrEnd, playTurn, isOver, finalScores } from './lib.mjs';
+import { launch, newPage, ready, createTable, waitTurnOrEnd, playTurn, playTurnByKeys, isOver, finalScores } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-test('a friend joins through the invite link and both play to the end', async () => {
+test('a friend joins through the invite link and both play to the end, the friend by keyboard', async () => {
   const alice = await newPage(browser);
   const id = await createTable(alice, { name: 'Alice', seat2: 'friend', pile: 'U:2, V:2, E:1' });
   await alice.waitForSelector('.waiting:not(.hidden)');
@@ -31,7 +31,9 @@ test('a friend joins through the invite link and both play to the end', async ()
     const i = states.indexOf('mine');
     if (i < 0) { await alice.waitForTimeout(150); continue; }
     await waitTurnOrEnd(players[i]);
-    await playTurn(players[i], { follower: true });
+    // Alice clicks, Bob uses only the keyboard
+    if (i === 0) await playTurn(players[i], { follower: true });
+    else await playTurnByKeys(players[i]);
   }
   assert.ok(await isOver(alice) && await isOver(bob));
   assert.deepEqual(await finalScores(alice, 2), await finalScores(bob, 2));

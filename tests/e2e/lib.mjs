@@ -100,3 +100,21 @@ export async function finalScores(page, players) {
   for (let i = 0; i < players; i++) out.push(Number(await page.textContent(`[data-testid=final-score-${i}]`)));
   return out;
 }
+
+// One turn with the keyboard only: → puts the tile on the next square where it
+// fits, R turns it (among the rotations that fit there), 1 picks the first
+// figure spot, Enter confirms.
+export async function playTurnByKeys(page) {
+  const before = await logLength(page);
+  await page.locator('body').focus();
+  if (await page.locator('[data-testid=discard]').count()) {
+    await page.click('[data-testid=discard]');
+  } else {
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector('[data-testid=confirm]');
+    await page.keyboard.press('r');
+    await page.keyboard.press('1');
+    await page.keyboard.press('Enter');
+  }
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=log] li').length > n, before, { timeout: 15000 });
+}
