@@ -484,16 +484,17 @@ export class GameView {
     const typed = typing ? typing.value : null, focused = typing && document.activeElement === typing;
     const n = this.table.options.players;
     const open = this.table.seats.filter((s) => s.kind === 'open').length;
-    let h = `<div class="card"><h2>${t('wait.title')}</h2><p>${t('wait.text', { n: open })}</p>`;
-    h += `<div class="invite"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
-    for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
-    h += '</ul>';
-    if (this.you === null && open) {
+    let h = `<div class="card"><h2>${t('wait.title')}</h2>`;
+    const visitor = this.you === null && open > 0;
+    if (visitor) {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="40" value="${esc(localStorage.getItem('carc.name') || '')}" data-testid="join-name"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><p class="hint">${t('join.watching')}</p>`;
     }
+    h += `<p>${t('wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
+    h += '</ul>';
     w.innerHTML = h + '</div>';
     const again = w.querySelector('.join-name');
-    if (again && typed !== null) { again.value = typed; if (focused) again.focus(); }
+    if (again && typed !== null) { again.value = typed; if (focused) again.focus(); } else if (again && !typing) again.focus();
     again?.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.join(); });
   }
 
