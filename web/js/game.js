@@ -4,7 +4,7 @@ import { api, seats, Live } from './api.js';
 import { BoardView } from './board.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, onFeature } from './features.js';
-import { t, esc, listJoin } from './i18n.js';
+import { t, tOr, esc, listJoin } from './i18n.js';
 import { seatColors, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
 import { sound } from './sound.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
@@ -113,7 +113,7 @@ export class GameView {
       case 'error':
         this.sel.sending = false;
         if (m.code === 'stale_turn' || m.code === 'not_your_turn') this.live.send({ type: 'state' });
-        toast(t(`err.${m.code}`) !== `err.${m.code}` ? t(`err.${m.code}`) : (m.message || m.code), 'error');
+        toast(tOr(`err.${m.code}`, m.message || m.code), 'error');
         this.renderTurn();
         break;
       default: break;
@@ -508,7 +508,7 @@ export class GameView {
       this.token = r.token;
       this.live.token = r.token;
       if (!this.live.send({ type: 'auth', token: r.token })) this.live.kick();
-    } catch (e) { toast(t(`err.${e.code}`) !== `err.${e.code}` ? t(`err.${e.code}`) : e.message, 'error'); }
+    } catch (e) { toast(tOr(`err.${e.code}`, e.message), 'error'); }
   }
 
   renderInfo() {

@@ -50,6 +50,12 @@ export function t(key, vars) {
   return s;
 }
 
+// The string for key, or `otherwise` when no catalogue has the key (server
+// error codes and bot levels the client does not know yet).
+export function tOr(key, otherwise, vars) {
+  return (cat[key] ?? fallback[key]) === undefined ? otherwise : t(key, vars);
+}
+
 // Elements with a data-i18n attribute (a key) get their text; data-i18n-title / -placeholder / -aria their attributes.
 export function applyI18n(root) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);

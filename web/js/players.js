@@ -1,6 +1,6 @@
 // Who sits where: names, colours (with marks), and the figures a rule set gives.
 import { PALETTE, colorById } from './colors.js';
-import { t } from './i18n.js';
+import { t, tOr } from './i18n.js';
 
 // Colours of a table's seats: the server's (if it keeps them), else the ones
 // chosen when the table was made here or passed in the invite link, else in order.
@@ -32,7 +32,7 @@ export function seatName(table, i, colors = seatColors(table)) {
   if (!s) return t('player.n', { n: i + 1 });
   if (s.kind === 'open') return t('seat.open');
   if (s.kind === 'bot') {
-    const level = t(`bot.${s.level}`) === `bot.${s.level}` ? s.level : t(`bot.${s.level}`);
+    const level = tOr(`bot.${s.level}`, s.level);
     return t('bot.name', { colour: t(`cname.${colors[i].id}`), level });
   }
   return s.name || t('player.n', { n: i + 1 });
