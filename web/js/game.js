@@ -138,14 +138,14 @@ export class GameView {
     const wasMine = this.myTurn();
     g.next = m.next;
     this.sel = this.freshSel();
-    this.flashEvents(e, g.board, m.figures);
+    this.flashEvents(e, g.board);
     this.board.setFigures(g.figures, (p) => this.colors[p]);
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     if (g.next.over) { this.renderFinal(); sound.play('end'); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
   }
 
-  flashEvents(e, boardList, figures) {
+  flashEvents(e, boardList) {
     const map = new Map(boardList.map((b) => [`${b.x},${b.y}`, b]));
     let scored = false, shown = 0;
     for (const ev of e.events || []) {
@@ -157,7 +157,6 @@ export class GameView {
       if (best > 0) scored = true;
     }
     if (scored) sound.play('score');
-    return figures;
   }
 
   myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && this.table?.status === 'playing'; }
@@ -620,7 +619,7 @@ export class GameView {
     const forward = k === this.step + 1;
     this.step = k;
     this.renderStep(false);
-    if (forward) this.flashEvents(this.game.log[k - 1], this.sim.board, this.sim.figs);
+    if (forward) this.flashEvents(this.game.log[k - 1], this.sim.board);
     this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderFinal(); this.renderReplayBar();
     if (k === n) this.stopPlay();
   }

@@ -52,50 +52,36 @@ const pt = (p) => `${fmt(p[0])} ${fmt(p[1])}`;
 function cityShape(sides, shrink) {
   if (sides.length === 4) return { d: 'M0 0H100V100H0Z', walls: [] };
   const S = new Set(sides);
-  let d = '', walls = [];
+  // runs of neighbouring city sides, clockwise; after each run a wall bows
+  // into the tile to the corner where the next run starts
+  const runs = [];
   for (const s of sides) {
     if (S.has((s + 3) % 4)) continue; // not the start of a run
     let len = 0;
     while (S.has((s + len) % 4)) len++;
-    const start = CORNERS[s], end = CORNERS[(s + len) % 4];
-    let next = (s + len) % 4;
+    const endSide = (s + len) % 4;
+    let next = endSide;
     while (!S.has(next)) next = (next + 1) % 4;
-    const gap = (next - (s + len) + 4) % 4;
-    const to = CORNERS[next];
+    const gap = (next - endSide + 4) % 4;
     let c;
-    if (gap === 1) {
-      const g = (s + len) % 4;
-      c = [SIDE_MID[g][0] + INWARD[g][0] * 58, SIDE_MID[g][1] + INWARD[g][1] * 58];
-    } else if (gap === 3) {
+    if (gap === 1) { // one side of field: a shallow curve along it
+      c = [SIDE_MID[endSide][0] + INWARD[endSide][0] * 58, SIDE_MID[endSide][1] + INWARD[endSide][1] * 58];
+    } else if (gap === 3) { // a cap on one side
       c = [SIDE_MID[s][0] + INWARD[s][0] * 60, SIDE_MID[s][1] + INWARD[s][1] * 60];
-    } else { // gap 2: a diagonal city; bow towards the corner between the gap sides
-      const gc = CORNERS[((s + len) % 4 + 1) % 4];
+    } else { // a city in a corner: bow towards the corner between the field sides
+      const gc = CORNERS[(endSide + 1) % 4];
       const k = shrink ? -0.4 : 0.5;
       c = [50 + (gc[0] - 50) * k, 50 + (gc[1] - 50) * k];
     }
-    d += (d ? ' ' : '') + `M${pt(start)}`;
-    for (let i = 1; i <= len; i++) d += ` L${pt(CORNERS[(s + i) % 4])}`;
-    d += ` Q${pt(c)} ${pt(to)} Z`;
-    walls.push({ d: `M${pt(end)} Q${pt(c)} ${pt(to)}`, a: end, c, b: to });
-    if (next === s) break;
+    runs.push({ s, len, c, from: CORNERS[endSide], to: CORNERS[next] });
   }
-  // several runs (opposite sides) make one region: join the pieces into one path
-  if (walls.length > 1) {
-    d = '';
-    let first = true;
-    for (const s of sides) {
-      if (S.has((s + 3) % 4)) continue;
-      let len = 0;
-      while (S.has((s + len) % 4)) len++;
-      if (first) d += `M${pt(CORNERS[s])}`;
-      for (let i = 1; i <= len; i++) d += ` L${pt(CORNERS[(s + i) % 4])}`;
-      const w = walls.find((w) => w.a === CORNERS[(s + len) % 4]);
-      d += ` Q${pt(w.c)} ${pt(w.b)}`;
-      first = false;
-    }
-    d += ' Z';
+  let d = `M${pt(CORNERS[runs[0].s])}`;
+  for (const r of runs) {
+    for (let i = 1; i <= r.len; i++) d += ` L${pt(CORNERS[(r.s + i) % 4])}`;
+    d += ` Q${pt(r.c)} ${pt(r.to)}`;
   }
-  return { d, walls };
+  const walls = runs.map((r) => ({ d: `M${pt(r.from)} Q${pt(r.c)} ${pt(r.to)}` }));
+  return { d: d + ' Z', walls };
 }
 
 const quadAt = (a, c, b, t) => [
