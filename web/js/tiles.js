@@ -185,11 +185,16 @@ export function computeSpots(g) {
   const ctx = hitContext();
   const label = new Array(GRID * GRID).fill(-1); // -1 free, -2 blocked, else segment index
   const cellXY = (i) => [(i % GRID) * CELL + CELL / 2, Math.floor(i / GRID) * CELL + CELL / 2];
+  const cityPaths = g.cities.map((c) => [new Path2D(c.d), c.seg.index]);
+  const riverPaths = g.rivers.map((r) => [new Path2D(r.d), r.seg.index]);
+  const roadPaths = g.roads.map((r) => [new Path2D(r.d), r.seg.index]);
   for (let i = 0; i < label.length; i++) {
     const [x, y] = cellXY(i);
-    for (const c of g.cities) if (ctx.isPointInPath(new Path2D(c.d), x, y)) label[i] = c.seg.index;
-    for (const r of g.rivers) { ctx.lineWidth = 20; if (ctx.isPointInStroke(new Path2D(r.d), x, y)) label[i] = r.seg.index; }
-    for (const r of g.roads) { ctx.lineWidth = 13; if (ctx.isPointInStroke(new Path2D(r.d), x, y)) label[i] = r.seg.index; }
+    for (const [path, idx] of cityPaths) if (ctx.isPointInPath(path, x, y)) label[i] = idx;
+    ctx.lineWidth = 20;
+    for (const [path, idx] of riverPaths) if (ctx.isPointInStroke(path, x, y)) label[i] = idx;
+    ctx.lineWidth = 13;
+    for (const [path, idx] of roadPaths) if (ctx.isPointInStroke(path, x, y)) label[i] = idx;
     if (g.cloister && Math.abs(x - 50) < 17 && Math.abs(y - 50) < 17) label[i] = g.cloister.seg.index;
     for (const h of g.houses) if (Math.abs(x - h[0]) < 8 && Math.abs(y - h[1]) < 8) label[i] = -2;
     if (g.junction && Math.abs(x - 50) < 8 && Math.abs(y - 50) < 8) label[i] = -2;
@@ -216,21 +221,32 @@ export function computeSpots(g) {
     }
   };
   flood();
-  // distance of every cell to a cell of another label (tile edge counts as far)
+  // the segment's cell farthest from any other label and from the tile's edge
+  // (a two-pass chamfer distance transform), nudged towards `pref`
   const poleOf = (idx, pref) => {
+    const D = new Float32Array(label.length);
+    for (let i = 0; i < label.length; i++) D[i] = label[i] === idx ? 1e9 : 0;
+    const relax = (i, j, w) => { if (D[j] + w < D[i]) D[i] = D[j] + w; };
+    for (let y = 0; y < GRID; y++) {
+      for (let x = 0; x < GRID; x++) {
+        const i = y * GRID + x;
+        if (x > 0) relax(i, i - 1, 1);
+        if (y > 0) { relax(i, i - GRID, 1); if (x > 0) relax(i, i - GRID - 1, 1.414); if (x < GRID - 1) relax(i, i - GRID + 1, 1.414); }
+      }
+    }
+    for (let y = GRID - 1; y >= 0; y--) {
+      for (let x = GRID - 1; x >= 0; x--) {
+        const i = y * GRID + x;
+        if (x < GRID - 1) relax(i, i + 1, 1);
+        if (y < GRID - 1) { relax(i, i + GRID, 1); if (x < GRID - 1) relax(i, i + GRID + 1, 1.414); if (x > 0) relax(i, i + GRID - 1, 1.414); }
+      }
+    }
     let best = null, bestScore = -1;
     for (let i = 0; i < label.length; i++) {
       if (label[i] !== idx) continue;
       const [x, y] = cellXY(i);
-      let dmin = 1e9;
-      for (let j = 0; j < label.length; j++) {
-        if (label[j] === idx) continue;
-        const [u, v] = cellXY(j);
-        const d = (u - x) * (u - x) + (v - y) * (v - y);
-        if (d < dmin) dmin = d;
-      }
-      dmin = Math.min(Math.sqrt(dmin), x + 2, y + 2, 102 - x, 102 - y, 30);
-      const score = dmin - (pref ? Math.hypot(x - pref[0], y - pref[1]) * 0.08 : 0);
+      const d = Math.min(D[i] * CELL, x + 2, y + 2, 102 - x, 102 - y, 30);
+      const score = d - (pref ? Math.hypot(x - pref[0], y - pref[1]) * 0.08 : 0);
       if (score > bestScore) { bestScore = score; best = [x, y]; }
     }
     return best;
