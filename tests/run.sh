@@ -29,6 +29,16 @@ for s in tests/py/test_*.py; do
 	pass=$((pass + n - f)); fail=$((fail + f))
 	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed"; fi
 done
+# the browser tests (not under the sanitizers: the same server code ran
+# its own tests there; CARC_NO_E2E=1 leaves them out on purpose)
+if [ -z "$CARC_SANITIZE" ] && [ -z "$CARC_NO_E2E" ] && [ -f tests/e2e/run.sh ]; then
+	out=$(CARC="$CARC" bash tests/e2e/run.sh 2>&1); rc=$?
+	n=$(echo "$out" | sed -n 's/^# pass \([0-9]*\)$/\1/p' | tail -1); n=${n:-0}
+	f=$(echo "$out" | sed -n 's/^# fail \([0-9]*\)$/\1/p' | tail -1); f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + n)); fail=$((fail + f))
+	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed e2e"; else echo "e2e (browser): $n passed"; fi
+fi
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
