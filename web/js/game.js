@@ -534,12 +534,12 @@ export class GameView {
     const w = f.winners || [];
     let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
     h += `<p class="winners" data-testid="winners">${w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: this.who(w[0]) })}</p>`;
-    h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th>${t(`kind.${k}`)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
+    h += `<div class="table-scroll"><table class="final-table"><thead><tr><th>${t('final.player')}</th><th>${t('final.total')}</th>${kinds.map((k) => `<th>${t(`kind.${k}`)}</th>`).join('')}</tr></thead><tbody>`;
     const order = [...Array(players).keys()].sort((a, b) => f.scores[b] - f.scores[a]);
     for (const i of order) {
-      h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : ''}</td>${kinds.map((k) => `<td>${f.by_kind[i][k] ?? 0}</td>`).join('')}<td class="total" data-testid="final-score-${i}">${f.scores[i]}</td></tr>`;
+      h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : ''}</td><td class="total" data-testid="final-score-${i}">${f.scores[i]}</td>${kinds.map((k) => `<td>${f.by_kind[i][k] ?? 0}</td>`).join('')}</tr>`;
     }
-    h += `</tbody></table><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
+    h += `</tbody></table></div><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
     if (!this.replay) h += ` · <a href="/?replay=${this.id}" data-testid="to-replay">${t('info.replay')}</a>`;
     h += ` · <a href="/">${t('nav.lobby')}</a></p></div>`;
     box.innerHTML = h;
