@@ -13,7 +13,7 @@ set -e
 CARC=${CARC:-build/release/carc}
 CC=${CC:-cc}
 here=$(dirname "$0")
-tmp=$(mktemp -d ${LOAD_TMP:-/tmp}/carc-load.XXXXXX)
+tmp=$(mktemp -d ${LOAD_TMP:-/tmp}/serverload.XXXXXX)
 server=""
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
