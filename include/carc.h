@@ -204,7 +204,13 @@ const char *carc_tile_note(int type);
 void carc_tile_edges(int type, int rot, char out[5]);
 /* Segments of a tile type as drawn at rotation 0. */
 int carc_tile_segments(int type);
-/* Kind, ports (bitmask of 12), flags and goods of segment s of a type. */
+/* Kind (carc_feature_kind), ports (bitmask of the 12 ports; 0 for a
+ * cloister, garden or inner field), flags and, for a field, the city
+ * segments it borders (bitmask of segment indices) of segment s of a type
+ * as drawn. *flags holds CARC_SEGF_* in its low byte and the goods
+ * (carc_goods) in bits 8..9: CARC_SEG_GOODS(flags). Any pointer may be NULL.
+ * Returns 0, or -1 for a bad type or segment. */
+#define CARC_SEG_GOODS(flags) (((flags) >> 8) & 3u)
 int carc_tile_segment(int type, int s, int *kind, unsigned *ports,
                       unsigned *flags, unsigned *cities);
 /* Segment index holding port p (0..11, CARC_PORT_CENTRE or

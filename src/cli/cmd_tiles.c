@@ -74,6 +74,10 @@ static json_t *tile_json(int type, int count)
 			json_object_set_new(so, "inn", json_true());
 		if (flags & CARC_SEGF_CATHEDRAL)
 			json_object_set_new(so, "cathedral", json_true());
+		if (CARC_SEG_GOODS(flags)) {
+			static const char *const GOODS[CARC_GOODS_COUNT] = {"", "wine", "grain", "cloth"};
+			json_object_set_new(so, "goods", json_string(GOODS[CARC_SEG_GOODS(flags)]));
+		}
 		json_array_append_new(segs, so);
 	}
 	char edges[5];
@@ -181,6 +185,10 @@ static int print_table(const carc_rules *r)
 				printf(" +inn");
 			if (flags & CARC_SEGF_CATHEDRAL)
 				printf(" +cathedral");
+			if (CARC_SEG_GOODS(flags))
+				printf(" +%s", CARC_SEG_GOODS(flags) == CARC_GOODS_WINE    ? "wine"
+				               : CARC_SEG_GOODS(flags) == CARC_GOODS_GRAIN ? "grain"
+				                                                           : "cloth");
 		}
 		printf("\n");
 	}
