@@ -504,6 +504,10 @@ json_t *gj_tiles(void)
 				json_object_set_new(so, "inn", json_true());
 			if (flags & CARC_SEGF_CATHEDRAL)
 				json_object_set_new(so, "cathedral", json_true());
+			/* goods symbol (Traders & Builders): bits 8..9 of the flags */
+			unsigned goods = (flags >> 8) & 3u;
+			if (goods)
+				json_object_set_new(so, "goods", json_string(GOODS_NAMES[goods]));
 			if (kind == CARC_FEAT_FIELD)
 				json_object_set_new(so, "cities", ca);
 			else

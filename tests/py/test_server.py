@@ -108,6 +108,8 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(len(base), 24)
         self.assertEqual(sum(t["count"] for t in base), 72)
         self.assertEqual(tiles["start"]["base"], "D")
+        goods = [s["goods"] for t in tiles["tiles"] for s in t["segments"] if "goods" in s]
+        self.assertTrue(goods and set(goods) <= {"wine", "grain", "cloth"}, goods)
         self.assertEqual(tiles["ports"][:3], ["N0", "N1", "N2"])
         self.assertTrue(all(t["segments"] for t in tiles["tiles"]))
 
