@@ -680,6 +680,28 @@ srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *
 
 /* ---- creating -------------------------------------------------------------------------------- */
 
+static int evictable(const srv_table *t)
+{
+	return (t->status == STORE_OVER || t->status == STORE_VIEW) && !t->conns && !t->bot_state &&
+	       !t->pending_ops;
+}
+
+/* At the table limit: finished games nobody watches leave memory at once
+ * (they stay in the store and come back when asked for). */
+static void make_room(void)
+{
+	srv_table *t = all_head;
+	int freed = 0;
+	while (t && freed < 64) {
+		srv_table *next = t->next;
+		if (evictable(t)) {
+			free_table(t);
+			freed++;
+		}
+		t = next;
+	}
+}
+
 static void init_seats(srv_table *t)
 {
 	t->nseats = t->opts.nseats;
@@ -736,6 +758,8 @@ static void create_done(wjob *j)
 srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
                          srv_err *code, char *err, size_t errsize)
 {
+	if (ntables >= cfg->max_tables)
+		make_room();
 	if (ntables >= cfg->max_tables) {
 		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
 		*code = SE_BUSY;
@@ -854,6 +878,8 @@ static int view_from_record(srv_table *t, const char *record, size_t len, char *
 srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
                               srv_err *code, char *err, size_t errsize)
 {
+	if (ntables >= cfg->max_tables)
+		make_room();
 	if (ntables >= cfg->max_tables) {
 		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
 		*code = SE_BUSY;
@@ -1054,9 +1080,7 @@ static void evict(lws_sorted_usec_list_t *sul)
 	srv_table *t = all_head;
 	while (t) {
 		srv_table *next = t->next;
-		if ((t->status == STORE_OVER || t->status == STORE_VIEW) && !t->conns && !t->bot_state &&
-		    !t->pending_ops &&
-		    now - t->idle_since_us > (int64_t)cfg->idle_evict_s * 1000000)
+		if (evictable(t) && now - t->idle_since_us > (int64_t)cfg->idle_evict_s * 1000000)
 			free_table(t);
 		t = next;
 	}

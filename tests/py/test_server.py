@@ -494,6 +494,23 @@ class ServerTest(unittest.TestCase):
         info = self.wait_over(srv, c["id"], timeout=5)
         self.assertEqual(info["turn"], 3)
 
+    def test_table_limit_makes_room_from_finished_games(self):
+        srv = self.start(extra=("--max-tables", "3"))
+        done = [srv.create(seats=[{"bot": "random"}, {"bot": "random"}],
+                           tiles={"U": 2})["id"] for _ in range(3)]
+        for tid in done:
+            self.wait_over(srv, tid, timeout=5)
+        fresh = srv.create(players=2)["id"]  # finished games leave memory for it
+        self.assertEqual(srv.get("/api/health")[1]["tables"], 1)
+        for tid in done:  # and come back from the store when asked for
+            self.assertEqual(srv.state(tid)["table"]["status"], "over")
+        w = self.ws(srv, fresh)
+        w.recv_type("state")
+        open_ = [srv.create(players=2)["id"] for _ in range(2)]
+        st, r, _ = srv.post("/api/tables", {"players": 2})
+        self.assertEqual((st, r["error"]["code"]), (503, "busy"))
+        self.assertEqual(len(open_), 2)
+
     def test_uploaded_record_is_read_only(self):
         srv = self.start()
         c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], tiles={"U": 3, "V": 2})
