@@ -106,6 +106,7 @@ static void free_table(srv_table *t)
 		t->next->prev = t->prev;
 	ntables--;
 	lws_sul_cancel(&t->bot_sul);
+	lws_sul_cancel(&t->roster_sul);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
 	free(t);
@@ -186,16 +187,29 @@ void tables_recount(srv_table *t)
 			t->seat[c->seat].online++;
 }
 
+static int timers_stopped; /* the lws context is going: schedule nothing */
+
+static void roster_timer(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, roster_sul);
+	t->roster_pending = 0;
+	announce_table(t);
+}
+
+/* Comings and goings are announced at most every ROSTER_MS: a crowd of
+ * spectators arriving makes one message each, not one per pair. */
+#define ROSTER_MS 250
+
 void tables_conn_changed(srv_table *t)
 {
-	for (int i = 0; i < t->nseats; i++)
-		t->seat[i].online = 0;
-	for (srv_conn *c = t->conns; c; c = c->tnext)
-		if (c->seat >= 0 && c->seat < t->nseats)
-			t->seat[c->seat].online++;
+	tables_recount(t);
 	if (!t->conns)
 		t->idle_since_us = srv_mono_us();
-	announce_table(t);
+	if (t->conns && !t->roster_pending && !timers_stopped) {
+		t->roster_pending = 1;
+		lws_sul_schedule(lctx, 0, &t->roster_sul, roster_timer,
+		                 (lws_usec_t)ROSTER_MS * LWS_US_PER_MS);
+	}
 }
 
 /* The game's figures, supply, points by kind (and goods): the part of the
@@ -369,7 +383,8 @@ static void bot_timer(lws_sorted_usec_list_t *sul)
 /* If a bot is to move, schedules it after the table's pause. */
 static void bot_kick(srv_table *t)
 {
-	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm)
+	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm ||
+	    timers_stopped)
 		return;
 	int p = carc_to_move(&t->game);
 	if (t->seat[p].kind != STORE_SEAT_BOT)
@@ -1105,9 +1120,12 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 
 void tables_stop_timers(void)
 {
+	timers_stopped = 1;
 	lws_sul_cancel(&evict_sul);
-	for (srv_table *t = all_head; t; t = t->next)
+	for (srv_table *t = all_head; t; t = t->next) {
 		lws_sul_cancel(&t->bot_sul);
+		lws_sul_cancel(&t->roster_sul);
+	}
 }
 
 void tables_stop(void)

@@ -85,6 +85,8 @@ typedef struct srv_table {
 	srv_conn *conns;                 /* WebSocket clients at this table */
 	int nconns;
 	lws_sorted_usec_list_t bot_sul;  /* the bot's pause */
+	lws_sorted_usec_list_t roster_sul; /* a "table" message about comings and goings */
+	int roster_pending;
 	int bot_state;                   /* 0 idle, 1 pausing, 2 thinking */
 	int bot_turn;                    /* the turn the bot works on */
 	int stored;                      /* the store has the table */

@@ -556,6 +556,28 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(g["you"], {"seat": 1})
         self.wait_over(srv2, bots)  # the bots go on after the restart
 
+    def test_a_crowd_of_spectators(self):
+        srv = self.start()
+        tid = srv.create(players=2)["id"]
+        first = self.ws(srv, tid)
+        first.recv_type("state")
+        crowd = [self.ws(srv, tid) for _ in range(30)]
+        for w in crowd:
+            w.recv_type("state")
+        # comings and goings are announced together, not once per arrival
+        tables = []
+        deadline = time.time() + 1.0
+        while time.time() < deadline:
+            try:
+                m = first.recv(timeout=max(0.01, deadline - time.time()))
+            except TimeoutError:
+                break
+            if m["type"] == "table":
+                tables.append(m)
+        self.assertTrue(1 <= len(tables) <= 4, len(tables))
+        self.assertEqual(tables[-1]["table"]["spectators"], 31)
+        self.assertEqual(srv.get("/api/health")[1]["connections"], 31)
+
     def test_slow_client_does_not_block_others(self):
         srv = self.start(extra=("--max-queue", "65536"))
         c = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], bot_delay_ms=5)
