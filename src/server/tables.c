@@ -3,9 +3,11 @@
  *
  * Invariants:
  *  - t->game is always a state the store holds: a move becomes part of it
- *    only after store->add_move() has committed (tables_move, apply_move).
+ *    only in move_done, after the storage thread has committed it; while
+ *    it is being stored (t->pm) no other move is taken for the table.
  *  - t->log[i] is the log entry of t->game.turns[i]; t->nlog == nturns.
- *  - A table with a bot job (bot_state != 0) or a client is never freed.
+ *  - A table with a bot job (bot_state != 0), a storage job
+ *    (pending_ops) or a client is never freed.
  *  - Unfinished tables stay in memory; finished and view tables leave it
  *    when nobody has watched them for a while and come back on demand.
  */
@@ -13,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "bots.h"
 #include "gamejson.h"
 #include "net.h"
-#include "api.h"
 #include "tables.h"
 #include "writer.h"
 
