@@ -301,6 +301,23 @@ class ServerTest(unittest.TestCase):
         # the same move again is now out of turn and stale
         self.assertEqual(srv.post(path, dict(good, turn=0), token=ta)[0], 409)
 
+    def test_a_move_sent_twice_counts_once(self):
+        srv = self.start()
+        c = srv.create(players=2, name="a")
+        tid, ta = c["id"], c["token"]
+        srv.join(tid, "b")
+        w = self.ws(srv, tid, ta)
+        nxt = w.recv_type("state")["game"]["next"]
+        move = json.dumps(dict(first_legal(nxt), type="move"))
+        w.send(move)
+        w.send(move)
+        got = [w.recv_type(("move", "error")) for _ in range(2)]
+        kinds = sorted(m["type"] for m in got)
+        self.assertEqual(kinds, ["error", "move"], got)
+        err = [m for m in got if m["type"] == "error"][0]
+        self.assertIn(err["code"], ("stale_turn", "not_your_turn"))
+        self.assertEqual(len(srv.state(tid)["game"]["log"]), 1)
+
     def test_sigkill_mid_game_loses_nothing(self):
         srv = self.start()
         # two people, moves over HTTP
