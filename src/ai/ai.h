@@ -131,8 +131,28 @@ typedef struct featq_held {
 	uint8_t pig;       /* players with a pig here (mask) */
 } featq_held;
 
-/* Features that hold at least one figure; returns the count. */
-int featq_held_features(const carc_game *g, featq_held *out, int max);
+/* Features that hold at least one figure; returns the count. `tiles` is
+ * counted only if count_tiles (it walks the feature). */
+int featq_held_features(const carc_game *g, featq_held *out, int max, int count_tiles);
+/* Index into the cloisters of the cloister or garden at node, 255 if none;
+ * the number of tiles around cloister c. */
+int featq_cloister(const carc_game *g, int node);
+int featq_cloister_neighbours(const carc_game *g, int c);
+/* The tile a move put on the board: child is parent after one move;
+ * returns its index, or -1 (the tile was set aside). */
+int featq_new_tile(const carc_game *child, const carc_game *parent);
+/* Type, square, rotation and first node of board tile ti. */
+void featq_tile(const carc_game *g, int ti, int *type, int *x, int *y, int *rot, int *node0);
+/* Open sides of a road or city (at its root); kind of a node. */
+int featq_open(const carc_game *g, int root);
+/* Followers (plain, big) standing on the feature with root r. */
+int featq_figures(const carc_game *g, int root);
+/* Open sides, shields and CARC_SEGF_* flags of the feature with root r. */
+void featq_root_info(const carc_game *g, int root, int *open, int *shields, int *flags);
+int featq_kind(const carc_game *g, int node);
+/* Roots of every city (completed or not) bordering the field with root
+ * r, without repeats; returns the count (at most max). */
+int featq_field_city_roots(const carc_game *g, int root, uint16_t *out, int max);
 
 /* Cities bordering the field with root r: the roots of completed ones go
  * to done[], the roots of open ones to open[]. */
@@ -162,5 +182,9 @@ double eval_for(const carc_game *g, const eval_weights *w, int p);
  * moves[] and vals[], returns the count (at most max). */
 int eval_moves(const carc_game *g, const eval_weights *w, int p,
                carc_move *moves, double *vals, int max);
+
+/* The best move for p by the heuristic (the first of equal ones); *val
+ * gets its value. */
+carc_move eval_best_move(const carc_game *g, const eval_weights *w, int p, double *val);
 
 #endif

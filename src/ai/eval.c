@@ -26,6 +26,8 @@
  * the best of them).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ai.h"
@@ -49,80 +51,129 @@ static double completion(const eval_weights *w, int open, int T)
 	return c;
 }
 
-void eval_expected(const carc_game *g, const eval_weights *w, double *out)
+/* The numbers that depend only on the tiles left. */
+typedef struct eval_env {
+	int T;
+	double fv, fill, grow1;
+} eval_env;
+
+static void env_at(const eval_weights *w, int T, eval_env *e)
+{
+	e->T = T;
+	e->fv = w->follower * T / (T + w->follower_k);
+	e->fill = T / (T + w->fill_k);
+	e->grow1 = w->growth * 0.5 * T / (T + 15.0);
+}
+
+/* Completed cities (and the chances of the open ones) among city roots
+ * of g: the "cities" a farm on them is worth. */
+static double farm_cities(const carc_game *g, const eval_weights *w, int T,
+                          const uint16_t *roots, int n)
+{
+	uint16_t canon[128];
+	int nc = 0;
+	double v = 0;
+	for (int i = 0; i < n; i++) {
+		int r = featq_root(g, roots[i]);
+		int dup = 0;
+		for (int k = 0; k < nc; k++)
+			if (canon[k] == r)
+				dup = 1;
+		if (dup || nc >= 128)
+			continue;
+		canon[nc++] = (uint16_t)r;
+		v += featq_done(g, r) ? 1.0 : completion(w, featq_open(g, r), T);
+	}
+	return v;
+}
+
+/* Adds what the held feature h is worth to each player into out[]: to
+ * the majority its expected points, to every owner of a figure on a road,
+ * city or cloister the chance of getting it back. For a field, `cities`
+ * is its farm_cities value. */
+static void add_feature(const carc_game *g, const eval_weights *w, const eval_env *e,
+                        const featq_held *h, double cities, double *out)
 {
 	const int np = g->rules.players;
-	const int T = carc_tiles_left(g);
-	featq_held held[CARC_MAX_FIGURES];
-	int nh = featq_held_features(g, held, CARC_MAX_FIGURES);
-	double fv = w->follower * T / (T + w->follower_k);
-	double fill = T / (T + w->fill_k);
-	double grow1 = w->growth * 0.5 * T / (T + 15.0);
-
+	int best = 0;
 	for (int p = 0; p < np; p++)
-		out[p] = g->score[p] + fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
-
-	for (int k = 0; k < nh; k++) {
-		const featq_held *h = &held[k];
-		int best = 0;
-		for (int p = 0; p < np; p++)
-			if (h->weight[p] > best)
-				best = h->weight[p];
-		double v = 0, c = 0;
-		switch (h->kind) {
-		case CARC_FEAT_ROAD:
-			c = completion(w, h->open, T);
-			v = h->tiles + grow1 * h->open;
+		if (h->weight[p] > best)
+			best = h->weight[p];
+	double v = 0, c = 0;
+	switch (h->kind) {
+	case CARC_FEAT_ROAD:
+		c = completion(w, h->open, e->T);
+		if (h->flags & CARC_SEGF_INN) /* 2 a tile if completed, else nothing */
+			v = c * 2.0 * (h->tiles + e->grow1 * h->open);
+		else
+			v = h->tiles + e->grow1 * h->open;
+		break;
+	case CARC_FEAT_CITY: {
+		c = completion(w, h->open, e->T);
+		double base = h->tiles + h->shields;
+		if (h->flags & CARC_SEGF_CATHEDRAL)
+			v = c * 3.0 * (base + e->grow1 * h->open);
+		else
+			v = c * 2.0 * (base + e->grow1 * h->open) + (1.0 - c) * base;
+		break;
+	}
+	case CARC_FEAT_CLOISTER:
+	case CARC_FEAT_GARDEN: {
+		int nb = featq_cloister_neighbours(g, h->clo);
+		c = 1.0;
+		for (int i = nb; i < 8; i++)
+			c *= e->fill;
+		v = 1 + nb + (8 - nb) * e->fill;
+		break;
+	}
+	case CARC_FEAT_FIELD:
+		if (!g->rules.farmers)
 			break;
-		case CARC_FEAT_CITY: {
-			c = completion(w, h->open, T);
-			double base = h->tiles + h->shields;
-			v = c * 2.0 * (base + grow1 * h->open) + (1.0 - c) * base;
-			break;
-		}
-		case CARC_FEAT_CLOISTER:
-		case CARC_FEAT_GARDEN: {
-			int nb = h->clo < g->nclo ? g->clo[h->clo].neighbours : 0;
-			c = 1.0;
-			for (int i = nb; i < 8; i++)
-				c *= fill;
-			v = 1 + nb + (8 - nb) * fill;
-			break;
-		}
-		case CARC_FEAT_FIELD: {
-			if (!g->rules.farmers)
-				break;
-			uint16_t done[64], open_[64];
-			int nd, no;
-			featq_field_cities(g, h->root, done, &nd, open_, &no, 64);
-			double cities = nd;
-			for (int i = 0; i < no; i++)
-				cities += completion(w, g->node[open_[i]].open, T);
-			v = w->farm * 3.0 * cities;
-			if (h->pig)
-				for (int p = 0; p < np; p++)
-					if ((h->pig >> p & 1) && h->weight[p] == best)
-						out[p] += w->farm * cities;
-			break;
-		}
-		default:
-			break;
-		}
-		for (int p = 0; p < np; p++) {
-			if (best && h->weight[p] == best)
-				out[p] += v;
-			/* followers come back from a completed feature */
-			if (h->kind != CARC_FEAT_FIELD)
-				out[p] += c * fv * h->figs[p];
-		}
+		v = w->farm * 3.0 * cities;
+		if (h->pig)
+			for (int p = 0; p < np; p++)
+				if ((h->pig >> p & 1) && h->weight[p] == best)
+					out[p] += w->farm * cities;
+		break;
+	default:
+		break;
+	}
+	for (int p = 0; p < np; p++) {
+		if (best && h->weight[p] == best)
+			out[p] += v;
+		/* followers come back from a completed feature */
+		if (h->kind != CARC_FEAT_FIELD)
+			out[p] += c * e->fv * h->figs[p];
 	}
 }
 
-double eval_for(const carc_game *g, const eval_weights *w, int p)
+void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 {
-	double e[CARC_MAX_PLAYERS];
 	const int np = g->rules.players;
-	eval_expected(g, w, e);
+	if (carc_game_over(g)) { /* everything is scored (farmers stay on the board) */
+		for (int p = 0; p < np; p++)
+			out[p] = g->score[p];
+		return;
+	}
+	eval_env e;
+	env_at(w, carc_tiles_left(g), &e);
+	featq_held held[CARC_MAX_FIGURES];
+	int nh = featq_held_features(g, held, CARC_MAX_FIGURES, 1);
+	for (int p = 0; p < np; p++)
+		out[p] = g->score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	for (int k = 0; k < nh; k++) {
+		double cities = 0;
+		if (held[k].kind == CARC_FEAT_FIELD && g->rules.farmers) {
+			uint16_t roots[128];
+			int n = featq_field_city_roots(g, held[k].root, roots, 128);
+			cities = farm_cities(g, w, e.T, roots, n);
+		}
+		add_feature(g, w, &e, &held[k], cities, out);
+	}
+}
+
+static double relative(const eval_weights *w, const double *e, int np, int p)
+{
 	double other = 0;
 	if (w->relative) {
 		other = -1e9;
@@ -138,18 +189,382 @@ double eval_for(const carc_game *g, const eval_weights *w, int p)
 	return e[p] - other;
 }
 
+double eval_for(const carc_game *g, const eval_weights *w, int p)
+{
+	double e[CARC_MAX_PLAYERS];
+	eval_expected(g, w, e);
+	return relative(w, e, g->rules.players, p);
+}
+
+/* ---- the moves of one position: incremental evaluation -------------------- */
+
+/*
+ * Every child of a position differs from it by one tile (and maybe one
+ * figure, and what the tile completed). What the child is worth is the
+ * parent's held features unchanged, except for:
+ *   - the features the new tile's segments belong to now ("touched"):
+ *     evaluated afresh (a field from the city lists of the parent fields
+ *     it merged, memoised across the children);
+ *   - fields: their cities may have been completed or closed in by the
+ *     tile, so their value is recomputed from their (memoised) city list;
+ *   - cloisters: recounted (cheap).
+ * Untouched roads and cities keep their root and their contribution,
+ * computed once per parent at the children's tile count. The result is the
+ * same as eval_expected on the child (checked in debug builds).
+ */
+#define MEMO_CITIES 8192
+
+typedef struct eval_cache {
+	const carc_game *pg;
+	eval_env env;
+	int nh;
+	featq_held held[CARC_MAX_FIGURES];
+	double contrib[CARC_MAX_FIGURES][CARC_MAX_PLAYERS];
+	int16_t hidx[CARC_MAX_NODES];  /* parent root -> held index, -1 */
+	int16_t midx[CARC_MAX_NODES];  /* parent field root -> memo index, -1 */
+	int nmemo, ncity;
+	uint16_t mstart[CARC_MAX_NODES], mlen[CARC_MAX_NODES];
+	uint16_t mcity[MEMO_CITIES];
+} eval_cache;
+
+/* City roots (of the parent) bordering the parent field with root r. */
+static const uint16_t *memo_cities(eval_cache *c, int r, int *n)
+{
+	if (c->midx[r] < 0) {
+		uint16_t tmp[256];
+		int k = featq_field_city_roots(c->pg, r, tmp, 256);
+		if (c->ncity + k > MEMO_CITIES) { /* full: start over */
+			memset(c->midx, 0xFF, sizeof c->midx);
+			c->ncity = 0;
+		}
+		c->midx[r] = (int16_t)r;
+		c->mstart[r] = (uint16_t)c->ncity;
+		c->mlen[r] = (uint16_t)k;
+		memcpy(c->mcity + c->ncity, tmp, sizeof tmp[0] * (size_t)k);
+		c->ncity += k;
+	}
+	*n = c->mlen[r];
+	return c->mcity + c->mstart[r];
+}
+
+static void cache_init(eval_cache *c, const carc_game *pg, const eval_weights *w)
+{
+	c->pg = pg;
+	env_at(w, carc_tiles_left(pg) - 1 > 0 ? carc_tiles_left(pg) - 1 : 0, &c->env);
+	memset(c->hidx, 0xFF, sizeof c->hidx);
+	memset(c->midx, 0xFF, sizeof c->midx);
+	c->nmemo = c->ncity = 0;
+	c->nh = featq_held_features(pg, c->held, CARC_MAX_FIGURES, 1);
+	for (int k = 0; k < c->nh; k++) {
+		const featq_held *h = &c->held[k];
+		c->hidx[h->root] = (int16_t)k;
+		memset(c->contrib[k], 0, sizeof c->contrib[k]);
+		if (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY) {
+			add_feature(pg, w, &c->env, h, 0, c->contrib[k]);
+		} else if (h->kind == CARC_FEAT_FIELD) {
+			double cities = 0;
+			if (pg->rules.farmers) {
+				int n;
+				const uint16_t *cs = memo_cities(c, h->root, &n);
+				cities = farm_cities(pg, w, c->env.T, cs, n);
+			}
+			add_feature(pg, w, &c->env, h, cities, c->contrib[k]);
+		}
+	}
+}
+
+static const int8_t EDX[4] = {0, 1, 0, -1};
+static const int8_t EDY[4] = {-1, 0, 1, 0};
+
+/* City roots bordering the child's field F, which holds segments of the
+ * new tile: its cities on that tile and those of the parent fields it
+ * merged. Returns the count (roots of nodes, not yet canonical). */
+static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F,
+                                uint16_t *out, int max)
+{
+	int type, x, y, rot, n0, n = 0;
+	featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+	int nseg = carc_tile_segments(type);
+	uint16_t seen[4 * 3 * CARC_MAX_SEGS];
+	int nseen = 0;
+	for (int s = 0; s < nseg; s++) {
+		int kind;
+		unsigned ports, flags, cities;
+		carc_tile_segment(type, s, &kind, &ports, &flags, &cities);
+		if (kind != CARC_FEAT_FIELD || featq_root(g, n0 + s) != F)
+			continue;
+		while (cities) {
+			int ci = __builtin_ctz(cities);
+			cities &= cities - 1;
+			if (n < max)
+				out[n++] = (uint16_t)(n0 + ci);
+		}
+		unsigned rp = ((ports << (3 * rot)) | (ports >> (12 - 3 * rot))) & 0xFFFu;
+		for (int d = 0; d < 4; d++) {
+			if (!(rp >> (3 * d) & 7u))
+				continue;
+			int nt = carc_tile_at(c->pg, x + EDX[d], y + EDY[d]);
+			if (nt < 0)
+				continue;
+			int ntype, nx, ny, nrot, nn0;
+			featq_tile(c->pg, nt, &ntype, &nx, &ny, &nrot, &nn0);
+			for (int k = 0; k < 3; k++) {
+				if (!(rp >> (3 * d + k) & 1u))
+					continue;
+				int q = 3 * ((d + 2) & 3) + (2 - k);
+				int ns = carc_tile_port_segment(ntype, nrot, q);
+				if (ns < 0)
+					continue;
+				int pr = featq_root(c->pg, nn0 + ns);
+				int dup = 0;
+				for (int j = 0; j < nseen; j++)
+					if (seen[j] == pr)
+						dup = 1;
+				if (dup)
+					continue;
+				seen[nseen++] = (uint16_t)pr;
+				int m;
+				const uint16_t *cs = memo_cities(c, pr, &m);
+				for (int j = 0; j < m && n < max; j++)
+					out[n++] = cs[j];
+			}
+		}
+	}
+	return n;
+}
+
+/* Roots, in the parent, of the cities the new tile ti of child g joined:
+ * the only cities whose state (open sides, completion) a move changes. */
+static int touched_parent_cities(const eval_cache *c, const carc_game *g, int ti, uint16_t *out)
+{
+	int type, x, y, rot, n0, n = 0;
+	featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+	for (int d = 0; d < 4; d++) {
+		int port = 3 * d + 1, s = carc_tile_port_segment(type, rot, port);
+		if (s < 0 || featq_kind(g, n0 + s) != CARC_FEAT_CITY)
+			continue;
+		int nt = carc_tile_at(c->pg, x + EDX[d], y + EDY[d]);
+		if (nt < 0)
+			continue;
+		int ntype, nx, ny, nrot, nn0;
+		featq_tile(c->pg, nt, &ntype, &nx, &ny, &nrot, &nn0);
+		int ns = carc_tile_port_segment(ntype, nrot, 3 * ((d + 2) & 3) + 1);
+		if (ns >= 0)
+			out[n++] = (uint16_t)featq_root(c->pg, nn0 + ns);
+	}
+	return n;
+}
+
+static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w, double *out)
+{
+	const int np = g->rules.players;
+	if (carc_game_over(g)) {
+		for (int p = 0; p < np; p++)
+			out[p] = g->score[p];
+		return;
+	}
+	const eval_env *e = &c->env;
+	for (int p = 0; p < np; p++)
+		out[p] = g->score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	int ti = featq_new_tile(g, c->pg);
+	uint16_t touched[CARC_MAX_SEGS];
+	int nt = 0;
+	if (ti >= 0) {
+		int type, x, y, rot, n0;
+		featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+		int nseg = carc_tile_segments(type);
+		for (int s = 0; s < nseg; s++)
+			touched[nt++] = (uint16_t)featq_root(g, n0 + s);
+	}
+	uint16_t tcity[4 * CARC_MAX_SEGS];
+	int ntc = ti >= 0 ? touched_parent_cities(c, g, ti, tcity) : 0;
+	featq_held held[CARC_MAX_FIGURES];
+	int nh = featq_held_features(g, held, CARC_MAX_FIGURES, 0);
+	for (int k = 0; k < nh; k++) {
+		featq_held *h = &held[k];
+		int is_touched = 0;
+		for (int i = 0; i < nt; i++)
+			if (touched[i] == h->root)
+				is_touched = 1;
+		if (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY) {
+			if (!is_touched && c->hidx[h->root] >= 0) {
+				const double *v = c->contrib[c->hidx[h->root]];
+				for (int p = 0; p < np; p++)
+					out[p] += v[p];
+				continue;
+			}
+			h->tiles = (uint8_t)featq_tiles(g, h->root);
+			add_feature(g, w, e, h, 0, out);
+		} else if (h->kind == CARC_FEAT_FIELD) {
+			double cities = 0;
+			if (g->rules.farmers) {
+				uint16_t roots[512];
+				int n;
+				if (!is_touched) {
+					const uint16_t *cs = memo_cities(c, h->root, &n);
+					int hit = 0;
+					for (int i = 0; i < n && !hit; i++)
+						for (int j = 0; j < ntc; j++)
+							hit |= cs[i] == tcity[j];
+					if (!hit && c->hidx[h->root] >= 0) {
+						/* its cities are as they were: the parent's value */
+						const double *v = c->contrib[c->hidx[h->root]];
+						for (int p = 0; p < np; p++)
+							out[p] += v[p];
+						continue;
+					}
+					cities = farm_cities(g, w, e->T, cs, n);
+				} else {
+					n = touched_field_cities(c, g, ti, h->root, roots, 512);
+					cities = farm_cities(g, w, e->T, roots, n);
+				}
+			}
+			add_feature(g, w, e, h, cities, out);
+		} else {
+			add_feature(g, w, e, h, 0, out);
+		}
+	}
+}
+
+/*
+ * A figure move differs from its placement only by the figure, so its value
+ * is the placement's plus what the figure changes: the player's supply and
+ * the feature it now holds alone (it was free, or the figure could not go
+ * there). Features the tile completed at once, and figures other than the
+ * plain and the big follower, are left to a full evaluation (returns -1).
+ */
+static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm, int me,
+                        const eval_weights *w, double *out)
+{
+	int fk = carc_move_figure(fm);
+	if ((fk != CARC_FIG_FOLLOWER && fk != CARC_FIG_BIG) || carc_move_recall(fm) || ti < 0)
+		return -1;
+	int type, x, y, rot, n0;
+	featq_tile(P, ti, &type, &x, &y, &rot, &n0);
+	int node = n0 + carc_move_seg(fm);
+	int F = featq_root(P, node);
+	/* a feature with figures already (the tile may join an occupied
+	 * feature to the free one the figure goes on) */
+	if (featq_figures(P, F))
+		return -1;
+	featq_held h;
+	memset(&h, 0, sizeof h);
+	h.root = (uint16_t)F;
+	h.kind = (uint8_t)featq_kind(P, F);
+	h.clo = 255;
+	int open, shields, flags;
+	featq_root_info(P, F, &open, &shields, &flags);
+	h.open = (uint8_t)open;
+	h.shields = (uint8_t)shields;
+	h.flags = (uint8_t)flags;
+	double cities = 0;
+	switch (h.kind) {
+	case CARC_FEAT_ROAD:
+	case CARC_FEAT_CITY:
+		if (featq_done(P, F))
+			return -1;
+		h.tiles = (uint8_t)featq_tiles(P, F);
+		break;
+	case CARC_FEAT_CLOISTER:
+	case CARC_FEAT_GARDEN:
+		h.clo = (uint8_t)featq_cloister(P, node);
+		if (featq_cloister_neighbours(P, h.clo) >= 8)
+			return -1;
+		break;
+	case CARC_FEAT_FIELD:
+		if (P->rules.farmers) {
+			uint16_t roots[512];
+			int n = touched_field_cities(c, P, ti, F, roots, 512);
+			cities = farm_cities(P, w, c->env.T, roots, n);
+		}
+		break;
+	default:
+		return -1;
+	}
+	h.weight[me] = fk == CARC_FIG_BIG ? 2 : 1;
+	h.figs[me] = 1;
+	if (fk == CARC_FIG_FOLLOWER)
+		out[me] -= c->env.fv;
+	add_feature(P, w, &c->env, &h, cities, out);
+	return 0;
+}
+
+/* Values for p of every legal move of g, in carc_legal_moves order. */
 int eval_moves(const carc_game *g, const eval_weights *w, int p,
                carc_move *moves, double *vals, int max)
 {
-	int n = carc_legal_moves(g, moves, max);
-	carc_game tmp;
+	carc_move pl[CARC_MAX_PLACEMENTS], fo[AI_MAX_FIGOPTS];
+	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	int me = carc_to_move(g), players = g->rules.players;
+	carc_game P, tmp;
+	eval_cache *c = malloc(sizeof *c);
+	if (!c) { /* out of memory: the slow way */
+		int n = carc_legal_moves(g, moves, max);
+		for (int i = 0; i < n; i++) {
+			carc_game_copy(&tmp, g);
+			vals[i] = carc_apply(&tmp, moves[i], NULL, NULL) == CARC_OK ? eval_for(&tmp, w, p)
+			                                                           : -1e9;
+		}
+		return n;
+	}
+	cache_init(c, g, w);
+	double e0[CARC_MAX_PLAYERS], e[CARC_MAX_PLAYERS];
+	int n = 0;
+	for (int i = 0; i < np && n < max; i++) {
+		carc_game_copy(&P, g);
+		if (carc_apply(&P, pl[i], NULL, NULL) != CARC_OK)
+			continue;
+		eval_child(c, &P, w, e0);
+		moves[n] = pl[i];
+		vals[n++] = relative(w, e0, players, p);
+		if (pl[i] == CARC_MOVE_DISCARD)
+			continue;
+		int ti = featq_new_tile(&P, g);
+		int nf = carc_figure_options(g, pl[i], fo, AI_MAX_FIGOPTS);
+		for (int f = 0; f < nf && n < max; f++) {
+			memcpy(e, e0, sizeof e);
+			if (carc_game_over(&P) || figure_delta(c, &P, ti, fo[f], me, w, e)) {
+				carc_game_copy(&tmp, g);
+				if (carc_apply(&tmp, fo[f], NULL, NULL) != CARC_OK)
+					continue;
+				eval_child(c, &tmp, w, e);
+			}
+			moves[n] = fo[f];
+			vals[n++] = relative(w, e, players, p);
+		}
+	}
+#ifdef CARC_DEBUG_CHECK
 	for (int i = 0; i < n; i++) {
 		carc_game_copy(&tmp, g);
-		if (carc_apply(&tmp, moves[i], NULL, NULL) != CARC_OK) {
-			vals[i] = -1e9;
-			continue;
+		if (carc_apply(&tmp, moves[i], NULL, NULL) != CARC_OK)
+			abort();
+		double full = eval_for(&tmp, w, p);
+		if (fabs(full - vals[i]) > 1e-6 * (1 + fabs(full))) {
+			fprintf(stderr, "eval: incremental %.9f != full %.9f (move 0x%x)\n", vals[i],
+			        full, moves[i]);
+			abort();
 		}
-		vals[i] = eval_for(&tmp, w, p);
 	}
+#endif
+	free(c);
 	return n;
+}
+carc_move eval_best_move(const carc_game *g, const eval_weights *w, int p, double *val)
+{
+	carc_move moves[CARC_MAX_MOVES];
+	double *vals = malloc(sizeof *vals * CARC_MAX_MOVES);
+	if (!vals) {
+		*val = 0;
+		carc_legal_moves(g, moves, 1);
+		return moves[0];
+	}
+	int n = eval_moves(g, w, p, moves, vals, CARC_MAX_MOVES);
+	int bi = 0;
+	for (int i = 1; i < n; i++)
+		if (vals[i] > vals[bi])
+			bi = i;
+	*val = n ? vals[bi] : 0;
+	carc_move m = n ? moves[bi] : CARC_MOVE_NONE;
+	free(vals);
+	return m;
 }

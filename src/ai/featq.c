@@ -52,15 +52,81 @@ int featq_tiles(const carc_game *g, int root)
 	return n;
 }
 
+int featq_cloister(const carc_game *g, int node)
+{
+	for (int c = 0; c < g->nclo; c++)
+		if (featq_node(g, g->clo[c].tile, g->clo[c].seg) == node)
+			return c;
+	return 255;
+}
+
+int featq_cloister_neighbours(const carc_game *g, int c)
+{
+	return c < g->nclo ? g->clo[c].neighbours : 0;
+}
+
+int featq_new_tile(const carc_game *child, const carc_game *parent)
+{
+	return child->ntiles > parent->ntiles ? child->ntiles - 1 : -1;
+}
+
+void featq_tile(const carc_game *g, int ti, int *type, int *x, int *y, int *rot, int *node0)
+{
+	const carc_placed *t = &g->tiles[ti];
+	*type = t->type;
+	*x = t->x;
+	*y = t->y;
+	*rot = t->rot;
+	*node0 = t->node0;
+}
+
+int featq_open(const carc_game *g, int root) { return g->node[root].open; }
+
+int featq_figures(const carc_game *g, int root) { return g->node[root].figures; }
+
+void featq_root_info(const carc_game *g, int root, int *open, int *shields, int *flags)
+{
+	const carc_node *n = &g->node[root];
+	*open = n->open;
+	*shields = n->shields;
+	*flags = n->flags & (int)~FEATQ_NODE_DONE;
+}
+int featq_kind(const carc_game *g, int node) { return g->node[node].kind; }
+
+int featq_field_city_roots(const carc_game *g, int root, uint16_t *out, int max)
+{
+	int n = 0, i = root;
+	do {
+		const carc_node *nd = &g->node[i];
+		const carc_placed *t = &g->tiles[nd->tile];
+		unsigned cm = 0;
+		carc_tile_segment(t->type, nd->seg, NULL, NULL, NULL, &cm);
+		while (cm) {
+			int c = __builtin_ctz(cm);
+			cm &= cm - 1;
+			int cr = featq_root(g, t->node0 + c);
+			int dup = 0;
+			for (int k = 0; k < n; k++)
+				if (out[k] == cr)
+					dup = 1;
+			if (!dup && n < max)
+				out[n++] = (uint16_t)cr;
+		}
+		i = nd->next;
+	} while (i != root);
+	return n;
+}
+
 static int fig_weight(int kind)
 {
 	return kind == CARC_FIG_BIG ? 2 : kind == CARC_FIG_FOLLOWER ? 1 : 0;
 }
 
-int featq_held_features(const carc_game *g, featq_held *out, int max)
+int featq_held_features(const carc_game *g, featq_held *out, int max, int count_tiles)
 {
 	int n = 0;
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	int nslots = g->nfig < CARC_MAX_FIGURES ? g->nfig : CARC_MAX_FIGURES;
+	for (int i = 0; i < nslots; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || f->owner >= CARC_MAX_PLAYERS)
 			continue;
@@ -80,13 +146,10 @@ int featq_held_features(const carc_game *g, featq_held *out, int max)
 			h->shields = rn->shields;
 			h->flags = rn->flags & (uint8_t)~FEATQ_NODE_DONE;
 			h->clo = 255;
-			if (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY)
+			if (count_tiles && (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY))
 				h->tiles = (uint8_t)featq_tiles(g, r);
-			if (h->kind == CARC_FEAT_CLOISTER || h->kind == CARC_FEAT_GARDEN) {
-				for (int c = 0; c < g->nclo; c++)
-					if (featq_node(g, g->clo[c].tile, g->clo[c].seg) == r)
-						h->clo = (uint8_t)c;
-			}
+			if (h->kind == CARC_FEAT_CLOISTER || h->kind == CARC_FEAT_GARDEN)
+				h->clo = (uint8_t)featq_cloister(g, r);
 		}
 		featq_held *h = &out[k];
 		int kind = h->kind;

@@ -79,6 +79,9 @@ typedef struct mcts_params {
 	long nodes;        /* pool size per thread */
 	int prior;         /* order untried children by the heuristic */
 	double pw, pwexp;  /* progressive widening: ceil(pw * visits^pwexp) placements */
+	int cutoff;        /* playout moves before the evaluation (-1: to the end) */
+	int policy;        /* playout policy: 0 random, 1 greedy */
+	double escale;     /* reward of an evaluated leaf: logistic(margin / escale) */
 } mcts_params;
 
 typedef struct mcts_tree {
@@ -111,22 +114,30 @@ typedef struct mcts_bot {
 } mcts_bot;
 
 static const char *const ONOFF[] = {"off", "on", NULL};
+static const char *const POLICIES[] = {"random", "greedy", NULL};
 
 static const ai_param MCTS_PARAMS[] = {
 	{"time", 0, 0, 3600, 0, NULL, "seconds per move (0: iterations decide)"},
 	{"iter", 2000, 1, 1e9, 1, NULL, "iterations per move when time is 0"},
 	{"threads", 1, 1, 64, 1, NULL, "search threads (root parallel)"},
-	{"c", 0.6, 0, 10, 0, NULL, "UCB exploration constant (rewards are 0..1)"},
+	{"c", 0.1, 0, 10, 0, NULL, "UCB exploration constant (rewards are 0..1)"},
 	{"follower", 0.3, 0, 1, 0, NULL, "playout: chance of placing a figure when one can go"},
 	{"win", 0.5, 0, 1, 0, NULL, "reward: weight of the win against the score margin"},
 	{"scale", 20, 1, 1000, 0, NULL, "reward: points of margin for a logistic step"},
 	{"reuse", 1, 0, 1, 1, ONOFF, "keep the subtree of the moves played between calls"},
 	{"nodes", 1 << 20, 1000, 1 << 26, 1, NULL, "tree nodes per thread (32 bytes each)"},
 	{"prior", 1, 0, 1, 1, ONOFF, "try children in the order of the heuristic (eval.c)"},
-	{"pw", 0, 0, 1000, 0, NULL,
+	{"pw", 1, 0, 1000, 0, NULL,
 	 "progressive widening: a state with n visits considers its best "
 	 "ceil(pw * n^pwexp) placements by the heuristic (0: all; needs prior=on)"},
 	{"pwexp", 0.5, 0, 1, 0, NULL, "exponent of the progressive widening"},
+	{"cutoff", 4, -1, 200, 1, NULL,
+	 "playout moves before the heuristic evaluation ends the playout (-1: play to the end)"},
+	{"playout", 1, 0, 1, 1, POLICIES,
+	 "playout policy: random (uniform placement, figure with chance `follower`) or "
+	 "greedy (the best move by the heuristic)"},
+	{"escale", 20, 1, 1000, 0, NULL,
+	 "an evaluated leaf's reward is logistic(expected margin / escale)"},
 };
 #define MCTS_NPARAMS ((int)(sizeof MCTS_PARAMS / sizeof MCTS_PARAMS[0]))
 
@@ -263,8 +274,25 @@ static void rewards(const carc_game *g, const mcts_params *p, float *out)
 	}
 }
 
+/* Rewards of an unfinished game from the heuristic: the expected margin
+ * of each player over the best other, through a logistic. */
+static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p, float *out)
+{
+	double e[CARC_MAX_PLAYERS];
+	const int np = g->rules.players;
+	eval_expected(g, &t->ew, e);
+	for (int i = 0; i < np; i++) {
+		double other = -1e9;
+		for (int j = 0; j < np; j++)
+			if (j != i && e[j] > other)
+				other = e[j];
+		out[i] = (float)(1.0 / (1.0 + exp(-(e[i] - other) / p->escale)));
+	}
+}
+
 static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending)
 {
+	int left = p->cutoff < 0 ? 1 << 30 : p->cutoff;
 	if (pending != CARC_MOVE_NONE) {
 		carc_move m = pending;
 		if (m != CARC_MOVE_DISCARD && ai_unit(&t->rng) < p->follower) {
@@ -275,8 +303,14 @@ static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move 
 		}
 		carc_apply(g, m, NULL, NULL);
 	}
-	while (!carc_game_over(g)) {
-		carc_move m = ai_random_move(g, &t->rng, p->follower);
+	while (!carc_game_over(g) && left-- > 0) {
+		carc_move m;
+		if (p->policy == 1) {
+			double v;
+			m = eval_best_move(g, &t->ew, carc_to_move(g), &v);
+		} else {
+			m = ai_random_move(g, &t->rng, p->follower);
+		}
 		if (carc_apply(g, m, NULL, NULL) != CARC_OK)
 			break;
 	}
@@ -420,17 +454,18 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 		if (carc_game_over(g))
 			break;
 		if (P[n].kind == MN_STATE) {
-			if (P[n].visits == 0 && n != t->root)
+			/* a new state is a leaf for a playout to the end; with an
+			 * evaluation cut-off it is expanded at once and the search
+			 * goes on to its best reply by the prior */
+			if (P[n].visits == 0 && n != t->root && p->cutoff != 0)
 				goto leaf;
 			if (!P[n].expanded && !expand_state(t, p, n, g))
 				goto leaf;
 			n = select_child(t, p, n);
 			t->path[depth++] = n;
-			if (t->pool[n].visits == 0) {
-				pending = t->pool[n].move;
-				goto leaf;
-			}
 		} else if (P[n].kind == MN_PLACE) {
+			/* a new placement is expanded at once: its figure choices are
+			 * few and the first (by prior) is played */
 			if (!P[n].expanded && !expand_place(t, p, n, g)) {
 				pending = P[n].move;
 				goto leaf;
@@ -470,7 +505,10 @@ leaf:
 	if (!carc_game_over(g))
 		playout(t, p, g, pending);
 	float r[CARC_MAX_PLAYERS];
-	rewards(g, p, r);
+	if (carc_game_over(g))
+		rewards(g, p, r);
+	else
+		eval_rewards(t, g, p, r);
 	P = t->pool;
 	for (int i = 0; i < depth; i++) {
 		mcts_node *x = &P[t->path[i]];
@@ -500,7 +538,7 @@ static void *search(void *arg)
 		if (t->iters > 0 && atomic_load_explicit(&b->stop, memory_order_relaxed))
 			break;
 		if (p->time > 0) {
-			if ((t->iters & 7) == 0 && ai_now() >= b->deadline && t->iters > 0)
+			if (t->iters > 0 && ai_now() >= b->deadline)
 				break;
 		} else if (t->iters >= b->per_thread) {
 			break;
@@ -530,6 +568,9 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->p.prior = (int)v[9];
 	b->p.pw = v[10];
 	b->p.pwexp = v[11];
+	b->p.cutoff = (int)v[12];
+	b->p.policy = (int)v[13];
+	b->p.escale = v[14];
 	b->nthreads = b->p.threads;
 	b->trees = calloc((size_t)b->nthreads, sizeof *b->trees);
 	if (!b->trees)

@@ -33,6 +33,7 @@
 #include "carc.h"
 #include "carc_bot.h"
 #include "cli.h"
+#include "rules_opts.h"
 
 #define ARENA_MAX_BOTS 16
 #define ARENA_MAX_LINEUPS 4096
@@ -78,6 +79,8 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+#define CMD "arena"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -94,31 +97,16 @@ static void usage(FILE *f)
 	        "                      more bots than players: every subset plays)\n"
 	        "  --games N           games to play (default 100; rounded up to whole\n"
 	        "                      rotations of the seats)\n"
-	        "  --players N         players per game, 2..6 (default 2)\n"
 	        "  --seed S            seed of the deals (default 1)\n"
 	        "  --jobs N            games played in parallel (default 1)\n"
 	        "  --record DIR        write every game as DIR/game-NNNNN.json\n"
-	        "  --no-farmers        play without farmers\n"
-	        "  --farm-scoring E    international, city-once or first-edition\n"
-	        "  --small-city        a completed two-tile city scores 2\n"
-	        "  --quiet             no progress line\n"
-	        "\n"
-	        "bots:\n");
+	        "  --quiet             no progress line\n");
+	ropt_rules_help(f);
+	fprintf(f, "\nbots:\n");
 	char buf[4096];
 	for (const char *const *n = carc_bot_names(); *n; n++)
 		if (!carc_bot_describe(*n, buf, sizeof buf))
 			fprintf(f, "%s", buf);
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* Every lineup of the schedule (see the top of the file). */
@@ -321,7 +309,7 @@ static double elo(double p)
 
 static void fmt_elo(char *buf, size_t size, double e)
 {
-	if (isinf(e))
+	if (isinf(e) || fabs(e) >= 1000) /* beyond what a sample can tell */
 		snprintf(buf, size, "%s", e > 0 ? "+inf" : "-inf");
 	else
 		snprintf(buf, size, "%+.0f", e);
@@ -440,100 +428,59 @@ int cmd_arena(int argc, char **argv)
 	a.jobs = 1;
 	a.seed = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		long v;
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+		const char *v;
+		long n;
+		int st;
+		if (ropt_is_help(argv[i])) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(o, "--bots")) {
+		}
+		if ((st = ropt_rules(CMD, argc, argv, &i, &a.rules)) != 0) {
+			if (st < 0)
+				return ROPT_USAGE;
+		} else if (!strcmp(argv[i], "--bots")) {
 			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) {
-				if (a.nbots >= ARENA_MAX_BOTS) {
-					fprintf(stderr, "carc arena: at most %d bots\n", ARENA_MAX_BOTS);
-					return 2;
-				}
+				if (a.nbots >= ARENA_MAX_BOTS)
+					return ropt_usage(CMD, "at most %d bots", ARENA_MAX_BOTS);
 				a.specs[a.nbots++] = argv[++i];
 			}
-		} else if (!strcmp(o, "--quiet")) {
+		} else if (!strcmp(argv[i], "--quiet")) {
 			a.quiet = 1;
-		} else if (!strcmp(o, "--no-farmers")) {
-			a.rules.farmers = 0;
-		} else if (!strcmp(o, "--small-city")) {
-			a.rules.small_city = 1;
-		} else if (i + 1 >= argc && (!strcmp(o, "--games") || !strcmp(o, "--players") ||
-		                             !strcmp(o, "--seed") || !strcmp(o, "--jobs") ||
-		                             !strcmp(o, "--record") || !strcmp(o, "--farm-scoring"))) {
-			fprintf(stderr, "carc arena: %s needs a value\n", o);
-			return 2;
-		} else if (!strcmp(o, "--games")) {
-			if (parse_int(argv[++i], 1, 1000000, &v)) {
-				fprintf(stderr, "carc arena: --games wants a number 1..1000000, not '%s'\n", argv[i]);
-				return 2;
-			}
-			a.games = (int)v;
-		} else if (!strcmp(o, "--players")) {
-			if (parse_int(argv[++i], 2, CARC_MAX_PLAYERS, &v)) {
-				fprintf(stderr, "carc arena: --players wants 2..%d, not '%s'\n", CARC_MAX_PLAYERS, argv[i]);
-				return 2;
-			}
-			a.rules.players = (int)v;
-		} else if (!strcmp(o, "--jobs")) {
-			if (parse_int(argv[++i], 1, 256, &v)) {
-				fprintf(stderr, "carc arena: --jobs wants 1..256, not '%s'\n", argv[i]);
-				return 2;
-			}
-			a.jobs = (int)v;
-		} else if (!strcmp(o, "--seed")) {
-			char *end;
-			errno = 0;
-			unsigned long long s = strtoull(argv[++i], &end, 10);
-			if (errno || *end || end == argv[i] || argv[i][0] == '-') {
-				fprintf(stderr, "carc arena: --seed wants a whole number, not '%s'\n", argv[i]);
-				return 2;
-			}
-			a.seed = s;
-		} else if (!strcmp(o, "--record")) {
-			a.record_dir = argv[++i];
-		} else if (!strcmp(o, "--farm-scoring")) {
-			int fs = carc_farm_scoring_parse(argv[++i]);
-			if (fs < 0) {
-				fprintf(stderr, "carc arena: unknown farm scoring '%s' (international, city-once, first-edition)\n", argv[i]);
-				return 2;
-			}
-			a.rules.farm_scoring = fs;
+		} else if ((st = ropt_value(CMD, argc, argv, &i, "--games", &v)) != 0) {
+			if (st < 0 || ropt_int(CMD, "--games", v, 1, 1000000, &n))
+				return ROPT_USAGE;
+			a.games = (int)n;
+		} else if ((st = ropt_value(CMD, argc, argv, &i, "--jobs", &v)) != 0) {
+			if (st < 0 || ropt_int(CMD, "--jobs", v, 1, 256, &n))
+				return ROPT_USAGE;
+			a.jobs = (int)n;
+		} else if ((st = ropt_value(CMD, argc, argv, &i, "--seed", &v)) != 0) {
+			if (st < 0 || ropt_u64(CMD, "--seed", v, &a.seed))
+				return ROPT_USAGE;
+		} else if ((st = ropt_value(CMD, argc, argv, &i, "--record", &v)) != 0) {
+			if (st < 0)
+				return ROPT_USAGE;
+			a.record_dir = v;
 		} else {
-			fprintf(stderr, "carc arena: unknown option '%s' (see carc arena --help)\n", o);
-			return 2;
+			return ropt_unknown(CMD, argv[i]);
 		}
 	}
-	if (a.nbots < 2) {
-		fprintf(stderr, "carc arena: give at least two bots with --bots (see carc arena --help)\n");
-		return 2;
-	}
+	if (a.nbots < 2)
+		return ropt_usage(CMD, "give at least two bots with --bots");
 	/* check the specs and the rules once before starting */
 	for (int b = 0; b < a.nbots; b++) {
 		char err[256];
 		carc_bot *t = carc_bot_new(a.specs[b], 1, err, sizeof err);
-		if (!t) {
-			fprintf(stderr, "carc arena: %s\n", err);
-			return 2;
-		}
+		if (!t)
+			return ropt_usage(CMD, "%s", err);
 		carc_bot_free(t);
 	}
-	{
-		carc_game *g = malloc(sizeof *g);
-		char err[CARC_ERRMSG_SIZE];
-		carc_status st = g ? carc_game_init(g, &a.rules, 1, NULL, 0, err) : CARC_ERR_NOMEM;
-		free(g);
-		if (st != CARC_OK) {
-			fprintf(stderr, "carc arena: %s\n", st == CARC_ERR_NOMEM ? "out of memory" : err);
-			return 2;
-		}
-	}
+	if (ropt_check_rules(CMD, &a.rules))
+		return ROPT_USAGE;
 	if (make_lineups(&a)) {
-		fprintf(stderr, "carc arena: too many lineups of %d bots in %d seats\n", a.nbots,
-		        a.rules.players);
 		free(a.lineup);
-		return 2;
+		return ropt_usage(CMD, "too many lineups of %d bots in %d seats", a.nbots,
+		                  a.rules.players);
 	}
 	int per_deal = a.nlineups * a.rules.players;
 	int rounded = (a.games + per_deal - 1) / per_deal * per_deal;
@@ -574,9 +521,17 @@ int cmd_arena(int argc, char **argv)
 	double el = now_s() - a.t0;
 	char d[32];
 	fmt_dur(d, sizeof d, el);
-	printf("arena: %d games, %d players, %s%s, seed %llu, %s\n", a.finished, a.rules.players,
-	       a.rules.farmers ? "farmers " : "no farmers", a.rules.farmers ? carc_farm_scoring_name(a.rules.farm_scoring) : "",
-	       (unsigned long long)a.seed, d);
+	char rules[256];
+	size_t ro = (size_t)snprintf(rules, sizeof rules, "%s",
+	                             a.rules.farmers ? carc_farm_scoring_name(a.rules.farm_scoring)
+	                                             : "no farmers");
+	if (a.rules.small_city && ro < sizeof rules)
+		ro += (size_t)snprintf(rules + ro, sizeof rules - ro, ", small city");
+	for (unsigned bit = 1; bit && bit <= a.rules.expansions; bit <<= 1)
+		if ((a.rules.expansions & bit) && carc_expansion_name(bit) && ro < sizeof rules)
+			ro += (size_t)snprintf(rules + ro, sizeof rules - ro, ", %s", carc_expansion_name(bit));
+	printf("arena: %d games, %d players, %s, seed %llu, %s\n", a.finished, a.rules.players,
+	       rules, (unsigned long long)a.seed, d);
 	print_table(&a, stdout);
 	int rc = a.failed ? 1 : 0;
 	pthread_mutex_destroy(&a.mu);

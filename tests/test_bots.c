@@ -1,0 +1,292 @@
+/*
+ * test_bots.c - the bots: specs, legal moves with 2 to 5 players,
+ * determinism under a seed and an iteration budget, exactness of the
+ * Star2.5 pruning, stopping a search, and that a stronger setting is not
+ * worse on a small fixed sample. Budgets are tiny: the tests run against
+ * a build that checks the whole state after every move.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "carc_bot.h"
+#include "support.h"
+
+static carc_bot *bot(const char *spec, uint64_t seed)
+{
+	char err[256];
+	carc_bot *b = carc_bot_new(spec, seed, err, sizeof err);
+	if (!b)
+		fail_msg("carc_bot_new(%s): %s", spec, err);
+	return b;
+}
+
+/* A short game: 14 tiles of the base kinds (cities, roads, a cloister, a
+ * junction), so that whole games stay cheap in the checking build. */
+static carc_game *new_game(int players, uint64_t seed)
+{
+	carc_rules r = t_rules(players);
+	carc_game *g = malloc(sizeof *g);
+	char err[CARC_ERRMSG_SIZE];
+	int pile[CARC_TILE_TYPES] = {0};
+	const char *tiles = "ABEEFJKLNRUVVW";
+	for (const char *t = tiles; *t; t++) {
+		char name[2] = {*t, 0};
+		pile[carc_tile_parse(name)]++;
+	}
+	assert_non_null(g);
+	assert_int_equal(carc_game_init(g, &r, seed, pile, CARC_TILE_TYPES, err), CARC_OK);
+	return g;
+}
+
+/* Plays a whole game between the given specs (seat order); every move
+ * must be legal; returns the final scores in s. moves[] (if not NULL)
+ * receives the moves played. */
+static int play(const char *const *specs, int players, uint64_t seed, int *s,
+                carc_move *moves)
+{
+	carc_game *g = new_game(players, seed);
+	carc_bot *b[CARC_MAX_PLAYERS];
+	for (int p = 0; p < players; p++)
+		b[p] = bot(specs[p], seed * 7 + (uint64_t)p);
+	int n = 0;
+	char err[CARC_ERRMSG_SIZE];
+	while (!carc_game_over(g)) {
+		carc_move m = carc_bot_choose(b[carc_to_move(g)], g);
+		if (carc_check_move(g, m, err) != CARC_OK)
+			fail_msg("%s chose an illegal move: %s", specs[carc_to_move(g)], err);
+		if (moves)
+			moves[n] = m;
+		n++;
+		assert_int_equal(carc_apply(g, m, NULL, err), CARC_OK);
+	}
+	t_check(g);
+	carc_game_scores(g, s);
+	assert_int_equal(carc_bot_choose(b[0], g), CARC_MOVE_NONE);
+	for (int p = 0; p < players; p++)
+		carc_bot_free(b[p]);
+	free(g);
+	return n;
+}
+
+/* ---- specs --------------------------------------------------------------- */
+
+static void specs_parse_and_normalise(void **state)
+{
+	(void)state;
+	const char *const *names = carc_bot_names();
+	const char *want[] = {"random", "greedy", "star25", "mcts"};
+	for (int i = 0; i < 4; i++) {
+		assert_non_null(names[i]);
+		assert_string_equal(names[i], want[i]);
+		char buf[4096];
+		assert_int_equal(carc_bot_describe(names[i], buf, sizeof buf), 0);
+		assert_non_null(strstr(buf, names[i]));
+	}
+	assert_null(names[4]);
+	char buf[64];
+	assert_int_equal(carc_bot_describe("nobody", buf, sizeof buf), -1);
+
+	carc_bot *b = bot("mcts:time=1.0,threads=2", 1);
+	assert_string_equal(carc_bot_spec(b), "mcts:time=1,threads=2");
+	carc_bot_free(b);
+	b = bot("mcts:threads=2,time=0.50", 1);
+	assert_string_equal(carc_bot_spec(b), "mcts:time=0.5,threads=2");
+	carc_bot_free(b);
+	b = bot("greedy", 1);
+	assert_string_equal(carc_bot_spec(b), "greedy");
+	carc_bot_free(b);
+	b = bot("star25:depth=3,probe=2", 1);
+	assert_string_equal(carc_bot_spec(b), "star25:depth=3,probe=2");
+	carc_bot_free(b);
+	b = bot("mcts:reuse=off,prior=on", 1);
+	assert_string_equal(carc_bot_spec(b), "mcts:reuse=off");
+	carc_bot_free(b);
+	b = bot("greedy:versus=best", 1);
+	assert_string_equal(carc_bot_spec(b), "greedy:versus=best");
+	carc_bot_free(b);
+}
+
+static void specs_rejected_with_a_reason(void **state)
+{
+	(void)state;
+	struct {
+		const char *spec, *says;
+	} bad[] = {
+		{"", "empty"},
+		{"alphago", "unknown bot 'alphago'"},
+		{"mcts:", "nothing after"},
+		{"mcts:time", "not key=value"},
+		{"mcts:speed=3", "no parameter 'speed'"},
+		{"mcts:time=abc", "bad value 'abc' for time"},
+		{"mcts:time=-1", "bad value '-1'"},
+		{"mcts:threads=1.5", "bad value '1.5' for threads"},
+		{"mcts:reuse=maybe", "expected off|on"},
+		{"mcts:time=1,", "trailing"},
+		{"star25:depth=99", "bad value '99' for depth"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char err[256] = "";
+		carc_bot *b = carc_bot_new(bad[i].spec, 1, err, sizeof err);
+		if (b)
+			fail_msg("spec '%s' was accepted", bad[i].spec);
+		if (!strstr(err, bad[i].says))
+			fail_msg("spec '%s': message '%s' lacks '%s'", bad[i].spec, err, bad[i].says);
+	}
+	assert_null(carc_bot_new(NULL, 1, NULL, 0));
+}
+
+/* ---- legality -------------------------------------------------------------- */
+
+static void every_bot_plays_legal_games(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"random", "greedy", "star25:depth=2,width=2",
+	                             "mcts:iter=6"};
+	int s[CARC_MAX_PLAYERS];
+	for (int players = 2; players <= 5; players++) {
+		const char *seats[CARC_MAX_PLAYERS];
+		for (int p = 0; p < players; p++)
+			seats[p] = specs[(p + players) % 4];
+		int n = play(seats, players, (uint64_t)players, s, NULL);
+		assert_true(n >= 14);
+	}
+	const char *two[] = {"mcts:iter=8,threads=2,prior=off", "star25:depth=3,width=1,probe=2"};
+	play(two, 2, 11, s, NULL);
+	const char *nofarm[] = {"greedy:farm=0,versus=best", "random:follower=0.3"};
+	play(nofarm, 2, 12, s, NULL);
+}
+
+/* ---- determinism ------------------------------------------------------------ */
+
+static void same_seed_same_moves(void **state)
+{
+	(void)state;
+	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	int s1[CARC_MAX_PLAYERS], s2[CARC_MAX_PLAYERS];
+	const char *const specs[][2] = {
+		{"mcts:iter=12", "greedy"},
+		{"mcts:iter=12,threads=2", "star25:depth=2,width=3"},
+		{"mcts:iter=12,reuse=off", "random"},
+	};
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		int n1 = play(specs[k], 2, 5, s1, a);
+		int n2 = play(specs[k], 2, 5, s2, b);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(a, b, sizeof a[0] * (size_t)n1);
+		assert_memory_equal(s1, s2, sizeof s1[0] * 2);
+	}
+}
+
+/* ---- Star2.5 pruning is exact ----------------------------------------------------- */
+
+/* star25 with wide bounds and no probing (plain expectimax with alpha-beta
+ * at the decision nodes) and star25 with Star2 probing choose the same
+ * moves: the pruning never changes the value of the root. */
+static void star_pruning_is_exact(void **state)
+{
+	(void)state;
+	carc_game *g = new_game(2, 21);
+	carc_bot *plain = bot("star25:depth=2,width=4,probe=0,bound=10000", 3);
+	carc_bot *s1 = bot("star25:depth=2,width=4,probe=0", 3);
+	carc_bot *s2 = bot("star25:depth=2,width=4,probe=1", 3);
+	carc_bot *s25 = bot("star25:depth=2,width=4,probe=3", 3);
+	carc_bot *mover = bot("greedy", 4);
+	for (int turn = 0; turn < 10 && !carc_game_over(g); turn++) {
+		carc_move m0 = carc_bot_choose(plain, g);
+		assert_int_equal(carc_bot_choose(s1, g), m0);
+		assert_int_equal(carc_bot_choose(s2, g), m0);
+		assert_int_equal(carc_bot_choose(s25, g), m0);
+		assert_int_equal(carc_apply(g, carc_bot_choose(mover, g), NULL, NULL), CARC_OK);
+	}
+	carc_bot_free(plain);
+	carc_bot_free(s1);
+	carc_bot_free(s2);
+	carc_bot_free(s25);
+	carc_bot_free(mover);
+	free(g);
+}
+
+/* ---- stopping ---------------------------------------------------------------------- */
+
+static void *stopper(void *arg)
+{
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	carc_bot_stop(arg);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void stop_ends_a_long_search(void **state)
+{
+	(void)state;
+	const char *specs[] = {"mcts:time=60", "mcts:time=60,threads=2", "star25:time=60,depth=8"};
+	carc_rules r = t_rules(2);
+	carc_game *g = malloc(sizeof *g);
+	assert_int_equal(carc_game_init(g, &r, 9, NULL, 0, NULL), CARC_OK);
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		carc_bot *b = bot(specs[i], 1);
+		pthread_t th;
+		double t0 = now_s();
+		assert_int_equal(pthread_create(&th, NULL, stopper, b), 0);
+		carc_move m = carc_bot_choose(b, g);
+		pthread_join(th, NULL);
+		double dt = now_s() - t0;
+		if (dt > 5)
+			fail_msg("%s took %.1f s to stop", specs[i], dt);
+		assert_int_equal(carc_check_move(g, m, NULL), CARC_OK);
+		char info[256];
+		carc_bot_info(b, info, sizeof info);
+		assert_true(strlen(info) > 0);
+		carc_bot_free(b);
+	}
+	free(g);
+}
+
+/* ---- strength on a small fixed sample ------------------------------------------------ */
+
+/* Wins of specs[0] over specs[1] in `deals` deals played from both seats. */
+static double match(const char *a, const char *b, int deals)
+{
+	double w = 0;
+	for (int d = 0; d < deals; d++)
+		for (int seat = 0; seat < 2; seat++) {
+			const char *specs[2];
+			specs[seat] = a;
+			specs[1 - seat] = b;
+			int s[CARC_MAX_PLAYERS];
+			play(specs, 2, 100 + (uint64_t)d, s, NULL);
+			w += s[seat] > s[1 - seat] ? 1 : s[seat] == s[1 - seat] ? 0.5 : 0;
+		}
+	return w;
+}
+
+static void stronger_is_not_worse(void **state)
+{
+	(void)state;
+	assert_true(match("greedy", "random", 3) >= 5.5);
+	assert_true(match("mcts:iter=30", "random", 2) >= 3.5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(specs_parse_and_normalise),
+		cmocka_unit_test(specs_rejected_with_a_reason),
+		cmocka_unit_test(every_bot_plays_legal_games),
+		cmocka_unit_test(same_seed_same_moves),
+		cmocka_unit_test(star_pruning_is_exact),
+		cmocka_unit_test(stop_ends_a_long_search),
+		cmocka_unit_test(stronger_is_not_worse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
