@@ -102,7 +102,11 @@ static void usage(FILE *f)
 	        "  --record DIR        write every game as DIR/game-NNNNN.json\n"
 	        "  --quiet             no progress line\n");
 	ropt_rules_help(f);
-	fprintf(f, "\nbots:\n");
+	fprintf(f,
+	        "\nexamples:\n"
+	        "  carc arena --bots mcts:time=0.25 greedy --games 200 --seed 1 --jobs 2\n"
+	        "  carc arena --bots greedy random star25 --games 60 --record games/\n"
+	        "\nbots:\n");
 	char buf[4096];
 	for (const char *const *n = carc_bot_names(); *n; n++)
 		if (!carc_bot_describe(*n, buf, sizeof buf))

@@ -83,7 +83,11 @@ static void usage(FILE *f)
 	        "  u             undo the last step (before confirming)\n"
 	        "  hint          the hint bot's move, selected (then 'ok' takes it)\n"
 	        "  board, score, tiles, help\n"
-	        "  quit          save and leave\n");
+	        "  quit          save and leave\n"
+	        "\nexamples:\n"
+	        "  carc play                          you against mcts:time=1\n"
+	        "  carc play human human greedy       two friends and the greedy bot\n"
+	        "  carc play star25 human --seed 7    the bot moves first\n");
 }
 
 /* ---- the current tile in its four rotations ----------------------------------- */
