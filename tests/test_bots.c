@@ -167,9 +167,9 @@ static void same_seed_same_moves(void **state)
 	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
 	int s1[CARC_MAX_PLAYERS], s2[CARC_MAX_PLAYERS];
 	const char *const specs[][2] = {
-		{"mcts:iter=12", "greedy"},
-		{"mcts:iter=12,threads=2", "star25:depth=2,width=3"},
-		{"mcts:iter=12,reuse=off", "random"},
+		{"mcts:iter=8", "greedy"},
+		{"mcts:iter=8,threads=2", "star25:depth=2,width=3"},
+		{"mcts:iter=8,reuse=off", "random"},
 	};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
 		int n1 = play(specs[k], 2, 5, s1, a);

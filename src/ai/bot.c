@@ -112,7 +112,7 @@ static void fmt_value(const ai_param *p, double v, char *buf, size_t size)
 	if (p->choices)
 		snprintf(buf, size, "%s", p->choices[(int)v]);
 	else
-		snprintf(buf, size, "%g", v);
+		snprintf(buf, size, "%.10g", v);
 }
 
 /* Parses one value for p; 0 on success. */
@@ -149,7 +149,7 @@ static void describe_range(const ai_param *p, char *buf, size_t size)
 		for (int i = 0; p->choices[i] && o < size; i++)
 			o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? "|" : "", p->choices[i]);
 	} else {
-		snprintf(buf, size, "%s %g..%g", p->integer ? "whole number" : "number", p->lo,
+		snprintf(buf, size, "%s %.10g..%.10g", p->integer ? "whole number" : "number", p->lo,
 		         p->hi);
 	}
 }

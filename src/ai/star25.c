@@ -173,17 +173,24 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 	const double L = -b->bound, U = b->bound;
 	int kinds[CARC_TILE_TYPES];
 	double pr[CARC_TILE_TYPES], lo[CARC_TILE_TYPES], hi[CARC_TILE_TYPES];
-	int nk = 0, total = carc_tiles_left(g);
+	/* the kinds that may be drawn now (River: river tiles first, the
+	 * lake last), weighted by their counts */
+	int nk = 0, total = 0;
 	for (int t = 0; t < CARC_TILE_TYPES; t++) {
-		int c = carc_tiles_left_of(g, t);
+		int c = carc_tile_drawable(g, t) ? carc_tiles_left_of(g, t) : 0;
 		if (c > 0) {
 			kinds[nk] = t;
-			pr[nk] = (double)c / total;
+			pr[nk] = c;
 			lo[nk] = L;
 			hi[nk] = U;
+			total += c;
 			nk++;
 		}
 	}
+	if (nk == 0) /* nothing can be drawn: the game is as good as over */
+		return clampv(b, eval_for(g, &b->w, b->me));
+	for (int i = 0; i < nk; i++)
+		pr[i] /= total;
 	/* the likeliest tiles first */
 	for (int i = 1; i < nk; i++)
 		for (int j = i; j > 0 && pr[j - 1] < pr[j]; j--) {
