@@ -76,6 +76,7 @@ typedef struct mcts_params {
 	double win;        /* reward: weight of winning vs margin */
 	double scale;      /* reward: margin scale in points */
 	int reuse;
+	int crn;           /* common random numbers at the root */
 	long nodes;        /* pool size per thread */
 	int prior;         /* order untried children by the heuristic */
 	double pw, pwexp;  /* progressive widening: ceil(pw * visits^pwexp) placements */
@@ -93,6 +94,7 @@ typedef struct mcts_tree {
 	carc_game root_game;
 	carc_game g;          /* scratch for an iteration */
 	ai_rng rng;
+	uint64_t crn_seed;
 	long iters;
 	long reused;          /* visits of the root kept from the last move */
 	uint32_t path[MCTS_MAX_PATH];
@@ -127,15 +129,18 @@ static const ai_param MCTS_PARAMS[] = {
 	{"reuse", 1, 0, 1, 1, ONOFF, "keep the subtree of the moves played between calls"},
 	{"nodes", 1 << 20, 1000, 1 << 26, 1, NULL, "tree nodes per thread (32 bytes each)"},
 	{"prior", 1, 0, 1, 1, ONOFF, "try children in the order of the heuristic (eval.c)"},
-	{"pw", 1, 0, 1000, 0, NULL,
+	{"pw", 2, 0, 1000, 0, NULL,
 	 "progressive widening: a state with n visits considers its best "
 	 "ceil(pw * n^pwexp) placements by the heuristic (0: all; needs prior=on)"},
 	{"pwexp", 0.5, 0, 1, 0, NULL, "exponent of the progressive widening"},
-	{"cutoff", 4, -1, 200, 1, NULL,
+	{"cutoff", 6, -1, 200, 1, NULL,
 	 "playout moves before the heuristic evaluation ends the playout (-1: play to the end)"},
 	{"playout", 1, 0, 1, 1, POLICIES,
 	 "playout policy: random (uniform placement, figure with chance `follower`) or "
 	 "greedy (the best move by the heuristic)"},
+	{"crn", 1, 0, 1, 1, ONOFF,
+	 "common random numbers: the k-th visit of each root placement sees the same "
+	 "tile order"},
 	{"escale", 20, 1, 1000, 0, NULL,
 	 "an evaluated leaf's reward is logistic(expected margin / escale)"},
 };
@@ -442,7 +447,18 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 	mcts_node *P;
 	carc_game_copy(g, &t->root_game);
 	int tile = carc_current_tile(g);
-	carc_shuffle_rest(g, ai_rand(&t->rng));
+	uint64_t order = ai_rand(&t->rng);
+	if (p->crn) {
+		/* common random numbers: the k-th visit of every root placement
+		 * sees the k-th tile order, so placements are compared on the
+		 * same draws */
+		uint32_t r = t->root;
+		if (t->pool[r].expanded || expand_state(t, p, r, g)) {
+			uint32_t c = select_child(t, p, r);
+			order = ai_mix(t->crn_seed + 0x9E3779B97F4A7C15ull * t->pool[c].visits);
+		}
+	}
+	carc_shuffle_rest(g, order);
 	carc_set_current_tile(g, tile);
 
 	int depth = 0;
@@ -534,6 +550,7 @@ static void *search(void *arg)
 	const mcts_params *p = &b->p;
 	carc_game_copy(&t->root_game, j->g);
 	t->iters = 0;
+	t->crn_seed = ai_rand(&t->rng);
 	for (;;) {
 		if (t->iters > 0 && atomic_load_explicit(&b->stop, memory_order_relaxed))
 			break;
@@ -570,7 +587,8 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->p.pwexp = v[11];
 	b->p.cutoff = (int)v[12];
 	b->p.policy = (int)v[13];
-	b->p.escale = v[14];
+	b->p.crn = (int)v[14];
+	b->p.escale = v[15];
 	b->nthreads = b->p.threads;
 	b->trees = calloc((size_t)b->nthreads, sizeof *b->trees);
 	if (!b->trees)
