@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ai.h"
 
@@ -121,7 +122,7 @@ static const char *const POLICIES[] = {"random", "greedy", NULL};
 static const ai_param MCTS_PARAMS[] = {
 	{"time", 0, 0, 3600, 0, NULL, "seconds per move (0: iterations decide)"},
 	{"iter", 2000, 1, 1e9, 1, NULL, "iterations per move when time is 0"},
-	{"threads", 1, 1, 64, 1, NULL, "search threads (root parallel)"},
+	{"threads", 1, 0, 64, 1, NULL, "search threads, root parallel (0: one per core)"},
 	{"c", 0.1, 0, 10, 0, NULL, "UCB exploration constant (rewards are 0..1)"},
 	{"follower", 0.3, 0, 1, 0, NULL, "playout: chance of placing a figure when one can go"},
 	{"win", 0.5, 0, 1, 0, NULL, "reward: weight of the win against the score margin"},
@@ -589,6 +590,10 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->p.policy = (int)v[13];
 	b->p.crn = (int)v[14];
 	b->p.escale = v[15];
+	if (b->p.threads == 0) {
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+		b->p.threads = nc < 1 ? 1 : nc > 64 ? 64 : (int)nc;
+	}
 	b->nthreads = b->p.threads;
 	b->trees = calloc((size_t)b->nthreads, sizeof *b->trees);
 	if (!b->trees)

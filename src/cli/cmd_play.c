@@ -333,21 +333,24 @@ static void show_choice(play *P)
 	printf(" (%s) to move, %d tiles left\n", P->seat[carc_to_move(g)], carc_tiles_left(g));
 	print_tile_rotations(carc_current_tile(g));
 	if (P->sel_sq < 0) {
+		int many = 0;
 		printf("  squares:");
 		for (int s = 0; s < P->nsq; s++) {
 			carc_move rots[4];
 			int n = square_rots(P, s, rots);
+			many |= n > 1;
 			printf("%s %c (%d,%d)%s", s && s % 8 == 0 ? "\n          " : "", square_label(s),
 			       P->sq_x[s], P->sq_y[s], n > 1 ? "*" : "");
 		}
-		printf("\n  (* more than one rotation fits)  choose a square, or 'help'\n");
+		printf("\n  %schoose a square, or 'help'\n",
+		       many ? "(* more than one rotation fits)  " : "");
 		return;
 	}
 	carc_move rots[4];
 	int nr = square_rots(P, P->sel_sq, rots);
 	char d[200];
 	describe(g, m, d, sizeof d);
-	printf("  your move: %s\n", d);
+	printf("  your move: %s (shown on the board, not played yet)\n", d);
 	if (nr > 1)
 		printf("  %d rotations fit here: 'r' turns the tile\n", nr);
 	static const char *const FK[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
