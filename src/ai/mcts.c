@@ -18,15 +18,30 @@
  * that kind samples the chance node with the right weights. The bot never
  * looks at the true order of the pile.
  *
+ * With crn=on (common random numbers) the k-th visit of every root
+ * placement sees the same k-th tile order, so placements are compared on
+ * the same draws.
+ *
  * Selection: UCB1 on the mover's mean reward, c = `c`; children not
  * visited yet are tried first, in an order fixed at expansion: by the
- * heuristic prior (eval.c) where priors are on, else shuffled. A leaf is
- * evaluated by one playout to the end of the game. Reward for each player:
- * win * (1 for a win, 1/k for a k-way shared win, 0 otherwise) +
- * (1 - win) * logistic(margin / scale), margin being the player's final
- * score minus the best other score. Each node keeps the reward of the
- * player who made the choice leading to it, so any number of players
- * works.
+ * heuristic prior (eval.c: greedy's value of the move; a placement gets
+ * its best figure choice's) where priors are on, else shuffled. With
+ * progressive widening a state visited n times chooses among its best
+ * ceil(pw * n^pwexp) placements only.
+ *
+ * Leaves: `cutoff` moves of the playout policy (greedy: the best move by
+ * the heuristic for whoever moves; random: a random placement and a
+ * figure with chance `follower`), then the heuristic evaluation ends the
+ * playout (cutoff -1: play to the end). With greedy playouts a new state
+ * is expanded at once and its best prior move becomes a tree move standing
+ * for the first playout move (the same move, computed once, and the tree
+ * grows a ply deeper); otherwise a new state is the leaf.
+ * Rewards for each player: at the end of the game win * (1 for a win, 1/k
+ * for a k-way shared win, 0 otherwise) + (1 - win) * logistic(margin /
+ * scale), margin being the player's score minus the best other score; for
+ * a playout cut off, logistic(expected margin / escale) from the
+ * evaluation. Each node keeps the reward of the player who made the choice
+ * leading to it, so any number of players works.
  *
  * Memory: each thread's tree lives in one node pool allocated when the bot
  * is made; when it is full, search goes on without growing the tree.
@@ -296,9 +311,10 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
 	}
 }
 
-static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending)
+static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending,
+                    int done)
 {
-	int left = p->cutoff < 0 ? 1 << 30 : p->cutoff;
+	int left = p->cutoff < 0 ? 1 << 30 : p->cutoff - done;
 	if (pending != CARC_MOVE_NONE) {
 		carc_move m = pending;
 		if (m != CARC_MOVE_DISCARD && ai_unit(&t->rng) < p->follower) {
@@ -466,6 +482,7 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 	uint32_t n = t->root;
 	t->path[depth++] = n;
 	carc_move pending = CARC_MOVE_NONE;
+	int free_moves = 0; /* tree moves that stand for playout moves */
 	for (;;) {
 		P = t->pool;
 		if (carc_game_over(g))
@@ -474,8 +491,13 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 			/* a new state is a leaf for a playout to the end; with an
 			 * evaluation cut-off it is expanded at once and the search
 			 * goes on to its best reply by the prior */
-			if (P[n].visits == 0 && n != t->root && p->cutoff != 0)
-				goto leaf;
+			if (P[n].visits == 0 && n != t->root && p->cutoff != 0) {
+				/* with greedy playouts the first playout move is the best
+				 * prior move: expand now and make it a tree move */
+				if (p->policy != 1 || !p->prior || p->cutoff < 1)
+					goto leaf;
+				free_moves = 1;
+			}
 			if (!P[n].expanded && !expand_state(t, p, n, g))
 				goto leaf;
 			n = select_child(t, p, n);
@@ -520,7 +542,7 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 	}
 leaf:
 	if (!carc_game_over(g))
-		playout(t, p, g, pending);
+		playout(t, p, g, pending, free_moves);
 	float r[CARC_MAX_PLAYERS];
 	if (carc_game_over(g))
 		rewards(g, p, r);
