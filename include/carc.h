@@ -323,6 +323,7 @@ typedef struct carc_turn {
 	uint8_t pad[2];
 } carc_turn;
 
+#ifndef CARC_OPAQUE_GAME
 typedef struct carc_game {
 	carc_rules rules;
 	uint64_t seed;
@@ -358,6 +359,14 @@ typedef struct carc_game {
 	carc_turn turns[CARC_MAX_TILES];
 	carc_node node[CARC_MAX_NODES];
 } carc_game;
+#else
+/* With CARC_OPAQUE_GAME the fields are hidden: code that must use the
+ * functions only (src/ai; tests/cli/test_ai_api.sh) is compiled this way
+ * to prove it. Not for building: the size differs. */
+typedef struct carc_game {
+	uint64_t opaque_;
+} carc_game;
+#endif
 
 /* A scoring event, reported by carc_apply when asked for. */
 typedef struct carc_event {
@@ -476,6 +485,71 @@ uint64_t carc_game_seed(const carc_game *g);
 /* 1 if a tile of this type may be drawn now (it is left in the pile, and
  * River tiles come first, the lake last), else 0. */
 int carc_tile_drawable(const carc_game *g, int type);
+/* Players at the table (2..6). */
+int carc_players(const carc_game *g);
+/* Turns played so far, and turn k of them (0 = the first): the move
+ * (CARC_MOVE_DISCARD for a tile set aside), the tile type drawn and the
+ * player. Returns the move, or CARC_MOVE_NONE if k is out of range. */
+int carc_turns_played(const carc_game *g);
+carc_move carc_turn_played(const carc_game *g, int k, int *type, int *player);
+
+/* ---- features ------------------------------------------------------------------------- */
+
+/*
+ * Every road, city, field, cloister, garden and river stretch on the board
+ * is a feature. Each segment of a board tile has a node number (below
+ * CARC_MAX_NODES); the segments of one feature share one of their node
+ * numbers as the feature's id. Node numbers never change, and a move only
+ * joins features, so a number taken from an earlier position of the same
+ * game is still good: carc_feature_find gives the id it belongs to now.
+ * Every call below accepts such a number in place of an id.
+ */
+
+/* The id of the feature holding segment seg of board tile i, -1 if i or
+ * seg is out of range. */
+int carc_feature_id(const carc_game *g, int tile, int seg);
+/* The current id of the feature that node (or an old id) belongs to. */
+int carc_feature_find(const carc_game *g, int node);
+/* The kind (carc_feature_kind), the open sides of a road, city or river,
+ * the figures occupying it (followers, big followers, abbots; not pigs or
+ * builders), and whether a road or city was completed and scored. */
+int carc_feature_kind_of(const carc_game *g, int id);
+int carc_feature_open(const carc_game *g, int id);
+int carc_feature_figures(const carc_game *g, int id);
+int carc_feature_done(const carc_game *g, int id);
+/* The number of distinct board tiles the feature spans (walks it). */
+int carc_feature_tiles(const carc_game *g, int id);
+
+/* What a feature is, in one record (small fields: bots keep arrays of them). */
+typedef struct carc_feature_info {
+	uint16_t id;
+	uint8_t kind;       /* carc_feature_kind */
+	uint8_t open;       /* open sides (road, city, river) */
+	uint8_t tiles;      /* distinct tiles; 0 when not asked for */
+	uint8_t shields;
+	uint8_t flags;      /* CARC_SEGF_* of its segments united */
+	uint8_t done;       /* 1: a road or city completed and scored */
+	uint8_t neighbours; /* cloister, garden: board tiles around it, 0..8 */
+	uint8_t pigs;       /* players with a pig on it (bit p = player p) */
+	uint8_t weight[CARC_MAX_PLAYERS];  /* majority weight: follower 1, big 2;
+	                                      cloister, garden: 1 for a follower,
+	                                      big follower or abbot */
+	uint8_t figures[CARC_MAX_PLAYERS]; /* figures of any kind of each player */
+} carc_feature_info;
+
+/* Fills *out for the feature; counts its tiles only if count_tiles (that
+ * walks it), and its figures only if count_figures (that scans every
+ * figure on the board). Returns 0, or -1 if id is out of range. */
+int carc_feature_get(const carc_game *g, int id, int count_tiles, int count_figures,
+                     carc_feature_info *out);
+/* The features with at least one figure on them (any kind), in the order
+ * of their first figure; figures counted, tiles only if count_tiles.
+ * Returns how many (at most max are written). */
+int carc_held_features(const carc_game *g, carc_feature_info *out, int max,
+                       int count_tiles);
+/* The ids of the cities a field borders (completed or not), each once.
+ * Returns how many (at most max are written). */
+int carc_field_cities(const carc_game *g, int field, uint16_t *ids, int max);
 
 /* ---- debug ---------------------------------------------------------------------------- */
 

@@ -7,10 +7,10 @@
  * their own state: nothing in src/ai is a mutable global, so any number of
  * bots may run in parallel threads.
  *
- * Bots use the public API of carc.h only. The few questions about features
- * that the API cannot answer yet (a feature's size, open sides, who holds
- * it) are computed from the public struct fields in featq.c, the one place
- * that reads them; see docs/bots.md for the API calls that would replace it.
+ * Bots use the functions of carc.h only, never the fields of carc_game
+ * (tests/cli/test_ai_api.sh checks that): the feature queries
+ * (carc_feature_*, carc_held_features, carc_field_cities) answer what the
+ * evaluation asks about roads, cities, fields and cloisters.
  */
 #ifndef CARC_AI_H
 #define CARC_AI_H
@@ -106,58 +106,23 @@ extern const ai_bot_ops ai_mcts_ops;
  * pfig < 0 means "uniform over the options and none" (the random bot). */
 carc_move ai_random_move(const carc_game *g, ai_rng *r, double pfig);
 
-/* ---- feature queries from the public struct (featq.c) --------------------------- */
+/* ---- small helpers on the public API ---------------------------------------------- */
 
-/* Whether a road or city with this root was completed and scored. */
-int featq_done(const carc_game *g, int root);
-/* Union-find root of a node. */
-int featq_root(const carc_game *g, int node);
-/* Distinct tiles of the feature with root r. */
-int featq_tiles(const carc_game *g, int root);
-/* Node of segment seg of placed tile ti. */
-int featq_node(const carc_game *g, int ti, int seg);
+/* 1 if followers may go on fields (fields score). */
+static inline int ai_farmers(const carc_game *g)
+{
+	carc_rules r;
+	carc_game_rules(g, &r);
+	return r.farmers;
+}
 
-/* One feature that holds figures, with its majority and size. */
-typedef struct featq_held {
-	uint16_t root;
-	uint8_t kind;      /* carc_feature_kind */
-	uint8_t open;      /* open sides (road, city) */
-	uint8_t tiles;     /* distinct tiles (road, city, field: 0 = not counted) */
-	uint8_t shields;
-	uint8_t flags;     /* CARC_SEGF_* of the feature */
-	uint8_t clo;       /* cloister/garden: index into g->clo */
-	uint8_t weight[CARC_MAX_PLAYERS]; /* majority weight of each player */
-	uint8_t figs[CARC_MAX_PLAYERS];   /* figures of each player (any kind) */
-	uint8_t pig;       /* players with a pig here (mask) */
-} featq_held;
-
-/* Features that hold at least one figure; returns the count. `tiles` is
- * counted only if count_tiles (it walks the feature). */
-int featq_held_features(const carc_game *g, featq_held *out, int max, int count_tiles);
-/* Index into the cloisters of the cloister or garden at node, 255 if none;
- * the number of tiles around cloister c. */
-int featq_cloister(const carc_game *g, int node);
-int featq_cloister_neighbours(const carc_game *g, int c);
-/* The tile a move put on the board: child is parent after one move;
- * returns its index, or -1 (the tile was set aside). */
-int featq_new_tile(const carc_game *child, const carc_game *parent);
-/* Type, square, rotation and first node of board tile ti. */
-void featq_tile(const carc_game *g, int ti, int *type, int *x, int *y, int *rot, int *node0);
-/* Open sides of a road or city (at its root); kind of a node. */
-int featq_open(const carc_game *g, int root);
-/* Followers (plain, big) standing on the feature with root r. */
-int featq_figures(const carc_game *g, int root);
-/* Open sides, shields and CARC_SEGF_* flags of the feature with root r. */
-void featq_root_info(const carc_game *g, int root, int *open, int *shields, int *flags);
-int featq_kind(const carc_game *g, int node);
-/* Roots of every city (completed or not) bordering the field with root
- * r, without repeats; returns the count (at most max). */
-int featq_field_city_roots(const carc_game *g, int root, uint16_t *out, int max);
-
-/* Cities bordering the field with root r: the roots of completed ones go
- * to done[], the roots of open ones to open[]. */
-void featq_field_cities(const carc_game *g, int root, uint16_t *done, int *ndone,
-                        uint16_t *open_, int *nopen, int max);
+/* The board tile a move put down: child is parent after one move; its
+ * index, or -1 (the tile was set aside). */
+static inline int ai_new_tile(const carc_game *child, const carc_game *parent)
+{
+	int n = carc_board_tiles(child);
+	return n > carc_board_tiles(parent) ? n - 1 : -1;
+}
 
 /* ---- evaluation (eval.c) --------------------------------------------------------- */
 

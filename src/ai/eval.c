@@ -74,7 +74,7 @@ static double farm_cities(const carc_game *g, const eval_weights *w, int T,
 	int nc = 0;
 	double v = 0;
 	for (int i = 0; i < n; i++) {
-		int r = featq_root(g, roots[i]);
+		int r = carc_feature_find(g, roots[i]);
 		int dup = 0;
 		for (int k = 0; k < nc; k++)
 			if (canon[k] == r)
@@ -82,7 +82,7 @@ static double farm_cities(const carc_game *g, const eval_weights *w, int T,
 		if (dup || nc >= 128)
 			continue;
 		canon[nc++] = (uint16_t)r;
-		v += featq_done(g, r) ? 1.0 : completion(w, featq_open(g, r), T);
+		v += carc_feature_done(g, r) ? 1.0 : completion(w, carc_feature_open(g, r), T);
 	}
 	return v;
 }
@@ -92,9 +92,9 @@ static double farm_cities(const carc_game *g, const eval_weights *w, int T,
  * city or cloister the chance of getting it back. For a field, `cities`
  * is its farm_cities value. */
 static void add_feature(const carc_game *g, const eval_weights *w, const eval_env *e,
-                        const featq_held *h, double cities, double *out)
+                        const carc_feature_info *h, double cities, double *out)
 {
-	const int np = g->rules.players;
+	const int np = carc_players(g);
 	int best = 0;
 	for (int p = 0; p < np; p++)
 		if (h->weight[p] > best)
@@ -119,7 +119,7 @@ static void add_feature(const carc_game *g, const eval_weights *w, const eval_en
 	}
 	case CARC_FEAT_CLOISTER:
 	case CARC_FEAT_GARDEN: {
-		int nb = featq_cloister_neighbours(g, h->clo);
+		int nb = h->neighbours;
 		c = 1.0;
 		for (int i = nb; i < 8; i++)
 			c *= e->fill;
@@ -127,12 +127,12 @@ static void add_feature(const carc_game *g, const eval_weights *w, const eval_en
 		break;
 	}
 	case CARC_FEAT_FIELD:
-		if (!g->rules.farmers)
+		if (!ai_farmers(g))
 			break;
 		v = w->farm * 3.0 * cities;
-		if (h->pig)
+		if (h->pigs)
 			for (int p = 0; p < np; p++)
-				if ((h->pig >> p & 1) && h->weight[p] == best)
+				if ((h->pigs >> p & 1) && h->weight[p] == best)
 					out[p] += w->farm * cities;
 		break;
 	default:
@@ -143,29 +143,32 @@ static void add_feature(const carc_game *g, const eval_weights *w, const eval_en
 			out[p] += v;
 		/* followers come back from a completed feature */
 		if (h->kind != CARC_FEAT_FIELD)
-			out[p] += c * e->fv * h->figs[p];
+			out[p] += c * e->fv * h->figures[p];
 	}
 }
 
 void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 {
-	const int np = g->rules.players;
+	const int np = carc_players(g);
+	int score[CARC_MAX_PLAYERS];
+	carc_game_scores(g, score);
 	if (carc_game_over(g)) { /* everything is scored (farmers stay on the board) */
 		for (int p = 0; p < np; p++)
-			out[p] = g->score[p];
+			out[p] = score[p];
 		return;
 	}
 	eval_env e;
 	env_at(w, carc_tiles_left(g), &e);
-	featq_held held[CARC_MAX_FIGURES];
-	int nh = featq_held_features(g, held, CARC_MAX_FIGURES, 1);
+	carc_feature_info held[CARC_MAX_FIGURES];
+	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
+	const int farmers = ai_farmers(g);
 	for (int p = 0; p < np; p++)
-		out[p] = g->score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+		out[p] = score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	for (int k = 0; k < nh; k++) {
 		double cities = 0;
-		if (held[k].kind == CARC_FEAT_FIELD && g->rules.farmers) {
+		if (held[k].kind == CARC_FEAT_FIELD && farmers) {
 			uint16_t roots[128];
-			int n = featq_field_city_roots(g, held[k].root, roots, 128);
+			int n = carc_field_cities(g, held[k].id, roots, 128);
 			cities = farm_cities(g, w, e.T, roots, n);
 		}
 		add_feature(g, w, &e, &held[k], cities, out);
@@ -193,7 +196,7 @@ double eval_for(const carc_game *g, const eval_weights *w, int p)
 {
 	double e[CARC_MAX_PLAYERS];
 	eval_expected(g, w, e);
-	return relative(w, e, g->rules.players, p);
+	return relative(w, e, carc_players(g), p);
 }
 
 /* ---- the moves of one position: incremental evaluation -------------------- */
@@ -218,7 +221,7 @@ typedef struct eval_cache {
 	const carc_game *pg;
 	eval_env env;
 	int nh;
-	featq_held held[CARC_MAX_FIGURES];
+	carc_feature_info held[CARC_MAX_FIGURES];
 	double contrib[CARC_MAX_FIGURES][CARC_MAX_PLAYERS];
 	int16_t hidx[CARC_MAX_NODES];  /* parent root -> held index, -1 */
 	int16_t midx[CARC_MAX_NODES];  /* parent field root -> memo index, -1 */
@@ -232,7 +235,7 @@ static const uint16_t *memo_cities(eval_cache *c, int r, int *n)
 {
 	if (c->midx[r] < 0) {
 		uint16_t tmp[256];
-		int k = featq_field_city_roots(c->pg, r, tmp, 256);
+		int k = carc_field_cities(c->pg, r, tmp, 256);
 		if (c->ncity + k > MEMO_CITIES) { /* full: start over */
 			memset(c->midx, 0xFF, sizeof c->midx);
 			c->ncity = 0;
@@ -254,18 +257,19 @@ static void cache_init(eval_cache *c, const carc_game *pg, const eval_weights *w
 	memset(c->hidx, 0xFF, sizeof c->hidx);
 	memset(c->midx, 0xFF, sizeof c->midx);
 	c->nmemo = c->ncity = 0;
-	c->nh = featq_held_features(pg, c->held, CARC_MAX_FIGURES, 1);
+	c->nh = carc_held_features(pg, c->held, CARC_MAX_FIGURES, 1);
+	const int farmers = ai_farmers(pg);
 	for (int k = 0; k < c->nh; k++) {
-		const featq_held *h = &c->held[k];
-		c->hidx[h->root] = (int16_t)k;
+		const carc_feature_info *h = &c->held[k];
+		c->hidx[h->id] = (int16_t)k;
 		memset(c->contrib[k], 0, sizeof c->contrib[k]);
 		if (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY) {
 			add_feature(pg, w, &c->env, h, 0, c->contrib[k]);
 		} else if (h->kind == CARC_FEAT_FIELD) {
 			double cities = 0;
-			if (pg->rules.farmers) {
+			if (farmers) {
 				int n;
-				const uint16_t *cs = memo_cities(c, h->root, &n);
+				const uint16_t *cs = memo_cities(c, h->id, &n);
 				cities = farm_cities(pg, w, c->env.T, cs, n);
 			}
 			add_feature(pg, w, &c->env, h, cities, c->contrib[k]);
@@ -282,8 +286,8 @@ static const int8_t EDY[4] = {-1, 0, 1, 0};
 static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F,
                                 uint16_t *out, int max)
 {
-	int type, x, y, rot, n0, n = 0;
-	featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+	int type, x, y, rot, n = 0;
+	carc_board_tile(g, ti, &type, &x, &y, &rot, NULL);
 	int nseg = carc_tile_segments(type);
 	uint16_t seen[4 * 3 * CARC_MAX_SEGS];
 	int nseen = 0;
@@ -291,13 +295,13 @@ static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F
 		int kind;
 		unsigned ports, flags, cities;
 		carc_tile_segment(type, s, &kind, &ports, &flags, &cities);
-		if (kind != CARC_FEAT_FIELD || featq_root(g, n0 + s) != F)
+		if (kind != CARC_FEAT_FIELD || carc_feature_id(g, ti, s) != F)
 			continue;
 		while (cities) {
 			int ci = __builtin_ctz(cities);
 			cities &= cities - 1;
 			if (n < max)
-				out[n++] = (uint16_t)(n0 + ci);
+				out[n++] = (uint16_t)carc_feature_id(g, ti, ci);
 		}
 		unsigned rp = ((ports << (3 * rot)) | (ports >> (12 - 3 * rot))) & 0xFFFu;
 		for (int d = 0; d < 4; d++) {
@@ -306,8 +310,8 @@ static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F
 			int nt = carc_tile_at(c->pg, x + EDX[d], y + EDY[d]);
 			if (nt < 0)
 				continue;
-			int ntype, nx, ny, nrot, nn0;
-			featq_tile(c->pg, nt, &ntype, &nx, &ny, &nrot, &nn0);
+			int ntype, nrot;
+			carc_board_tile(c->pg, nt, &ntype, NULL, NULL, &nrot, NULL);
 			for (int k = 0; k < 3; k++) {
 				if (!(rp >> (3 * d + k) & 1u))
 					continue;
@@ -315,7 +319,7 @@ static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F
 				int ns = carc_tile_port_segment(ntype, nrot, q);
 				if (ns < 0)
 					continue;
-				int pr = featq_root(c->pg, nn0 + ns);
+				int pr = carc_feature_id(c->pg, nt, ns);
 				int dup = 0;
 				for (int j = 0; j < nseen; j++)
 					if (seen[j] == pr)
@@ -337,85 +341,90 @@ static int touched_field_cities(eval_cache *c, const carc_game *g, int ti, int F
  * the only cities whose state (open sides, completion) a move changes. */
 static int touched_parent_cities(const eval_cache *c, const carc_game *g, int ti, uint16_t *out)
 {
-	int type, x, y, rot, n0, n = 0;
-	featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+	int type, x, y, rot, n = 0;
+	carc_board_tile(g, ti, &type, &x, &y, &rot, NULL);
 	for (int d = 0; d < 4; d++) {
-		int port = 3 * d + 1, s = carc_tile_port_segment(type, rot, port);
-		if (s < 0 || featq_kind(g, n0 + s) != CARC_FEAT_CITY)
+		int port = 3 * d + 1, s = carc_tile_port_segment(type, rot, port), kind = -1;
+		if (s >= 0)
+			carc_tile_segment(type, s, &kind, NULL, NULL, NULL);
+		if (kind != CARC_FEAT_CITY)
 			continue;
 		int nt = carc_tile_at(c->pg, x + EDX[d], y + EDY[d]);
 		if (nt < 0)
 			continue;
-		int ntype, nx, ny, nrot, nn0;
-		featq_tile(c->pg, nt, &ntype, &nx, &ny, &nrot, &nn0);
+		int ntype, nrot;
+		carc_board_tile(c->pg, nt, &ntype, NULL, NULL, &nrot, NULL);
 		int ns = carc_tile_port_segment(ntype, nrot, 3 * ((d + 2) & 3) + 1);
 		if (ns >= 0)
-			out[n++] = (uint16_t)featq_root(c->pg, nn0 + ns);
+			out[n++] = (uint16_t)carc_feature_id(c->pg, nt, ns);
 	}
 	return n;
 }
 
 static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w, double *out)
 {
-	const int np = g->rules.players;
+	const int np = carc_players(g);
+	int score[CARC_MAX_PLAYERS];
+	carc_game_scores(g, score);
 	if (carc_game_over(g)) {
 		for (int p = 0; p < np; p++)
-			out[p] = g->score[p];
+			out[p] = score[p];
 		return;
 	}
 	const eval_env *e = &c->env;
 	for (int p = 0; p < np; p++)
-		out[p] = g->score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
-	int ti = featq_new_tile(g, c->pg);
+		out[p] = score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	int ti = ai_new_tile(g, c->pg);
 	uint16_t touched[CARC_MAX_SEGS];
 	int nt = 0;
 	if (ti >= 0) {
-		int type, x, y, rot, n0;
-		featq_tile(g, ti, &type, &x, &y, &rot, &n0);
+		int type;
+		carc_board_tile(g, ti, &type, NULL, NULL, NULL, NULL);
 		int nseg = carc_tile_segments(type);
 		for (int s = 0; s < nseg; s++)
-			touched[nt++] = (uint16_t)featq_root(g, n0 + s);
+			touched[nt++] = (uint16_t)carc_feature_id(g, ti, s);
 	}
 	uint16_t tcity[4 * CARC_MAX_SEGS];
 	int ntc = ti >= 0 ? touched_parent_cities(c, g, ti, tcity) : 0;
-	featq_held held[CARC_MAX_FIGURES];
-	int nh = featq_held_features(g, held, CARC_MAX_FIGURES, 0);
+	carc_feature_info held[CARC_MAX_FIGURES];
+	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 0);
+	const int farmers = ai_farmers(g);
 	for (int k = 0; k < nh; k++) {
-		featq_held *h = &held[k];
+		carc_feature_info *h = &held[k];
 		int is_touched = 0;
 		for (int i = 0; i < nt; i++)
-			if (touched[i] == h->root)
+			if (touched[i] == h->id)
 				is_touched = 1;
 		if (h->kind == CARC_FEAT_ROAD || h->kind == CARC_FEAT_CITY) {
-			if (!is_touched && c->hidx[h->root] >= 0) {
-				const double *v = c->contrib[c->hidx[h->root]];
+			if (!is_touched && c->hidx[h->id] >= 0) {
+				const double *v = c->contrib[c->hidx[h->id]];
 				for (int p = 0; p < np; p++)
 					out[p] += v[p];
 				continue;
 			}
-			h->tiles = (uint8_t)featq_tiles(g, h->root);
+			h->tiles = (uint8_t)carc_feature_tiles(g, h->id);
 			add_feature(g, w, e, h, 0, out);
 		} else if (h->kind == CARC_FEAT_FIELD) {
 			double cities = 0;
-			if (g->rules.farmers) {
+			if (farmers) {
 				uint16_t roots[512];
 				int n;
 				if (!is_touched) {
-					const uint16_t *cs = memo_cities(c, h->root, &n);
+					const uint16_t *cs = memo_cities(c, h->id, &n);
 					int hit = 0;
 					for (int i = 0; i < n && !hit; i++)
 						for (int j = 0; j < ntc; j++)
 							hit |= cs[i] == tcity[j];
-					if (!hit && c->hidx[h->root] >= 0) {
+					if (!hit && c->hidx[h->id] >= 0) {
 						/* its cities are as they were: the parent's value */
-						const double *v = c->contrib[c->hidx[h->root]];
+						const double *v = c->contrib[c->hidx[h->id]];
 						for (int p = 0; p < np; p++)
 							out[p] += v[p];
 						continue;
 					}
 					cities = farm_cities(g, w, e->T, cs, n);
 				} else {
-					n = touched_field_cities(c, g, ti, h->root, roots, 512);
+					n = touched_field_cities(c, g, ti, h->id, roots, 512);
 					cities = farm_cities(g, w, e->T, roots, n);
 				}
 			}
@@ -439,40 +448,28 @@ static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm,
 	int fk = carc_move_figure(fm);
 	if ((fk != CARC_FIG_FOLLOWER && fk != CARC_FIG_BIG) || carc_move_recall(fm) || ti < 0)
 		return -1;
-	int type, x, y, rot, n0;
-	featq_tile(P, ti, &type, &x, &y, &rot, &n0);
-	int node = n0 + carc_move_seg(fm);
-	int F = featq_root(P, node);
+	int F = carc_feature_id(P, ti, carc_move_seg(fm));
 	/* a feature with figures already (the tile may join an occupied
 	 * feature to the free one the figure goes on) */
-	if (featq_figures(P, F))
+	if (F < 0 || carc_feature_figures(P, F))
 		return -1;
-	featq_held h;
-	memset(&h, 0, sizeof h);
-	h.root = (uint16_t)F;
-	h.kind = (uint8_t)featq_kind(P, F);
-	h.clo = 255;
-	int open, shields, flags;
-	featq_root_info(P, F, &open, &shields, &flags);
-	h.open = (uint8_t)open;
-	h.shields = (uint8_t)shields;
-	h.flags = (uint8_t)flags;
+	carc_feature_info h;
+	carc_feature_get(P, F, 0, 0, &h);
 	double cities = 0;
 	switch (h.kind) {
 	case CARC_FEAT_ROAD:
 	case CARC_FEAT_CITY:
-		if (featq_done(P, F))
+		if (h.done)
 			return -1;
-		h.tiles = (uint8_t)featq_tiles(P, F);
+		h.tiles = (uint8_t)carc_feature_tiles(P, F);
 		break;
 	case CARC_FEAT_CLOISTER:
 	case CARC_FEAT_GARDEN:
-		h.clo = (uint8_t)featq_cloister(P, node);
-		if (featq_cloister_neighbours(P, h.clo) >= 8)
+		if (h.neighbours >= 8)
 			return -1;
 		break;
 	case CARC_FEAT_FIELD:
-		if (P->rules.farmers) {
+		if (ai_farmers(P)) {
 			uint16_t roots[512];
 			int n = touched_field_cities(c, P, ti, F, roots, 512);
 			cities = farm_cities(P, w, c->env.T, roots, n);
@@ -482,7 +479,7 @@ static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm,
 		return -1;
 	}
 	h.weight[me] = fk == CARC_FIG_BIG ? 2 : 1;
-	h.figs[me] = 1;
+	h.figures[me] = 1;
 	if (fk == CARC_FIG_FOLLOWER)
 		out[me] -= c->env.fv;
 	add_feature(P, w, &c->env, &h, cities, out);
@@ -495,7 +492,7 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 {
 	carc_move pl[CARC_MAX_PLACEMENTS], fo[AI_MAX_FIGOPTS];
 	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
-	int me = carc_to_move(g), players = g->rules.players;
+	int me = carc_to_move(g), players = carc_players(g);
 	carc_game P, tmp;
 	eval_cache *c = malloc(sizeof *c);
 	if (!c) { /* out of memory: the slow way */
@@ -519,7 +516,7 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		vals[n++] = relative(w, e0, players, p);
 		if (pl[i] == CARC_MOVE_DISCARD)
 			continue;
-		int ti = featq_new_tile(&P, g);
+		int ti = ai_new_tile(&P, g);
 		int nf = carc_figure_options(g, pl[i], fo, AI_MAX_FIGOPTS);
 		for (int f = 0; f < nf && n < max; f++) {
 			memcpy(e, e0, sizeof e);

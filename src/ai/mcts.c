@@ -227,17 +227,29 @@ static void tree_fresh(mcts_tree *t, const carc_game *g)
 static int tree_follow(mcts_tree *t, const carc_game *g)
 {
 	const carc_game *o = &t->root_game;
-	if (!t->has_root || o->seed != g->seed || g->nturns < o->nturns ||
-	    memcmp(&o->rules, &g->rules, sizeof g->rules) ||
-	    memcmp(o->turns, g->turns, sizeof g->turns[0] * o->nturns) ||
-	    carc_tiles_left(g) + g->nturns != carc_tiles_left(o) + o->nturns)
+	if (!t->has_root)
 		return 0;
+	const int on = carc_turns_played(o), gn = carc_turns_played(g);
+	carc_rules ro, rg;
+	memset(&ro, 0, sizeof ro);
+	memset(&rg, 0, sizeof rg);
+	carc_game_rules(o, &ro);
+	carc_game_rules(g, &rg);
+	if (carc_game_seed(o) != carc_game_seed(g) || gn < on || memcmp(&ro, &rg, sizeof ro) ||
+	    carc_tiles_left(g) + gn != carc_tiles_left(o) + on)
+		return 0;
+	for (int k = 0; k < on; k++) { /* the same game so far */
+		int ot, op, gt, gp;
+		if (carc_turn_played(o, k, &ot, &op) != carc_turn_played(g, k, &gt, &gp) ||
+		    ot != gt || op != gp)
+			return 0;
+	}
 	mcts_node *P = t->pool;
 	uint32_t n = t->root;
 	if (P[n].kind != MN_STATE || P[n].move != (carc_move)carc_current_tile(o))
 		return 0;
-	for (int k = o->nturns; k < g->nturns; k++) {
-		carc_move m = g->turns[k].move;
+	for (int k = on; k < gn; k++) {
+		carc_move m = carc_turn_played(g, k, NULL, NULL);
 		if (!P[n].expanded)
 			return 0;
 		uint32_t pl = MCTS_NIL;
@@ -252,7 +264,9 @@ static int tree_follow(mcts_tree *t, const carc_game *g)
 				mv = P[pl].child + c;
 		if (mv == MCTS_NIL)
 			return 0;
-		int tile = k + 1 < g->nturns ? g->turns[k + 1].type : carc_current_tile(g);
+		int tile = carc_current_tile(g);
+		if (k + 1 < gn)
+			carc_turn_played(g, k + 1, &tile, NULL);
 		uint32_t s = 0;
 		for (uint32_t c = P[mv].child; c; c = P[c].next)
 			if (P[c].move == (carc_move)tile)
@@ -273,7 +287,7 @@ static int tree_follow(mcts_tree *t, const carc_game *g)
 static void rewards(const carc_game *g, const mcts_params *p, float *out)
 {
 	int s[CARC_MAX_PLAYERS];
-	const int np = g->rules.players;
+	const int np = carc_players(g);
 	carc_game_scores(g, s);
 	int best = -100000, nbest = 0;
 	for (int i = 0; i < np; i++) {
@@ -300,7 +314,7 @@ static void rewards(const carc_game *g, const mcts_params *p, float *out)
 static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p, float *out)
 {
 	double e[CARC_MAX_PLAYERS];
-	const int np = g->rules.players;
+	const int np = carc_players(g);
 	eval_expected(g, &t->ew, e);
 	for (int i = 0; i < np; i++) {
 		double other = -1e9;

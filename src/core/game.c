@@ -344,7 +344,7 @@ int carc_board_figures(const carc_game *g, carc_figure_info *out, int max)
 	return n < max ? n : max;
 }
 
-void carc_game_rules(const carc_game *g, carc_rules *out) { *out = g->rules; }
+void carc_game_rules(const carc_game *g, carc_rules *out) { memcpy(out, &g->rules, sizeof *out); }
 uint64_t carc_game_seed(const carc_game *g) { return g->seed; }
 
 /* ---- the draw --------------------------------------------------------------------------- */
