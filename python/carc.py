@@ -218,6 +218,29 @@ class _Events(ctypes.Structure):
                 ("ev", _Event * MAX_EVENTS)]
 
 
+class _FeatureInfo(ctypes.Structure):
+    """Mirror of carc_feature_info."""
+    _fields_ = [("id", ctypes.c_uint16),
+                ("kind", ctypes.c_uint8),
+                ("open", ctypes.c_uint8),
+                ("tiles", ctypes.c_uint8),
+                ("shields", ctypes.c_uint8),
+                ("flags", ctypes.c_uint8),
+                ("done", ctypes.c_uint8),
+                ("neighbours", ctypes.c_uint8),
+                ("pigs", ctypes.c_uint8),
+                ("weight", ctypes.c_uint8 * MAX_PLAYERS),
+                ("figures", ctypes.c_uint8 * MAX_PLAYERS)]
+
+
+class _FigureInfo(ctypes.Structure):
+    """Mirror of carc_figure_info."""
+    _fields_ = [("owner", ctypes.c_int),
+                ("kind", ctypes.c_int),
+                ("tile", ctypes.c_int),
+                ("seg", ctypes.c_int)]
+
+
 def _candidates():
     """Paths to try, in order, as (path, where it came from)."""
     env = os.environ.get("CARC_LIB")
@@ -285,6 +308,17 @@ def _declare(lib):
         "carc_shuffle_rest": (None, [vp, u64]),
         "carc_tile_at": (c_int, [vp, c_int, c_int]),
         "carc_game_check": (c_int, [vp, c_char_p]),
+        "carc_board_tiles": (c_int, [vp]),
+        "carc_board_tile": (c_int, [vp, c_int, ip, ip, ip, ip, ip]),
+        "carc_board_figures": (c_int, [vp, ctypes.POINTER(_FigureInfo), c_int]),
+        "carc_players": (c_int, [vp]),
+        "carc_turns_played": (c_int, [vp]),
+        "carc_turn_played": (u32, [vp, c_int, ip, ip]),
+        "carc_feature_id": (c_int, [vp, c_int, c_int]),
+        "carc_feature_find": (c_int, [vp, c_int]),
+        "carc_feature_get": (c_int, [vp, c_int, c_int, c_int, ctypes.POINTER(_FeatureInfo)]),
+        "carc_held_features": (c_int, [vp, ctypes.POINTER(_FeatureInfo), c_int, c_int]),
+        "carc_field_cities": (c_int, [vp, c_int, ctypes.POINTER(ctypes.c_uint16), c_int]),
         # returns a malloc'd string: kept as a raw pointer to free it
         "carc_record_write": (vp, [vp, c_char_p]),
         "carc_record_replay": (c_int, [c_char_p, ctypes.c_size_t, vp, c_char_p,
@@ -1069,6 +1103,94 @@ class Game:
                 continue
             out.append({"tile": t["tile"], "x": t["x"], "y": t["y"], "rot": t["rot"],
                         "player": t["player"], "meeple": t.get("meeple")})
+        return out
+
+    def figures(self):
+        """The figures on the board, as dicts with keys player, figure (a
+        name of FIGURES), tile (board index, see :meth:`tile_at`), x, y,
+        at (a port name of that tile as it lies) and feature (the id, see
+        :meth:`feature`)."""
+        lib = _L()
+        buf = (_FigureInfo * 64)()
+        n = lib.carc_board_figures(self._buf, buf, 64)
+        out = []
+        for f in buf[:n]:
+            t, x, y, rot = (ctypes.c_int() for _ in range(4))
+            lib.carc_board_tile(self._buf, f.tile, ctypes.byref(t), ctypes.byref(x),
+                                ctypes.byref(y), ctypes.byref(rot), None)
+            port = lib.carc_tile_segment_port(t.value, rot.value, f.seg)
+            out.append({"player": f.owner, "figure": FIGURES[f.kind], "tile": f.tile,
+                        "x": x.value, "y": y.value,
+                        "at": _s(lib.carc_port_name(port)) if port >= 0 else None,
+                        "feature": lib.carc_feature_id(self._buf, f.tile, f.seg)})
+        return out
+
+    def _feature_dict(self, fi):
+        np_ = self.players
+        kind = FEATURES[fi.kind] if fi.kind < len(FEATURES) else None
+        d = {"id": fi.id, "kind": kind, "open": fi.open, "tiles": fi.tiles,
+             "shields": fi.shields, "inn": bool(fi.flags & SEGF_INN),
+             "cathedral": bool(fi.flags & SEGF_CATHEDRAL), "done": bool(fi.done),
+             "weight": list(fi.weight[:np_]), "figures": list(fi.figures[:np_]),
+             "pigs": [p for p in range(np_) if fi.pigs >> p & 1]}
+        if kind in ("cloister", "garden"):
+            d["neighbours"] = fi.neighbours
+        return d
+
+    def feature_id(self, x, y, at):
+        """The id of the feature at port `at` (a name such as "N1" or "C",
+        as the tile lies on the board) of the tile at (x, y). Ids stay
+        good: a later position maps an old id with :meth:`feature_find`.
+        Raises ValueError if the square is empty or has nothing there."""
+        lib = _L()
+        i = lib.carc_tile_at(self._buf, int(x), int(y))
+        if i < 0:
+            raise ValueError("no tile at (%d, %d)" % (x, y))
+        t, rot = ctypes.c_int(), ctypes.c_int()
+        lib.carc_board_tile(self._buf, i, ctypes.byref(t), None, None, ctypes.byref(rot), None)
+        port = port_parse(at) if isinstance(at, str) else int(at)
+        seg = lib.carc_tile_port_segment(t.value, rot.value, port)
+        if seg < 0:
+            raise ValueError("the tile at (%d, %d) has no feature at %s" % (x, y, at))
+        return lib.carc_feature_id(self._buf, i, seg)
+
+    def feature_find(self, fid):
+        """The id now of a feature whose id was fid in an earlier position."""
+        r = _L().carc_feature_find(self._buf, int(fid))
+        if r < 0:
+            raise ValueError("no feature %r" % (fid,))
+        return r
+
+    def feature(self, fid):
+        """A feature as a dict: id, kind (a name of FEATURES), open sides,
+        tiles, shields, inn, cathedral, done (a road or city completed),
+        weight and figures (lists by player), pigs (players with a pig on
+        it), and for a cloister or garden its neighbours (0..8)."""
+        fi = _FeatureInfo()
+        if _L().carc_feature_get(self._buf, int(fid), 1, 1, ctypes.byref(fi)) < 0:
+            raise ValueError("no feature %r" % (fid,))
+        return self._feature_dict(fi)
+
+    def held_features(self):
+        """The features with figures on them (see :meth:`feature`)."""
+        buf = (_FeatureInfo * 64)()
+        n = _L().carc_held_features(self._buf, buf, 64, 1)
+        return [self._feature_dict(fi) for fi in buf[:n]]
+
+    def field_cities(self, fid):
+        """The ids of the cities the field fid borders (completed or not)."""
+        buf = (ctypes.c_uint16 * 256)()
+        n = _L().carc_field_cities(self._buf, int(fid), buf, 256)
+        return list(buf[:n])
+
+    def history(self):
+        """The turns played, as (Move, player) pairs; the Move knows its tile."""
+        lib = _L()
+        out = []
+        for k in range(lib.carc_turns_played(self._buf)):
+            t, p = ctypes.c_int(), ctypes.c_int()
+            m = lib.carc_turn_played(self._buf, k, ctypes.byref(t), ctypes.byref(p))
+            out.append((Move(m, t.value), p.value))
         return out
 
     # -- moves

@@ -392,6 +392,58 @@ class _Stop:
         self.g.check_state()
 
 
+class FeatureTest(unittest.TestCase):
+    def test_city_before_and_after(self):
+        g = carc.Game(seed=3)
+        g.set_current_tile("U")
+        g.apply(g.move(1, 0, 0))             # red: beside the start tile
+        g.set_current_tile("E")
+        g.apply(g.move(1, -1, 0, at="N1"))   # blue: a city cap, a knight on it
+        fid = g.feature_id(1, -1, "N1")
+        f = g.feature(fid)
+        self.assertEqual((f["kind"], f["open"], f["tiles"], f["done"]), ("city", 1, 1, False))
+        self.assertEqual(f["weight"], [0, 1])
+        self.assertEqual([h["id"] for h in g.held_features()], [fid])
+        g.set_current_tile("E")
+        g.apply(g.move(1, -2, 2))            # red closes it
+        now = g.feature_id(1, -2, "S1")
+        self.assertEqual(g.feature_find(fid), now)
+        f = g.feature(now)
+        self.assertEqual((f["open"], f["tiles"], f["done"]), (0, 2, True))
+        self.assertEqual(f["figures"], [0, 0])  # the knight came home
+        road = g.feature_id(0, 0, "E1")
+        self.assertEqual(g.feature(road)["kind"], "road")
+        self.assertEqual(g.feature(road)["open"], 2)
+        with self.assertRaises(ValueError):
+            g.feature_id(5, 5, "N1")
+        hist = g.history()
+        self.assertEqual([p for _, p in hist], [0, 1, 0])
+        self.assertEqual(hist[1][0].tile_name, "E")
+        self.assertEqual(hist[1][0].port_name, "N1")
+
+    def test_held_features_match_figures(self):
+        rng = random.Random(11)
+        g = carc.Game(seed=11, players=3, expansions=("inns-cathedrals", "traders-builders"))
+        played = []
+        for _ in range(40):
+            m = rng.choice(g.legal_moves())
+            g.apply(m)
+            played.append(m)
+        figs = g.figures()
+        held = g.held_features()
+        self.assertEqual(sorted({f["feature"] for f in figs}), sorted(h["id"] for h in held))
+        for h in held:
+            mine = [f for f in figs if f["feature"] == h["id"]]
+            for p in range(3):
+                self.assertEqual(h["figures"][p], sum(1 for f in mine if f["player"] == p))
+            self.assertEqual(h, g.feature(h["id"]) if h["kind"] in ("road", "city")
+                             else dict(g.feature(h["id"]), tiles=h["tiles"]))
+            if h["kind"] == "field":
+                for c in g.field_cities(h["id"]):
+                    self.assertEqual(g.feature(c)["kind"], "city")
+        self.assertEqual([int(m) for m, _ in g.history()], [int(m) for m in played])
+
+
 class MoveTest(unittest.TestCase):
     def test_encoding(self):
         m = carc.Move.make(-3, 7, 2, segment=1, figure="big")
