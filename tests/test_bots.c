@@ -316,6 +316,40 @@ static void stop_ends_a_long_search(void **state)
 	free(g);
 }
 
+/* star25's depth 0 (the default): 2 plies without a time limit; with one
+ * it goes on deepening while the time lasts. */
+static void star_depth_follows_the_time(void **state)
+{
+	(void)state;
+	carc_game *g = malloc(sizeof *g);
+	assert_non_null(g);
+	carc_rules r;
+	carc_rules_default(&r);
+	assert_int_equal(carc_game_init(g, &r, 5, NULL, 0, NULL), CARC_OK);
+	char info[256];
+	int depth = 0;
+	carc_bot *b = bot("star25", 1);
+	assert_int_equal(carc_check_move(g, carc_bot_choose(b, g), NULL), CARC_OK);
+	carc_bot_info(b, info, sizeof info);
+	assert_int_equal(sscanf(info, "depth=%d", &depth), 1);
+	assert_int_equal(depth, 2);
+	carc_bot_free(b);
+	b = bot("star25:time=1", 1);
+	assert_int_equal(carc_check_move(g, carc_bot_choose(b, g), NULL), CARC_OK);
+	carc_bot_info(b, info, sizeof info);
+	long nodes = 0;
+	double value = 0, used = 0;
+	assert_int_equal(sscanf(info, "depth=%d nodes=%ld value=%lf time=%lf", &depth, &nodes,
+	                        &value, &used),
+	                 4);
+	/* depth 2 takes some 30 ms here (more under the sanitizers): a bot that
+	 * stopped there would not have used half its second */
+	if (depth < 8 && used < 0.5)
+		fail_msg("star25:time=1 stopped at depth %d after %.3f s (%s)", depth, used, info);
+	carc_bot_free(b);
+	free(g);
+}
+
 /* ---- strength on a small fixed sample ------------------------------------------------ */
 
 /* Wins of specs[0] over specs[1] in `deals` deals played from both seats. */
@@ -351,6 +385,7 @@ int main(void)
 		cmocka_unit_test(same_seed_same_moves),
 		cmocka_unit_test(star_pruning_is_exact),
 		cmocka_unit_test(stop_ends_a_long_search),
+		cmocka_unit_test(star_depth_follows_the_time),
 		cmocka_unit_test(stronger_is_not_worse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

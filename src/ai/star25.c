@@ -64,7 +64,7 @@ typedef struct star_bot {
 } star_bot;
 
 static const ai_param STAR_PARAMS[] = {
-	{"depth", 2, 1, STAR_MAX_DEPTH, 1, NULL, "decision plies searched (1 = greedy)"},
+	{"depth", 0, 0, STAR_MAX_DEPTH, 1, NULL, "decision plies searched (1 = greedy; 0: 2 without a time limit, as deep as the time allows with one)"},
 	{"probe", 1, 0, 64, 1, NULL, "probing factor: moves probed per chance child (0: Star1)"},
 	{"width", 0, 0, 1000, 1, NULL, "best moves kept below the root (0: all)"},
 	{"time", 0, 0, 3600, 0, NULL, "seconds per move for iterative deepening (0: no limit)"},
@@ -284,6 +284,8 @@ static void *star_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->probe = (int)v[1];
 	b->width = (int)v[2];
 	b->time = v[3];
+	if (b->depth == 0) /* auto: deepen while the time lasts */
+		b->depth = b->time > 0 ? STAR_MAX_DEPTH : 2;
 	b->bound = v[4];
 	b->rng.s = seed;
 	eval_default(&b->w);
