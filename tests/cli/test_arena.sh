@@ -42,6 +42,14 @@ strip() { sed -n '3,$p' "$1" | awk '{$NF=""; print}'; }
 # three players, two bots: the bots fill the seats in turn; rounding is said
 "$CARC" arena --bots greedy random --players 3 --games 2 --quiet >"$tmp/out" 2>"$tmp/err" || fail "3 players failed"
 grep -q '3 players' "$tmp/out" || fail "3 players: $(cat "$tmp/out")"
+# six players with Inns & Cathedrals and every other expansion: records replay
+"$CARC" arena --bots greedy random star25:depth=1 --players 6 --games 6 --quiet \
+	--expansions river,inns-cathedrals,traders-builders,abbot --record "$tmp/six" \
+	>"$tmp/out" 2>"$tmp/err" || fail "6 players with the expansions failed: $(cat "$tmp/err")"
+grep -q '6 players' "$tmp/out" || fail "6 players: $(cat "$tmp/out")"
+for f in "$tmp/six"/*.json; do
+	"$CARC" replay "$f" >/dev/null 2>"$tmp/err" || fail "record $f does not replay: $(cat "$tmp/err")"
+done
 "$CARC" arena --bots greedy random --games 3 >"$tmp/out" 2>"$tmp/err" || fail "3 games failed"
 grep -q 'rounded up to 4' "$tmp/err" || fail "no rounding note: $(cat "$tmp/err")"
 grep -q 'left ~' "$tmp/err" || fail "no progress line: $(cat "$tmp/err")"

@@ -40,6 +40,18 @@ grep -q 'farm' "$tmp/out" || fail "breakdown lacks farms"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert 'final' in r" "$tmp/b.json" || fail "no final scores in the record"
 "$CARC" replay "$tmp/b.json" >/dev/null || fail "the hot-seat record does not replay"
 
+# every expansion, three seats (two humans and a bot): the whole game, the
+# special figures offered, the goods and gardens in the breakdown
+yes 'hint
+ok' | head -n 800 | "$CARC" play human human greedy --seed 5 --hint greedy --color never \
+	--expansions river,inns-cathedrals,traders-builders,abbot --save "$tmp/x.json" \
+	>"$tmp/out" 2>"$tmp/err" || fail "expansions game exited $?: $(cat "$tmp/err")"
+for want in "final scores after" "garden" "goods" "big follower" "+builder +pig +abbot"; do
+	grep -qF -- "$want" "$tmp/out" || fail "expansions game: output lacks '$want'"
+done
+"$CARC" replay "$tmp/x.json" >"$tmp/rep" || fail "the expansions record does not replay"
+grep -q ': ok (' "$tmp/rep" || fail "replay: $(cat "$tmp/rep")"
+
 # end of input mid-game saves the record too
 printf 'a\n' | "$CARC" play human random --seed 2 --save "$tmp/c.json" >/dev/null 2>&1 || fail "EOF exit status $?"
 [ -s "$tmp/c.json" ] || fail "no record after end of input"
