@@ -157,6 +157,56 @@ static void get_health(api_resp *rs)
 	                              (json_int_t)((srv_mono_us() - started_us) / 1000000)));
 }
 
+#define FINISHED_PAGE 20
+#define FINISHED_PAGE_MAX 100
+
+/* GET /api/tables: tables in memory by status, or finished games from the
+ * store a page at a time (status=over, limit, before). */
+static void get_tables(const api_req *rq, api_resp *rs)
+{
+	char sv[16], v[64];
+	const char *st = query_get(rq->query, "status", sv, sizeof sv) ? sv : "open";
+	if (strcmp(st, "over")) {
+		int which = !strcmp(st, "open") ? 0 : !strcmp(st, "playing") ? 1
+		            : !strcmp(st, "all") ? 2 : -1;
+		if (which < 0)
+			reply_error(rs, SE_MALFORMED, "status must be open, playing, over or all");
+		else
+			reply_json(rs, 200, json_pack("{s:o}", "tables", tables_list(which)));
+		return;
+	}
+	int limit = FINISHED_PAGE;
+	if (query_get(rq->query, "limit", v, sizeof v)) {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (!v[0] || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > FINISHED_PAGE_MAX) {
+			char msg[96];
+			snprintf(msg, sizeof msg, "limit must be a number from 1 to %d", FINISHED_PAGE_MAX);
+			reply_error(rs, SE_MALFORMED, msg);
+			return;
+		}
+		limit = (int)n;
+	}
+	char before[STORE_ID_SIZE];
+	int has_before = query_get(rq->query, "before", v, sizeof v);
+	if (has_before) {
+		size_t n = strlen(v);
+		if (n == 0 || n >= sizeof before || strspn(v, "0123456789abcdef") != n) {
+			reply_error(rs, SE_MALFORMED, "before must be a table id (the last id of the "
+			                              "previous page, as next_before gives it)");
+			return;
+		}
+		memcpy(before, v, n + 1);
+	}
+	srv_err code;
+	char err[STORE_ERR_SIZE + 64];
+	json_t *o = tables_finished(has_before ? before : NULL, limit, &code, err, sizeof err);
+	if (!o)
+		reply_error(rs, code, err);
+	else
+		reply_json(rs, 200, o);
+}
+
 static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 {
 	json_t *o = parse_body(rq, rs, 0);
@@ -332,10 +382,7 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		if (post) {
 			post_tables(cfg, rq, rs);
 		} else if (get) {
-			char st[16] = "open";
-			query_get(rq->query, "status", st, sizeof st);
-			int which = !strcmp(st, "playing") ? 1 : !strcmp(st, "all") ? 2 : 0;
-			reply_json(rs, 200, json_pack("{s:o}", "tables", tables_list(which)));
+			get_tables(rq, rs);
 		} else {
 			reply_error(rs, SE_METHOD, "GET or POST");
 		}

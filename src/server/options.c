@@ -30,6 +30,56 @@ typedef struct level_def {
 	const char *spec;
 } level_def;
 
+static const char *const COLOURS[OPT_COLOUR_COUNT] = {
+	"blue", "red", "yellow", "black", "green", "pink",
+};
+_Static_assert(OPT_COLOUR_COUNT >= CARC_MAX_PLAYERS, "every seat needs a colour of its own");
+
+const char *opt_colour_name(int c)
+{
+	return c >= 0 && c < OPT_COLOUR_COUNT ? COLOURS[c] : NULL;
+}
+
+int opt_colour_parse(const char *name)
+{
+	for (int c = 0; name && c < OPT_COLOUR_COUNT; c++)
+		if (!strcmp(name, COLOURS[c]))
+			return c;
+	return -1;
+}
+
+void opt_fill_colours(int *colours, int n)
+{
+	int used[OPT_COLOUR_COUNT] = {0};
+	for (int i = 0; i < n; i++)
+		if (colours[i] >= 0 && colours[i] < OPT_COLOUR_COUNT)
+			used[colours[i]] = 1;
+	int next = 0;
+	for (int i = 0; i < n; i++) {
+		if (colours[i] >= 0 && colours[i] < OPT_COLOUR_COUNT)
+			continue;
+		while (next < OPT_COLOUR_COUNT && used[next])
+			next++;
+		colours[i] = next < OPT_COLOUR_COUNT ? next : i % OPT_COLOUR_COUNT;
+		if (next < OPT_COLOUR_COUNT)
+			used[next] = 1;
+	}
+}
+
+void opt_colours_from_names(const char *const *names, int n, int *colours)
+{
+	int used[OPT_COLOUR_COUNT] = {0};
+	for (int i = 0; i < n; i++) {
+		int c = opt_colour_parse(names[i]);
+		if (c >= 0 && used[c])
+			c = -1;
+		if (c >= 0)
+			used[c] = 1;
+		colours[i] = c;
+	}
+	opt_fill_colours(colours, n);
+}
+
 static const level_def LEVELS[] = {
 	{"random", "random"},
 	{"easy", "random"},
@@ -149,6 +199,10 @@ json_t *opt_choices_json(void)
 		json_array_append_new(lv, e);
 	}
 	json_object_set_new(o, "bot_levels", lv);
+	json_t *cs = json_array();
+	for (int c = 0; c < OPT_COLOUR_COUNT; c++)
+		json_array_append_new(cs, json_string(COLOURS[c]));
+	json_object_set_new(o, "colours", cs);
 	return o;
 }
 
@@ -246,6 +300,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		return -1;
 	}
 	out->nseats = out->rules.players;
+	for (int k = 0; k < out->nseats; k++)
+		out->seat[k].colour = -1;
 	json_array_foreach(seats, i, e) {
 		srv_seat_opt *so = &out->seat[i];
 		if (json_is_null(e))
@@ -254,6 +310,31 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			snprintf(err, errsize, "seats[%zu] must be an object: {} for a person, "
 			         "{\"bot\": \"random\"} for a bot", i);
 			return -1;
+		}
+		json_t *c = json_object_get(e, "colour");
+		if (c && !json_is_null(c)) {
+			so->colour = opt_colour_parse(json_string_value(c));
+			if (so->colour < 0) {
+				char list[96] = "";
+				for (int k = 0; k < OPT_COLOUR_COUNT; k++) {
+					strcat(list, k ? ", " : "");
+					strcat(list, COLOURS[k]);
+				}
+				if (json_is_string(c))
+					snprintf(err, errsize, "seats[%zu].colour '%.20s' is not a colour (colours: %s)",
+					         i, json_string_value(c), list);
+				else
+					snprintf(err, errsize, "seats[%zu].colour must be a colour name (%s)", i,
+					         list);
+				return -1;
+			}
+			for (size_t k = 0; k < i; k++)
+				if (out->seat[k].colour == so->colour) {
+					snprintf(err, errsize, "seats[%zu].colour '%s' is already the colour of "
+					         "seats[%zu]: two seats cannot share a colour",
+					         i, COLOURS[so->colour], k);
+					return -1;
+				}
 		}
 		json_t *b = json_object_get(e, "bot");
 		if (!b || json_is_null(b) || json_is_false(b))
@@ -270,6 +351,13 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			return -1;
 		}
 	}
+
+	int colours[CARC_MAX_PLAYERS];
+	for (int k = 0; k < out->nseats; k++)
+		colours[k] = out->seat[k].colour;
+	opt_fill_colours(colours, out->nseats);
+	for (int k = 0; k < out->nseats; k++)
+		out->seat[k].colour = colours[k];
 
 	if (get_bool(o, "farmers", &out->rules.farmers, err, errsize) ||
 	    get_bool(o, "small_city", &out->rules.small_city, err, errsize) ||
@@ -375,6 +463,8 @@ json_t *opt_to_json(const srv_table_opts *o)
 		json_t *s = json_object();
 		if (o->seat[i].bot)
 			json_object_set_new(s, "bot", json_string(o->seat[i].level));
+		if (opt_colour_name(o->seat[i].colour))
+			json_object_set_new(s, "colour", json_string(opt_colour_name(o->seat[i].colour)));
 		json_array_append_new(seats, s);
 	}
 	json_object_set_new(j, "seats", seats);

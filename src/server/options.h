@@ -16,10 +16,15 @@
 
 #define OPT_MAX_EXPANSIONS 8
 
+/* Seat colours: the palette of the web client (web/js/colors.js), in its
+ * order. A colour is its index here; -1 is "none chosen". */
+#define OPT_COLOUR_COUNT 6
+
 typedef struct srv_seat_opt {
 	int bot;                       /* 1: a bot plays this seat */
 	char level[STORE_NAME_SIZE];   /* as asked: "random", "easy", a spec... */
 	char spec[STORE_SPEC_SIZE];    /* what carc_bot_new gets */
+	int colour;                    /* 0..OPT_COLOUR_COUNT-1, after opt_parse always set */
 } srv_seat_opt;
 
 typedef struct srv_table_opts {
@@ -54,8 +59,20 @@ int opt_expansions_to_rules(const char names[][32], int n, carc_rules *r, int *m
 /* Bot level or spec -> spec (checked by making a bot). */
 int opt_bot_spec(const char *level, char *spec, size_t specsize, char *err, size_t errsize);
 
-/* What a client may choose: players, farm scorings, expansions, bot levels.
- * The caller owns the result. */
+/* What a client may choose: players, farm scorings, expansions, bot levels,
+ * seat colours. The caller owns the result. */
 json_t *opt_choices_json(void);
+
+/* A colour's name ("blue"), or NULL when c is not a colour. */
+const char *opt_colour_name(int c);
+/* The colour named `name`, or -1. */
+int opt_colour_parse(const char *name);
+/* Gives each of the n seats whose colour is -1 the first colour that no
+ * seat has, in palette order (n <= OPT_COLOUR_COUNT). */
+void opt_fill_colours(int *colours, int n);
+/* The n colours of store seats (names as stored, in seat order): colours
+ * that are missing, unknown or already taken by an earlier seat are
+ * filled as opt_fill_colours does. */
+void opt_colours_from_names(const char *const *names, int n, int *colours);
 
 #endif

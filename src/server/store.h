@@ -9,6 +9,8 @@
  * seat's secret token), every accepted move in order with the scores after
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
+ * Seat colours are stored as the palette's names ("blue", ...); the store
+ * keeps what it is given and the layer above checks what it reads back.
  *
  * Every write is one transaction; add_move() commits the move (and the
  * result, when the move ends the game) before it returns, so the caller
@@ -29,6 +31,10 @@
 #define STORE_NAME_SIZE 64
 #define STORE_SPEC_SIZE 128
 #define STORE_TOKEN_SIZE 40
+#define STORE_COLOUR_SIZE 16
+
+/* list_finished: the game named as the page's start is not a finished game */
+#define STORE_NOT_FOUND (-2)
 
 /* Game status as stored. */
 enum {
@@ -48,6 +54,7 @@ typedef struct store_seat {
 	char level[STORE_NAME_SIZE];     /* bot level as asked ("random", ...) */
 	char spec[STORE_SPEC_SIZE];      /* bot spec handed to carc_bot_new */
 	char token[STORE_TOKEN_SIZE];    /* the seat's secret; "" while open */
+	char colour[STORE_COLOUR_SIZE];  /* the seat's colour ("red"); "" if none */
 } store_seat;
 
 typedef struct store_game {
@@ -87,6 +94,12 @@ typedef struct store store;
 typedef int (*store_load_fn)(void *ctx, const store_game *g,
                              const store_move *moves, int nmoves);
 
+/* Callback for lists: a finished game without its moves (nturns says how
+ * many there are) and its result. The pointers are valid during the call
+ * only. Return 0 to go on, -1 to stop. */
+typedef int (*store_summary_fn)(void *ctx, const store_game *g, const store_result *r,
+                                int nturns);
+
 typedef struct store_ops {
 	const char *name;
 	void (*close)(store *s);
@@ -103,6 +116,14 @@ typedef struct store_ops {
 	int (*load_one)(store *s, const char *id, store_load_fn fn, void *ctx, char *err);
 	/* Counts of games by status (array of STORE_STATUS_COUNT). */
 	int (*counts)(store *s, int *counts, char *err);
+	/* Finished games (status OVER) that are not private (options
+	 * "private": true), newest first: by the result's finished_ms, then by
+	 * id, both descending. At most `limit` of them, starting after the
+	 * game `before` in that order (NULL: from the newest). Returns how
+	 * many were handed to fn, STORE_NOT_FOUND when `before` is not a
+	 * finished game, or -1 on error. */
+	int (*list_finished)(store *s, const char *before, int limit, store_summary_fn fn,
+	                     void *ctx, char *err);
 } store_ops;
 
 struct store {

@@ -72,6 +72,14 @@ static const char *const MIGRATIONS[] = {
 	"  by_kind TEXT NOT NULL,"
 	"  winners TEXT NOT NULL,"
 	"  finished_ms INTEGER NOT NULL);",
+	/* 1 -> 2: seat colours (seats of older tables get the palette's
+	 * colours in seat order, what the web client showed for them), and
+	 * finished games listed newest first from the store */
+	"ALTER TABLE seats ADD COLUMN colour TEXT NOT NULL DEFAULT '';"
+	"UPDATE seats SET colour = CASE seat WHEN 0 THEN 'blue' WHEN 1 THEN 'red'"
+	"  WHEN 2 THEN 'yellow' WHEN 3 THEN 'black' WHEN 4 THEN 'green' WHEN 5 THEN 'pink'"
+	"  ELSE '' END;"
+	"CREATE INDEX results_by_finish ON results(finished_ms, game_id);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -83,6 +91,7 @@ enum {
 	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
 	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
+	ST_SEL_FINISHED_AT, ST_LIST_FINISHED,
 	ST_COUNT
 };
 
@@ -93,9 +102,9 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_INS_GAME] = "INSERT INTO games (id, status, players, farmers, farm_scoring, small_city,"
 	                " expansions, seed, options, record, created_ms, updated_ms)"
 	                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_INS_SEAT] = "INSERT INTO seats (game_id, seat, kind, name, level, bot_spec, token)"
-	                " VALUES (?,?,?,?,?,?,?)",
-	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?"
+	[ST_INS_SEAT] = "INSERT INTO seats (game_id, seat, kind, name, level, bot_spec, token,"
+	                " colour) VALUES (?,?,?,?,?,?,?,?)",
+	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?, colour=?"
 	                " WHERE game_id=? AND seat=?",
 	[ST_SET_STATUS] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
 	[ST_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
@@ -108,11 +117,26 @@ static const char *const SQL[ST_COUNT] = {
 	                  " WHERE status IN ('open','playing','view') ORDER BY created_ms, id",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
 	               " seed, options, record, created_ms, updated_ms FROM games WHERE id=?",
-	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token FROM seats"
+	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour FROM seats"
 	                 " WHERE game_id=? ORDER BY seat",
 	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
 	                 " WHERE game_id=? ORDER BY turn",
 	[ST_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
+	[ST_SEL_FINISHED_AT] = "SELECT r.finished_ms FROM results r JOIN games g ON g.id = r.game_id"
+	                       " WHERE r.game_id=? AND g.status='over'",
+	/* the game's columns in the order of ST_SEL_ONE, then the result's.
+	 * CROSS JOIN keeps results outside, so the page is read by walking
+	 * results_by_finish backwards from the cursor (?1 ms, ?2 id), not by
+	 * sorting every finished game */
+	[ST_LIST_FINISHED] =
+	    "SELECT g.id, g.status, g.players, g.farmers, g.farm_scoring, g.small_city,"
+	    " g.expansions, g.seed, g.options, g.record, g.created_ms, g.updated_ms,"
+	    " r.scores, r.by_kind, r.winners, r.finished_ms,"
+	    " (SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+	    " FROM results r CROSS JOIN games g ON g.id = r.game_id"
+	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
+	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
+	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT ?3",
 };
 
 #define CHECKPOINT_MS 250
@@ -263,6 +287,7 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 		bind_text(st, 5, se->level);
 		bind_text(st, 6, se->spec);
 		bind_text(st, 7, se->token);
+		bind_text(st, 8, se->colour);
 		if (step_done(s, ST_INS_SEAT, err))
 			goto bad;
 	}
@@ -283,8 +308,9 @@ static int sq_update_seat(store *base, const char *id, const store_seat *se, cha
 	bind_text(st, 3, se->level);
 	bind_text(st, 4, se->spec);
 	bind_text(st, 5, se->token);
-	bind_text(st, 6, id);
-	sqlite3_bind_int(st, 7, se->seat);
+	bind_text(st, 6, se->colour);
+	bind_text(st, 7, id);
+	sqlite3_bind_int(st, 8, se->seat);
 	return step_done(s, ST_UPD_SEAT, err);
 }
 
@@ -358,33 +384,39 @@ static char *dup_col(sqlite3_stmt *st, int col)
 	return d;
 }
 
-/* Loads seats and moves of the game in the current row of `gst` and calls
- * fn. Returns fn's result, or -1 on a database error. */
-static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *ctx, char *err)
+static void free_game(store_game *g)
 {
-	store_game g;
-	memset(&g, 0, sizeof g);
-	copy_col(g.id, sizeof g.id, gst, 0);
-	g.status = parse_status((const char *)sqlite3_column_text(gst, 1));
-	g.players = sqlite3_column_int(gst, 2);
-	g.farmers = sqlite3_column_int(gst, 3);
-	copy_col(g.farm_scoring, sizeof g.farm_scoring, gst, 4);
-	g.small_city = sqlite3_column_int(gst, 5);
-	g.expansions = dup_col(gst, 6);
-	g.seed = (uint64_t)sqlite3_column_int64(gst, 7);
-	g.options = dup_col(gst, 8);
-	g.record = dup_col(gst, 9);
-	g.created_ms = sqlite3_column_int64(gst, 10);
-	g.updated_ms = sqlite3_column_int64(gst, 11);
+	free(g->expansions);
+	free(g->options);
+	free(g->record);
+}
 
-	int rc = 0, n = 0, cap = 0;
-	store_move *mv = NULL;
+/* Reads the game in the current row of `gst` (the columns of ST_SEL_ONE)
+ * and its seats into *g; the caller frees it with free_game, also after
+ * an error. Returns 0, or -1 on a database error. */
+static int read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *err)
+{
+	memset(g, 0, sizeof *g);
+	copy_col(g->id, sizeof g->id, gst, 0);
+	g->status = parse_status((const char *)sqlite3_column_text(gst, 1));
+	g->players = sqlite3_column_int(gst, 2);
+	g->farmers = sqlite3_column_int(gst, 3);
+	copy_col(g->farm_scoring, sizeof g->farm_scoring, gst, 4);
+	g->small_city = sqlite3_column_int(gst, 5);
+	g->expansions = dup_col(gst, 6);
+	g->seed = (uint64_t)sqlite3_column_int64(gst, 7);
+	g->options = dup_col(gst, 8);
+	g->record = dup_col(gst, 9);
+	g->created_ms = sqlite3_column_int64(gst, 10);
+	g->updated_ms = sqlite3_column_int64(gst, 11);
+
+	int rc;
 	sqlite3_stmt *st = s->st[ST_SEL_SEATS];
-	bind_text(st, 1, g.id);
+	bind_text(st, 1, g->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (g.nseats >= (int)(sizeof g.seats / sizeof g.seats[0]))
+		if (g->nseats >= (int)(sizeof g->seats / sizeof g->seats[0]))
 			continue;
-		store_seat *se = &g.seats[g.nseats++];
+		store_seat *se = &g->seats[g->nseats++];
 		se->seat = sqlite3_column_int(st, 0);
 		const char *k = (const char *)sqlite3_column_text(st, 1);
 		se->kind = !k ? 0 : !strcmp(k, "human") ? STORE_SEAT_HUMAN
@@ -393,14 +425,25 @@ static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *
 		copy_col(se->level, sizeof se->level, st, 3);
 		copy_col(se->spec, sizeof se->spec, st, 4);
 		copy_col(se->token, sizeof se->token, st, 5);
+		copy_col(se->colour, sizeof se->colour, st, 6);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		rc = fail(s, err, "loading seats");
+	return rc == SQLITE_DONE ? 0 : fail(s, err, "loading seats");
+}
+
+/* Loads seats and moves of the game in the current row of `gst` and calls
+ * fn. Returns fn's result, or -1 on a database error. */
+static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *ctx, char *err)
+{
+	store_game g;
+	int rc = 0, n = 0, cap = 0;
+	store_move *mv = NULL;
+	sqlite3_stmt *st = s->st[ST_SEL_MOVES];
+	if (read_game(s, gst, &g, err)) {
+		rc = -1;
 		goto out;
 	}
-	st = s->st[ST_SEL_MOVES];
 	bind_text(st, 1, g.id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == cap) {
@@ -431,9 +474,7 @@ out:
 	for (int i = 0; i < n; i++)
 		free((char *)mv[i].entry);
 	free(mv);
-	free(g.expansions);
-	free(g.options);
-	free(g.record);
+	free_game(&g);
 	return rc;
 }
 
@@ -487,6 +528,57 @@ static int sq_counts(store *base, int *counts, char *err)
 	return rc == SQLITE_DONE ? 0 : fail(s, err, "counting games");
 }
 
+static int sq_list_finished(store *base, const char *before, int limit, store_summary_fn fn,
+                            void *ctx, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_int64 from_ms = INT64_MAX;
+	if (before) {
+		sqlite3_stmt *st = s->st[ST_SEL_FINISHED_AT];
+		bind_text(st, 1, before);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			from_ms = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (rc == SQLITE_DONE)
+			return STORE_NOT_FOUND;
+		if (rc != SQLITE_ROW)
+			return fail(s, err, "finding a finished game");
+	}
+	sqlite3_stmt *st = s->st[ST_LIST_FINISHED];
+	sqlite3_bind_int64(st, 1, from_ms);
+	/* the id only breaks ties within the cursor's millisecond (without a
+	 * cursor no game has finished at INT64_MAX) */
+	bind_text(st, 2, before ? before : "");
+	sqlite3_bind_int(st, 3, limit);
+	int rc, n = 0, ret = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		store_game g;
+		if (read_game(s, st, &g, err)) {
+			free_game(&g);
+			ret = -1;
+			break;
+		}
+		char *scores = dup_col(st, 12), *by_kind = dup_col(st, 13), *winners = dup_col(st, 14);
+		store_result r = {scores ? scores : "[]", by_kind ? by_kind : "[]",
+		                  winners ? winners : "[]", sqlite3_column_int64(st, 15)};
+		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16));
+		free(scores);
+		free(by_kind);
+		free(winners);
+		free_game(&g);
+		n++;
+		if (stop)
+			break;
+	}
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, err, "listing finished games");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret ? ret : n;
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -497,6 +589,7 @@ static const store_ops SQLITE_OPS = {
 	.load_active = sq_load_active,
 	.load_one = sq_load_one,
 	.counts = sq_counts,
+	.list_finished = sq_list_finished,
 };
 
 static int exec(sqlite_store *s, const char *sql, char *err)

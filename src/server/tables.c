@@ -10,6 +10,10 @@
  *    (pending_ops) or a client is never freed.
  *  - Unfinished tables stay in memory; finished and view tables leave it
  *    when nobody has watched them for a while and come back on demand.
+ *    Lists of finished games therefore come from the store, never from
+ *    memory (tables_finished).
+ *  - Every seat has a colour of its own (t->seat[i].colour), fixed when the
+ *    table is made.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +150,7 @@ json_t *tables_info(const srv_table *t)
 			json_object_set_new(so, "level", json_string(s->level));
 			json_object_set_new(so, "spec", json_string(s->spec));
 		}
+		json_object_set_new(so, "colour", json_string(opt_colour_name(s->colour)));
 		json_object_set_new(so, "online", json_boolean(s->kind == STORE_SEAT_BOT || s->online > 0));
 		json_array_append_new(seats, so);
 	}
@@ -302,6 +307,7 @@ static void to_store_seat(const srv_table *t, int i, store_seat *ss)
 	memcpy(ss->level, t->seat[i].level, sizeof ss->level);
 	memcpy(ss->spec, t->seat[i].spec, sizeof ss->spec);
 	memcpy(ss->token, t->seat[i].token, sizeof ss->token);
+	snprintf(ss->colour, sizeof ss->colour, "%s", opt_colour_name(t->seat[i].colour));
 }
 
 /* A job for the storage thread about table t; the table cannot leave
@@ -623,7 +629,9 @@ static void join_done(wjob *j)
 	if (j->failed) {
 		char msg[STORE_ERR_SIZE + 64];
 		snprintf(msg, sizeof msg, "the seat could not be stored (%s)", j->err);
+		int colour = se->colour;
 		memset(se, 0, sizeof *se);
+		se->colour = colour;
 		api_join_done(&o, t, -1, NULL, SE_STORAGE, msg);
 		announce_table(t);
 		return;
@@ -719,6 +727,16 @@ static void make_room(void)
 	}
 }
 
+/* A bot is named by its colour and level, "Red bot (medium)", as the web
+ * client names it: two bots of one level stay apart. */
+static void bot_name(srv_seat *s)
+{
+	const char *c = opt_colour_name(s->colour);
+	int n = snprintf(s->name, sizeof s->name, "%c%s bot (%s)", c[0] - 'a' + 'A', c + 1, s->level);
+	if (n >= (int)sizeof s->name)
+		memcpy(s->name + sizeof s->name - 4, "..)", 4);
+}
+
 static void init_seats(srv_table *t)
 {
 	t->nseats = t->opts.nseats;
@@ -726,13 +744,12 @@ static void init_seats(srv_table *t)
 		srv_seat *s = &t->seat[i];
 		memset(s, 0, sizeof *s);
 		const srv_seat_opt *so = &t->opts.seat[i];
+		s->colour = so->colour;
 		if (so->bot) {
 			s->kind = STORE_SEAT_BOT;
 			memcpy(s->level, so->level, sizeof s->level);
 			memcpy(s->spec, so->spec, sizeof s->spec);
-			size_t n = strnlen(so->level, sizeof s->name - 5);
-			memcpy(s->name, so->level, n);
-			memcpy(s->name + n, " bot", 5);
+			bot_name(s);
 		}
 	}
 }
@@ -877,15 +894,22 @@ static int view_from_record(srv_table *t, const char *record, size_t len, char *
 	json_t *r = json_loadb(record, len, 0, NULL);
 	json_t *seats = json_object_get(r, "seats");
 	t->nseats = t->opts.nseats;
+	const char *colours[CARC_MAX_PLAYERS];
+	int cs[CARC_MAX_PLAYERS];
 	for (int i = 0; i < t->nseats; i++) {
 		srv_seat *s = &t->seat[i];
 		memset(s, 0, sizeof *s);
 		s->kind = STORE_SEAT_HUMAN;
-		const char *nm = json_string_value(json_object_get(json_array_get(seats, (size_t)i), "name"));
+		json_t *rs = json_array_get(seats, (size_t)i);
+		const char *nm = json_string_value(json_object_get(rs, "name"));
 		snprintf(s->name, sizeof s->name, "%s", nm && valid_name(nm) ? nm : "");
 		if (!s->name[0])
 			snprintf(s->name, sizeof s->name, "Player %d", i + 1);
+		colours[i] = json_string_value(json_object_get(rs, "colour"));
 	}
+	opt_colours_from_names(colours, t->nseats, cs);
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].colour = cs[i];
 	json_decref(r);
 	int rc = rebuild_log(t, final, err, errsize);
 	free(final);
@@ -953,6 +977,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	if (rc)
 		goto bad;
 	t->nseats = t->opts.nseats;
+	const char *colours[CARC_MAX_PLAYERS] = {NULL};
 	for (int i = 0; i < sg->nseats; i++) {
 		const store_seat *ss = &sg->seats[i];
 		if (ss->seat < 0 || ss->seat >= t->nseats)
@@ -963,7 +988,12 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		memcpy(s->level, ss->level, sizeof s->level);
 		memcpy(s->spec, ss->spec, sizeof s->spec);
 		memcpy(s->token, ss->token, sizeof s->token);
+		colours[ss->seat] = ss->colour;
 	}
+	int cs[CARC_MAX_PLAYERS];
+	opt_colours_from_names(colours, t->nseats, cs);
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].colour = cs[i];
 	char e[CARC_ERRMSG_SIZE];
 	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
 	                   t->opts.has_pile ? t->opts.pile : NULL,
@@ -1041,6 +1071,7 @@ char *tables_record_text(const srv_table *t)
 		                       s->kind == STORE_SEAT_BOT ? "bot" : "human");
 		if (s->kind == STORE_SEAT_BOT)
 			json_object_set_new(so, "bot", json_string(s->spec));
+		json_object_set_new(so, "colour", json_string(opt_colour_name(s->colour)));
 		json_array_append_new(seats, so);
 	}
 	json_object_set_new(extra, "seats", seats);
@@ -1076,6 +1107,101 @@ json_t *tables_list(int which)
 		json_array_append_new(a, tables_info(t));
 	}
 	return a;
+}
+
+/* A finished game as the lobby lists it: the table description without
+ * what only a table in memory knows (who is online, spectators), with the
+ * result. */
+static json_t *finished_info(const store_game *g, const store_result *r, int nturns)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(g->id));
+	json_object_set_new(o, "status", json_string(store_status_name(g->status)));
+	json_t *opts = json_loads(g->options ? g->options : "{}", 0, NULL);
+	if (!json_is_object(opts)) {
+		json_decref(opts);
+		opts = json_object();
+	}
+	json_object_del(opts, "seats");
+	json_object_set_new(opts, "players", json_integer(g->players));
+	json_object_set_new(o, "options", opts);
+	int n = g->players < 0 ? 0 : g->players > CARC_MAX_PLAYERS ? CARC_MAX_PLAYERS : g->players;
+	const store_seat *by_seat[CARC_MAX_PLAYERS] = {NULL};
+	const char *names[CARC_MAX_PLAYERS] = {NULL};
+	for (int i = 0; i < g->nseats; i++)
+		if (g->seats[i].seat >= 0 && g->seats[i].seat < n) {
+			by_seat[g->seats[i].seat] = &g->seats[i];
+			names[g->seats[i].seat] = g->seats[i].colour;
+		}
+	int colours[CARC_MAX_PLAYERS];
+	opt_colours_from_names(names, n, colours);
+	json_t *seats = json_array();
+	for (int i = 0; i < n; i++) {
+		const store_seat *s = by_seat[i];
+		int kind = s ? s->kind : STORE_SEAT_OPEN;
+		json_t *so = json_object();
+		json_object_set_new(so, "seat", json_integer(i));
+		json_object_set_new(so, "kind", json_string(kind == STORE_SEAT_BOT ? "bot"
+		                                            : kind == STORE_SEAT_HUMAN ? "human"
+		                                                                       : "open"));
+		json_object_set_new(so, "name", json_string(s ? s->name : ""));
+		if (kind == STORE_SEAT_BOT) {
+			json_object_set_new(so, "level", json_string(s->level));
+			json_object_set_new(so, "spec", json_string(s->spec));
+		}
+		json_object_set_new(so, "colour", json_string(opt_colour_name(colours[i])));
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(o, "seats", seats);
+	json_object_set_new(o, "turn", json_integer(nturns));
+	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
+	json_object_set_new(o, "updated_ms", json_integer(g->updated_ms));
+	json_object_set_new(o, "finished_ms", json_integer(r->at_ms));
+	json_t *scores = json_loads(r->scores, 0, NULL), *winners = json_loads(r->winners, 0, NULL);
+	json_object_set_new(o, "scores", scores ? scores : json_array());
+	json_object_set_new(o, "winners", winners ? winners : json_array());
+	return o;
+}
+
+typedef struct finished_page {
+	json_t *tables;
+	int limit, more;
+} finished_page;
+
+static int add_finished(void *ctx, const store_game *g, const store_result *r, int nturns)
+{
+	finished_page *p = ctx;
+	if ((int)json_array_size(p->tables) >= p->limit) {
+		p->more = 1; /* the one past the page */
+		return -1;
+	}
+	json_array_append_new(p->tables, finished_info(g, r, nturns));
+	return 0;
+}
+
+json_t *tables_finished(const char *before, int limit, srv_err *code, char *err, size_t errsize)
+{
+	finished_page p = {json_array(), limit, 0};
+	char e[STORE_ERR_SIZE];
+	int rc = db->ops->list_finished(db, before, limit + 1, add_finished, &p, e);
+	if (rc < 0) {
+		json_decref(p.tables);
+		if (rc == STORE_NOT_FOUND) {
+			snprintf(err, errsize, "before: '%s' is not a finished game", before);
+			*code = SE_MALFORMED;
+		} else {
+			srv_error("listing finished games: %s", e);
+			snprintf(err, errsize, "the finished games could not be read (%s)", e);
+			*code = SE_STORAGE;
+		}
+		return NULL;
+	}
+	size_t n = json_array_size(p.tables);
+	json_t *o = json_pack("{s:o, s:b}", "tables", p.tables, "more", p.more);
+	if (p.more && n)
+		json_object_set(o, "next_before",
+		                json_object_get(json_array_get(p.tables, n - 1), "id"));
+	return o;
 }
 
 void tables_counts(int *tables, int *playing, int *conns)

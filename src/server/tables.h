@@ -67,6 +67,7 @@ typedef struct srv_seat {
 	char level[STORE_NAME_SIZE];
 	char spec[STORE_SPEC_SIZE];
 	char token[STORE_TOKEN_SIZE];
+	int colour;                      /* palette index (options.h), one per seat */
 	int online;                      /* WebSocket connections holding the seat */
 	int pending;                     /* taken, being stored: not usable yet */
 } srv_seat;
@@ -138,6 +139,13 @@ char *tables_record_text(const srv_table *t);
 char *tables_turn_text(const srv_table *t);
 /* Tables for the lobby: open ones (which = 0), being played (1), all (2). */
 json_t *tables_list(int which);
+/* Finished games for the lobby, from the store (memory holds only some of
+ * them), newest first: {"tables": [...], "more": bool, "next_before": id}.
+ * `before` (NULL: the newest) is the last id of the previous page. Returns
+ * a new reference, or NULL with *code and err set (SE_MALFORMED: `before`
+ * is not a finished game; SE_STORAGE). */
+json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
+                        size_t errsize);
 /* Counts for the health endpoint. */
 void tables_counts(int *tables, int *playing, int *conns);
 

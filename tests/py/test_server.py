@@ -18,6 +18,61 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import CARC, HOST, Server, WSClosed, first_legal  # noqa: E402
 
 MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
+PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]
+
+# The database as the first schema (version 1) made it: the SQL of the first
+# migration of src/server/store_sqlite.c, before seats had colours.
+SCHEMA_1 = """
+CREATE TABLE games (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL CHECK (status IN ('open','playing','over','view')),
+  players INTEGER NOT NULL,
+  farmers INTEGER NOT NULL,
+  farm_scoring TEXT NOT NULL,
+  small_city INTEGER NOT NULL,
+  expansions TEXT NOT NULL DEFAULT '[]',
+  seed INTEGER NOT NULL,
+  options TEXT NOT NULL DEFAULT '{}',
+  record TEXT,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL);
+CREATE INDEX games_by_status ON games(status, created_ms);
+CREATE TABLE seats (
+  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+  seat INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('open','human','bot')),
+  name TEXT NOT NULL DEFAULT '',
+  level TEXT NOT NULL DEFAULT '',
+  bot_spec TEXT NOT NULL DEFAULT '',
+  token TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (game_id, seat)) WITHOUT ROWID;
+CREATE TABLE moves (
+  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+  turn INTEGER NOT NULL,
+  player INTEGER NOT NULL,
+  move INTEGER NOT NULL,
+  tile TEXT NOT NULL,
+  entry TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY (game_id, turn)) WITHOUT ROWID;
+CREATE TABLE results (
+  game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+  scores TEXT NOT NULL,
+  by_kind TEXT NOT NULL,
+  winners TEXT NOT NULL,
+  finished_ms INTEGER NOT NULL);
+"""
+SCHEMA_1_COLUMNS = {
+    "games": "id, status, players, farmers, farm_scoring, small_city, expansions, seed, "
+             "options, record, created_ms, updated_ms",
+    "seats": "game_id, seat, kind, name, level, bot_spec, token",
+    "moves": "game_id, turn, player, move, tile, entry, at_ms",
+    "results": "game_id, scores, by_kind, winners, finished_ms",
+}
+
+
+def colours(table):
+    return [s["colour"] for s in table["seats"]]
 
 
 class ServerTest(unittest.TestCase):
@@ -209,7 +264,7 @@ class ServerTest(unittest.TestCase):
         # what the database holds
         import sqlite3
         con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 1)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 2)
         self.assertEqual(con.execute("select status, players, seed from games where id=?",
                                      (tid,)).fetchone(), ("over", 2, 20240607))
         self.assertEqual(con.execute("select seat, kind, name from seats where game_id=? "
@@ -527,6 +582,211 @@ class ServerTest(unittest.TestCase):
         st, r, _ = srv.post("/api/tables", {"players": 2})
         self.assertEqual((st, r["error"]["code"]), (503, "busy"))
         self.assertEqual(len(open_), 2)
+
+    def test_seat_colours_chosen_stored_and_checked(self):
+        srv = self.start()
+        c = srv.create(seats=[{"colour": "green"}, {"bot": "random", "colour": "pink"}, {}],
+                       name="ann")
+        tid = c["id"]
+        want = ["green", "pink", "blue"]  # the seat without one: the first free colour
+        self.assertEqual(colours(c["table"]), want)
+        self.assertEqual(c["table"]["seats"][1]["name"], "Pink bot (random)")
+        self.assertEqual(colours(srv.get("/api/tables/" + tid)[1]), want)
+        self.assertEqual(colours(srv.state(tid)["table"]), want)
+        w = self.ws(srv, tid)
+        self.assertEqual(colours(w.recv_type("state")["table"]), want)
+        self.assertEqual(srv.get("/api/options")[1]["colours"], PALETTE)
+        listed = {t["id"]: t for t in srv.get("/api/tables")[1]["tables"]}
+        self.assertEqual(colours(listed[tid]), want)
+        j = srv.join(tid, "ben")
+        self.assertEqual((j["seat"], colours(j["table"])), (2, want))
+        m = w.recv_type("table")
+        self.assertEqual(colours(m["table"]), want)
+        # no colours asked: the palette in order; some asked: the others fill in
+        self.assertEqual(colours(srv.create(players=4)["table"]), PALETTE[:4])
+        self.assertEqual(colours(srv.create(seats=[{}, {"colour": "blue"}, {"colour": "red"},
+                                                   {}])["table"]),
+                         ["yellow", "blue", "red", "black"])
+        six = srv.create(players=6, expansions=["inns-cathedrals"])["table"]
+        self.assertEqual(colours(six), PALETTE)
+
+        # refused with a message naming the seat; nothing is made
+        import sqlite3
+        con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+        games_before = con.execute("select count(*) from games").fetchone()[0]
+        tables_before = srv.get("/api/health")[1]["tables"]
+        bad = [
+            ([{"colour": "purple"}, {}], ["seats[0]", "purple", "blue"]),
+            ([{}, {"colour": 3}], ["seats[1]", "colour"]),
+            ([{"colour": ""}, {}], ["seats[0]", "colour"]),
+            ([{"colour": "red"}, {"bot": "random", "colour": "red"}], ["seats[1]", "seats[0]", "red"]),
+            ([{}, {"colour": "Green"}, {"colour": "green"}], ["seats[1]", "Green"]),
+            ([{"colour": "pink"}, {}, {"bot": "random", "colour": "pink"}], ["seats[2]", "seats[0]"]),
+        ]
+        for seats, words in bad:
+            st, r, _ = srv.post("/api/tables", {"seats": seats, "name": "x"})
+            self.assertEqual((st, r["error"]["code"]), (400, "bad_option"), seats)
+            for word in words:
+                self.assertIn(word, r["error"]["message"], seats)
+        self.assertEqual(con.execute("select count(*) from games").fetchone()[0], games_before)
+        self.assertEqual(srv.get("/api/health")[1]["tables"], tables_before)
+        self.assertEqual(con.execute("select seat, colour from seats where game_id=? order by seat",
+                                     (tid,)).fetchall(), list(enumerate(want)))
+        con.close()
+
+        # a record carries the colours, and an uploaded record keeps them
+        b = srv.create(seats=[{"bot": "random", "colour": "black"},
+                              {"bot": "random", "colour": "yellow"}], tiles={"U": 2})["id"]
+        self.wait_over(srv, b, timeout=5)
+        rec = srv.get("/api/tables/%s/record" % b)[1]
+        self.assertEqual([s["colour"] for s in rec["seats"]], ["black", "yellow"])
+        self.assertEqual([s["name"] for s in rec["seats"]],
+                         ["Black bot (random)", "Yellow bot (random)"])
+        st, up, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
+        self.assertEqual(st, 201, up)
+        self.assertEqual(colours(up["table"]), ["black", "yellow"])
+
+        # kill -9 and a restart on the same database: the same colours
+        srv.kill()
+        srv2 = self.start()
+        self.assertEqual(colours(srv2.get("/api/tables/" + tid)[1]), want)
+        self.assertEqual(colours(srv2.state(tid, token=c["token"])["table"]), want)
+        self.assertEqual(colours(srv2.get("/api/tables/" + b)[1]), ["black", "yellow"])
+        self.assertEqual(colours(srv2.get("/api/tables/" + up["id"])[1]), ["black", "yellow"])
+
+    def test_a_database_of_schema_1_is_migrated(self):
+        import sqlite3
+        # games written by this server: a finished one and an open one ...
+        srv = self.start(db="new.sqlite")
+        done = srv.create(seats=[{"bot": "random", "colour": "green"}, {"bot": "random"}],
+                          tiles={"U": 2, "E": 1})["id"]
+        self.wait_over(srv, done, timeout=5)
+        opened = srv.create(players=3, name="old")
+        srv.stop()
+        # ... copied into a database of the first schema, which had no colours
+        # (and named bots by their level)
+        old = os.path.join(self.dir, "old.sqlite")
+        src = sqlite3.connect(os.path.join(self.dir, "new.sqlite"))
+        con = sqlite3.connect(old)
+        con.executescript(SCHEMA_1)
+        for table, cols in SCHEMA_1_COLUMNS.items():
+            rows = src.execute("select %s from %s" % (cols, table)).fetchall()
+            marks = ",".join("?" * len(cols.split(",")))
+            con.executemany("insert into %s (%s) values (%s)" % (table, cols, marks), rows)
+        con.execute("update seats set name = level || ' bot' where kind = 'bot'")
+        con.execute("pragma user_version=1")
+        con.commit()
+        con.close()
+        src.close()
+
+        srv2 = self.start(db="old.sqlite")
+        con = sqlite3.connect("file:%s?mode=ro" % old, uri=True)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 2)
+        self.assertEqual(con.execute("select seat, colour from seats where game_id=? order by seat",
+                                     (done,)).fetchall(), [(0, "blue"), (1, "red")])
+        con.close()
+        # tables made before get the default colours, and everything else works
+        info = srv2.get("/api/tables/" + opened["id"])[1]
+        self.assertEqual(colours(info), ["blue", "red", "yellow"])
+        self.assertEqual(srv2.state(opened["id"], token=opened["token"])["you"], {"seat": 0})
+        j = srv2.join(opened["id"], "new")
+        self.assertEqual((j["seat"], colours(j["table"])), (1, ["blue", "red", "yellow"]))
+        listed = srv2.get("/api/tables?status=over")[1]["tables"]
+        self.assertEqual([t["id"] for t in listed], [done])
+        self.assertEqual(colours(listed[0]), ["blue", "red"])
+        self.assertEqual(listed[0]["turn"], 3)
+        replay = srv2.state(done)
+        self.assertEqual(replay["table"]["status"], "over")
+        self.assertEqual(len(replay["game"]["log"]), 3)
+        self.assertEqual(replay["game"]["next"]["final"]["scores"], listed[0]["scores"])
+        # and new tables on the migrated database keep their colours
+        c = srv2.create(seats=[{"colour": "pink"}, {}])
+        srv2.kill()
+        srv3 = self.start(db="old.sqlite")
+        self.assertEqual(colours(srv3.get("/api/tables/" + c["id"])[1]), ["pink", "blue"])
+
+    def test_finished_games_are_listed_from_the_store(self):
+        srv = self.start(extra=("--max-tables", "3"))
+        ids = []
+        for _ in range(5):
+            tid = srv.create(seats=[{"bot": "random"}, {"bot": "random", "colour": "green"}],
+                             tiles={"U": 2, "E": 1})["id"]
+            self.wait_over(srv, tid, timeout=5)
+            ids.append(tid)
+        hidden = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], tiles={"U": 2},
+                            private=True)["id"]
+        self.wait_over(srv, hidden, timeout=5)
+        waiting = srv.create(players=2)["id"]
+        # finished games left memory to make room, and are listed all the same
+        self.assertLessEqual(srv.get("/api/health")[1]["tables"], 3)
+
+        def page(server, query):
+            st, r, _ = server.get("/api/tables?status=over" + query)
+            self.assertEqual(st, 200, r)
+            return r
+
+        full = page(srv, "&limit=100")
+        self.assertFalse(full["more"])
+        self.assertNotIn("next_before", full)
+        got = [t["id"] for t in full["tables"]]
+        self.assertEqual(sorted(got), sorted(ids))  # not the private one, not the open one
+        keys = [(t["finished_ms"], t["id"]) for t in full["tables"]]
+        self.assertEqual(keys, sorted(keys, reverse=True))
+        self.assertEqual(len(set(keys)), len(keys))
+        at = {t["id"]: t["finished_ms"] for t in full["tables"]}
+        self.assertEqual(at[got[0]], at[ids[-1]])  # the last game to end comes first
+        self.assertEqual(at[got[-1]], at[ids[0]])
+        self.assertEqual(page(srv, "")["tables"], full["tables"])  # the default page holds 20
+        for t in full["tables"]:
+            self.assertEqual(t["status"], "over")
+            self.assertEqual(colours(t), ["blue", "green"])
+            self.assertEqual([s["name"] for s in t["seats"]],
+                             ["Blue bot (random)", "Green bot (random)"])
+            self.assertEqual([s["kind"] for s in t["seats"]], ["bot", "bot"])
+            self.assertEqual(t["turn"], 3)
+            self.assertEqual(len(t["scores"]), 2)
+            self.assertTrue(t["winners"])
+            self.assertIn("seed", t["options"])
+            self.assertEqual(t["options"]["tiles"], {"U": 2, "E": 1})
+            self.assertNotIn("seats", t["options"])
+            self.assertGreaterEqual(t["finished_ms"], t["created_ms"])
+
+        def pages(server, limit):
+            out, before = [], None
+            for _ in range(10):
+                r = page(server, "&limit=%d" % limit + ("&before=" + before if before else ""))
+                out.append([t["id"] for t in r["tables"]])
+                if not r["more"]:
+                    self.assertNotIn("next_before", r)
+                    return out
+                self.assertEqual(r["next_before"], out[-1][-1])
+                before = r["next_before"]
+            self.fail("paging did not end")
+
+        split = pages(srv, 2)
+        self.assertEqual([len(p) for p in split], [2, 2, 1])
+        self.assertEqual(sum(split, []), got)  # disjoint, in order, nothing left out
+        self.assertEqual(pages(srv, 5), [got])
+
+        # after a restart only the store knows the finished games
+        srv.kill()
+        srv2 = self.start()
+        self.assertEqual(srv2.get("/api/health")[1]["tables"], 1)  # the open table
+        again = page(srv2, "&limit=100")
+        self.assertEqual(again["tables"], full["tables"])
+        self.assertEqual(pages(srv2, 3), [got[:3], got[3:]])
+        self.assertEqual(srv2.get("/api/health")[1]["tables"], 1)  # listing loads nothing
+        replay = srv2.state(got[-1])  # and a replay opens from the store
+        self.assertEqual(replay["game"]["next"]["final"]["scores"], full["tables"][-1]["scores"])
+
+        for q in ("&limit=0", "&limit=101", "&limit=-1", "&limit=x", "&limit=", "&limit=2.5",
+                  "&limit=1e3", "&before=", "&before=xyz", "&before=" + "0" * 16,
+                  "&before=" + waiting, "&before=" + "a" * 40):
+            st, r, _ = srv2.get("/api/tables?status=over" + q)
+            self.assertEqual((st, r["error"]["code"]), (400, "malformed"), q)
+            self.assertIn("limit" if "limit" in q else "before", r["error"]["message"], q)
+        st, r, _ = srv2.get("/api/tables?status=finished")
+        self.assertEqual((st, r["error"]["code"]), (400, "malformed"))
 
     def test_uploaded_record_is_read_only(self):
         srv = self.start()
