@@ -1,6 +1,7 @@
 // Shared pieces of the end-to-end tests: the browser, the server's address,
 // the artifacts folder, and playing a turn by clicking as a person would.
 import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,4 +118,22 @@ export async function playTurnByKeys(page) {
     await page.keyboard.press('Enter');
   }
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=log] li').length > n, before, { timeout: 15000 });
+}
+
+// A `carc serve` of a test's own on `db` (port 0: a free one); resolves with
+// {proc, url, port} once it listens. The caller kills proc when done.
+export function serve(db, port = 0) {
+  const p = spawn(CARC, ['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db, '--web', path.join(ROOT, 'web'), '--bot-delay', '50'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`server did not start: ${out}`)); }, 10000);
+    const onData = (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); p.removeAllListeners('exit'); resolve({ proc: p, url: m[0], port: Number(m[1]) }); }
+    };
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
+    p.on('exit', () => { clearTimeout(timer); reject(new Error(`server exited: ${out}`)); });
+  });
 }

@@ -3,32 +3,20 @@
 // lost the connection, comes back by itself, and the game goes on.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, CARC, launch, newPage, ready, shot, playTurn, waitTurnOrEnd } from './lib.mjs';
+import { launch, newPage, ready, shot, playTurn, waitTurnOrEnd, serve as serveOn } from './lib.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-e2e-'));
 const procs = [];
 let browser;
 
-// starts `carc serve` and resolves with its address once it listens
-function serve(port) {
-  const p = spawn(CARC, ['serve', '--host', '127.0.0.1', '--port', String(port), '--db', path.join(dir, 'db.sqlite'), '--web', path.join(ROOT, 'web'), '--bot-delay', '50'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  procs.push(p);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
-    const onData = (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve({ proc: p, url: m[0], port: Number(m[1]) }); }
-    };
-    p.stdout.on('data', onData);
-    p.stderr.on('data', onData);
-    p.on('exit', () => { clearTimeout(timer); reject(new Error(`server exited: ${out}`)); });
-  });
+// starts `carc serve` on this test's database and resolves once it listens
+async function serve(port) {
+  const s = await serveOn(path.join(dir, 'db.sqlite'), port);
+  procs.push(s.proc);
+  return s;
 }
 
 after(async () => {
@@ -53,13 +41,11 @@ test('the server dies mid-game and comes back: the page reconnects by itself and
   await waitTurnOrEnd(page);
   await playTurn(page, { follower: false });
 
-  first.proc.removeAllListeners('exit');
   first.proc.kill('SIGKILL');
   await page.waitForSelector('.conn:not(.hidden)', { timeout: 10000 });
   await shot(page, 'connection-lost.png');
 
-  const second = await serve(first.port);
-  second.proc.removeAllListeners('exit');
+  await serve(first.port);
   await page.waitForSelector('.conn.hidden', { state: 'attached', timeout: 20000 });
   assert.equal(await waitTurnOrEnd(page), 'mine', 'the seat and the turn are back');
   await playTurn(page, { follower: false });

@@ -27,6 +27,8 @@ async function call(method, path, body, token) {
 export const api = {
   options: () => call('GET', '/api/options'),
   tables: (status) => call('GET', '/api/tables' + (status ? `?status=${status}` : '')),
+  // finished games from the server's store, newest first; `before`: the last id of the page before
+  finished: (before, limit) => call('GET', `/api/tables?status=over${limit ? `&limit=${limit}` : ''}${before ? `&before=${encodeURIComponent(before)}` : ''}`),
   table: (id) => call('GET', `/api/tables/${id}`),
   create: (opts) => call('POST', '/api/tables', opts),
   join: (id, name, seat) => call('POST', `/api/tables/${id}/join`, seat === undefined ? { name } : { name, seat }),

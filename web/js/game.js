@@ -5,7 +5,7 @@ import { BoardView } from './board.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, onFeature } from './features.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
-import { seatColors, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
+import { seatColors, serverColours, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
 import { sound } from './sound.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 
@@ -182,6 +182,8 @@ export class GameView {
   }
 
   name(i) { return seatName(this.table, i, this.colors); }
+  // the colours travel in the link only when the server does not keep them
+  invite() { return inviteUrl(this.id, serverColours(this.table) ? null : this.colors); }
   who(i) { return `<span class="who">${badge(this.colors[i], 14)} ${esc(this.name(i))}</span>`; }
 
   // placements grouped by square: Map "x,y" -> [{rot, meeples, abbot_recall}]
@@ -348,7 +350,7 @@ export class GameView {
       recall: () => { this.sel.recall = !this.sel.recall; this.sel.meeple = null; this.renderTurn(); },
       confirm: () => this.confirm(), takeback: () => this.takeBack(), discard: () => this.discard(),
       tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
-      copy: () => copyText(inviteUrl(this.id, this.colors)).then(() => toast(t('invite.copied'))),
+      copy: () => copyText(this.invite()).then(() => toast(t('invite.copied'))),
       join: () => this.join(),
       closefinal: () => this.$('.final-box').classList.add('hidden'),
       showfinal: () => this.$('.final-box').classList.remove('hidden'),
@@ -414,7 +416,7 @@ export class GameView {
       const figHtml = FIGURE_KINDS.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" title="${t(`fig.${k}`)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
       const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${t(`goods.${k}`)}">${t(`goods.${k}`)} ${v}</span>`).join('') : '';
       const online = s.kind === 'bot' || s.online;
-      h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}">
+      h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
         <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
         ${badge(this.colors[i], 20)}
         <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}
@@ -488,7 +490,7 @@ export class GameView {
     if (visitor) {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="40" value="${esc(localStorage.getItem('carc.name') || '')}" data-testid="join-name"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><p class="hint">${t('join.watching')}</p>`;
     }
-    h += `<p>${t('wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    h += `<p>${t('wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
     h += '</ul>';
     w.innerHTML = h + '</div>';
@@ -516,7 +518,7 @@ export class GameView {
     const o = this.table.options;
     let h = `<h3>${t('info.title')}</h3><ul class="opts">${optionsSummary(o).map((s) => `<li>${s}</li>`).join('')}</ul>`;
     h += `<p class="links">`;
-    if (!this.replay && this.table.status !== 'over') h += `<span class="invite small"><input readonly value="${esc(inviteUrl(this.id, this.colors))}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy">${t('invite.copy')}</button></span>`;
+    if (!this.replay && this.table.status !== 'over') h += `<span class="invite small"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy">${t('invite.copy')}</button></span>`;
     h += `<a href="/help/${document.documentElement.lang || 'en'}.html?table=${this.id}" target="_blank" rel="noopener">${t('info.help')}</a> · <a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json" data-testid="download">${t('info.download')}</a>`;
     if (!this.replay && this.table.status === 'over') h += ` · <a href="/?replay=${this.id}">${t('info.replay')}</a>`;
     if (this.replay) h += ` · <a href="/?table=${this.id}">${t('info.live')}</a>`;

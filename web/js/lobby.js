@@ -1,9 +1,11 @@
 // The lobby: tables to join or watch, finished games to replay, a form to
-// make a table, and uploading a record to watch it.
+// make a table, and uploading a record to watch it. Open tables and games in
+// progress are what the server holds; finished games come from its store a
+// page at a time (the newest page refreshed, older pages on demand).
 import { api, seats } from './api.js';
 import { PALETTE, badge } from './colors.js';
-import { t, esc } from './i18n.js';
-import { seatColors, seatName, rememberColors } from './players.js';
+import { t, tOr, esc, currentLanguage } from './i18n.js';
+import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
@@ -14,6 +16,8 @@ export class LobbyView {
     this.options = null;
     this.form = this.loadForm();
     this.lists = { open: [], playing: [], over: [] };
+    this.overMore = false;     // the server has older finished games than the list shows
+    this.olderLoaded = false;  // pages after the first were asked for
     this.langHandler = () => this.render();
     window.addEventListener('langchange', this.langHandler);
     this.render();
@@ -42,11 +46,34 @@ export class LobbyView {
   }
   async refresh() {
     try {
-      const [open, playing, all] = await Promise.all([api.tables(), api.tables('playing'), api.tables('all')]);
+      const [open, playing, over] = await Promise.all([api.tables(), api.tables('playing'), api.finished()]);
       const list = (x) => (Array.isArray(x) ? x : x?.tables || []);
-      this.lists = { open: list(open), playing: list(playing), over: list(all).filter((tb) => tb.status === 'over' || tb.status === 'view') };
+      this.lists.open = list(open);
+      this.lists.playing = list(playing);
+      if (this.olderLoaded) this.addOver(list(over));
+      else { this.lists.over = list(over); this.overMore = !!over?.more; }
       this.renderLists();
     } catch { /* the next refresh tries again */ }
+  }
+  // finished games in the server's order: newest first, then by id
+  addOver(items) {
+    const byId = new Map(this.lists.over.map((tb) => [tb.id, tb]));
+    for (const tb of items) byId.set(tb.id, tb);
+    const key = (tb) => tb.finished_ms ?? tb.updated_ms ?? 0;
+    this.lists.over = [...byId.values()].sort((a, b) => key(b) - key(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  }
+  async moreOver() {
+    const last = this.lists.over[this.lists.over.length - 1];
+    if (!last || this.loadingOver) return;
+    this.loadingOver = true;
+    try {
+      const r = await api.finished(last.id);
+      this.olderLoaded = true;
+      this.addOver(r.tables || []);
+      this.overMore = !!r.more;
+    } catch (e) { toast(tOr(`err.${e.code}`, e.message), 'error'); }
+    this.loadingOver = false;
+    this.renderLists();
   }
 
   render() {
@@ -60,7 +87,8 @@ export class LobbyView {
     <section class="card"><h2>${t('lobby.mine')}</h2><div class="list mine" data-testid="my-tables"></div></section>
     <section class="card"><h2>${t('lobby.open')}</h2><div class="list open" data-testid="open-tables"></div></section>
     <section class="card"><h2>${t('lobby.playing')}</h2><div class="list playing" data-testid="playing-tables"></div></section>
-    <section class="card"><h2>${t('lobby.over')}</h2><div class="list over"></div>
+    <section class="card"><h2>${t('lobby.over')}</h2><div class="list over" data-testid="finished-games"></div>
+      <p class="more-over hidden"><button type="button" class="linkish" data-testid="more-finished">${t('lobby.more')}</button></p>
       <label class="upload">${t('lobby.upload')} <input type="file" accept=".json,application/json" data-testid="upload"></label></section>
   </div>
 </div>`;
@@ -69,6 +97,7 @@ export class LobbyView {
     form.addEventListener('change', (e) => this.onInput(e));
     form.addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
     this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
+    this.root.querySelector('[data-testid=more-finished]').addEventListener('click', () => this.moreOver());
     this.renderLists();
   }
 
@@ -213,7 +242,7 @@ export class LobbyView {
     // the seat list must put "me" on the first open seat: the server seats the creator there
     try {
       const r = await api.create(body);
-      rememberColors(r.id, colours);
+      if (!serverColours(r.table)) rememberColors(r.id, colours);
       if (r.token) seats.set(r.id, r.seat, r.token);
       location.assign(`/?table=${r.id}`);
     } catch (e) {
@@ -232,8 +261,18 @@ export class LobbyView {
 
   rowHtml(tb, actions) {
     const cols = seatColors(tb);
-    const names = tb.seats.map((s, i) => `<span class="who">${badge(cols[i], 14)} ${esc(seatName(tb, i, cols))}</span>`).join(' ');
-    const when = new Date(tb.updated_ms || tb.created_ms || Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    const won = new Set(tb.winners || []);
+    const names = tb.seats.map((s, i) => {
+      const pts = tb.scores?.[i];
+      const score = pts === undefined ? '' : ` <b class="pts" title="${esc(t('lobby.points', { n: pts }))}">${pts}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`;
+      return `<span class="who" data-colour="${cols[i].id}">${badge(cols[i], 14)} ${esc(seatName(tb, i, cols))}${score}</span>`;
+    }).join(' ');
+    const ms = tb.finished_ms || tb.updated_ms || tb.created_ms || Date.now();
+    const d = new Date(ms), lang = currentLanguage();
+    // older than today: with the date
+    const when = d.toDateString() === new Date().toDateString()
+      ? d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' })
+      : d.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' });
     return `<div class="trow" data-id="${tb.id}"><div class="tmain"><div class="tnames">${names}</div><div class="tmeta">${optionsSummary(tb.options).slice(1).join(' · ')} · ${tb.status === 'playing' ? t('lobby.turn', { n: (tb.turn ?? 0) + 1 }) : ''} ${when}</div></div><div class="tact">${actions}</div></div>`;
   }
 
@@ -245,8 +284,9 @@ export class LobbyView {
     const myRows = Object.keys(mine).filter((id) => known.has(id) && known.get(id).status !== 'over' && mine[id].token).map((id) => this.rowHtml(known.get(id), `<a class="button primary" href="/?table=${id}">${t('lobby.continue')}</a>`));
     q('.list.mine').innerHTML = myRows.join('') || `<p class="empty">${t('lobby.mine.none')}</p>`;
     q('.list.open').innerHTML = this.lists.open.map((tb) => this.rowHtml(tb, `<a class="button primary" href="/?table=${tb.id}" data-testid="join-${tb.id}">${t('lobby.join')}</a>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
-    q('.list.playing').innerHTML = this.lists.playing.map((tb) => this.rowHtml(tb, `<a class="button" href="/?table=${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.playing.none')}</p>`;
-    const over = [...this.lists.over].sort((a, b) => (b.updated_ms || 0) - (a.updated_ms || 0)).slice(0, 20);
-    q('.list.over').innerHTML = over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
+    q('.list.playing').innerHTML = this.lists.playing.map((tb) => this.rowHtml(tb, `<a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.playing.none')}</p>`;
+    q('.list.over').innerHTML = this.lists.over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}" data-testid="replay-${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
+    q('.more-over').classList.toggle('hidden', !this.overMore || !this.lists.over.length);
+    q('[data-testid=more-finished]').disabled = !!this.loadingOver;
   }
 }

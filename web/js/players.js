@@ -2,9 +2,19 @@
 import { PALETTE, colorById } from './colors.js';
 import { t, tOr } from './i18n.js';
 
-// Colours of a table's seats: the server's (if it keeps them), else the ones
-// chosen when the table was made here or passed in the invite link, else in order.
+// The colours the server keeps for a table's seats (one each, all different),
+// or null when it sent none (a server from before it kept them).
+export function serverColours(table) {
+  const n = table?.options?.players || table?.seats?.length || 0;
+  const out = (table?.seats || []).slice(0, n).map((s) => colorById(s?.colour));
+  return n && out.length === n && out.every(Boolean) && new Set(out).size === n ? out : null;
+}
+
+// Colours of a table's seats: the server's, else the ones chosen when the
+// table was made here or passed in the invite link, else in order.
 export function seatColors(table) {
+  const kept = serverColours(table);
+  if (kept) return kept;
   const n = table?.options?.players || table?.seats?.length || 2;
   let chosen = [];
   try {

@@ -22,7 +22,8 @@ export async function copyText(s) {
   }
 }
 
-// The invite link: the server's /?table=ID, with the seat colours chosen here.
+// The invite link: the server's /?table=ID; with the seat colours chosen here
+// when the server does not keep them (colors null: it does).
 export function inviteUrl(id, colors) {
   const c = colors && colors.length ? `&colours=${colors.map((x) => x.id).join(',')}` : '';
   return `${location.origin}/?table=${id}${c}`;
