@@ -171,25 +171,5 @@ int carc_field_cities(const carc_game *g, int field, uint16_t *ids, int max)
 {
 	if (!valid_node(g, field))
 		return 0;
-	int root = eng_find(g, field);
-	int n = 0, i = root;
-	do {
-		const carc_node *nd = &g->node[i];
-		const carc_placed *t = &g->tiles[nd->tile];
-		unsigned cm = 0;
-		carc_tile_segment(t->type, nd->seg, NULL, NULL, NULL, &cm);
-		while (cm) {
-			int c = __builtin_ctz(cm);
-			cm &= cm - 1;
-			int cr = eng_find(g, t->node0 + c);
-			int dup = 0;
-			for (int k = 0; k < n; k++)
-				if (ids[k] == cr)
-					dup = 1;
-			if (!dup && n < max)
-				ids[n++] = (uint16_t)cr;
-		}
-		i = nd->next;
-	} while (i != root);
-	return n;
+	return eng_field_cities(g, eng_find(g, field), 0, ids, max);
 }

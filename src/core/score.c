@@ -160,8 +160,9 @@ void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_event
 
 /* ---- farms ----------------------------------------------------------------------- */
 
-/* Completed cities a field borders: their root nodes into out (deduped). */
-static int field_cities(const carc_game *g, int r, uint16_t *out, int max)
+/* Cities a field (root r) borders, completed ones only if done_only: their
+ * root nodes into out, each once. Also carc_field_cities (feature.c). */
+int eng_field_cities(const carc_game *g, int r, int done_only, uint16_t *out, int max)
 {
 	int n = 0, i = r;
 	do {
@@ -172,7 +173,7 @@ static int field_cities(const carc_game *g, int r, uint16_t *out, int max)
 			int c = __builtin_ctz(cm);
 			cm &= cm - 1;
 			int cr = eng_find(g, t->node0 + c);
-			if (!(g->node[cr].flags & NODE_DONE))
+			if (done_only && !(g->node[cr].flags & NODE_DONE))
 				continue;
 			int dup = 0;
 			for (int k = 0; k < n; k++)
@@ -226,7 +227,7 @@ static void score_farms(carc_game *g, carc_events *ev)
 		}
 	for (int k = 0; k < nf; k++) {
 		farm *fm = &farms[k];
-		fm->ncity = (uint8_t)field_cities(g, fm->root, fm->city, CARC_MAX_NODES / 2);
+		fm->ncity = (uint8_t)eng_field_cities(g, fm->root, 1, fm->city, CARC_MAX_NODES / 2);
 		int best = 0;
 		for (int p = 0; p < np; p++)
 			if (fm->w[p] > best)
