@@ -112,11 +112,11 @@ ifneq ($(MODE),test)
 test:
 	@$(MAKE) --no-print-directory MODE=test test
 else
-test: $(TEST_BIN) $(CARC)
+test: $(TEST_BIN) $(CARC) $(LIB_SO)
 	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) sh tests/run.sh $(TEST_BIN)
 endif
 else
-test: $(TEST_BIN) $(CARC)
+test: $(TEST_BIN) $(CARC) $(LIB_SO)
 	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 CARC_SANITIZE=1 sh tests/run.sh $(TEST_BIN)
 endif
 
