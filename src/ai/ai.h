@@ -106,15 +106,7 @@ extern const ai_bot_ops ai_mcts_ops;
  * pfig < 0 means "uniform over the options and none" (the random bot). */
 carc_move ai_random_move(const carc_game *g, ai_rng *r, double pfig);
 
-/* ---- small helpers on the public API ---------------------------------------------- */
-
-/* 1 if followers may go on fields (fields score). */
-static inline int ai_farmers(const carc_game *g)
-{
-	carc_rules r;
-	carc_game_rules(g, &r);
-	return r.farmers;
-}
+/* ---- a small helper on the public API ---------------------------------------------- */
 
 /* The board tile a move put down: child is parent after one move; its
  * index, or -1 (the tile was set aside). */

@@ -54,12 +54,16 @@ static double completion(const eval_weights *w, int open, int T)
 /* The numbers that depend only on the tiles left. */
 typedef struct eval_env {
 	int T;
+	int farmers; /* the rules' farmers option, read once */
 	double fv, fill, grow1;
 } eval_env;
 
-static void env_at(const eval_weights *w, int T, eval_env *e)
+static void env_at(const carc_game *g, const eval_weights *w, int T, eval_env *e)
 {
+	carc_rules r;
+	carc_game_rules(g, &r);
 	e->T = T;
+	e->farmers = r.farmers;
 	e->fv = w->follower * T / (T + w->follower_k);
 	e->fill = T / (T + w->fill_k);
 	e->grow1 = w->growth * 0.5 * T / (T + 15.0);
@@ -127,7 +131,7 @@ static void add_feature(const carc_game *g, const eval_weights *w, const eval_en
 		break;
 	}
 	case CARC_FEAT_FIELD:
-		if (!ai_farmers(g))
+		if (!e->farmers)
 			break;
 		v = w->farm * 3.0 * cities;
 		if (h->pigs)
@@ -158,15 +162,14 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 		return;
 	}
 	eval_env e;
-	env_at(w, carc_tiles_left(g), &e);
+	env_at(g, w, carc_tiles_left(g), &e);
 	carc_feature_info held[CARC_MAX_FIGURES];
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
-	const int farmers = ai_farmers(g);
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	for (int k = 0; k < nh; k++) {
 		double cities = 0;
-		if (held[k].kind == CARC_FEAT_FIELD && farmers) {
+		if (held[k].kind == CARC_FEAT_FIELD && e.farmers) {
 			uint16_t roots[128];
 			int n = carc_field_cities(g, held[k].id, roots, 128);
 			cities = farm_cities(g, w, e.T, roots, n);
@@ -253,12 +256,11 @@ static const uint16_t *memo_cities(eval_cache *c, int r, int *n)
 static void cache_init(eval_cache *c, const carc_game *pg, const eval_weights *w)
 {
 	c->pg = pg;
-	env_at(w, carc_tiles_left(pg) - 1 > 0 ? carc_tiles_left(pg) - 1 : 0, &c->env);
+	env_at(pg, w, carc_tiles_left(pg) - 1 > 0 ? carc_tiles_left(pg) - 1 : 0, &c->env);
 	memset(c->hidx, 0xFF, sizeof c->hidx);
 	memset(c->midx, 0xFF, sizeof c->midx);
 	c->nmemo = c->ncity = 0;
 	c->nh = carc_held_features(pg, c->held, CARC_MAX_FIGURES, 1);
-	const int farmers = ai_farmers(pg);
 	for (int k = 0; k < c->nh; k++) {
 		const carc_feature_info *h = &c->held[k];
 		c->hidx[h->id] = (int16_t)k;
@@ -267,7 +269,7 @@ static void cache_init(eval_cache *c, const carc_game *pg, const eval_weights *w
 			add_feature(pg, w, &c->env, h, 0, c->contrib[k]);
 		} else if (h->kind == CARC_FEAT_FIELD) {
 			double cities = 0;
-			if (farmers) {
+			if (c->env.farmers) {
 				int n;
 				const uint16_t *cs = memo_cities(c, h->id, &n);
 				cities = farm_cities(pg, w, c->env.T, cs, n);
@@ -388,7 +390,6 @@ static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w,
 	int ntc = ti >= 0 ? touched_parent_cities(c, g, ti, tcity) : 0;
 	carc_feature_info held[CARC_MAX_FIGURES];
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 0);
-	const int farmers = ai_farmers(g);
 	for (int k = 0; k < nh; k++) {
 		carc_feature_info *h = &held[k];
 		int is_touched = 0;
@@ -406,7 +407,7 @@ static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w,
 			add_feature(g, w, e, h, 0, out);
 		} else if (h->kind == CARC_FEAT_FIELD) {
 			double cities = 0;
-			if (farmers) {
+			if (e->farmers) {
 				uint16_t roots[512];
 				int n;
 				if (!is_touched) {
@@ -469,7 +470,7 @@ static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm,
 			return -1;
 		break;
 	case CARC_FEAT_FIELD:
-		if (ai_farmers(P)) {
+		if (c->env.farmers) {
 			uint16_t roots[512];
 			int n = touched_field_cities(c, P, ti, F, roots, 512);
 			cities = farm_cities(P, w, c->env.T, roots, n);

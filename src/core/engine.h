@@ -108,6 +108,9 @@ void eng_remove_figure(carc_game *g, int slot);
 void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_events *ev);
 void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_events *ev);
 void eng_final_scoring(carc_game *g, carc_events *ev);
+/* Distinct tiles of the feature with root r (walks it); the goods symbols
+ * on it added into goods[CARC_GOODS_COUNT] unless NULL. */
+int eng_feature_tiles(const carc_game *g, int r, int *goods);
 /* Cities the field with root r borders (completed only if done_only), each
  * root once; returns the count (at most max written). */
 int eng_field_cities(const carc_game *g, int r, int done_only, uint16_t *out, int max);

@@ -62,20 +62,7 @@ int carc_feature_done(const carc_game *g, int id)
 
 int carc_feature_tiles(const carc_game *g, int id)
 {
-	if (!valid_node(g, id))
-		return 0;
-	int root = eng_find(g, id);
-	uint64_t seen[(CARC_MAX_TILES + 63) / 64] = {0};
-	int n = 0, i = root;
-	do {
-		int t = g->node[i].tile;
-		if (!(seen[t >> 6] >> (t & 63) & 1)) {
-			seen[t >> 6] |= 1ull << (t & 63);
-			n++;
-		}
-		i = g->node[i].next;
-	} while (i != root);
-	return n;
+	return valid_node(g, id) ? eng_feature_tiles(g, eng_find(g, id), NULL) : 0;
 }
 
 /* Tiles around the cloister or garden whose node is n (not a root: a

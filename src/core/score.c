@@ -38,10 +38,10 @@ static carc_event *new_event(carc_events *ev, int kind, int final, int tile, int
 }
 
 /* Distinct tiles of the feature with root r; goods symbols on it into
- * goods[CARC_GOODS_COUNT] when not NULL. */
-static int feature_tiles(const carc_game *g, int r, int *goods)
+ * goods[CARC_GOODS_COUNT] when not NULL. Also carc_feature_tiles. */
+int eng_feature_tiles(const carc_game *g, int r, int *goods)
 {
-	uint64_t seen[2] = {0, 0};
+	uint64_t seen[(CARC_MAX_TILES + 63) / 64] = {0};
 	int n = 0, i = r;
 	do {
 		const carc_node *nd = &g->node[i];
@@ -119,7 +119,7 @@ static int feature_points(const carc_game *g, int r, int tiles, int complete)
 void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_events *ev)
 {
 	int goods[CARC_GOODS_COUNT] = {0};
-	int tiles = feature_tiles(g, r, goods);
+	int tiles = eng_feature_tiles(g, r, goods);
 	unsigned win = g->node[r].figures ? majority(g, r) : 0;
 	int kind = g->node[r].kind == CARC_FEAT_ROAD ? CARC_SCORE_ROAD : CARC_SCORE_CITY;
 	if (win) {
