@@ -14,13 +14,23 @@
 #include "carc_bot.h"
 static carc_move pick(const char *spec, uint64_t seed, const carc_game *g)
 {
-	carc_bot *b = carc_bot_new(spec, seed, NULL, 0);
+	char err[256];
+	carc_bot *b = carc_bot_new(spec, seed, err, sizeof err);
+	if (!b) {
+		fprintf(stderr, "agree: %s\n", err);
+		exit(2);
+	}
 	carc_move m = carc_bot_choose(b, g);
 	carc_bot_free(b);
 	return m;
 }
 int main(int argc, char **argv)
 {
+	if (argc != 4 || atoi(argv[3]) < 1) {
+		fprintf(stderr, "usage: agree SMALL-SPEC BIG-SPEC POSITIONS\n"
+		                "  e.g. agree mcts:iter=600 mcts:iter=6000 30\n");
+		return 2;
+	}
 	const char *lo = argv[1], *hi = argv[2];
 	int npos = atoi(argv[3]);
 	carc_rules r; carc_rules_default(&r);
