@@ -22,6 +22,7 @@ typedef struct api_req {
 	int body_too_large;
 	const char *token;       /* from Authorization: Bearer or X-Carc-Token, or "" */
 	const char *cookie;      /* the Cookie header, or "" */
+	const char *addr;        /* the client's address, for per-address limits */
 } api_req;
 
 typedef struct api_resp {
@@ -31,6 +32,7 @@ typedef struct api_resp {
 	size_t body_len;
 	char set_cookie[160];    /* "" or a Set-Cookie value */
 	char disposition[128];   /* "" or a Content-Disposition value */
+	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
 } api_resp;
 
 /* 1 when the path belongs to the API (the rest are static files). */

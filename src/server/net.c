@@ -206,7 +206,7 @@ static void http_reset(srv_conn *c)
 }
 
 static int http_write_headers(struct lws *wsi, int status, const char *ctype, size_t len,
-                              const char *cookie, const char *disposition)
+                              const char *cookie, const char *disposition, int retry_after)
 {
 	unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
 	                                   *end = buf + sizeof buf - 1;
@@ -225,6 +225,13 @@ static int http_write_headers(struct lws *wsi, int status, const char *ctype, si
 	                                (const unsigned char *)disposition, (int)strlen(disposition),
 	                                &p, end))
 		return -1;
+	if (retry_after > 0) {
+		char ra[16];
+		int n = snprintf(ra, sizeof ra, "%d", retry_after);
+		if (lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:",
+		                                (const unsigned char *)ra, n, &p, end))
+			return -1;
+	}
 	return lws_finalize_write_http_header(wsi, start, &p, end) ? -1 : 0;
 }
 
@@ -242,6 +249,7 @@ static int http_send(srv_conn *c, int status, const char *ctype, char *body, siz
 	c->resp_ctype = ctype;
 	snprintf(c->resp_cookie, sizeof c->resp_cookie, "%s", cookie ? cookie : "");
 	snprintf(c->resp_disp, sizeof c->resp_disp, "%s", disposition ? disposition : "");
+	c->resp_retry_after = 0;
 	c->hdr_pending = 1;
 	lws_callback_on_writable(c->wsi);
 	return 0;
@@ -263,7 +271,7 @@ static int http_write(srv_conn *c)
 	if (c->hdr_pending) {
 		c->hdr_pending = 0;
 		if (http_write_headers(c->wsi, c->resp_status, c->resp_ctype, c->resp_len, c->resp_cookie,
-		                       c->resp_disp))
+		                       c->resp_disp, c->resp_retry_after))
 			return -1;
 		lws_callback_on_writable(c->wsi);
 		return 0;
@@ -416,7 +424,7 @@ static int http_dispatch(srv_conn *c)
 	header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
 	api_req rq = {.serial = c->serial, .method = c->method, .path = c->path, .query = query,
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
-	              .token = token, .cookie = cookie};
+	              .token = token, .cookie = cookie, .addr = c->addr};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
 	sb_free(&c->body); /* read: not needed any more */
@@ -428,8 +436,21 @@ static int http_dispatch(srv_conn *c)
 	if (rs.status >= 400 && rs.status != 404)
 		srv_event("http %s %s -> %d", c->method == LWSHUMETH_POST ? "POST" : "GET", c->path,
 		          rs.status);
-	return http_send(c, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie,
-	                 rs.disposition);
+	http_send(c, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, rs.disposition);
+	c->resp_retry_after = rs.retry_after;
+	return 0;
+}
+
+/* The peer's address as text ("" when unknown), the key of per-address
+ * limits. An IPv4 client on a dual-stack socket reads "::ffff:1.2.3.4":
+ * the prefix is dropped so that it counts once. */
+static void peer_addr(struct lws *wsi, char *out, size_t size)
+{
+	out[0] = 0;
+	if (!lws_get_peer_simple(wsi, out, size))
+		out[0] = 0;
+	if (!strncmp(out, "::ffff:", 7) && strchr(out + 7, '.'))
+		memmove(out, out + 7, strlen(out + 7) + 1);
 }
 
 /* ---- the callback ------------------------------------------------------------------------ */
@@ -449,6 +470,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->kind = CONN_HTTP;
 		c->wsi = wsi;
 		serial_new(c);
+		peer_addr(wsi, c->addr, sizeof c->addr);
 		char *uri;
 		int ulen;
 		c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
@@ -495,6 +517,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->wsi = wsi;
 		c->seat = -1;
 		serial_new(c);
+		peer_addr(wsi, c->addr, sizeof c->addr);
 		char path[256], token[256], cookie[1024], arg[300];
 		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
 		const char *t = lws_get_urlarg_by_name(wsi, "token=", arg, (int)sizeof arg);

@@ -36,6 +36,7 @@ struct srv_conn {
 	struct lws *wsi;
 	conn_kind kind;
 	uint64_t serial;             /* this request's / connection's number, 0: none */
+	char addr[64];               /* the peer's address ("127.0.0.1", "::1") */
 	struct srv_conn *snext;      /* serial hash chain */
 	/* HTTP */
 	int method;                  /* LWSHUMETH_* */
@@ -50,6 +51,7 @@ struct srv_conn {
 	const char *resp_ctype;
 	char resp_cookie[160];
 	char resp_disp[128];
+	int resp_retry_after;        /* > 0: a Retry-After header, in seconds */
 	/* WebSocket */
 	struct srv_table *table;
 	int seat;                    /* seat held (-1: watching) */

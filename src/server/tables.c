@@ -59,6 +59,7 @@ static const struct {
 	[SE_STORAGE] = {"storage", 503},
 	[SE_BUSY] = {"busy", 503},
 	[SE_METHOD] = {"method_not_allowed", 405},
+	[SE_RATE_LIMITED] = {"rate_limited", 429},
 	[SE_PENDING] = {"pending", 202},
 };
 

@@ -42,6 +42,7 @@ typedef enum srv_err {
 	SE_STORAGE,        /* the database refused the write: nothing changed */
 	SE_BUSY,           /* the server holds as many tables as it may */
 	SE_METHOD,         /* HTTP method not allowed on this path */
+	SE_RATE_LIMITED,   /* over a per-address or total limit: try again later */
 	SE_PENDING,        /* accepted; the answer follows once it is stored */
 	SE_COUNT
 } srv_err;

@@ -15,7 +15,10 @@ import signal
 import socket
 import struct
 import subprocess
+import shutil
+import tempfile
 import time
+import unittest
 
 HOST = "127.0.0.1"
 CARC = os.environ.get("CARC", "build/release/carc")
@@ -132,6 +135,30 @@ class Server:
         if st != 200:
             raise AssertionError("state failed: %s %s" % (st, r))
         return r
+
+    def raw(self, data, timeout=5, shut=False):
+        """Sends raw bytes on a fresh connection and returns what comes back
+        until the server closes it or `timeout` passes (b"" when nothing
+        came). `shut`: half-close the sending side after the data."""
+        sock = socket.create_connection((HOST, self.port), timeout=timeout)
+        out = b""
+        try:
+            sock.sendall(data)
+            if shut:
+                sock.shutdown(socket.SHUT_WR)
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                sock.settimeout(max(0.01, deadline - time.time()))
+                try:
+                    chunk = sock.recv(65536)
+                except (socket.timeout, ConnectionResetError):
+                    break
+                if not chunk:
+                    break
+                out += chunk
+        finally:
+            sock.close()
+        return out
 
     def ws(self, tid, token=None, **kw):
         path = "/ws/%s" % tid
@@ -279,3 +306,39 @@ def first_legal(nxt, rng=None):
 def illegal_move(state_game):
     """A placement that breaks a rule: on the start tile's square."""
     return {"x": 0, "y": 0, "rot": 0, "meeple": None}
+
+
+class ServerCase(unittest.TestCase):
+    """A test case with a temporary folder, servers started in it (killed at
+    tearDown) and WebSocket clients (closed at tearDown)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="carc-server-test-")
+        self.servers = []
+        self.sockets = []
+
+    def tearDown(self):
+        for w in self.sockets:
+            w.close()
+        for s in self.servers:
+            s.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, db="carc.sqlite", extra=(), web=None):
+        s = Server(os.path.join(self.dir, db), extra=extra, web=web)
+        self.servers.append(s)
+        return s
+
+    def ws(self, srv, tid, token=None, **kw):
+        w = srv.ws(tid, token, **kw)
+        self.sockets.append(w)
+        return w
+
+    def wait_over(self, srv, tid, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, info, _ = srv.get("/api/tables/" + tid)
+            if st == 200 and info["status"] == "over":
+                return info
+            time.sleep(0.05)
+        self.fail("game %s did not end in %d s" % (tid, timeout))

@@ -15,7 +15,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import CARC, HOST, Server, WSClosed, first_legal  # noqa: E402
+from carcserver import CARC, HOST, Server, ServerCase, WSClosed, first_legal  # noqa: E402
 
 MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
 PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]
@@ -75,38 +75,7 @@ def colours(table):
     return [s["colour"] for s in table["seats"]]
 
 
-class ServerTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="carc-server-test-")
-        self.servers = []
-        self.sockets = []
-
-    def tearDown(self):
-        for w in self.sockets:
-            w.close()
-        for s in self.servers:
-            s.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def start(self, db="carc.sqlite", extra=(), web=None):
-        s = Server(os.path.join(self.dir, db), extra=extra, web=web)
-        self.servers.append(s)
-        return s
-
-    def ws(self, srv, tid, token=None, **kw):
-        w = srv.ws(tid, token, **kw)
-        self.sockets.append(w)
-        return w
-
-    def wait_over(self, srv, tid, timeout=20):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            st, info, _ = srv.get("/api/tables/" + tid)
-            if st == 200 and info["status"] == "over":
-                return info
-            time.sleep(0.05)
-        self.fail("game %s did not end in %d s" % (tid, timeout))
-
+class ServerTest(ServerCase):
     def replay_scores(self, record_text):
         """Final scores of a record as the engine's replay computes them."""
         path = os.path.join(self.dir, "rec-%d.json" % random.randrange(1 << 30))
