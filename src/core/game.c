@@ -474,11 +474,20 @@ int carc_placements(const carc_game *g, carc_move *buf, int max)
 
 /* For `type` at (x, y, rot): bit s of *occ if segment s joins a feature
  * that already has a figure, bit s of *own if it joins one where player p
- * has a follower or big follower. */
+ * has a follower or big follower. "Joins" is the feature as it is after
+ * the tile is placed: two segments of the tile that touch one feature
+ * (the two fields beside a road that ends at the wrap-around field of a
+ * cloister tile, two roads that meet both ends of a U) become one
+ * feature with everything each of them touches, so what one segment
+ * reaches counts for the others too. */
 static void joined_features(const carc_game *g, int x, int y, int type, int rot, int p,
                             unsigned *occ, unsigned *own)
 {
 	unsigned o = 0, w = 0;
+	/* the (root, segment) pairs the ports meet, at most one per port */
+	uint16_t root[12];
+	uint8_t seg[12];
+	int np = 0;
 	const uint8_t *ps = TT_PORTSEG[type][rot];
 	for (int d = 0; d < 4; d++) {
 		int v = hm_get(g, x + DX[d], y + DY[d]);
@@ -488,12 +497,46 @@ static void joined_features(const carc_game *g, int x, int y, int type, int rot,
 		const uint8_t *nps = TT_PORTSEG[nb->type][nb->rot];
 		int od = (d + 2) & 3;
 		for (int k = 0; k < 3; k++) {
-			const carc_node *rn = &g->node[eng_find(g, nb->node0 + nps[3 * od + 2 - k])];
-			int s = ps[3 * d + k];
+			int s = ps[3 * d + k], ns = nps[3 * od + 2 - k];
+			/* a side of one segment facing one segment (a city or field
+			 * side) is one pair, not three */
+			if (k && s == ps[3 * d + k - 1] && ns == nps[3 * od + 3 - k])
+				continue;
+			int r = eng_find(g, nb->node0 + ns);
+			const carc_node *rn = &g->node[r];
 			if (rn->figures)
 				o |= 1u << s;
 			if (rn->owners >> p & 1)
 				w |= 1u << s;
+			root[np] = (uint16_t)r;
+			seg[np++] = (uint8_t)s;
+		}
+	}
+	/* Only a held feature can make a difference, and only to a segment
+	 * that does not reach one itself: then spread along the joins, each
+	 * pass crossing at least one more (bounded by the pairs). */
+	if ((o | w) && np > 1) {
+		unsigned link[12];
+		int nl = 0;
+		for (int i = 1; i < np; i++)
+			for (int j = 0; j < i; j++)
+				if (root[i] == root[j] && seg[i] != seg[j]) {
+					link[nl++] = (1u << seg[i]) | (1u << seg[j]);
+					break;
+				}
+		for (int changed = nl > 0; changed;) {
+			changed = 0;
+			for (int i = 0; i < nl; i++) {
+				unsigned m = link[i];
+				if ((o & m) && (o & m) != m) {
+					o |= m;
+					changed = 1;
+				}
+				if ((w & m) && (w & m) != m) {
+					w |= m;
+					changed = 1;
+				}
+			}
 		}
 	}
 	*occ = o;

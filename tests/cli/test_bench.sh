@@ -4,7 +4,11 @@
 # generation change; then check the change and pin the new value here.
 set -e
 fail() { echo "test_bench: $*" >&2; exit 1; }
-PINNED=a1c320d2e20e4780
+# 2465e8a8d3dbf6ec since issue 12: figure options are judged on the
+# features after the tile joins them (a farmer or robber reached through
+# the join is refused, a pig or builder reached through it allowed), so the
+# random games pick among different moves (was a1c320d2e20e4780).
+PINNED=2465e8a8d3dbf6ec
 out=$("$CARC" bench --games 1000 --json) || fail "carc bench failed"
 sig=$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["signature"])')
 [ "$sig" = "$PINNED" ] || fail "signature $sig, pinned $PINNED (rules or move generation changed?)"
