@@ -41,7 +41,8 @@ static void help(FILE *f)
 	        "  --games N      games to play (default 100)\n"
 	        "  --seed S       seed of the first game (default 1)\n"
 	        "  --record DIR   write each game's record to DIR/game-<seed>.json\n"
-	        "                 (carc-record-1; DIR is made if missing)\n"
+	        "                 (carc-record-1; DIR and the folders above it are\n"
+	        "                 made if missing, as mkdir -p)\n"
 	        "  -h, --help     this help\n");
 	ropt_rules_help(f);
 	fprintf(f,
@@ -110,6 +111,43 @@ static carc_status play_game(carc_game *g, const carc_rules *r, uint64_t seed, s
 		if (sc[p] == best)
 			t->wins[p] += 1.0 / nbest;
 	return CARC_OK;
+}
+
+/* Makes the folder dir and every missing folder above it, as mkdir -p
+ * does; a part that exists must be a folder. Returns 0, or -1 after
+ * saying which part could not be made and why. */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+	if (n >= sizeof path) {
+		fprintf(stderr, "carc sim: cannot make directory %s: the path is too long\n", dir);
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	/* each prefix ending before a '/', then the whole path */
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && (path[i] != '/' || path[i - 1] == '/'))
+			continue;
+		char c = path[i];
+		path[i] = 0;
+		struct stat st;
+		if (mkdir(path, 0777) != 0) {
+			int e = errno;
+			if (e != EEXIST) {
+				fprintf(stderr, "carc sim: cannot make directory %s: %s: %s\n", dir, path,
+				        strerror(e));
+				return -1;
+			}
+			if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "carc sim: cannot make directory %s: %s is not a directory\n",
+				        dir, path);
+				return -1;
+			}
+		}
+		path[i] = c;
+	}
+	return 0;
 }
 
 /* Writes the record of a finished game to dir/game-<seed>.json. */
@@ -236,10 +274,8 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (ropt_check_rules(CMD, &r))
 		return ROPT_USAGE;
-	if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "carc sim: cannot make directory %s: %s\n", dir, strerror(errno));
+	if (dir && make_dirs(dir))
 		return 1;
-	}
 
 	carc_game *g = malloc(sizeof *g);
 	sim_totals *t = calloc(1, sizeof *t);

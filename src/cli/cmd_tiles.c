@@ -5,7 +5,7 @@
  *
  * The tiles of a rule set are those of its standard pile plus its start
  * tile; a tile's count is its copies in that pile (start included).
- * Not printed, for want of an accessor in carc.h: the goods on a segment.
+ * Goods on a segment are printed too (CARC_SEG_GOODS of its flags).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -35,13 +35,14 @@ static void help(FILE *f)
 	        "  --json             print JSON in the form of the spec's base-tiles.json\n"
 	        "                     (\"ports\", \"start\", \"tiles\": count, segments, note,\n"
 	        "                     edges; segment flags inn and cathedral when set)\n"
-	        "  --expansions LIST  the tiles of these expansions too (comma-separated:\n"
-	        "                     %s; none is available yet)\n"
+	        "  --expansions LIST  the tiles of these expansions too (comma-separated,\n"
+	        "                     any of: %s)\n"
 	        "  -h, --help         this help\n"
 	        "\n"
 	        "examples:\n"
 	        "  carc tiles\n"
-	        "  carc tiles --json > tiles.json\n",
+	        "  carc tiles --json > tiles.json\n"
+	        "  carc tiles --expansions inns-cathedrals,traders-builders\n",
 	        ropt_expansion_names());
 }
 

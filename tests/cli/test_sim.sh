@@ -62,4 +62,20 @@ for path in sys.argv[1:]:
     assert len(r["turns"]) >= 71, (path, len(r["turns"]))
     assert "final" in r and len(r["final"]["scores"]) == 2, path
 PY
+
+# --record makes the missing folders above DIR too (mkdir -p), and says
+# clearly when it cannot (a part of the path is a file), before playing
+"$CARC" sim --games 2 --seed 5 --record "$tmp/deep/er/rec" >/dev/null 2>"$tmp/deep.err" ||
+	fail "carc sim --record into missing folders exited $?: $(cat "$tmp/deep.err")"
+[ -f "$tmp/deep/er/rec/game-5.json" ] && [ -f "$tmp/deep/er/rec/game-6.json" ] ||
+	fail "--record into missing folders wrote: $(ls -R "$tmp/deep")"
+"$CARC" sim --games 1 --seed 5 --record "$tmp/deep/er/rec" >/dev/null ||
+	fail "--record into an existing folder exited $?"
+: >"$tmp/plain"
+if "$CARC" sim --games 1 --record "$tmp/plain/sub" >"$tmp/nf.out" 2>"$tmp/nf.err"; then
+	fail "--record under a file succeeded"
+fi
+grep -q "cannot make directory $tmp/plain/sub: $tmp/plain is not a directory" "$tmp/nf.err" ||
+	fail "--record under a file: unclear error: $(cat "$tmp/nf.err")"
+[ -s "$tmp/nf.out" ] && fail "--record under a file still played: $(cat "$tmp/nf.out")"
 exit 0
