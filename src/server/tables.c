@@ -404,14 +404,29 @@ static void bot_kick(srv_table *t)
 	                 (lws_usec_t)t->opts.bot_delay_ms * LWS_US_PER_MS);
 }
 
-/* After a failed store: the bot tries again, but not more often than the
- * storage thread probes a faulty database (WRITER_PROBE_MS). */
+/* The bot's pause after a failed store: it thinks again only once writes
+ * work (a bot that thinks for seconds would burn them on a move that
+ * cannot be stored), checking every WRITER_PROBE_MS. */
+static void bot_wait_storage(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
+	if (t->bot_state == 1 && !writer_ok() && !timers_stopped) {
+		lws_sul_schedule(lctx, 0, &t->bot_sul, bot_wait_storage,
+		                 (lws_usec_t)WRITER_PROBE_MS * LWS_US_PER_MS);
+		return;
+	}
+	bot_timer(sul);
+}
+
+/* After a failed store: the bot tries again after its pause, at least
+ * WRITER_PROBE_MS, and not before writes work again. */
 static void bot_retry(srv_table *t)
 {
 	bot_kick(t);
-	if (t->bot_state == 1 && t->opts.bot_delay_ms < WRITER_PROBE_MS)
-		lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer,
-		                 (lws_usec_t)WRITER_PROBE_MS * LWS_US_PER_MS);
+	if (t->bot_state == 1) {
+		int ms = t->opts.bot_delay_ms > WRITER_PROBE_MS ? t->opts.bot_delay_ms : WRITER_PROBE_MS;
+		lws_sul_schedule(lctx, 0, &t->bot_sul, bot_wait_storage, (lws_usec_t)ms * LWS_US_PER_MS);
+	}
 }
 
 /* What a client is told when a write failed: why, in plain words (no SQL:

@@ -219,6 +219,14 @@ void writer_health_get(writer_health *h)
 	h->ok = h->fault == STORE_FAULT_NONE;
 }
 
+int writer_ok(void)
+{
+	pthread_mutex_lock(&mu);
+	int ok = h_fault == STORE_FAULT_NONE;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
 int writer_backlog(void)
 {
 	pthread_mutex_lock(&mu);

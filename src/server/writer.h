@@ -80,5 +80,7 @@ typedef struct writer_health {
  * the database file done now (store_ops.check), so a file deleted or made
  * read-only shows even when nobody writes. */
 void writer_health_get(writer_health *h);
+/* Whether the last write (or probe) worked: cheap, no check of the file. */
+int writer_ok(void);
 
 #endif

@@ -339,6 +339,27 @@ class StorageCase(ServerCase):
         srv2 = self.start()
         self.assertEqual(self.turn(srv2, tid), acked)
 
+    def test_a_bot_waits_for_the_storage_and_then_moves(self):
+        srv = self.start_faultable()
+        c = srv.create(seats=[{}, {"bot": "random"}], name="me", bot_delay_ms=300)
+        tid, tokens = c["id"], [c["token"]]
+        self.assertEqual(self.move(srv, tid, tokens)[0], 200)
+        with open(self.fault_file, "w") as f:
+            f.write("io")
+        st, h = self.health(srv)
+        if st == 200:
+            self.skipTest("this build has no fault injection")
+        time.sleep(2)
+        # the bot's move was refused, and it did not try again and again
+        self.assertEqual(self.turn(srv, tid), 1)
+        refused = srv.read_log().count("table=%s store:" % tid)
+        self.assertEqual(refused, 1)
+        os.remove(self.fault_file)
+        deadline = time.time() + 8
+        while self.turn(srv, tid) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.turn(srv, tid), 2)
+
     def test_a_failed_status_write_does_not_strand_the_table(self):
         # the last join is stored, the status change after it fails: the
         # table must still start after a restart
