@@ -45,7 +45,7 @@ endif
 
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(CFLAGS)
 LDLIBS_ALL = -ljansson -lm -lpthread $(LDSAN) $(LDLIBS)
-SERVER_LIBS = -lsqlite3 -lwebsockets
+SERVER_LIBS = -lsqlite3 -lwebsockets -lsodium
 
 # libcarc = core + ai; the carc command = cli + server, linked to libcarc
 CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)

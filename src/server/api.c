@@ -147,14 +147,26 @@ static void set_seat_cookie(api_resp *rs, const char *id, const char *token)
 
 /* ---- endpoints ------------------------------------------------------------------------ */
 
+/* The server's health: ok only while the database takes writes (a load
+ * balancer sees 503 otherwise); "storage" says why not, in plain words. */
 static void get_health(api_resp *rs)
 {
 	int tables, playing, conns;
 	tables_counts(&tables, &playing, &conns);
-	reply_json(rs, 200, json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:I}", "ok", 1, "store",
-	                              store_kind, "tables", tables, "playing", playing, "connections",
-	                              conns, "writes_queued", writer_backlog(), "uptime_s",
-	                              (json_int_t)((srv_mono_us() - started_us) / 1000000)));
+	writer_health h;
+	writer_health_get(&h);
+	json_t *storage = json_pack("{s:b, s:b, s:I}", "ok", h.ok, "read_only",
+	                            h.fault == STORE_FAULT_READ_ONLY, "failed_writes",
+	                            (json_int_t)h.failed_writes);
+	if (!h.ok) {
+		json_object_set_new(storage, "error", json_string(store_fault_text(h.fault)));
+		json_object_set_new(storage, "since_ms", json_integer(h.since_ms));
+	}
+	reply_json(rs, h.ok ? 200 : 503,
+	           json_pack("{s:b, s:s, s:o, s:i, s:i, s:i, s:i, s:I}", "ok", h.ok, "store",
+	                     store_kind, "storage", storage, "tables", tables, "playing", playing,
+	                     "connections", conns, "writes_queued", writer_backlog(), "uptime_s",
+	                     (json_int_t)((srv_mono_us() - started_us) / 1000000)));
 }
 
 #define FINISHED_PAGE 20

@@ -84,6 +84,9 @@ uint64_t srv_random_u64(void);
 /* Milliseconds since the Unix epoch, and a monotonic microsecond clock. */
 int64_t srv_now_ms(void);
 int64_t srv_mono_us(void);
+/* The SHA-256 of a token as 64 hex digits (what the store and the tables
+ * keep instead of the token). out has STORE_TOKEN_HASH_SIZE (65) bytes. */
+void srv_token_hash(const char *token, char out[65]);
 /* Constant-time comparison of two NUL-terminated strings. */
 int srv_token_eq(const char *a, const char *b);
 /* Aborts with a message when out of memory (the one OOM policy). */

@@ -6,7 +6,7 @@
  *
  * What is stored, per game: its id, status, rules and seed (and custom
  * pile), table options, the seats (name, human or bot with its spec, the
- * seat's secret token), every accepted move in order with the scores after
+ * SHA-256 of the seat's secret token: never the token), every accepted move in order with the scores after
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
  * Seat colours are stored as the palette's names ("blue", ...); the store
@@ -18,7 +18,15 @@
  * on its storage thread, writer.c).
  *
  * All strings passed in are borrowed for the call. Every function returns 0
- * on success or -1 with a message in err (STORE_ERR_SIZE bytes).
+ * on success or -1 with a message in err (STORE_ERR_SIZE bytes). That
+ * message is for the log (it may name SQL and files); what a client may be
+ * told is store_fault_text() of the handle's last_fault().
+ *
+ * A write is committed only while the database can keep it: before every
+ * commit the backend checks that the file it writes is still the one at
+ * its path (not deleted, not replaced) and still writable, and refuses
+ * the write (STORE_FAULT_GONE, STORE_FAULT_READ_ONLY) rather than commit
+ * into a file that is gone.
  */
 #ifndef CARC_SERVER_STORE_H
 #define CARC_SERVER_STORE_H
@@ -30,7 +38,8 @@
 #define STORE_ID_SIZE 24
 #define STORE_NAME_SIZE 64
 #define STORE_SPEC_SIZE 128
-#define STORE_TOKEN_SIZE 40
+#define STORE_TOKEN_SIZE 40      /* a token as clients hold it: 32 hex digits */
+#define STORE_TOKEN_HASH_SIZE 65 /* its SHA-256 as 64 hex digits */
 #define STORE_COLOUR_SIZE 16
 
 /* list_finished: the game named as the page's start is not a finished game */
@@ -53,7 +62,8 @@ typedef struct store_seat {
 	char name[STORE_NAME_SIZE];
 	char level[STORE_NAME_SIZE];     /* bot level as asked ("random", ...) */
 	char spec[STORE_SPEC_SIZE];      /* bot spec handed to carc_bot_new */
-	char token[STORE_TOKEN_SIZE];    /* the seat's secret; "" while open */
+	char token_hash[STORE_TOKEN_HASH_SIZE]; /* SHA-256 of the seat's secret, hex
+	                                         * (srv_token_hash); "" while open */
 	char colour[STORE_COLOUR_SIZE];  /* the seat's colour ("red"); "" if none */
 } store_seat;
 
@@ -86,6 +96,21 @@ typedef struct store_result {
 	const char *winners;             /* JSON array text */
 	int64_t at_ms;
 } store_result;
+
+/* Why writes fail, as far as a client and the health check are told. */
+typedef enum store_fault {
+	STORE_FAULT_NONE = 0,
+	STORE_FAULT_READ_ONLY,   /* the file (or its WAL) may not be written */
+	STORE_FAULT_GONE,        /* the file at the path was deleted or replaced */
+	STORE_FAULT_FULL,        /* the disk is full */
+	STORE_FAULT_IO,          /* a disk error */
+	STORE_FAULT_BUSY,        /* locked by another process for too long */
+	STORE_FAULT_OTHER,
+	STORE_FAULT_COUNT
+} store_fault;
+
+/* A plain sentence for clients ("the database is read-only"), no SQL. */
+const char *store_fault_text(store_fault f);
 
 typedef struct store store;
 
@@ -124,6 +149,18 @@ typedef struct store_ops {
 	 * finished game, or -1 on error. */
 	int (*list_finished)(store *s, const char *before, int limit, store_summary_fn fn,
 	                     void *ctx, char *err);
+	/* The fault of the last failed call on this handle; NONE after one
+	 * that succeeded. */
+	store_fault (*last_fault)(store *s);
+	/* Whether the database can take writes, without writing: the file at
+	 * the path is the one open and it may be written. A few stat calls,
+	 * no SQLite state: safe from any thread, also while another thread
+	 * uses the handle. NONE, or the fault with a message (for the log). */
+	store_fault (*check)(store *s, char *err);
+	/* A write that changes nothing, to learn whether writes work again
+	 * after a fault (reopens the connection when it was opened read-only
+	 * and the file is writable now). 0, or -1 with a message. */
+	int (*probe)(store *s, char *err);
 } store_ops;
 
 struct store {

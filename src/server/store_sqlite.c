@@ -14,6 +14,22 @@
  * event loop reads with a handle of its own), so handles are opened with
  * SQLITE_OPEN_NOMUTEX; WAL lets the reader read while the writer writes.
  *
+ * Storage faults: a file deleted or replaced under a running server goes on
+ * taking writes on the open descriptor (SQLite's WAL mode does not notice),
+ * and all of them are lost at the next start. So every commit is preceded
+ * by file_check(): the path still names the file and the WAL that were
+ * opened (device and inode, recorded at open), and both may be written
+ * (faccessat, which also sees `chattr +i` and a read-only mount). A write
+ * that fails the check is rolled back and refused (STORE_FAULT_GONE or
+ * _READ_ONLY). Cost: two stat and two faccessat calls per write (see
+ * docs/server.md, "Storage faults", for the measurement). Test builds
+ * (CARC_DEBUG_CHECK) also honour CARC_TEST_STORE_FAULT: the name of a file
+ * whose content ("read_only", "io", "full", "gone") fails every check while
+ * it exists, for the faults a test cannot make for real.
+ *
+ * A connection opened while the file was read-only stays read-only;
+ * probe() reopens it (and the checkpointer's) once the file is writable.
+ *
  * Checkpoints (copying the WAL back into the database file, with an fsync)
  * do not run in the writer's commits, which would stall the event loop for
  * as long as the disk takes: automatic checkpoints are off on the writer's
@@ -22,14 +38,19 @@
  * connection of its own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "carc.h"
+#include "server.h"
 #include "store.h"
 
 static const char *const MIGRATIONS[] = {
@@ -80,6 +101,11 @@ static const char *const MIGRATIONS[] = {
 	"  WHEN 2 THEN 'yellow' WHEN 3 THEN 'black' WHEN 4 THEN 'green' WHEN 5 THEN 'pink'"
 	"  ELSE '' END;"
 	"CREATE INDEX results_by_finish ON results(finished_ms, game_id);",
+	/* 2 -> 3: seats keep the SHA-256 of their token, not the token
+	 * (carc_token_hash is srv_token_hash, registered on the writer's
+	 * connection). A plain token has 32 hex digits and a hash 64, so a
+	 * hash is never hashed again. The players keep their tokens. */
+	"UPDATE seats SET token = carc_token_hash(token) WHERE length(token) = 32;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -146,13 +172,24 @@ typedef struct sqlite_store {
 	store base;
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
+	int sync_full;
+	store_fault fault;     /* of the last call */
+	/* what file_check compares with: fixed after open */
+	char *path, *wal_path;
+	int has_file, has_wal;
+	dev_t dev, wal_dev;
+	ino_t ino, wal_ino;
+	atomic_int read_only;  /* the connection was opened read-only */
+	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
 	/* the checkpointer */
 	sqlite3 *ckdb;
 	pthread_t ck;
-	int ck_running, ck_stop;
+	int ck_running, ck_stop, ck_reopen;
 	pthread_mutex_t ck_mu;
 	pthread_cond_t ck_cv;
 } sqlite_store;
+
+static int open_ckdb(sqlite_store *s);
 
 static void *checkpointer(void *arg)
 {
@@ -169,6 +206,18 @@ static void *checkpointer(void *arg)
 			rc = pthread_cond_timedwait(&s->ck_cv, &s->ck_mu, &ts);
 		if (s->ck_stop)
 			break;
+		if (s->ck_reopen) {
+			/* opened while the file was read-only (see probe) */
+			s->ck_reopen = 0;
+			sqlite3_close(s->ckdb);
+			s->ckdb = NULL;
+			if (open_ckdb(s)) {
+				sqlite3_close(s->ckdb);
+				s->ckdb = NULL;
+			}
+		}
+		if (!s->ckdb)
+			continue;
 		pthread_mutex_unlock(&s->ck_mu);
 		int logged = 0, done = 0;
 		sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &done);
@@ -187,10 +236,149 @@ static void *checkpointer(void *arg)
 	return NULL;
 }
 
+_Static_assert(STORE_TOKEN_HASH_SIZE == 65, "srv_token_hash writes 64 hex digits and a NUL");
+
+static const char *const FAULT_TEXT[STORE_FAULT_COUNT] = {
+	[STORE_FAULT_NONE] = "it works",
+	[STORE_FAULT_READ_ONLY] = "the database is read-only",
+	[STORE_FAULT_GONE] = "the database file was deleted or replaced while the server runs",
+	[STORE_FAULT_FULL] = "the disk is full",
+	[STORE_FAULT_IO] = "a disk error",
+	[STORE_FAULT_BUSY] = "the database is locked by another program",
+	[STORE_FAULT_OTHER] = "the database refused the write",
+};
+
+const char *store_fault_text(store_fault f)
+{
+	return f < STORE_FAULT_COUNT ? FAULT_TEXT[f] : FAULT_TEXT[STORE_FAULT_OTHER];
+}
+
+/* The fault behind a failed SQLite call on s->db. */
+static store_fault fault_of(sqlite_store *s)
+{
+	int rc = sqlite3_extended_errcode(s->db), en = sqlite3_system_errno(s->db);
+	switch (rc & 0xff) {
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		return STORE_FAULT_READ_ONLY;
+	case SQLITE_FULL:
+		return STORE_FAULT_FULL;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+		return en == ENOSPC ? STORE_FAULT_FULL
+		       : en == EROFS || en == EPERM || en == EACCES ? STORE_FAULT_READ_ONLY
+		                                                    : STORE_FAULT_IO;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return STORE_FAULT_IO;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return STORE_FAULT_BUSY;
+	default:
+		return STORE_FAULT_OTHER;
+	}
+}
+
 static int fail(sqlite_store *s, char *err, const char *what)
 {
 	snprintf(err, STORE_ERR_SIZE, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
+	s->fault = fault_of(s);
 	return -1;
+}
+
+/* The identity of the file at `path`: 0, or -1 when there is none. */
+static int file_id(const char *path, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return -1;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+/* Records the database file and its WAL as they are now (after open). */
+static void remember_files(sqlite_store *s)
+{
+	s->has_file = s->path && !file_id(s->path, &s->dev, &s->ino);
+	s->has_wal = s->has_file && s->wal_path && !file_id(s->wal_path, &s->wal_dev, &s->wal_ino);
+}
+
+static store_fault same_file(const char *path, dev_t dev, ino_t ino, char *err)
+{
+	struct stat st;
+	if (stat(path, &st)) {
+		snprintf(err, STORE_ERR_SIZE, "the database file %s is gone: %s", path, strerror(errno));
+		return STORE_FAULT_GONE;
+	}
+	if (st.st_dev != dev || st.st_ino != ino) {
+		snprintf(err, STORE_ERR_SIZE,
+		         "%s is not the file the server opened (it was replaced)", path);
+		return STORE_FAULT_GONE;
+	}
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS)) {
+		snprintf(err, STORE_ERR_SIZE, "the database file %s may not be written: %s", path,
+		         strerror(errno));
+		return STORE_FAULT_READ_ONLY;
+	}
+	return STORE_FAULT_NONE;
+}
+
+/* Test builds: the fault the file named by CARC_TEST_STORE_FAULT asks for. */
+static store_fault injected(const sqlite_store *s, char *err)
+{
+#ifdef CARC_DEBUG_CHECK
+	static const struct {
+		const char *word;
+		store_fault f;
+	} KINDS[] = {{"read_only", STORE_FAULT_READ_ONLY}, {"io", STORE_FAULT_IO},
+	             {"full", STORE_FAULT_FULL}, {"gone", STORE_FAULT_GONE}};
+	if (!s->fault_file)
+		return STORE_FAULT_NONE;
+	FILE *f = fopen(s->fault_file, "r");
+	if (!f)
+		return STORE_FAULT_NONE;
+	char word[32] = "";
+	if (!fgets(word, sizeof word, f))
+		word[0] = 0;
+	fclose(f);
+	word[strcspn(word, " \r\n")] = 0;
+	for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+		if (!strcmp(word, KINDS[i].word)) {
+			snprintf(err, STORE_ERR_SIZE, "injected fault '%s' (CARC_TEST_STORE_FAULT=%s)", word,
+			         s->fault_file);
+			return KINDS[i].f;
+		}
+	return STORE_FAULT_NONE;
+#else
+	(void)s;
+	(void)err;
+	return STORE_FAULT_NONE;
+#endif
+}
+
+/* The files at the paths are the ones opened, and writable. */
+static store_fault files_ok(sqlite_store *s, char *err)
+{
+	store_fault f = injected(s, err);
+	if (f != STORE_FAULT_NONE || !s->has_file)
+		return f;
+	f = same_file(s->path, s->dev, s->ino, err);
+	if (f == STORE_FAULT_NONE && s->has_wal)
+		f = same_file(s->wal_path, s->wal_dev, s->wal_ino, err);
+	return f;
+}
+
+/* See the top: whether a commit now would land in the file at the path. */
+static store_fault file_check(sqlite_store *s, char *err)
+{
+	store_fault f = files_ok(s, err);
+	if (f == STORE_FAULT_NONE && atomic_load(&s->read_only)) {
+		snprintf(err, STORE_ERR_SIZE,
+		         "the database %s was opened read-only (it was not writable then)", s->path);
+		f = STORE_FAULT_READ_ONLY;
+	}
+	return f;
 }
 
 static int parse_status(const char *t)
@@ -226,6 +414,29 @@ static void rollback(sqlite_store *s)
 	sqlite3_reset(s->st[ST_ROLLBACK]);
 }
 
+/* Commits the open transaction if the file can keep it (file_check), else
+ * rolls it back. 0, or -1 with the fault set and nothing written. */
+static int commit(sqlite_store *s, char *err)
+{
+	store_fault f = file_check(s, err);
+	if (f != STORE_FAULT_NONE) {
+		s->fault = f;
+		rollback(s);
+		return -1;
+	}
+	if (step_done(s, ST_COMMIT, err)) {
+		rollback(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int begin(sqlite_store *s, char *err)
+{
+	s->fault = STORE_FAULT_NONE;
+	return step_done(s, ST_BEGIN, err);
+}
+
 static void bind_text(sqlite3_stmt *st, int i, const char *t)
 {
 	sqlite3_bind_text(st, i, t ? t : "", -1, SQLITE_TRANSIENT);
@@ -251,13 +462,16 @@ static void sq_close(store *base)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	free(s->path);
+	free(s->wal_path);
+	free(s->fault_file);
 	free(s);
 }
 
 static int sq_create_game(store *base, const store_game *g, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
-	if (step_done(s, ST_BEGIN, err))
+	if (begin(s, err))
 		return -1;
 	sqlite3_stmt *st = s->st[ST_INS_GAME];
 	bind_text(st, 1, g->id);
@@ -286,14 +500,12 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 		bind_text(st, 4, se->name);
 		bind_text(st, 5, se->level);
 		bind_text(st, 6, se->spec);
-		bind_text(st, 7, se->token);
+		bind_text(st, 7, se->token_hash);
 		bind_text(st, 8, se->colour);
 		if (step_done(s, ST_INS_SEAT, err))
 			goto bad;
 	}
-	if (step_done(s, ST_COMMIT, err))
-		goto bad;
-	return 0;
+	return commit(s, err);
 bad:
 	rollback(s);
 	return -1;
@@ -302,33 +514,45 @@ bad:
 static int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
 	sqlite3_stmt *st = s->st[ST_UPD_SEAT];
 	bind_text(st, 1, SEAT_KINDS[se->kind]);
 	bind_text(st, 2, se->name);
 	bind_text(st, 3, se->level);
 	bind_text(st, 4, se->spec);
-	bind_text(st, 5, se->token);
+	bind_text(st, 5, se->token_hash);
 	bind_text(st, 6, se->colour);
 	bind_text(st, 7, id);
 	sqlite3_bind_int(st, 8, se->seat);
-	return step_done(s, ST_UPD_SEAT, err);
+	if (step_done(s, ST_UPD_SEAT, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
 }
 
 static int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
 	sqlite3_stmt *st = s->st[ST_SET_STATUS];
 	bind_text(st, 1, store_status_name(status));
 	sqlite3_bind_int64(st, 2, at_ms);
 	bind_text(st, 3, id);
-	return step_done(s, ST_SET_STATUS, err);
+	if (step_done(s, ST_SET_STATUS, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
 }
 
 static int sq_add_move(store *base, const char *id, const store_move *m,
                        const store_result *r, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
-	if (step_done(s, ST_BEGIN, err))
+	if (begin(s, err))
 		return -1;
 	sqlite3_stmt *st = s->st[ST_INS_MOVE];
 	bind_text(st, 1, id);
@@ -358,9 +582,7 @@ static int sq_add_move(store *base, const char *id, const store_move *m,
 		if (step_done(s, ST_INS_RESULT, err))
 			goto bad;
 	}
-	if (step_done(s, ST_COMMIT, err))
-		goto bad;
-	return 0;
+	return commit(s, err);
 bad:
 	rollback(s);
 	return -1;
@@ -424,7 +646,7 @@ static int read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *er
 		copy_col(se->name, sizeof se->name, st, 2);
 		copy_col(se->level, sizeof se->level, st, 3);
 		copy_col(se->spec, sizeof se->spec, st, 4);
-		copy_col(se->token, sizeof se->token, st, 5);
+		copy_col(se->token_hash, sizeof se->token_hash, st, 5);
 		copy_col(se->colour, sizeof se->colour, st, 6);
 	}
 	sqlite3_reset(st);
@@ -579,6 +801,65 @@ static int sq_list_finished(store *base, const char *before, int limit, store_su
 	return ret ? ret : n;
 }
 
+static store_fault sq_last_fault(store *base) { return ((sqlite_store *)base)->fault; }
+
+static store_fault sq_check(store *base, char *err) { return file_check((sqlite_store *)base, err); }
+
+static int exec(sqlite_store *s, sqlite3 *db, const char *sql, char *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: %s: %s", sql, msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		if (db == s->db)
+			s->fault = fault_of(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **st, char *err);
+
+static int sq_probe(store *base, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	s->fault = files_ok(s, err);
+	if (s->fault != STORE_FAULT_NONE)
+		return -1;
+	if (atomic_load(&s->read_only)) {
+		/* opened while the file was read-only: a new connection may write */
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st[ST_COUNT] = {NULL};
+		if (open_conn(s, 1, &db, st, err)) {
+			s->fault = STORE_FAULT_READ_ONLY;
+			return -1;
+		}
+		for (int i = 0; i < ST_COUNT; i++) {
+			sqlite3_finalize(s->st[i]);
+			s->st[i] = st[i];
+		}
+		sqlite3_close(s->db);
+		s->db = db;
+		atomic_store(&s->read_only, sqlite3_db_readonly(db, "main") == 1);
+		if (s->ck_running) {
+			sqlite3_wal_autocheckpoint(s->db, 0);
+			pthread_mutex_lock(&s->ck_mu);
+			s->ck_reopen = 1;
+			pthread_mutex_unlock(&s->ck_mu);
+		}
+	}
+	/* setting the schema version to what it is writes the header page */
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version=%d", NMIGRATIONS);
+	if (begin(s, err))
+		return -1;
+	if (exec(s, s->db, sql, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -590,24 +871,19 @@ static const store_ops SQLITE_OPS = {
 	.load_one = sq_load_one,
 	.counts = sq_counts,
 	.list_finished = sq_list_finished,
+	.last_fault = sq_last_fault,
+	.check = sq_check,
+	.probe = sq_probe,
 };
 
-static int exec(sqlite_store *s, const char *sql, char *err)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(err, STORE_ERR_SIZE, "sqlite: %s", msg ? msg : sqlite3_errmsg(s->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int migrate(sqlite_store *s, char *err)
+static int migrate(sqlite_store *s, sqlite3 *db, char *err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return fail(s, err, "reading the schema version");
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: reading the schema version: %s",
+		         sqlite3_errmsg(db));
+		return -1;
+	}
 	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_finalize(st);
 	if (version > NMIGRATIONS) {
@@ -616,61 +892,130 @@ static int migrate(sqlite_store *s, char *err)
 		         NMIGRATIONS);
 		return -1;
 	}
+	if (version == NMIGRATIONS)
+		return 0;
+	/* what a migration replaces (plain tokens) is overwritten with zeros,
+	 * not left in the file's free space */
+	if (exec(s, db, "PRAGMA secure_delete=ON", err))
+		return -1;
 	for (int v = version; v < NMIGRATIONS; v++) {
 		char sql[64];
 		snprintf(sql, sizeof sql, ";PRAGMA user_version=%d;COMMIT;", v + 1);
-		if (exec(s, "BEGIN IMMEDIATE", err))
+		if (exec(s, db, "BEGIN IMMEDIATE", err))
 			return -1;
-		if (exec(s, MIGRATIONS[v], err) || exec(s, sql + 1, err)) {
-			exec(s, "ROLLBACK", err + strlen(err));
+		if (exec(s, db, MIGRATIONS[v], err) || exec(s, db, sql + 1, err)) {
+			size_t n = strlen(err);
+			exec(s, db, "ROLLBACK", err + n);
 			return -1;
 		}
 	}
+	/* and the WAL that held the old pages is copied back and emptied */
+	sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return exec(s, db, "PRAGMA secure_delete=OFF", err);
+}
+
+/* carc_token_hash(text): srv_token_hash in SQL, for the migration to 3. */
+static void token_hash_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const unsigned char *t = sqlite3_value_text(argv[0]);
+	char out[STORE_TOKEN_HASH_SIZE];
+	srv_token_hash(t ? (const char *)t : "", out);
+	sqlite3_result_text(cx, out, -1, SQLITE_TRANSIENT);
+}
+
+/* Opens a connection to s->path with its statements prepared (the
+ * writer's also migrates). On failure *dbp and st[] are closed and NULL. */
+static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **st, char *err)
+{
+	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(s->path, &db, flags, NULL) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: cannot open %s: %s", s->path,
+		         db ? sqlite3_errmsg(db) : "out of memory");
+		goto bad;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	if (writer && sqlite3_create_function_v2(db, "carc_token_hash", 1,
+	                                         SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	                                         token_hash_fn, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, STORE_ERR_SIZE, "sqlite: %s", sqlite3_errmsg(db));
+		goto bad;
+	}
+	if (exec(s, db, "PRAGMA journal_mode=WAL", err) ||
+	    exec(s, db, s->sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+	         err) ||
+	    exec(s, db, "PRAGMA foreign_keys=ON", err) || (writer && migrate(s, db, err)))
+		goto bad;
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (sqlite3_prepare_v3(db, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st[i], NULL) !=
+		    SQLITE_OK) {
+			snprintf(err, STORE_ERR_SIZE, "sqlite: %s: %s", SQL[i], sqlite3_errmsg(db));
+			goto bad;
+		}
+	}
+	*dbp = db;
 	return 0;
+bad:
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(st[i]);
+		st[i] = NULL;
+	}
+	sqlite3_close(db);
+	*dbp = NULL;
+	return -1;
+}
+
+static int open_ckdb(sqlite_store *s)
+{
+	return sqlite3_open_v2(s->path, &s->ckdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+	                       NULL) == SQLITE_OK &&
+	               sqlite3_busy_timeout(s->ckdb, 5000) == SQLITE_OK &&
+	               /* a connection learns that the file is in WAL mode on first use */
+	               sqlite3_exec(s->ckdb, "PRAGMA journal_mode", NULL, NULL, NULL) == SQLITE_OK
+	           ? 0
+	           : -1;
+}
+
+static char *dup_str(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *d = malloc(na + nb + 1);
+	if (d) {
+		memcpy(d, a, na);
+		memcpy(d + na, b, nb + 1);
+	}
+	return d;
 }
 
 store *store_sqlite_open(const char *path, int sync_full, int writer, char *err)
 {
 	sqlite_store *s = calloc(1, sizeof *s);
-	if (!s) {
+	if (!s || !(s->path = dup_str(path, "")) || !(s->wal_path = dup_str(path, "-wal"))) {
 		snprintf(err, STORE_ERR_SIZE, "out of memory");
+		sq_close(&s->base);
 		return NULL;
 	}
 	s->base.ops = &SQLITE_OPS;
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		snprintf(err, STORE_ERR_SIZE, "sqlite: cannot open %s: %s", path,
-		         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	s->sync_full = sync_full;
+#ifdef CARC_DEBUG_CHECK
+	const char *ff = getenv("CARC_TEST_STORE_FAULT");
+	if (ff && *ff)
+		s->fault_file = dup_str(ff, "");
+#endif
+	if (open_conn(s, writer, &s->db, s->st, err)) {
 		sq_close(&s->base);
 		return NULL;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
-	if (exec(s, "PRAGMA journal_mode=WAL", err) ||
-	    exec(s, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", err) ||
-	    exec(s, "PRAGMA foreign_keys=ON", err) || (writer && migrate(s, err))) {
-		sq_close(&s->base);
-		return NULL;
-	}
-	for (int i = 0; i < ST_COUNT; i++) {
-		if (sqlite3_prepare_v3(s->db, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-		                       NULL) != SQLITE_OK) {
-			fail(s, err, SQL[i]);
-			sq_close(&s->base);
-			return NULL;
-		}
-	}
+	atomic_store(&s->read_only, sqlite3_db_readonly(s->db, "main") == 1);
+	remember_files(s);
 	if (!writer)
 		return &s->base;
 	/* checkpoints on their own thread and connection (see the top) */
 	sqlite3_wal_autocheckpoint(s->db, 0);
 	pthread_mutex_init(&s->ck_mu, NULL);
 	pthread_cond_init(&s->ck_cv, NULL);
-	if (sqlite3_open_v2(path, &s->ckdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
-	        SQLITE_OK &&
-	    sqlite3_busy_timeout(s->ckdb, 5000) == SQLITE_OK &&
-	    /* a connection learns that the file is in WAL mode on first use */
-	    sqlite3_exec(s->ckdb, "PRAGMA journal_mode", NULL, NULL, NULL) == SQLITE_OK &&
-	    !pthread_create(&s->ck, NULL, checkpointer, s)) {
+	if (!open_ckdb(s) && !pthread_create(&s->ck, NULL, checkpointer, s)) {
 		s->ck_running = 1;
 	} else {
 		/* no thread: let the writer checkpoint as usual */

@@ -307,7 +307,7 @@ static void to_store_seat(const srv_table *t, int i, store_seat *ss)
 	memcpy(ss->name, t->seat[i].name, sizeof ss->name);
 	memcpy(ss->level, t->seat[i].level, sizeof ss->level);
 	memcpy(ss->spec, t->seat[i].spec, sizeof ss->spec);
-	memcpy(ss->token, t->seat[i].token, sizeof ss->token);
+	memcpy(ss->token_hash, t->seat[i].token_hash, sizeof ss->token_hash);
 	snprintf(ss->colour, sizeof ss->colour, "%s", opt_colour_name(t->seat[i].colour));
 }
 
@@ -404,6 +404,39 @@ static void bot_kick(srv_table *t)
 	                 (lws_usec_t)t->opts.bot_delay_ms * LWS_US_PER_MS);
 }
 
+/* The bot's pause after a failed store: it thinks again only once writes
+ * work (a bot that thinks for seconds would burn them on a move that
+ * cannot be stored), checking every WRITER_PROBE_MS. */
+static void bot_wait_storage(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
+	if (t->bot_state == 1 && !writer_ok() && !timers_stopped) {
+		lws_sul_schedule(lctx, 0, &t->bot_sul, bot_wait_storage,
+		                 (lws_usec_t)WRITER_PROBE_MS * LWS_US_PER_MS);
+		return;
+	}
+	bot_timer(sul);
+}
+
+/* After a failed store: the bot tries again after its pause, at least
+ * WRITER_PROBE_MS, and not before writes work again. */
+static void bot_retry(srv_table *t)
+{
+	bot_kick(t);
+	if (t->bot_state == 1) {
+		int ms = t->opts.bot_delay_ms > WRITER_PROBE_MS ? t->opts.bot_delay_ms : WRITER_PROBE_MS;
+		lws_sul_schedule(lctx, 0, &t->bot_sul, bot_wait_storage, (lws_usec_t)ms * LWS_US_PER_MS);
+	}
+}
+
+/* What a client is told when a write failed: why, in plain words (no SQL:
+ * the details are in the log), and what became of the request. */
+static void storage_msg(char *msg, size_t size, const wjob *j, const char *what)
+{
+	snprintf(msg, size, "the game database is unavailable: %s; %s", store_fault_text(j->fault),
+	         what);
+}
+
 /* ---- moves ----------------------------------------------------------------------------------- */
 
 /* A move checked by the engine, waiting for the storage thread. */
@@ -422,11 +455,12 @@ static void move_done(wjob *j)
 	t->pending_ops--;
 	t->pm = NULL;
 	if (j->failed) {
-		char msg[STORE_ERR_SIZE + 64];
-		snprintf(msg, sizeof msg, "the move could not be stored; nothing changed (%s)", j->err);
+		/* the details went to the log (writer_drain); the client learns why */
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the move was not stored and nothing changed");
 		api_move_done(&o, t, SE_STORAGE, msg);
 		if (pm->bot)
-			bot_kick(t); /* try again after the pause (a full disk may clear) */
+			bot_retry(t); /* try again after a pause (a full disk may clear) */
 		free(pm);
 		return;
 	}
@@ -541,11 +575,14 @@ int tables_seat_of(const srv_table *t, const char *token)
 {
 	if (!token || !*token)
 		return -1;
+	char h[STORE_TOKEN_HASH_SIZE];
+	srv_token_hash(token, h);
+	int seat = -1;
 	for (int i = 0; i < t->nseats; i++)
 		if (t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].pending &&
-		    srv_token_eq(t->seat[i].token, token))
-			return i;
-	return -1;
+		    srv_token_eq(t->seat[i].token_hash, h) && seat < 0)
+			seat = i;
+	return seat;
 }
 
 srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
@@ -628,8 +665,8 @@ static void join_done(wjob *j)
 	t->pending_ops--;
 	srv_seat *se = &t->seat[j->seatno];
 	if (j->failed) {
-		char msg[STORE_ERR_SIZE + 64];
-		snprintf(msg, sizeof msg, "the seat could not be stored (%s)", j->err);
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the seat was not taken");
 		int colour = se->colour;
 		memset(se, 0, sizeof *se);
 		se->colour = colour;
@@ -641,12 +678,14 @@ static void join_done(wjob *j)
 	srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, j->seatno, se->name);
 	start_if_full(t);
 	announce_table(t);
-	api_join_done(&o, t, j->seatno, se->token, SE_OK, NULL);
+	api_join_done(&o, t, j->seatno, j->token, SE_OK, NULL);
 }
 
-/* Takes a seat for `name` in memory (kind human, a new token). */
-static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, char *err,
-                         size_t errsize)
+/* Takes a seat for `name` in memory (kind human, a new token): the token
+ * goes to `token` (STORE_TOKEN_SIZE bytes) for the client, the seat keeps
+ * its hash. */
+static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, char *token,
+                         char *err, size_t errsize)
 {
 	if (t->status != STORE_OPEN) {
 		snprintf(err, errsize, "%s", t->status == STORE_VIEW ? "an uploaded record has no seats"
@@ -680,7 +719,8 @@ static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, ch
 	srv_seat *se = &t->seat[s];
 	se->kind = STORE_SEAT_HUMAN;
 	snprintf(se->name, sizeof se->name, "%s", name);
-	srv_random_hex(se->token, 16);
+	srv_random_hex(token, 16);
+	srv_token_hash(token, se->token_hash);
 	*seat = s;
 	return SE_OK;
 }
@@ -693,11 +733,14 @@ srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *
 		return SE_BUSY;
 	}
 	int s;
-	srv_err e = take_seat(t, name, want, &s, err, errsize);
+	char token[STORE_TOKEN_SIZE];
+	srv_err e = take_seat(t, name, want, &s, token, err, errsize);
 	if (e != SE_OK)
 		return e;
 	t->seat[s].pending = 1;
 	wjob *j = job_for(t, WJ_SEAT, join_done, o);
+	memcpy(j->token, token, sizeof j->token);
+	explicit_bzero(token, sizeof token);
 	to_store_seat(t, s, &j->seat);
 	j->seatno = s;
 	writer_submit(j);
@@ -762,8 +805,8 @@ static void create_done(wjob *j)
 	origin_of(j, &o);
 	t->pending_ops--;
 	if (j->failed) {
-		char msg[STORE_ERR_SIZE + 64];
-		snprintf(msg, sizeof msg, "the table could not be stored (%s)", j->err);
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the table was not made");
 		api_create_done(&o, NULL, -1, NULL, SE_STORAGE, msg);
 		if (!t->pending_ops && !t->conns)
 			free_table(t);
@@ -787,7 +830,7 @@ static void create_done(wjob *j)
 			bot_kick(t);
 		}
 	}
-	api_create_done(&o, t, seat, seat >= 0 ? t->seat[seat].token : NULL, SE_OK, NULL);
+	api_create_done(&o, t, seat, seat >= 0 ? j->token : NULL, SE_OK, NULL);
 }
 
 srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
@@ -822,13 +865,16 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_or
 	t->status = STORE_OPEN;
 	t->created_ms = t->updated_ms = srv_now_ms();
 	int seat = -1;
-	if (name && take_seat(t, name, -1, &seat, err, errsize) != SE_OK)
+	char token[STORE_TOKEN_SIZE] = "";
+	if (name && take_seat(t, name, -1, &seat, token, err, errsize) != SE_OK)
 		seat = -1; /* only bots: the creator watches */
 	if (table_full(t))
 		t->status = STORE_PLAYING;
 	link_table(t);
 	wjob *j = create_job(t, NULL, create_done, origin);
 	j->seatno = seat;
+	memcpy(j->token, token, sizeof j->token);
+	explicit_bzero(token, sizeof token);
 	writer_submit(j);
 	*code = SE_PENDING;
 	return t;
@@ -988,13 +1034,22 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		memcpy(s->name, ss->name, sizeof s->name);
 		memcpy(s->level, ss->level, sizeof s->level);
 		memcpy(s->spec, ss->spec, sizeof s->spec);
-		memcpy(s->token, ss->token, sizeof s->token);
+		memcpy(s->token_hash, ss->token_hash, sizeof s->token_hash);
 		colours[ss->seat] = ss->colour;
 	}
 	int cs[CARC_MAX_PLAYERS];
 	opt_colours_from_names(colours, t->nseats, cs);
 	for (int i = 0; i < t->nseats; i++)
 		t->seat[i].colour = cs[i];
+	if (t->status == STORE_OPEN && table_full(t)) {
+		/* the last seat was stored, the status change after it was not (a
+		 * storage fault): the game has started all the same */
+		t->status = STORE_PLAYING;
+		wjob *sj = job_for(t, WJ_STATUS, status_done, NULL);
+		sj->status = STORE_PLAYING;
+		sj->at_ms = t->updated_ms;
+		writer_submit(sj);
+	}
 	char e[CARC_ERRMSG_SIZE];
 	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
 	                   t->opts.has_pile ? t->opts.pile : NULL,
@@ -1192,7 +1247,8 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
 			*code = SE_MALFORMED;
 		} else {
 			srv_error("listing finished games: %s", e);
-			snprintf(err, errsize, "the finished games could not be read (%s)", e);
+			snprintf(err, errsize, "the game database is unavailable: %s; the finished games "
+			         "could not be read", store_fault_text(db->ops->last_fault(db)));
 			*code = SE_STORAGE;
 		}
 		return NULL;

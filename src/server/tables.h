@@ -67,7 +67,9 @@ typedef struct srv_seat {
 	char name[STORE_NAME_SIZE];
 	char level[STORE_NAME_SIZE];
 	char spec[STORE_SPEC_SIZE];
-	char token[STORE_TOKEN_SIZE];
+	char token_hash[STORE_TOKEN_HASH_SIZE]; /* SHA-256 of the seat's token (hex): the
+	                                 * token itself is handed to the client and
+	                                 * not kept */
 	int colour;                      /* palette index (options.h), one per seat */
 	int online;                      /* WebSocket connections holding the seat */
 	int pending;                     /* taken, being stored: not usable yet */
@@ -123,7 +125,8 @@ srv_table *tables_create_view(const char *record, size_t len, const srv_origin *
  * SE_PENDING (api_join_done answers with the seat and token) or an error. */
 srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *o, char *err,
                     size_t errsize);
-/* The seat a token holds at the table, or -1. */
+/* The seat a token holds at the table, or -1 (the token is hashed and
+ * compared with the seats' hashes in constant time). */
 int tables_seat_of(const srv_table *t, const char *token);
 /* A move for the seat that `token` holds. `turn` is the turn the client
  * believes current (-1: not given). SE_PENDING (api_move_done answers, and

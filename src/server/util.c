@@ -1,10 +1,12 @@
 /*
  * util.c - small helpers of the server: a growable string, the log, random
- * tokens, clocks and the out-of-memory policy (abort with a message: the
+ * tokens and their hashes (SHA-256 from libsodium), clocks and the out-of-memory policy (abort with a message: the
  * server cannot go on half-allocated, and a supervisor restarts it; every
  * accepted move is already on disk).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +208,29 @@ int64_t srv_mono_us(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static pthread_once_t sodium_once = PTHREAD_ONCE_INIT;
+static int sodium_ok;
+
+static void sodium_start(void) { sodium_ok = sodium_init() >= 0; }
+
+void srv_token_hash(const char *token, char out[65])
+{
+	static const char HEX[] = "0123456789abcdef";
+	unsigned char h[crypto_hash_sha256_BYTES];
+	pthread_once(&sodium_once, sodium_start);
+	if (!sodium_ok) {
+		fprintf(stderr, "carc-serve: libsodium cannot start\n");
+		abort();
+	}
+	crypto_hash_sha256(h, (const unsigned char *)token, strlen(token));
+	for (size_t i = 0; i < sizeof h; i++) {
+		out[2 * i] = HEX[h[i] >> 4];
+		out[2 * i + 1] = HEX[h[i] & 15];
+	}
+	out[2 * sizeof h] = 0;
+	sodium_memzero(h, sizeof h);
 }
 
 int srv_token_eq(const char *a, const char *b)

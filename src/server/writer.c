@@ -1,12 +1,15 @@
 /*
  * writer.c - the storage thread (see writer.h). One mutex guards two
  * queues: jobs to write (FIFO, so a table is created before its seats and
- * its moves are written in turn order) and jobs written.
+ * its moves are written in turn order) and jobs written, and the health of
+ * the storage (the fault since which writes fail, NONE while they work).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server.h"
 #include "writer.h"
@@ -18,6 +21,8 @@ static int stopping, running, backlog;
 static pthread_t thread;
 static store *wst;
 static struct lws_context *wake_ctx;
+static store_fault h_fault;   /* under mu, like the rest */
+static int64_t h_since_ms, h_failed;
 
 static void push(wjob **head, wjob **tail, wjob *j)
 {
@@ -50,6 +55,7 @@ wjob *writer_job(wj_kind kind, const char *id)
 
 static void job_free(wjob *j)
 {
+	explicit_bzero(j->token, sizeof j->token);
 	free(j->game.expansions);
 	free(j->game.options);
 	free(j->game.record);
@@ -79,6 +85,56 @@ static void run(wjob *j)
 		break;
 	}
 	j->failed = rc != 0;
+	if (j->failed) {
+		j->fault = wst->ops->last_fault(wst);
+		if (j->fault == STORE_FAULT_NONE)
+			j->fault = STORE_FAULT_OTHER;
+	}
+}
+
+/* Under mu: the outcome of a write (or a probe) for the health. */
+static void note(store_fault f, const char *err, int counts)
+{
+	if (f != STORE_FAULT_NONE) {
+		if (counts)
+			h_failed++;
+		if (h_fault == STORE_FAULT_NONE) {
+			h_since_ms = srv_now_ms();
+			srv_error("storage: writes fail from now on (%s): %s", store_fault_text(f), err);
+		}
+		h_fault = f;
+	} else if (h_fault != STORE_FAULT_NONE) {
+		/* an error line too, so that --quiet logs the end of what it logged */
+		srv_error("storage: writes work again after %lld ms",
+		          (long long)(srv_now_ms() - h_since_ms));
+		h_fault = STORE_FAULT_NONE;
+		h_since_ms = 0;
+	}
+}
+
+/* Under mu, with nothing to write: waits for a job; while the storage is
+ * faulty, probes it every WRITER_PROBE_MS in between. */
+static void wait_for_work(void)
+{
+	while (!stopping && !todo_head) {
+		if (h_fault == STORE_FAULT_NONE) {
+			pthread_cond_wait(&cv, &mu);
+			continue;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += WRITER_PROBE_MS % 1000 * 1000000L;
+		ts.tv_sec += WRITER_PROBE_MS / 1000 + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		if (pthread_cond_timedwait(&cv, &mu, &ts) != ETIMEDOUT || stopping || todo_head)
+			continue;
+		pthread_mutex_unlock(&mu);
+		char err[STORE_ERR_SIZE];
+		int rc = wst->ops->probe(wst, err);
+		store_fault f = rc ? wst->ops->last_fault(wst) : STORE_FAULT_NONE;
+		pthread_mutex_lock(&mu);
+		note(rc && f == STORE_FAULT_NONE ? STORE_FAULT_OTHER : f, err, 0);
+	}
 }
 
 static void *writer_main(void *arg)
@@ -86,14 +142,14 @@ static void *writer_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	for (;;) {
-		while (!stopping && !todo_head)
-			pthread_cond_wait(&cv, &mu);
+		wait_for_work();
 		wjob *j = pop(&todo_head, &todo_tail);
 		if (!j)
 			break; /* stopping and nothing left to write */
 		pthread_mutex_unlock(&mu);
 		run(j);
 		pthread_mutex_lock(&mu);
+		note(j->failed ? j->fault : STORE_FAULT_NONE, j->err, 1);
 		push(&done_head, &done_tail, j);
 		if (!stopping)
 			lws_cancel_service(wake_ctx);
@@ -107,6 +163,8 @@ int writer_start(store *st, struct lws_context *ctx)
 	wst = st;
 	wake_ctx = ctx;
 	stopping = 0;
+	h_fault = STORE_FAULT_NONE;
+	h_since_ms = h_failed = 0;
 	if (pthread_create(&thread, NULL, writer_main, NULL))
 		return -1;
 	running = 1;
@@ -133,11 +191,40 @@ void writer_drain(void)
 		if (!j)
 			return;
 		if (j->failed)
-			srv_error("table=%s store: %s", j->id, j->err);
+			srv_error("table=%s store: %s (%s)", j->id, j->err, store_fault_text(j->fault));
 		if (j->done)
 			j->done(j);
 		job_free(j);
 	}
+}
+
+void writer_health_get(writer_health *h)
+{
+	pthread_mutex_lock(&mu);
+	h->fault = h_fault;
+	h->since_ms = h_since_ms;
+	h->failed_writes = h_failed;
+	pthread_mutex_unlock(&mu);
+	if (wst) {
+		/* what the file looks like now: a deleted or read-only file shows
+		 * before anyone tries to write */
+		char err[STORE_ERR_SIZE];
+		store_fault now = wst->ops->check(wst, err);
+		if (now != STORE_FAULT_NONE) {
+			if (h->fault == STORE_FAULT_NONE)
+				h->since_ms = srv_now_ms();
+			h->fault = now;
+		}
+	}
+	h->ok = h->fault == STORE_FAULT_NONE;
+}
+
+int writer_ok(void)
+{
+	pthread_mutex_lock(&mu);
+	int ok = h_fault == STORE_FAULT_NONE;
+	pthread_mutex_unlock(&mu);
+	return ok;
 }
 
 int writer_backlog(void)

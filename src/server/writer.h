@@ -5,6 +5,14 @@
  * committed the loop is woken (lws_cancel_service) and runs the job's
  * `done` callback, which is where a move is announced. "Stored before it
  * is announced" holds by construction.
+ *
+ * No failed write is dropped: the job comes back with `failed`, the fault
+ * (store_fault_text, for the client) and the details (err, for the log),
+ * and its `done` refuses what was asked with nothing changed. The writer
+ * also keeps the storage's health: after a failed write it counts the
+ * database as faulty until a write works again; while faulty and idle it
+ * probes (a write that changes nothing) every WRITER_PROBE_MS, so health
+ * recovers without a client having to write.
  */
 #ifndef CARC_SERVER_WRITER_H
 #define CARC_SERVER_WRITER_H
@@ -27,9 +35,13 @@ typedef struct wjob {
 	store_move move;      /* MOVE: entry owned by the job */
 	int has_result;
 	store_result result;  /* MOVE: strings owned by the job */
+	/* CREATE, SEAT: the seat's new token, to hand to the client once the
+	 * seat is stored (memory keeps only its hash); wiped when freed */
+	char token[STORE_TOKEN_SIZE];
 	/* set by the writer */
 	int failed;
-	char err[STORE_ERR_SIZE];
+	store_fault fault;    /* why it failed (for the client) */
+	char err[STORE_ERR_SIZE]; /* details (for the log only) */
 	/* for the loop: who is waiting and what to do after */
 	void (*done)(struct wjob *j);
 	void *tag;            /* the table */
@@ -53,5 +65,22 @@ void writer_drain(void);
 void writer_stop(void);
 /* Jobs submitted and not yet drained. */
 int writer_backlog(void);
+
+#define WRITER_PROBE_MS 1000
+
+/* The storage as the health endpoint reports it. */
+typedef struct writer_health {
+	int ok;                 /* writes work (as far as is known) */
+	store_fault fault;      /* when not ok */
+	int64_t since_ms;       /* when it stopped working (0: ok) */
+	int64_t failed_writes;  /* writes refused since the start */
+} writer_health;
+
+/* Loop thread (any thread): the state of the last writes, and a check of
+ * the database file done now (store_ops.check), so a file deleted or made
+ * read-only shows even when nobody writes. */
+void writer_health_get(writer_health *h);
+/* Whether the last write (or probe) worked: cheap, no check of the file. */
+int writer_ok(void);
 
 #endif

@@ -233,7 +233,7 @@ class ServerTest(ServerCase):
         # what the database holds
         import sqlite3
         con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 2)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 3)
         self.assertEqual(con.execute("select status, players, seed from games where id=?",
                                      (tid,)).fetchone(), ("over", 2, 20240607))
         self.assertEqual(con.execute("select seat, kind, name from seats where game_id=? "
@@ -650,7 +650,7 @@ class ServerTest(ServerCase):
 
         srv2 = self.start(db="old.sqlite")
         con = sqlite3.connect("file:%s?mode=ro" % old, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 2)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 3)
         self.assertEqual(con.execute("select seat, colour from seats where game_id=? order by seat",
                                      (done,)).fetchall(), [(0, "blue"), (1, "red")])
         con.close()
