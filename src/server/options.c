@@ -133,25 +133,25 @@ int opt_level_arg(const char *arg, char *name, size_t namesize, const char **spe
 	return 0;
 }
 
-static level_def *find_level(const char *name)
+static level_def *find_level_in(level_def *table, int n, const char *name)
 {
-	for (int i = 0; i < nlevels; i++)
-		if (!strcmp(levels[i].level, name))
-			return &levels[i];
+	for (int i = 0; i < n; i++)
+		if (!strcmp(table[i].level, name))
+			return &table[i];
 	return NULL;
 }
 
+static level_def *find_level(const char *name) { return find_level_in(levels, nlevels, name); }
+
 int opt_levels_init(const srv_config *c, int log, char *err, size_t errsize)
 {
-	nlevels = 0;
-	ceilings.max_time = c->bot_max_time;
-	ceilings.max_threads = c->bot_max_threads;
-	ceilings.max_nodes = c->bot_max_nodes;
-	for (int i = 0; i < NBUILTIN; i++) {
-		level_def *l = &levels[nlevels++];
-		memset(l, 0, sizeof *l);
-		snprintf(l->level, sizeof l->level, "%s", BUILTIN_LEVELS[i].level);
-		snprintf(l->spec, sizeof l->spec, "%s", BUILTIN_LEVELS[i].spec);
+	/* built in a table of its own: on an error the installed levels stay */
+	static level_def next[NBUILTIN + SRV_MAX_BOT_LEVELS];
+	int n = 0;
+	memset(next, 0, sizeof next);
+	for (int i = 0; i < NBUILTIN; i++, n++) {
+		snprintf(next[n].level, sizeof next[n].level, "%s", BUILTIN_LEVELS[i].level);
+		snprintf(next[n].spec, sizeof next[n].spec, "%s", BUILTIN_LEVELS[i].spec);
 	}
 	if (c->nbot_levels < 0 || c->nbot_levels > SRV_MAX_BOT_LEVELS) {
 		snprintf(err, errsize, "at most %d --bot-level options", SRV_MAX_BOT_LEVELS);
@@ -168,17 +168,16 @@ int opt_levels_init(const srv_config *c, int log, char *err, size_t errsize)
 			         STORE_SPEC_SIZE - 1);
 			return -1;
 		}
-		level_def *l = find_level(name);
+		level_def *l = find_level_in(next, n, name);
 		if (!l) {
-			l = &levels[nlevels++];
-			memset(l, 0, sizeof *l);
+			l = &next[n++];
 			snprintf(l->level, sizeof l->level, "%s", name);
 		}
 		snprintf(l->spec, sizeof l->spec, "%s", spec);
-		mine[l - levels] = 1;
+		mine[l - next] = 1;
 	}
-	for (int i = 0; i < nlevels; i++) {
-		level_def *l = &levels[i];
+	for (int i = 0; i < n; i++) {
+		level_def *l = &next[i];
 		char out[STORE_SPEC_SIZE], why[256], e[200];
 		int rc = bots_clamp(c, l->spec, out, sizeof out, why, sizeof why, e, sizeof e);
 		if (rc < 0 && mine[i]) {
@@ -197,6 +196,11 @@ int opt_levels_init(const srv_config *c, int log, char *err, size_t errsize)
 			          out, why);
 		snprintf(l->spec, sizeof l->spec, "%s", out);
 	}
+	memcpy(levels, next, sizeof levels);
+	nlevels = n;
+	ceilings.max_time = c->bot_max_time;
+	ceilings.max_threads = c->bot_max_threads;
+	ceilings.max_nodes = c->bot_max_nodes;
 	return 0;
 }
 
