@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../server/options.h"
 #include "../server/server.h"
 #include "cli.h"
 
@@ -22,7 +23,14 @@ static void usage(FILE *f)
 	        "  --db FILE          SQLite database (default carc.sqlite, created if missing)\n"
 	        "  --web DIR          static files of the web client (default web)\n"
 	        "  --bot-delay MS     default pause before a bot moves (default 700)\n"
-	        "  --bot-threads N    threads for bots to think on (default: the CPUs, at most 8)\n"
+	        "  --bot-threads N    the bot pool: threads all tables' bots share (default: the\n"
+	        "                     CPUs, at most 8)\n"
+	        "  --bot-level NAME=SPEC  a bot level clients may choose, e.g. hard=mcts:time=1\n"
+	        "                     (redefines a built-in one: random, easy, medium, hard;\n"
+	        "                     repeatable). Clients name levels, never specs.\n"
+	        "  --bot-max-time S   seconds a bot may think on one move (default 2)\n"
+	        "  --bot-max-threads N  search threads of one bot (default 1)\n"
+	        "  --bot-max-nodes N  search tree nodes of one bot, 36 bytes each (default 1048576)\n"
 	        "  --sync MODE        normal: a move survives the server being killed (default);\n"
 	        "                     full: also a power cut (fsync on every move, slower)\n"
 	        "  --max-message N    largest WebSocket message / request body in bytes (16384)\n"
@@ -32,6 +40,18 @@ static void usage(FILE *f)
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
 	        "http://127.0.0.1:8080/', and logs one line per game event on stderr.\n");
+}
+
+static int real_arg(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = v ? strtod(v, &end) : 0;
+	if (!v || !*v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "carc serve: %s wants a number from %g to %g\n", opt, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
 }
 
 static int num_arg(const char *opt, const char *v, long lo, long hi, long *out)
@@ -82,6 +102,26 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 64, &n))
 				return 2;
 			c.bot_threads = (int)n;
+		} else if (!strcmp(a, "--bot-level")) {
+			if (c.nbot_levels >= SRV_MAX_BOT_LEVELS) {
+				fprintf(stderr, "carc serve: at most %d --bot-level options\n",
+				        SRV_MAX_BOT_LEVELS);
+				return 2;
+			}
+			c.bot_levels[c.nbot_levels++] = v;
+		} else if (!strcmp(a, "--bot-max-time")) {
+			double x;
+			if (real_arg(a, v, 0.01, 3600, &x))
+				return 2;
+			c.bot_max_time = x;
+		} else if (!strcmp(a, "--bot-max-threads")) {
+			if (num_arg(a, v, 1, 64, &n))
+				return 2;
+			c.bot_max_threads = (int)n;
+		} else if (!strcmp(a, "--bot-max-nodes")) {
+			if (num_arg(a, v, 10000, 1L << 32, &n))
+				return 2;
+			c.bot_max_nodes = n;
 		} else if (!strcmp(a, "--sync")) {
 			if (strcmp(v, "normal") && strcmp(v, "full")) {
 				fprintf(stderr, "carc serve: --sync is normal or full\n");
@@ -105,6 +145,12 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 		i++;
+	}
+	/* the levels, with the ceilings: a bad spec stops here, before anything starts */
+	char err[512];
+	if (opt_levels_init(&c, 0, err, sizeof err)) {
+		fprintf(stderr, "carc serve: %s\n", err);
+		return 2;
 	}
 	return srv_run(&c);
 }

@@ -1,26 +1,55 @@
 /*
- * bots.h - the bot worker threads. The event loop hands a job (a copy of
- * the game, the bot spec, a seed, an opaque tag) to bots_submit(); a worker
- * makes the bot, lets it choose, and queues the move; the loop is woken with
+ * bots.h - the bot pool: a fixed number of worker threads shared by every
+ * table, and the ceilings every bot is held to.
+ *
+ * The event loop hands a job (a copy of the game, the bot spec, a seed, a
+ * time budget, an opaque tag) to bots_submit(); a worker makes the bot,
+ * lets it choose, and queues the move; the loop is woken with
  * lws_cancel_service() and collects moves with bots_poll(). Workers never
  * touch tables: the copy is theirs.
+ *
+ * Fairness: jobs are served first come, first served, and a table has at
+ * most one job at a time (tables.c submits the next move only after the
+ * last one is stored), so the queue goes round the tables in turn. A job
+ * thinks at most its budget: a watchdog thread stops a bot that is still
+ * thinking at its deadline (carc_bot_stop). A job therefore waits at most
+ * (jobs ahead of it / threads) budgets, whatever the other tables ask for.
  */
 #ifndef CARC_SERVER_BOTS_H
 #define CARC_SERVER_BOTS_H
 
 #include <libwebsockets.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "carc.h"
+#include "server.h"
 
-/* Starts n worker threads; ctx is woken when a move is ready. */
+/* Starts n worker threads and the watchdog; ctx is woken when a move is
+ * ready. Returns 0, or -1 when a thread could not be started. */
 int bots_start(int n, struct lws_context *ctx);
-/* Stops and joins the workers; pending jobs and results are dropped. */
+/* Stops every bot that is thinking (carc_bot_stop), then joins the
+ * threads; pending jobs and results are dropped. Returns at once even when
+ * bots were given long budgets. */
 void bots_stop(void);
-/* Queues a job. `g` and `spec` are copied; `tag` is handed back as is. */
-void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn);
+/* Queues a job. `g` and `spec` are copied; `tag` is handed back as is. The
+ * bot is stopped when it still thinks `budget_s` seconds after it began. */
+void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
+                 double budget_s);
 /* Takes one finished job: returns 1 and fills the outputs, or 0 when none
  * is ready. `move` is CARC_MOVE_NONE if the bot could not be made. */
 int bots_poll(void **tag, int *turn, carc_move *move);
+
+/* Holds a bot spec to the ceilings of c (bot_max_time, bot_max_threads,
+ * bot_max_nodes): a parameter over a ceiling (given, or by its default) is
+ * set to the ceiling. Writes the spec to use into out: `spec` itself when
+ * nothing was over, else the clamped spec, normalised, with what was
+ * changed in `why` ("time 3600 > --bot-max-time 2, ..."). Returns 0, 1
+ * when clamped, or -1 with a message in err when the spec is not one the
+ * engine makes a bot of. A bot without a time limit of its own (mcts with
+ * an iteration budget, star25 with a depth) keeps it: the watchdog stops it
+ * at bot_max_time. */
+int bots_clamp(const srv_config *c, const char *spec, char *out, size_t outsize, char *why,
+               size_t whysize, char *err, size_t errsize);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carc_bot.h"
+#include "bots.h"
 #include "options.h"
 #include "server.h"
 
@@ -22,13 +22,36 @@ static int max_players_of(unsigned bits)
 	return bits & (CARC_EXP_INNS | CARC_EXP_INNS_TILES) ? 6 : BASE_MAX_PLAYERS;
 }
 
-/* Bot levels and the bot spec each one stands for. A level whose bot the
- * library does not have yet is refused with the list of those it has. A
- * seat may also give a bot spec directly ("mcts:time=0.5"). */
+/* Bot levels: a client chooses a level, never a spec; the server decides
+ * what a level costs. The built-in levels below can be redefined and others
+ * added by the operator (--bot-level NAME=SPEC); every level's spec is held
+ * to the bot ceilings (bots_clamp) when the levels are installed, so the
+ * table of levels only ever holds specs within them. A built-in level whose
+ * bot the library does not have is listed as not available and refused. */
 typedef struct level_def {
-	const char *level;
-	const char *spec;
+	char level[OPT_LEVEL_SIZE];
+	char spec[STORE_SPEC_SIZE];
+	int available;
+	char why[200];                 /* why not available */
 } level_def;
+
+static const struct {
+	const char *level, *spec;
+} BUILTIN_LEVELS[] = {
+	{"random", "random"},
+	{"easy", "random"},
+	{"medium", "greedy"},
+	{"hard", "mcts:time=1.0"},
+};
+#define NBUILTIN ((int)(sizeof BUILTIN_LEVELS / sizeof BUILTIN_LEVELS[0]))
+
+static level_def levels[NBUILTIN + SRV_MAX_BOT_LEVELS];
+static int nlevels;
+static struct {
+	double max_time;
+	int max_threads;
+	long max_nodes;
+} ceilings;
 
 static const char *const COLOURS[OPT_COLOUR_COUNT] = {
 	"blue", "red", "yellow", "black", "green", "pink",
@@ -80,32 +103,127 @@ void opt_colours_from_names(const char *const *names, int n, int *colours)
 	opt_fill_colours(colours, n);
 }
 
-static const level_def LEVELS[] = {
-	{"random", "random"},
-	{"easy", "random"},
-	{"medium", "greedy"},
-	{"hard", "mcts:time=1.0"},
-	{NULL, NULL},
-};
-
-static int bot_spec_ok(const char *spec, char *err, size_t errsize)
+int opt_level_arg(const char *arg, char *name, size_t namesize, const char **spec, char *err,
+                  size_t errsize)
 {
-	carc_bot *b = carc_bot_new(spec, 1, err, errsize);
-	if (!b)
-		return 0;
-	carc_bot_free(b);
-	return 1;
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg) {
+		snprintf(err, errsize, "--bot-level '%.60s': NAME=SPEC expected, e.g. hard=mcts:time=1",
+		         arg);
+		return -1;
+	}
+	size_t n = (size_t)(eq - arg);
+	int ok = n < OPT_LEVEL_SIZE && n < namesize;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= '0' && arg[i] <= '9') ||
+		     arg[i] == '-' || arg[i] == '_';
+	if (!ok) {
+		snprintf(err, errsize, "--bot-level '%.60s': a level's name is 1 to %d of a-z, 0-9, "
+		         "'-' and '_'", arg, OPT_LEVEL_SIZE - 1);
+		return -1;
+	}
+	if (!eq[1]) {
+		snprintf(err, errsize, "--bot-level '%.60s': NAME=SPEC needs a bot spec for level '%.*s'",
+		         arg, (int)n, arg);
+		return -1;
+	}
+	memcpy(name, arg, n);
+	name[n] = 0;
+	*spec = eq + 1;
+	return 0;
+}
+
+static level_def *find_level_in(level_def *table, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(table[i].level, name))
+			return &table[i];
+	return NULL;
+}
+
+static level_def *find_level(const char *name) { return find_level_in(levels, nlevels, name); }
+
+int opt_levels_init(const srv_config *c, int log, char *err, size_t errsize)
+{
+	/* built in a table of its own: on an error the installed levels stay */
+	static level_def next[NBUILTIN + SRV_MAX_BOT_LEVELS];
+	int n = 0;
+	memset(next, 0, sizeof next);
+	for (int i = 0; i < NBUILTIN; i++, n++) {
+		snprintf(next[n].level, sizeof next[n].level, "%s", BUILTIN_LEVELS[i].level);
+		snprintf(next[n].spec, sizeof next[n].spec, "%s", BUILTIN_LEVELS[i].spec);
+	}
+	if (c->nbot_levels < 0 || c->nbot_levels > SRV_MAX_BOT_LEVELS) {
+		snprintf(err, errsize, "at most %d --bot-level options", SRV_MAX_BOT_LEVELS);
+		return -1;
+	}
+	int mine[NBUILTIN + SRV_MAX_BOT_LEVELS] = {0}; /* the operator's: a bad spec is an error */
+	for (int i = 0; i < c->nbot_levels; i++) {
+		char name[OPT_LEVEL_SIZE];
+		const char *spec;
+		if (opt_level_arg(c->bot_levels[i], name, sizeof name, &spec, err, errsize))
+			return -1;
+		if (strlen(spec) >= STORE_SPEC_SIZE) {
+			snprintf(err, errsize, "--bot-level %s: the spec is longer than %d characters", name,
+			         STORE_SPEC_SIZE - 1);
+			return -1;
+		}
+		level_def *l = find_level_in(next, n, name);
+		if (!l) {
+			l = &next[n++];
+			snprintf(l->level, sizeof l->level, "%s", name);
+		}
+		snprintf(l->spec, sizeof l->spec, "%s", spec);
+		mine[l - next] = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		level_def *l = &next[i];
+		char out[STORE_SPEC_SIZE], why[256], e[200];
+		int rc = bots_clamp(c, l->spec, out, sizeof out, why, sizeof why, e, sizeof e);
+		if (rc < 0 && mine[i]) {
+			snprintf(err, errsize, "--bot-level %s=%s: %s", l->level, l->spec, e);
+			return -1;
+		}
+		l->available = rc >= 0;
+		if (rc < 0) {
+			snprintf(l->why, sizeof l->why, "%s", e);
+			if (log)
+				srv_event("bot level '%s' (%s) is not available: %s", l->level, l->spec, e);
+			continue;
+		}
+		if (rc == 1 && log)
+			srv_event("bot level '%s': %s is held to the ceilings as %s (%s)", l->level, l->spec,
+			          out, why);
+		snprintf(l->spec, sizeof l->spec, "%s", out);
+	}
+	memcpy(levels, next, sizeof levels);
+	nlevels = n;
+	ceilings.max_time = c->bot_max_time;
+	ceilings.max_threads = c->bot_max_threads;
+	ceilings.max_nodes = c->bot_max_nodes;
+	return 0;
+}
+
+/* Installs the levels of a default configuration when nobody did (a caller
+ * of opt_parse outside the server, e.g. a test). */
+static void levels_ready(void)
+{
+	if (nlevels)
+		return;
+	srv_config c;
+	srv_config_default(&c);
+	char err[256];
+	opt_levels_init(&c, 0, err, sizeof err);
 }
 
 static void level_list(char *buf, size_t size)
 {
 	size_t n = 0;
 	buf[0] = 0;
-	char tmp[160];
-	for (const level_def *l = LEVELS; l->level; l++) {
-		if (!bot_spec_ok(l->spec, tmp, sizeof tmp))
+	for (int i = 0; i < nlevels; i++) {
+		if (!levels[i].available)
 			continue;
-		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", l->level);
+		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", levels[i].level);
 		if (k < 0 || (size_t)k >= size - n)
 			break;
 		n += (size_t)k;
@@ -114,23 +232,25 @@ static void level_list(char *buf, size_t size)
 
 int opt_bot_spec(const char *level, char *spec, size_t specsize, char *err, size_t errsize)
 {
-	const char *s = level;
-	for (const level_def *l = LEVELS; l->level; l++)
-		if (!strcmp(level, l->level))
-			s = l->spec;
-	char e[160];
-	if (strlen(s) >= specsize || !bot_spec_ok(s, e, sizeof e)) {
-		char levels[256];
-		level_list(levels, sizeof levels);
-		if (s != level)
-			snprintf(err, errsize, "bot level '%s' is not available yet (%s); levels: %s",
-			         level, e, levels);
-		else
-			snprintf(err, errsize, "unknown bot level '%.60s' (levels: %s; or a bot spec: %s)",
-			         level, levels, e);
+	levels_ready();
+	const level_def *l = find_level(level);
+	char list[512];
+	level_list(list, sizeof list);
+	if (!l) {
+		snprintf(err, errsize, "unknown bot level '%.40s%s' (levels: %s)", level,
+		         strlen(level) > 40 ? "..." : "", list);
 		return -1;
 	}
-	snprintf(spec, specsize, "%s", s);
+	if (!l->available) {
+		snprintf(err, errsize, "bot level '%s' is not available (%s); levels: %s", l->level,
+		         l->why, list);
+		return -1;
+	}
+	if (strlen(l->spec) >= specsize) {
+		snprintf(err, errsize, "bot level '%s': its spec is too long", l->level);
+		return -1;
+	}
+	snprintf(spec, specsize, "%s", l->spec);
 	return 0;
 }
 
@@ -189,16 +309,19 @@ json_t *opt_choices_json(void)
 		json_array_append_new(ex, e);
 	}
 	json_object_set_new(o, "expansions", ex);
+	levels_ready();
 	json_t *lv = json_array();
-	char tmp[160];
-	for (const level_def *l = LEVELS; l->level; l++) {
+	for (int i = 0; i < nlevels; i++) {
 		json_t *e = json_object();
-		json_object_set_new(e, "level", json_string(l->level));
-		json_object_set_new(e, "spec", json_string(l->spec));
-		json_object_set_new(e, "available", json_boolean(bot_spec_ok(l->spec, tmp, sizeof tmp)));
+		json_object_set_new(e, "level", json_string(levels[i].level));
+		json_object_set_new(e, "spec", json_string(levels[i].spec));
+		json_object_set_new(e, "available", json_boolean(levels[i].available));
 		json_array_append_new(lv, e);
 	}
 	json_object_set_new(o, "bot_levels", lv);
+	json_object_set_new(o, "bot_limits",
+	                    json_pack("{s:f, s:i, s:I}", "time_s", ceilings.max_time, "threads",
+	                              ceilings.max_threads, "nodes", (json_int_t)ceilings.max_nodes));
 	json_t *cs = json_array();
 	for (int c = 0; c < OPT_COLOUR_COUNT; c++)
 		json_array_append_new(cs, json_string(COLOURS[c]));
@@ -339,17 +462,20 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		json_t *b = json_object_get(e, "bot");
 		if (!b || json_is_null(b) || json_is_false(b))
 			continue;
-		if (!json_is_string(b) || json_string_length(b) >= sizeof so->level) {
-			snprintf(err, errsize, "seats[%zu].bot must be a bot level such as \"random\"", i);
+		char e2[600];
+		if (!json_is_string(b)) {
+			levels_ready();
+			level_list(e2, sizeof e2);
+			snprintf(err, errsize, "seats[%zu].bot must be the name of a bot level (levels: %s)",
+			         i, e2);
+			return -1;
+		}
+		if (opt_bot_spec(json_string_value(b), so->spec, sizeof so->spec, e2, sizeof e2)) {
+			snprintf(err, errsize, "seats[%zu]: %s", i, e2);
 			return -1;
 		}
 		so->bot = 1;
 		snprintf(so->level, sizeof so->level, "%s", json_string_value(b));
-		char e2[240];
-		if (opt_bot_spec(so->level, so->spec, sizeof so->spec, e2, sizeof e2)) {
-			snprintf(err, errsize, "seats[%zu]: %s", i, e2);
-			return -1;
-		}
 	}
 
 	int colours[CARC_MAX_PLAYERS];

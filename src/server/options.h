@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "carc.h"
+#include "server.h"
 #include "store.h"
 
 #define OPT_MAX_EXPANSIONS 8
@@ -22,8 +23,8 @@
 
 typedef struct srv_seat_opt {
 	int bot;                       /* 1: a bot plays this seat */
-	char level[STORE_NAME_SIZE];   /* as asked: "random", "easy", a spec... */
-	char spec[STORE_SPEC_SIZE];    /* what carc_bot_new gets */
+	char level[STORE_NAME_SIZE];   /* the level asked for: "random", "easy", ... */
+	char spec[STORE_SPEC_SIZE];    /* the level's spec (within the ceilings) */
 	int colour;                    /* 0..OPT_COLOUR_COUNT-1, after opt_parse always set */
 } srv_seat_opt;
 
@@ -56,11 +57,28 @@ json_t *opt_to_json(const srv_table_opts *o);
 int opt_expansions_to_rules(const char names[][32], int n, carc_rules *r, int *max_players,
                             char *err, size_t errsize);
 
-/* Bot level or spec -> spec (checked by making a bot). */
+/* Bot levels. A level's name is at most OPT_LEVEL_SIZE-1 of a-z, 0-9, '-'
+ * and '_'. */
+#define OPT_LEVEL_SIZE 32
+
+/* Installs the bot levels: the built-in ones (random, easy, medium, hard),
+ * then c->bot_levels ("NAME=SPEC": redefines a level or adds one), each
+ * spec held to the ceilings of c (bots_clamp). A level clamped is logged
+ * when `log` is set. Returns 0, or -1 with a message in err when an
+ * operator's level is malformed or its spec makes no bot. Without a call,
+ * the levels of srv_config_default are used. */
+int opt_levels_init(const srv_config *c, int log, char *err, size_t errsize);
+/* Splits a --bot-level argument "NAME=SPEC": the name into `name`, *spec
+ * points into arg. Returns 0, or -1 with a message in err. */
+int opt_level_arg(const char *arg, char *name, size_t namesize, const char **spec, char *err,
+                  size_t errsize);
+/* Level -> its spec. An unknown level is refused with a message listing the
+ * levels; a client never gives a spec. */
 int opt_bot_spec(const char *level, char *spec, size_t specsize, char *err, size_t errsize);
 
-/* What a client may choose: players, farm scorings, expansions, bot levels,
- * seat colours. The caller owns the result. */
+/* What a client may choose: players, farm scorings, expansions, bot levels
+ * (with their specs) and the bot ceilings, seat colours. The caller owns
+ * the result. */
 json_t *opt_choices_json(void);
 
 /* A colour's name ("blue"), or NULL when c is not a colour. */

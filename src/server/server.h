@@ -35,6 +35,8 @@
 
 /* ---- configuration ---------------------------------------------------------- */
 
+#define SRV_MAX_BOT_LEVELS 16
+
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
 	int port;              /* 0: any free port (printed at start) */
@@ -48,6 +50,13 @@ typedef struct srv_config {
 	size_t max_queue;      /* bytes queued to one client before it is dropped */
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
+	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one
+	 * stored with an older game; --bot-threads is the whole pool */
+	double bot_max_time;   /* seconds a bot may think on one move */
+	int bot_max_threads;   /* search threads of one bot */
+	long bot_max_nodes;    /* search tree nodes of one bot (all its threads) */
+	int nbot_levels;
+	const char *bot_levels[SRV_MAX_BOT_LEVELS]; /* "NAME=SPEC" (--bot-level), in order */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -386,7 +386,25 @@ static void bot_timer(lws_sorted_usec_list_t *sul)
 	int p = carc_to_move(&t->game);
 	t->bot_state = 2;
 	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
-	bots_submit(t, &t->game, t->seat[p].spec, seed, t->bot_turn);
+	bots_submit(t, &t->game, t->seat[p].spec, seed, t->bot_turn, cfg->bot_max_time);
+}
+
+/* A bot seat's spec as stored: a game of an older version may hold any
+ * spec a client sent then. It is held to today's ceilings like a level's
+ * (in memory; the store keeps what it has). */
+static void bot_spec_loaded(srv_table *t, int seat)
+{
+	srv_seat *s = &t->seat[seat];
+	char out[STORE_SPEC_SIZE], why[256], err[256];
+	int rc = bots_clamp(cfg, s->spec, out, sizeof out, why, sizeof why, err, sizeof err);
+	if (rc < 0) {
+		srv_error("table=%s seat=%d bot '%s': %s (its moves will be the first legal ones)",
+		          t->id, seat, s->spec, err);
+	} else if (rc == 1) {
+		srv_event("table=%s seat=%d bot %s is held to the ceilings as %s (%s)", t->id, seat,
+		          s->spec, out, why);
+		memcpy(s->spec, out, sizeof s->spec);
+	}
 }
 
 /* If a bot is to move, schedules it after the table's pause. */
@@ -1036,6 +1054,8 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		memcpy(s->spec, ss->spec, sizeof s->spec);
 		memcpy(s->token_hash, ss->token_hash, sizeof s->token_hash);
 		colours[ss->seat] = ss->colour;
+		if (s->kind == STORE_SEAT_BOT)
+			bot_spec_loaded(t, ss->seat);
 	}
 	int cs[CARC_MAX_PLAYERS];
 	opt_colours_from_names(colours, t->nseats, cs);
@@ -1294,6 +1314,10 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	lctx = ctx;
 	int count = 0;
 	char err[STORE_ERR_SIZE];
+	if (opt_levels_init(c, 1, err, sizeof err)) {
+		srv_error("%s", err);
+		return -1;
+	}
 	if (db->ops->load_active(db, load_active_one, &count, err)) {
 		srv_error("loading games: %s", err);
 		return -1;

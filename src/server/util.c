@@ -259,4 +259,7 @@ void srv_config_default(srv_config *c)
 	c->max_queue = 4 * 1024 * 1024;
 	c->max_tables = 20000;
 	c->idle_evict_s = 600;
+	c->bot_max_time = 2.0;
+	c->bot_max_threads = 1;
+	c->bot_max_nodes = 1L << 20; /* mcts: about 36 MB, its default tree */
 }

@@ -136,14 +136,18 @@ export class LobbyView {
       const opts = [];
       if (i === 0) opts.push(['me', t('create.me')]);
       else opts.push(['friend', t('create.friend')]);
-      for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: t(`bot.${l}`) })]);
+      // a level the operator added (--bot-level) has no translation: its name, and its spec as the hint
+      for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: tOr(`bot.${l}`, l) })]);
       if (i === 0 && s.who === 'friend') s.who = 'me';
       if (i > 0 && s.who === 'me') s.who = 'friend';
       for (const [v, label] of opts) h += `<option value="${v}" ${v === s.who ? 'selected' : ''}>${esc(label)}</option>`;
       h += '</select></td><td>';
       if (s.who === 'me') h += `<input name="name" maxlength="40" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}">`;
       else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
-      else h += `<span class="hint">${t(`create.bot.hint.${s.who.slice(4)}`)}</span>`;
+      else {
+        const lvl = s.who.slice(4), spec = this.options?.bot_levels?.find((b) => b.level === lvl)?.spec ?? '';
+        h += `<span class="hint">${esc(tOr(`create.bot.hint.${lvl}`, spec))}</span>`;
+      }
       h += '</td></tr>';
     }
     h += '</tbody></table>';
