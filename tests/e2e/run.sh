@@ -4,6 +4,7 @@
 #
 #   tests/e2e/run.sh              uses build/release/carc
 #   CARC=build/h-web/release/carc tests/e2e/run.sh
+#   E2E_TESTS='lobby game' tests/e2e/run.sh   only lobby.test.mjs and game.test.mjs
 #
 # Installs chromium (apt) and playwright-core (npm ci) when missing, starts
 # `carc serve` on a free loopback port with a temporary database, runs the
@@ -70,7 +71,10 @@ echo "e2e: server at $url"
 
 export CARC_URL=$url CARC_BIN=$(realpath "$CARC") E2E_ARTIFACTS=$(realpath "$ART")
 set +e
-(cd tests/e2e && timeout 300 node --test --test-concurrency=1 --test-timeout=180000 ./*.test.mjs)
+files="./*.test.mjs"
+if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.test.mjs ' "$n"; done); fi
+# shellcheck disable=SC2086
+(cd tests/e2e && timeout 300 node --test --test-concurrency=1 --test-timeout=180000 $files)
 rc=$?
 set -e
 echo "e2e: artifacts in $ART: $(cd "$ART" && ls | tr '\n' ' ')"
