@@ -48,6 +48,16 @@ typedef struct srv_config {
 	size_t max_queue;      /* bytes queued to one client before it is dropped */
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
+	/* limits (limits.c); 0 turns a limit off */
+	int rate_requests;     /* API requests + WebSocket messages per address per minute */
+	int rate_tables;       /* tables created per address per minute */
+	int max_open_tables;   /* open (unstarted) tables per address */
+	int open_expiry_s;     /* an open table unstarted this long is removed */
+	int rate_uploads;      /* records uploaded per address per hour */
+	int max_uploads;       /* uploaded records stored in total */
+	int64_t max_upload_bytes; /* bytes of uploaded records stored in total */
+	int limit_addresses;   /* entries of the address table (fixed at start) */
+	int list_max;          /* tables in one page of GET /api/tables */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -234,4 +234,14 @@ void srv_config_default(srv_config *c)
 	c->max_queue = 4 * 1024 * 1024;
 	c->max_tables = 20000;
 	c->idle_evict_s = 600;
+	/* limits (limits.c) */
+	c->rate_requests = 3000;
+	c->rate_tables = 60;
+	c->max_open_tables = 50;
+	c->open_expiry_s = 1800;
+	c->rate_uploads = 20;
+	c->max_uploads = 1000;
+	c->max_upload_bytes = 64LL * 1024 * 1024;
+	c->limit_addresses = 16384;
+	c->list_max = 50;
 }
