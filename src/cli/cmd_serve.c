@@ -36,6 +36,17 @@ static void usage(FILE *f)
 	        "  --max-message N    largest WebSocket message / request body in bytes (16384)\n"
 	        "  --max-queue N      bytes queued to one slow client before it is dropped (4 MiB)\n"
 	        "  --max-tables N     tables held in memory at once (20000)\n"
+	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
+	        "a refusal is 429 rate_limited with Retry-After; see docs/server.md):\n"
+	        "  --rate-requests N  API requests and WebSocket messages a minute (3000)\n"
+	        "  --rate-tables N    tables created a minute (60)\n"
+	        "  --max-open-tables N  open (unstarted) tables at once (50)\n"
+	        "  --open-expiry S    an open table not started in S seconds is removed (1800)\n"
+	        "  --rate-uploads N   records uploaded an hour (20)\n"
+	        "  --max-uploads N    uploaded records stored in total (1000)\n"
+	        "  --max-upload-bytes N  bytes of uploaded records stored in total (64 MiB)\n"
+	        "  --limit-addresses N  addresses counted at once (16384; more share one count)\n"
+	        "  --list-max N       tables in one page of the lobby's lists (50)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -140,6 +151,42 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;
 			c.max_tables = (int)n;
+		} else if (!strcmp(a, "--rate-requests")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_requests = (int)n;
+		} else if (!strcmp(a, "--rate-tables")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_tables = (int)n;
+		} else if (!strcmp(a, "--max-open-tables")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.max_open_tables = (int)n;
+		} else if (!strcmp(a, "--open-expiry")) {
+			if (num_arg(a, v, 0, 365L * 86400, &n))
+				return 2;
+			c.open_expiry_s = (int)n;
+		} else if (!strcmp(a, "--rate-uploads")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_uploads = (int)n;
+		} else if (!strcmp(a, "--max-uploads")) {
+			if (num_arg(a, v, 0, 100000000, &n))
+				return 2;
+			c.max_uploads = (int)n;
+		} else if (!strcmp(a, "--max-upload-bytes")) {
+			if (num_arg(a, v, 0, 1L << 40, &n))
+				return 2;
+			c.max_upload_bytes = (int64_t)n;
+		} else if (!strcmp(a, "--limit-addresses")) {
+			if (num_arg(a, v, 1, 16777216, &n))
+				return 2;
+			c.limit_addresses = (int)n;
+		} else if (!strcmp(a, "--list-max")) {
+			if (num_arg(a, v, 1, 1000, &n))
+				return 2;
+			c.list_max = (int)n;
 		} else {
 			fprintf(stderr, "carc serve: unknown option '%s' (see --help)\n", a);
 			return 2;

@@ -4,6 +4,11 @@
  * Both paths reach the same functions of tables.c with the same checks, so
  * a script driving the HTTP API and a browser on the WebSocket see the same
  * rules and the same error codes.
+ *
+ * Limits (limits.c) are asked before any work: every API request but the
+ * health check and every WebSocket message count against the address's
+ * request budget; creating a table and uploading a record against their
+ * own budgets besides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +16,7 @@
 
 #include "api.h"
 #include "gamejson.h"
+#include "limits.h"
 #include "options.h"
 #include "tables.h"
 #include "writer.h"
@@ -56,6 +62,31 @@ static json_t *error_json(srv_err e, const char *msg)
 static void reply_error(api_resp *rs, srv_err e, const char *msg)
 {
 	reply_json(rs, srv_err_http_status(e), error_json(e, msg));
+}
+
+/* 429 rate_limited with Retry-After. */
+static void reply_limited(api_resp *rs, int wait_s, const char *msg)
+{
+	reply_error(rs, SE_RATE_LIMITED, msg);
+	rs->retry_after = wait_s;
+}
+
+/* A move's "turn": absent (-1), or an integer 0..CARC_MAX_TILES (one more
+ * than a game has turns, so that a turn past the end is stale rather than
+ * malformed). Anything else is malformed: returns -1 with a message. */
+static int parse_turn(const json_t *v, int *turn, char *err, size_t errsize)
+{
+	*turn = -1;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > CARC_MAX_TILES) {
+		snprintf(err, errsize, "turn must be an integer from 0 to %d (the turn the move is for)",
+		         CARC_MAX_TILES);
+		return -1;
+	}
+	*turn = (int)json_integer_value(v);
+	return 0;
 }
 
 /* ---- request helpers -------------------------------------------------------------- */
@@ -174,30 +205,39 @@ static void get_health(api_resp *rs)
 
 /* GET /api/tables: tables in memory by status, or finished games from the
  * store a page at a time (status=over, limit, before). */
-static void get_tables(const api_req *rq, api_resp *rs)
+static void get_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 {
 	char sv[16], v[64];
 	const char *st = query_get(rq->query, "status", sv, sizeof sv) ? sv : "open";
-	if (strcmp(st, "over")) {
-		int which = !strcmp(st, "open") ? 0 : !strcmp(st, "playing") ? 1
-		            : !strcmp(st, "all") ? 2 : -1;
-		if (which < 0)
-			reply_error(rs, SE_MALFORMED, "status must be open, playing, over or all");
-		else
-			reply_json(rs, 200, json_pack("{s:o}", "tables", tables_list(which)));
+	int over = !strcmp(st, "over");
+	int which = !strcmp(st, "open") ? 0 : !strcmp(st, "playing") ? 1 : !strcmp(st, "all") ? 2
+	            : -1;
+	if (!over && which < 0) {
+		reply_error(rs, SE_MALFORMED, "status must be open, playing, over or all");
 		return;
 	}
-	int limit = FINISHED_PAGE;
+	int limit = over ? FINISHED_PAGE : cfg->list_max, most = over ? FINISHED_PAGE_MAX
+	                                                                : cfg->list_max;
 	if (query_get(rq->query, "limit", v, sizeof v)) {
 		char *end;
 		long n = strtol(v, &end, 10);
-		if (!v[0] || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > FINISHED_PAGE_MAX) {
+		if (!v[0] || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > most) {
 			char msg[96];
-			snprintf(msg, sizeof msg, "limit must be a number from 1 to %d", FINISHED_PAGE_MAX);
+			snprintf(msg, sizeof msg, "limit must be a number from 1 to %d", most);
 			reply_error(rs, SE_MALFORMED, msg);
 			return;
 		}
 		limit = (int)n;
+	}
+	if (!over) {
+		char cur[64], err[160];
+		int has = query_get(rq->query, "before", cur, sizeof cur);
+		json_t *o = tables_list(which, has ? cur : NULL, limit, err, sizeof err);
+		if (!o)
+			reply_error(rs, SE_MALFORMED, err);
+		else
+			reply_json(rs, 200, o);
+		return;
 	}
 	char before[STORE_ID_SIZE];
 	int has_before = query_get(rq->query, "before", v, sizeof v);
@@ -221,6 +261,25 @@ static void get_tables(const api_req *rq, api_resp *rs)
 
 static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 {
+	char lerr[256];
+	int wait = lim_take(rq->addr, LIM_TABLES, lerr, sizeof lerr);
+	if (wait) {
+		reply_limited(rs, wait, lerr);
+		return;
+	}
+	char owner[LIM_KEY_SIZE];
+	lim_key(rq->addr, owner);
+	int64_t oldest;
+	int open = tables_open_of(owner, &oldest);
+	if (cfg->max_open_tables > 0 && open >= cfg->max_open_tables) {
+		/* until the oldest expires, unless it starts before */
+		int64_t left = (int64_t)cfg->open_expiry_s * 1000 - (srv_now_ms() - oldest);
+		wait = cfg->open_expiry_s > 0 && left > 0 ? (int)((left + 999) / 1000) : 60;
+		snprintf(lerr, sizeof lerr, "this address has %d open tables, the most it may have "
+		         "(--max-open-tables); one of them must start or expire first", open);
+		reply_limited(rs, wait, lerr);
+		return;
+	}
 	json_t *o = parse_body(rq, rs, 0);
 	if (!o)
 		return;
@@ -239,7 +298,7 @@ static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	}
 	srv_err code;
 	srv_origin origin = {rq->serial, 1, NULL};
-	srv_table *t = tables_create(&opts, name, &origin, &code, err, sizeof err);
+	srv_table *t = tables_create(&opts, name, owner, &origin, &code, err, sizeof err);
 	json_decref(o);
 	if (!t)
 		reply_error(rs, code, err);
@@ -300,16 +359,15 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		snprintf(token, sizeof token, "%s", json_string_value(jt));
 	else
 		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
-	json_t *turn = json_object_get(o, "turn");
-	if (turn && !json_is_integer(turn)) {
+	char err[256];
+	int turn;
+	if (parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err)) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, "turn must be an integer");
+		reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
-	char err[256];
 	srv_origin origin = {rq->serial, 1, NULL};
-	srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1, &origin, err,
-	                        sizeof err);
+	srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
 	json_decref(o);
 	if (e != SE_PENDING)
 		reply_error(rs, e, err);
@@ -322,12 +380,21 @@ static void post_record(const api_req *rq, api_resp *rs)
 		return;
 	}
 	char err[600];
+	int wait = lim_take(rq->addr, LIM_UPLOADS, err, sizeof err);
+	if (!wait)
+		wait = lim_uploads_reserve(rq->body_len, err, sizeof err);
+	if (wait) {
+		reply_limited(rs, wait, err);
+		return;
+	}
 	srv_err code;
 	srv_origin origin = {rq->serial, 1, NULL};
 	srv_table *t = tables_create_view(rq->body ? rq->body : "", rq->body_len, &origin, &code,
 	                                  err, sizeof err);
-	if (!t)
+	if (!t) {
+		lim_uploads_release(rq->body_len);
 		reply_error(rs, code, err);
+	}
 }
 
 static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
@@ -385,7 +452,13 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	int get = rq->method == LWSHUMETH_GET, post = rq->method == LWSHUMETH_POST;
 	memset(rs, 0, sizeof *rs);
 	if (!strcmp(p, "/healthz") || !strcmp(p, "/api/health")) {
-		get_health(rs);
+		get_health(rs); /* never limited: monitoring must see the server under a flood */
+		return;
+	}
+	char lerr[256];
+	int wait = lim_take(rq->addr, LIM_REQUESTS, lerr, sizeof lerr);
+	if (wait) {
+		reply_limited(rs, wait, lerr);
 	} else if (!strcmp(p, "/api/tiles")) {
 		reply_json(rs, 200, gj_tiles());
 	} else if (!strcmp(p, "/api/options")) {
@@ -394,7 +467,7 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		if (post) {
 			post_tables(cfg, rq, rs);
 		} else if (get) {
-			get_tables(rq, rs);
+			get_tables(cfg, rq, rs);
 		} else {
 			reply_error(rs, SE_METHOD, "GET or POST");
 		}
@@ -411,12 +484,19 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 
 /* ---- WebSocket ------------------------------------------------------------------------------ */
 
-static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
+/* Messages an address may send after being refused, without one allowed
+ * in between, before its connection is closed. */
+#define WS_FLOOD_CLOSE 200
+
+static void ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t *ref, int wait)
 {
-	srv_event("table=%s event=rejected code=%s: %s", c->table ? c->table->id : "-",
-	          srv_err_name(e), msg);
+	if (e != SE_RATE_LIMITED) /* limits.c logs those, not each one of a flood */
+		srv_event("table=%s event=rejected code=%s: %s", c->table ? c->table->id : "-",
+		          srv_err_name(e), msg);
 	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",
 	                      msg);
+	if (wait > 0)
+		json_object_set_new(o, "retry_after_s", json_integer(wait));
 	if (ref)
 		json_object_set(o, "ref", (json_t *)ref);
 	if (c->table)
@@ -427,6 +507,11 @@ static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
 		net_send_text(c, s);
 		free(s);
 	}
+}
+
+static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
+{
+	ws_error_wait(c, e, msg, ref, 0);
 }
 
 static void send_state(srv_conn *c)
@@ -454,6 +539,13 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 	if (strncmp(path, "/ws/", 4) || !path[4] || strlen(path + 4) >= STORE_ID_SIZE ||
 	    strchr(path + 4, '/')) {
 		ws_error(c, SE_NOT_FOUND, "connect to /ws/<table id>", NULL);
+		net_close_after_flush(c);
+		return;
+	}
+	char lerr[256];
+	int wait = lim_take(c->addr, LIM_REQUESTS, lerr, sizeof lerr);
+	if (wait) {
+		ws_error_wait(c, SE_RATE_LIMITED, lerr, NULL, wait);
 		net_close_after_flush(c);
 		return;
 	}
@@ -498,8 +590,29 @@ void api_ws_too_large(srv_conn *c, size_t limit)
 void api_ws_message(srv_conn *c, const char *text, size_t len)
 {
 	srv_table *t = c->table;
-	if (!t)
+	if (!t || c->closing)
 		return;
+	char lerr[256];
+	int wait = lim_take(c->addr, LIM_REQUESTS, lerr, sizeof lerr);
+	if (wait && lim_streak(c->addr, LIM_REQUESTS) > WS_FLOOD_CLOSE) {
+		/* told and told again: the connection goes (it may come back, and
+		 * is refused at once while the address is over its limit) */
+		ws_error_wait(c, SE_RATE_LIMITED, "this address goes on sending while over its "
+		              "limit (--rate-requests): the connection is closed", NULL, wait);
+		net_close_after_flush(c);
+		return;
+	}
+	if (wait) {
+		/* refused before it is even parsed, the answer written without
+		 * jansson: a flood costs little (the message's "ref" is not echoed
+		 * for that reason; lerr is our own text, nothing to escape) */
+		char msg[sizeof lerr + 160];
+		snprintf(msg, sizeof msg, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\","
+		         "\"retry_after_s\":%d,\"turn\":%d}", srv_err_name(SE_RATE_LIMITED), lerr, wait,
+		         t->game.nturns);
+		net_send_text(c, msg);
+		return;
+	}
 	json_error_t je;
 	json_t *o = json_loadb(text, len, 0, &je);
 	if (!o || !json_is_object(o)) {
@@ -516,14 +629,16 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 	if (!type) {
 		ws_error(c, SE_MALFORMED, "a message needs a \"type\"", ref);
 	} else if (!strcmp(type, "move")) {
-		json_t *jt = json_object_get(o, "token"), *turn = json_object_get(o, "turn");
+		json_t *jt = json_object_get(o, "token");
 		const char *token = json_is_string(jt) ? json_string_value(jt) : c->token;
-		if ((jt && !json_is_string(jt)) || (turn && !json_is_integer(turn))) {
-			ws_error(c, SE_MALFORMED, "token must be a string and turn an integer", ref);
+		int turn;
+		if (jt && !json_is_string(jt)) {
+			ws_error(c, SE_MALFORMED, "token must be a string", ref);
+		} else if (parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err)) {
+			ws_error(c, SE_MALFORMED, err, ref);
 		} else {
 			srv_origin origin = {c->serial, 0, ref};
-			srv_err e = tables_move(t, token, o, turn ? (int)json_integer_value(turn) : -1,
-			                        &origin, err, sizeof err);
+			srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
 			if (e != SE_PENDING)
 				ws_error(c, e, err, ref);
 		}

@@ -329,6 +329,42 @@ json_t *opt_choices_json(void)
 	return o;
 }
 
+/* A seed is a uint64: a JSON integer (0..INT64_MAX, what jansson holds)
+ * or a string of decimal digits (0..UINT64_MAX), as records have it. The
+ * same rule reads a stored table back, so a seed accepted is a seed that
+ * loads. */
+int opt_seed_parse(const json_t *v, uint64_t *out)
+{
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0)
+			return -1;
+		*out = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	const char *s = json_string_value(v);
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 20 || strspn(s, "0123456789") != n || n != json_string_length(v))
+		return -1;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*out = x;
+	return 0;
+}
+
+json_t *opt_seed_json(uint64_t seed)
+{
+	if (seed <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)seed);
+	char buf[24];
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+	return json_string(buf);
+}
+
 static const char *const KNOWN_KEYS[] = {
 	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
 	"seed", "seats", "bot_delay_ms", "private", "name", NULL,
@@ -514,17 +550,10 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 	}
 	v = json_object_get(o, "seed");
 	if (v) {
-		if (json_is_integer(v) && json_integer_value(v) >= 0)
-			out->seed = (uint64_t)json_integer_value(v);
-		else if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) <= 20) {
-			char *end;
-			out->seed = strtoull(json_string_value(v), &end, 10);
-			if (*end) {
-				snprintf(err, errsize, "option 'seed' must be a number");
-				return -1;
-			}
-		} else {
-			snprintf(err, errsize, "option 'seed' must be a number");
+		if (opt_seed_parse(v, &out->seed)) {
+			snprintf(err, errsize, "option 'seed' must be a whole number from 0 to "
+			         "18446744073709551615 (a JSON integer up to 9223372036854775807, or "
+			         "a string of decimal digits)");
 			return -1;
 		}
 	} else {
@@ -581,7 +610,7 @@ json_t *opt_to_json(const srv_table_opts *o)
 				json_object_set_new(t, carc_tile_name(k), json_integer(o->pile[k]));
 		json_object_set_new(j, "tiles", t);
 	}
-	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(j, "seed", opt_seed_json(o->seed));
 	json_object_set_new(j, "bot_delay_ms", json_integer(o->bot_delay_ms));
 	json_object_set_new(j, "private", json_boolean(o->private_));
 	json_t *seats = json_array();

@@ -48,6 +48,13 @@ typedef struct srv_table_opts {
 int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
               size_t errsize);
 
+/* A seed from JSON: an integer 0..INT64_MAX or a string of decimal digits
+ * 0..UINT64_MAX. Returns 0, or -1 when v is anything else. */
+int opt_seed_parse(const json_t *v, uint64_t *out);
+/* A seed as JSON, the way opt_seed_parse reads it back (a string above
+ * INT64_MAX). The caller owns the result. */
+json_t *opt_seed_json(uint64_t seed);
+
 /* The options as a JSON object that opt_parse reads back to the same
  * options (this is what is stored). The caller owns the result (json_decref). */
 json_t *opt_to_json(const srv_table_opts *o);

@@ -57,6 +57,16 @@ typedef struct srv_config {
 	long bot_max_nodes;    /* search tree nodes of one bot (all its threads) */
 	int nbot_levels;
 	const char *bot_levels[SRV_MAX_BOT_LEVELS]; /* "NAME=SPEC" (--bot-level), in order */
+	/* limits (limits.c); 0 turns a limit off */
+	int rate_requests;     /* API requests + WebSocket messages per address per minute */
+	int rate_tables;       /* tables created per address per minute */
+	int max_open_tables;   /* open (unstarted) tables per address */
+	int open_expiry_s;     /* an open table unstarted this long is removed */
+	int rate_uploads;      /* records uploaded per address per hour */
+	int max_uploads;       /* uploaded records stored in total */
+	int64_t max_upload_bytes; /* bytes of uploaded records stored in total */
+	int limit_addresses;   /* entries of the address table (fixed at start) */
+	int list_max;          /* tables in one page of GET /api/tables */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -135,7 +135,9 @@ typedef struct store_ops {
 	 * result when r is not NULL. */
 	int (*add_move)(store *s, const char *id, const store_move *m,
 	                const store_result *r, char *err);
-	/* Every game with status OPEN, PLAYING or VIEW, oldest first. */
+	/* Every game with status OPEN or PLAYING, oldest first (uploaded
+	 * records, VIEW, are loaded one at a time with load_one when asked
+	 * for, so that starting does not take longer with every upload). */
 	int (*load_active)(store *s, store_load_fn fn, void *ctx, char *err);
 	/* One game by id; returns 1 when found, 0 when not, -1 on error. */
 	int (*load_one)(store *s, const char *id, store_load_fn fn, void *ctx, char *err);
@@ -161,6 +163,11 @@ typedef struct store_ops {
 	 * after a fault (reopens the connection when it was opened read-only
 	 * and the file is writable now). 0, or -1 with a message. */
 	int (*probe)(store *s, char *err);
+	/* Removes a game with its seats, moves and result (an open table that
+	 * expired). Removing a game that is not there is no error. */
+	int (*delete_game)(store *s, const char *id, char *err);
+	/* How many uploaded records (status VIEW) are stored and their bytes. */
+	int (*upload_usage)(store *s, long *count, int64_t *bytes, char *err);
 } store_ops;
 
 struct store {

@@ -140,7 +140,7 @@ static const char *const SQL[ST_COUNT] = {
 	                  " VALUES (?,?,?,?,?)",
 	[ST_SEL_ACTIVE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
 	                  " seed, options, record, created_ms, updated_ms FROM games"
-	                  " WHERE status IN ('open','playing','view') ORDER BY created_ms, id",
+	                  " WHERE status IN ('open','playing') ORDER BY created_ms, id",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
 	               " seed, options, record, created_ms, updated_ms FROM games WHERE id=?",
 	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour FROM seats"
@@ -860,6 +860,56 @@ static int sq_probe(store *base, char *err)
 	return commit(s, err);
 }
 
+/* The statements below run rarely (an open table expired, the upload
+ * totals once at start): prepared when called, not kept. */
+
+static int sq_delete_game(store *base, const char *id, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	/* a write like the others: one transaction, the file checked before
+	 * the commit; seats, moves and results go with it (ON DELETE CASCADE) */
+	if (begin(s, err))
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM games WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, err, "deleting a game");
+		rollback(s);
+		return -1;
+	}
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		fail(s, err, "deleting a game");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_upload_usage(store *base, long *count, int64_t *bytes, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	/* the size is kept in the options (record_bytes) so that the records
+	 * themselves, most of them in overflow pages, are not read; uploads
+	 * stored before that was kept are measured */
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT count(*), coalesce(sum(coalesce("
+	                       "json_extract(options,'$.record_bytes'), length(record))),0)"
+	                       " FROM games WHERE status='view'",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return fail(s, err, "counting uploads");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*count = (long)sqlite3_column_int64(st, 0);
+		*bytes = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : fail(s, err, "counting uploads");
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -874,6 +924,8 @@ static const store_ops SQLITE_OPS = {
 	.last_fault = sq_last_fault,
 	.check = sq_check,
 	.probe = sq_probe,
+	.delete_game = sq_delete_game,
+	.upload_usage = sq_upload_usage,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)

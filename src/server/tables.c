@@ -14,6 +14,12 @@
  *    memory (tables_finished).
  *  - Every seat has a colour of its own (t->seat[i].colour), fixed when the
  *    table is made.
+ *  - An open table not started within cfg->open_expiry_s of its creation
+ *    (the stored time, so also across restarts) is removed: its clients
+ *    are told and let go, it is marked expired (no lookup finds it) and
+ *    freed once the store has deleted it.
+ *  - Uploaded records (view tables) are not loaded at start; tables_find
+ *    loads one when it is asked for, like a finished game.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include "api.h"
 #include "bots.h"
 #include "gamejson.h"
+#include "limits.h"
 #include "net.h"
 #include "tables.h"
 #include "writer.h"
@@ -347,6 +354,8 @@ static wjob *create_job(srv_table *t, const char *record, void (*done)(wjob *),
 	snprintf(sg->farm_scoring, sizeof sg->farm_scoring, "%s",
 	         carc_farm_scoring_name(t->opts.rules.farm_scoring));
 	json_t *oj = opt_to_json(&t->opts);
+	if (record) /* the size, for the upload totals at start (store.h upload_usage) */
+		json_object_set_new(oj, "record_bytes", json_integer((json_int_t)strlen(record)));
 	sg->expansions = json_dumps(json_object_get(oj, "expansions"), JSON_COMPACT);
 	sg->options = json_dumps(oj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(oj);
@@ -826,6 +835,8 @@ static void create_done(wjob *j)
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the table was not made");
 		api_create_done(&o, NULL, -1, NULL, SE_STORAGE, msg);
+		if (t->status == STORE_VIEW && j->game.record)
+			lim_uploads_release(strlen(j->game.record));
 		if (!t->pending_ops && !t->conns)
 			free_table(t);
 		return;
@@ -851,8 +862,21 @@ static void create_done(wjob *j)
 	api_create_done(&o, t, seat, seat >= 0 ? j->token : NULL, SE_OK, NULL);
 }
 
-srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
-                         srv_err *code, char *err, size_t errsize)
+int tables_open_of(const char *owner, int64_t *oldest_ms)
+{
+	int n = 0;
+	*oldest_ms = 0;
+	for (srv_table *t = all_head; t; t = t->next)
+		if (t->status == STORE_OPEN && !t->expired && !strcmp(t->owner, owner)) {
+			if (!n || t->created_ms < *oldest_ms)
+				*oldest_ms = t->created_ms;
+			n++;
+		}
+	return n;
+}
+
+srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
+                         const srv_origin *origin, srv_err *code, char *err, size_t errsize)
 {
 	if (ntables >= cfg->max_tables)
 		make_room();
@@ -880,6 +904,7 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_or
 		srv_random_hex(t->id, 8);
 	while (lookup(t->id));
 	init_seats(t);
+	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
 	t->status = STORE_OPEN;
 	t->created_ms = t->updated_ms = srv_now_ms();
 	int seat = -1;
@@ -1016,6 +1041,50 @@ srv_table *tables_create_view(const char *record, size_t len, const srv_origin *
 	return t;
 }
 
+/* ---- expiry ------------------------------------------------------------------------------------ */
+
+static void delete_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	t->pending_ops--;
+	/* on a failure the next start removes it (it is still expired then) */
+	if (!t->pending_ops && !t->conns && !t->bot_state)
+		free_table(t);
+}
+
+/* An open table past its expiry: its clients are told and let go, it is
+ * found no more and is deleted from the store, then freed. A table with a
+ * write in flight (a seat being taken) waits for the next sweep. */
+static void expire_if_due(srv_table *t, int64_t now_ms)
+{
+	if (t->status != STORE_OPEN || t->expired || cfg->open_expiry_s <= 0 || t->pending_ops ||
+	    !t->stored || now_ms - t->created_ms < (int64_t)cfg->open_expiry_s * 1000)
+		return;
+	t->expired = 1;
+	srv_event("table=%s event=expired open_s=%lld", t->id,
+	          (long long)((now_ms - t->created_ms) / 1000));
+	if (t->conns) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "{\"type\":\"expired\",\"table\":\"%s\",\"message\":"
+		         "\"the table was not started within %d s and is closed (--open-expiry)\"}",
+		         t->id, cfg->open_expiry_s);
+		net_broadcast(t, msg, strlen(msg));
+		srv_conn *c = t->conns;
+		while (c) {
+			srv_conn *next = c->tnext;
+			c->table = NULL;
+			c->tnext = c->tprev = NULL;
+			net_close_after_flush(c);
+			c = next;
+		}
+		t->conns = NULL;
+		t->nconns = 0;
+	}
+	lws_sul_cancel(&t->roster_sul);
+	t->roster_pending = 0;
+	writer_submit(job_for(t, WJ_DELETE, delete_done, NULL));
+}
+
 /* ---- loading ----------------------------------------------------------------------------------- */
 
 static int load_game(void *ctx, const store_game *sg, const store_move *mv, int n)
@@ -1035,8 +1104,13 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		goto done;
 	}
 	json_t *oj = json_loads(sg->options ? sg->options : "{}", 0, NULL);
-	if (oj)
+	if (oj) {
 		json_object_del(oj, "seats"); /* seats come from their own table */
+		/* the seed column holds the seed exactly (its 64 bits); options
+		 * written before seeds over 2^63 - 1 were stored as strings hold
+		 * a negative number there */
+		json_object_set_new(oj, "seed", opt_seed_json(sg->seed));
+	}
 	int rc = opt_parse(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
 	json_decref(oj);
 	if (rc)
@@ -1129,12 +1203,15 @@ srv_table *tables_find(const char *id)
 {
 	srv_table *t = lookup(id);
 	if (t || !id[0] || strlen(id) >= STORE_ID_SIZE)
-		return t;
+		return t && !t->expired ? t : NULL;
 	char err[STORE_ERR_SIZE];
 	int rc = db->ops->load_one(db, id, load_game, &t, err);
 	if (rc < 0)
 		srv_error("loading table %s: %s", id, err);
-	return rc == 1 ? t : NULL;
+	if (rc != 1 || !t)
+		return NULL;
+	expire_if_due(t, srv_now_ms()); /* an open table left in the store */
+	return t->expired ? NULL : t;
 }
 
 char *tables_record_text(const srv_table *t)
@@ -1170,19 +1247,69 @@ char *tables_record_text(const srv_table *t)
 	return rec;
 }
 
-json_t *tables_list(int which)
+/* The lobby's order of tables in memory: newest first, by created time,
+ * then by id. A cursor is "<created_ms>-<id>" of the last table of a page. */
+static int list_before(const srv_table *t, int64_t ms, const char *id)
 {
-	json_t *a = json_array();
-	for (srv_table *t = all_head; t; t = t->next) {
-		if (t->opts.private_ && which != 2)
-			continue;
-		if (which == 0 && t->status != STORE_OPEN)
-			continue;
-		if (which == 1 && t->status != STORE_PLAYING)
-			continue;
-		json_array_append_new(a, tables_info(t));
+	return t->created_ms < ms || (t->created_ms == ms && strcmp(t->id, id) < 0);
+}
+
+static int list_listed(const srv_table *t, int which)
+{
+	if (t->opts.private_ || t->expired)
+		return 0; /* a private table is reached by its id only (the invite) */
+	return which == 2 || (which == 0 && t->status == STORE_OPEN) ||
+	       (which == 1 && t->status == STORE_PLAYING);
+}
+
+json_t *tables_list(int which, const char *before, int limit, char *err, size_t errsize)
+{
+	int64_t ms = INT64_MAX;
+	char id[STORE_ID_SIZE] = "\x7f";
+	if (before) {
+		char *end;
+		long long v = strtoll(before, &end, 10);
+		size_t n = *end == '-' ? strlen(end + 1) : 0;
+		if (end == before || before[0] == '-' || before[0] == '+' || *end != '-' || n == 0 ||
+		    n >= sizeof id || strspn(end + 1, "0123456789abcdef") != n) {
+			snprintf(err, errsize, "before must be a cursor as next_before gives it "
+			         "(<created_ms>-<id>)");
+			return NULL;
+		}
+		ms = v;
+		memcpy(id, end + 1, n + 1);
 	}
-	return a;
+	/* the page: the `limit + 1` first tables after the cursor, kept sorted
+	 * newest first while every table is looked at once */
+	int cap = limit + 1, n = 0;
+	const srv_table **page = srv_xmalloc((size_t)cap * sizeof *page);
+	for (const srv_table *t = all_head; t; t = t->next) {
+		if (!list_listed(t, which) || !list_before(t, ms, id))
+			continue;
+		if (n == cap && !list_before(page[n - 1], t->created_ms, t->id))
+			continue; /* older than the whole page */
+		int k = n < cap ? n++ : n - 1;
+		while (k > 0 && list_before(page[k - 1], t->created_ms, t->id)) {
+			page[k] = page[k - 1];
+			k--;
+		}
+		page[k] = t;
+	}
+	int more = n > limit;
+	if (more)
+		n = limit;
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, tables_info(page[i]));
+	json_t *o = json_pack("{s:o, s:b}", "tables", a, "more", more);
+	if (more && n) {
+		char cur[64];
+		snprintf(cur, sizeof cur, "%lld-%s", (long long)page[n - 1]->created_ms,
+		         page[n - 1]->id);
+		json_object_set_new(o, "next_before", json_string(cur));
+	}
+	free(page);
+	return o;
 }
 
 /* A finished game as the lobby lists it: the table description without
@@ -1292,19 +1419,29 @@ void tables_counts(int *tables, int *playing, int *conns)
 	}
 }
 
-/* Finished and view tables that nobody watched for a while leave memory. */
+/* Seconds between two sweeps: every 10 s, more often for a short expiry. */
+static int sweep_s(void)
+{
+	int s = cfg->open_expiry_s > 0 ? cfg->open_expiry_s / 4 : 10;
+	return s < 1 ? 1 : s > 10 ? 10 : s;
+}
+
+/* Finished and view tables that nobody watched for a while leave memory;
+ * open tables past their expiry are removed. */
 static void evict(lws_sorted_usec_list_t *sul)
 {
 	(void)sul;
-	int64_t now = srv_mono_us();
+	int64_t now = srv_mono_us(), now_ms = srv_now_ms();
 	srv_table *t = all_head;
 	while (t) {
 		srv_table *next = t->next;
 		if (evictable(t) && now - t->idle_since_us > (int64_t)cfg->idle_evict_s * 1000000)
 			free_table(t);
+		else
+			expire_if_due(t, now_ms);
 		t = next;
 	}
-	lws_sul_schedule(lctx, 0, &evict_sul, evict, 10 * LWS_USEC_PER_SEC);
+	lws_sul_schedule(lctx, 0, &evict_sul, evict, (lws_usec_t)sweep_s() * LWS_USEC_PER_SEC);
 }
 
 int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
@@ -1312,6 +1449,7 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	cfg = c;
 	db = st;
 	lctx = ctx;
+	lim_start(c);
 	int count = 0;
 	char err[STORE_ERR_SIZE];
 	if (opt_levels_init(c, 1, err, sizeof err)) {
@@ -1322,8 +1460,20 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 		srv_error("loading games: %s", err);
 		return -1;
 	}
-	srv_event("loaded %d unfinished games from the store", count);
-	lws_sul_schedule(lctx, 0, &evict_sul, evict, 10 * LWS_USEC_PER_SEC);
+	long uploads = 0;
+	int64_t bytes = 0;
+	if (db->ops->upload_usage(db, &uploads, &bytes, err)) {
+		srv_error("counting uploaded records: %s", err);
+		return -1;
+	}
+	lim_uploads_init(uploads, bytes);
+	srv_event("loaded %d unfinished games from the store (%ld uploaded records, %lld bytes, "
+	          "are loaded when asked for)", count, uploads, (long long)bytes);
+	/* open tables that expired while the server was down go now */
+	int64_t now_ms = srv_now_ms();
+	for (srv_table *t = all_head; t; t = t->next)
+		expire_if_due(t, now_ms);
+	lws_sul_schedule(lctx, 0, &evict_sul, evict, (lws_usec_t)sweep_s() * LWS_USEC_PER_SEC);
 	return 0;
 }
 
@@ -1341,4 +1491,5 @@ void tables_stop(void)
 {
 	while (all_head)
 		free_table(all_head);
+	lim_stop();
 }

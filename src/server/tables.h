@@ -17,6 +17,7 @@
 #include <libwebsockets.h>
 
 #include "carc.h"
+#include "limits.h"
 #include "options.h"
 #include "server.h"
 #include "store.h"
@@ -86,6 +87,8 @@ typedef struct srv_table {
 	char *log[CARC_MAX_TILES];       /* log entry texts, one per turn */
 	int64_t created_ms, updated_ms;
 	int64_t idle_since_us;           /* when the last watcher left */
+	char owner[LIM_KEY_SIZE];        /* the creator's address key ("": not known) */
+	int expired;                     /* open too long: being removed, not found any more */
 	srv_conn *conns;                 /* WebSocket clients at this table */
 	int nconns;
 	lws_sorted_usec_list_t bot_sul;  /* the bot's pause */
@@ -115,8 +118,11 @@ srv_table *tables_find(const char *id);
 
 /* Creates a table from checked options, seating the creator when `name` is
  * not NULL. *code is SE_PENDING (api_create_done answers) or an error. */
-srv_table *tables_create(const srv_table_opts *o, const char *name, const srv_origin *origin,
-                         srv_err *code, char *err, size_t errsize);
+srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
+                         const srv_origin *origin, srv_err *code, char *err, size_t errsize);
+/* How many open tables `owner` (an address key, lim_key) has made, and
+ * when the oldest of them was made (ms since the epoch). */
+int tables_open_of(const char *owner, int64_t *oldest_ms);
 /* Creates a view-only table from an uploaded record (the same way). */
 srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
                               srv_err *code, char *err, size_t errsize);
@@ -141,8 +147,12 @@ json_t *tables_info(const srv_table *t);
 char *tables_record_text(const srv_table *t);
 /* The turn description ("next") as JSON text (malloc'd). */
 char *tables_turn_text(const srv_table *t);
-/* Tables for the lobby: open ones (which = 0), being played (1), all (2). */
-json_t *tables_list(int which);
+/* Tables in memory for the lobby: open ones (which = 0), being played (1),
+ * all (2); never a private one. Newest first (created time, then id), at
+ * most `limit`, after the cursor `before` (NULL: from the newest):
+ * {"tables": [...], "more": bool, "next_before": cursor}. Returns a new
+ * reference, or NULL with err set when `before` is not a cursor. */
+json_t *tables_list(int which, const char *before, int limit, char *err, size_t errsize);
 /* Finished games for the lobby, from the store (memory holds only some of
  * them), newest first: {"tables": [...], "more": bool, "next_before": id}.
  * `before` (NULL: the newest) is the last id of the previous page. Returns

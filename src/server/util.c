@@ -262,4 +262,14 @@ void srv_config_default(srv_config *c)
 	c->bot_max_time = 2.0;
 	c->bot_max_threads = 1;
 	c->bot_max_nodes = 1L << 20; /* mcts: about 36 MB, its default tree */
+	/* limits (limits.c) */
+	c->rate_requests = 3000;
+	c->rate_tables = 60;
+	c->max_open_tables = 50;
+	c->open_expiry_s = 1800;
+	c->rate_uploads = 20;
+	c->max_uploads = 1000;
+	c->max_upload_bytes = 64LL * 1024 * 1024;
+	c->limit_addresses = 16384;
+	c->list_max = 50;
 }

@@ -83,6 +83,9 @@ static void run(wjob *j)
 	case WJ_MOVE:
 		rc = wst->ops->add_move(wst, j->id, &j->move, j->has_result ? &j->result : NULL, j->err);
 		break;
+	case WJ_DELETE:
+		rc = wst->ops->delete_game(wst, j->id, j->err);
+		break;
 	}
 	j->failed = rc != 0;
 	if (j->failed) {

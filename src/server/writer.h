@@ -23,7 +23,7 @@
 
 #include "store.h"
 
-typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE } wj_kind;
+typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE } wj_kind;
 
 typedef struct wjob {
 	wj_kind kind;
