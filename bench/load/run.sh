@@ -23,6 +23,7 @@ trap cleanup EXIT INT TERM
 [ -x "$CARC" ] || { echo "load: $CARC not built (make)"; exit 1; }
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$tmp/loadgen" "$here/loadgen.c" -ljansson
 ${SERVER_PREFIX:-} $CARC serve --host 127.0.0.1 --port 0 --db "$tmp/load.sqlite" --web "$tmp/none" --quiet \
+	--max-conns-per-addr 0 \
 	${SERVER_OPTS:-} >"$tmp/out" 2>"$tmp/err" &
 server=$!
 port=""
