@@ -462,9 +462,12 @@ class HostileNetTest(ServerCase):
             w.recv_type("state")
             open_ws.append(w)
         # a fifth: the handshake is refused, and so is an HTTP request
-        with self.assertRaises(WSClosed) as e:
-            self.ws(srv, tid, timeout=3)
-        self.assertIn("429", str(e.exception))
+        out, sock = ws_handshake(srv.port, "/ws/" + tid)
+        sock.close()
+        st, hdrs, body = http_split(out)
+        self.assertEqual(st, 429, out[:200])
+        self.assertEqual(json.loads(body)["error"]["code"], "rate_limited")
+        self.assertGreater(int(hdrs["retry-after"]), 0)
         st, body, hdrs = srv.get("/api/health", timeout=3)
         self.assertEqual(st, 429)
         self.assertEqual(body["error"]["code"], "rate_limited")
@@ -477,14 +480,13 @@ class HostileNetTest(ServerCase):
         open_ws.pop().close()
         deadline = time.time() + 5
         while True:
-            try:
-                w = self.ws(srv, tid, timeout=3)
+            out, sock = ws_handshake(srv.port, "/ws/" + tid, timeout=3)
+            sock.close()
+            if out.startswith(b"HTTP/1.1 101"):
                 break
-            except WSClosed:
-                self.assertLess(time.time(), deadline, "the closed connection still counts")
-                time.sleep(0.1)
-        w.recv_type("state")
-        w.close()
+            self.assertEqual(http_status(out), 429, out[:200])
+            self.assertLess(time.time(), deadline, "the closed connection still counts")
+            time.sleep(0.1)
         for w in open_ws:
             w.close()
         deadline = time.time() + 5
