@@ -745,10 +745,12 @@ static int origin_allowed(const char *origin, const char *host)
 static int upgrade_refuse(struct lws *wsi, int status, const char *code, const char *msg,
                           int retry_after)
 {
-	char path[256], addr[64];
-	header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
-	peer_addr(wsi, addr, sizeof addr);
-	srv_event("websocket %s from %s refused: %d %s", path, addr, status, code);
+	if (status != 429) { /* 429 was logged when the connection was accepted */
+		char path[256], addr[64];
+		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
+		peer_addr(wsi, addr, sizeof addr);
+		srv_event("websocket %s from %s refused: %d %s", path, addr, status, code);
+	}
 	char *body = error_json(code, msg);
 	size_t len = strlen(body);
 	int r = -1;
@@ -807,8 +809,10 @@ static int http_begin(srv_conn *c, struct lws *wsi, const char *path)
 	snprintf(c->path, sizeof c->path, "%s", path);
 	char msg[200];
 	if (over_conn_limit(wsi)) {
+		/* logged when it was accepted */
 		conn_limit_message(msg, sizeof msg);
-		http_error_early(c, 429, "rate_limited", msg);
+		c->body_pending = 1;
+		http_error(c, 429, "rate_limited", msg);
 		c->resp_retry_after = 10;
 		return 0;
 	}
@@ -851,9 +855,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		peer_addr(wsi, addr, sizeof addr);
 		addr_count *e = addr_take(addr);
 		lws_set_opaque_user_data(wsi, e ? (void *)e : (void *)&over_limit);
-		if (!e)
-			srv_event("connection from %s over --max-conns-per-addr %d", addr,
-			          cfg->max_conns_per_addr);
+		if (!e) {
+			/* a flood must not flood the log too: one line a second */
+			static int64_t last_ms;
+			static unsigned quiet;
+			int64_t now = srv_now_ms();
+			if (now - last_ms >= 1000) {
+				srv_event("connection from %s over --max-conns-per-addr %d (%u more refused "
+				          "since the last line)",
+				          addr, cfg->max_conns_per_addr, quiet);
+				last_ms = now;
+				quiet = 0;
+			} else {
+				quiet++;
+			}
+		}
 		return 0;
 	}
 	case LWS_CALLBACK_WSI_DESTROY: {
