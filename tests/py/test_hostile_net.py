@@ -18,8 +18,10 @@ import re
 import signal
 import socket
 import struct
+import http.client
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -493,6 +495,60 @@ class HostileNetTest(ServerCase):
         while srv.get("/api/health", timeout=3)[0] != 200:
             self.assertLess(time.time(), deadline)
             time.sleep(0.1)
+
+    def test_connection_flood_from_one_address_leaves_others_served(self):
+        """One address holds its limit of idle connections and hammers the
+        server with more; a client from another loopback address (127.0.0.2)
+        is served all along."""
+        srv = self.start(extra=["--max-conns-per-addr", "16"])
+        held = []
+        for _ in range(40):  # 16 are taken, 24 are refused at their request
+            held.append(socket.create_connection((HOST, srv.port), timeout=3))
+        stop = time.time() + 2.0
+        counts = {"sent": 0, 429: 0, 200: 0, "other": 0}
+
+        def flood():
+            while time.time() < stop:
+                try:
+                    s = socket.create_connection((HOST, srv.port), timeout=2)
+                    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+                    st = http_status(s.recv(4096))
+                    s.close()
+                except OSError:
+                    st = None
+                counts["sent"] += 1
+                counts[st if st in (200, 429) else "other"] += 1
+
+        threads = [threading.Thread(target=flood) for _ in range(2)]
+        for t in threads:
+            t.start()
+        lat = []
+        try:
+            while time.time() < stop:
+                c = http.client.HTTPConnection(HOST, srv.port, timeout=3,
+                                               source_address=("127.0.0.2", 0))
+                t0 = time.time()
+                c.request("GET", "/api/health")
+                r = c.getresponse()
+                r.read()
+                lat.append(time.time() - t0)
+                c.close()
+                self.assertEqual(r.status, 200)
+                time.sleep(0.02)
+        finally:
+            for t in threads:
+                t.join(5)
+            for h in held:
+                h.close()
+        lat.sort()
+        print("\n  flood from 127.0.0.1: %d requests in 2 s (%d answered 429, %d 200, %d other);"
+              " health from 127.0.0.2: n=%d p50 %.1f ms max %.1f ms"
+              % (counts["sent"], counts[429], counts[200], counts["other"], len(lat),
+                 1000 * lat[len(lat) // 2], 1000 * lat[-1]), file=sys.stderr)
+        self.assertGreater(counts[429], 0)
+        self.assertEqual(counts[200], 0, "the flood got past the limit")
+        self.assertGreater(len(lat), 10)
+        self.assertLess(lat[len(lat) // 2], 0.25, "health p50 during the flood")
 
     def test_total_queue_cap_drops_the_largest_slow_reader(self):
         """Each slow client stays under --max-queue, but together they pass
