@@ -178,12 +178,15 @@ class HostileNetTest(ServerCase):
         cases = [
             # (request, expected status)
             (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
-             b"Content-Type: application/x-www-form-urlencoded\r\n\r\n", 201),
+             b"Connection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n",
+             201),
             (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n{}", 400),
             (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", 400),
             (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 1e3\r\n\r\n{}", 400),
-            (b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 405),
-            (b"GET /api/health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 200),
+            (b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+             b"hello", 405),
+            (b"GET /api/health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+             b"Connection: close\r\n\r\nhello", 200),
             # no length at all: no body (RFC 9112 6.3), answered at once
             (b"POST /api/tables HTTP/1.1\r\nHost: x\r\n\r\n", 201),
         ]
@@ -200,6 +203,17 @@ class HostileNetTest(ServerCase):
                 # a length the server cannot trust: answered at once, then closed
                 self.assertLess(took, 2.5, (req, took))
             self.assert_healthy(srv)
+        # one keep-alive connection: a body (PUT and POST), then more requests
+        conn = http.client.HTTPConnection(HOST, srv.port, timeout=3)
+        for method, path, body, want in (("PUT", "/", b"hello", 405),
+                                         ("POST", "/api/tables", b'{"players":3}', 201),
+                                         ("GET", "/api/health", b"xyz", 200),
+                                         ("GET", "/api/health", None, 200)):
+            conn.request(method, path, body=body)
+            r = conn.getresponse()
+            r.read()
+            self.assertEqual(r.status, want, (method, path))
+        conn.close()
         self.assert_stops(srv)
 
     # -- defect 2 --------------------------------------------------------------
