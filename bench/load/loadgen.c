@@ -254,12 +254,14 @@ static void start_connect(client *c)
 	c->inlen = c->msglen = c->outlen = 0;
 	struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN, .data.u32 = (uint32_t)(c - clients)};
 	epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
-	char req[512];
+	/* the token goes in a header: the server refuses one in the URL */
+	char req[640];
 	int n = snprintf(req, sizeof req,
-	                 "GET /ws/%s%s%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+	                 "GET /ws/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
 	                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-	                 "Sec-WebSocket-Version: 13\r\n\r\n",
-	                 games[c->game].id, c->token[0] ? "?token=" : "", c->token);
+	                 "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+	                 games[c->game].id, c->token[0] ? "Authorization: Bearer " : "", c->token,
+	                 c->token[0] ? "\r\n" : "");
 	queue_raw(c, req, (size_t)n);
 }
 

@@ -24,7 +24,8 @@ trap cleanup EXIT INT TERM
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$tmp/loadgen" "$here/loadgen.c" -ljansson
 # every client comes from 127.0.0.1: the per-address limits are off
 ${SERVER_PREFIX:-} $CARC serve --host 127.0.0.1 --port 0 --db "$tmp/load.sqlite" --web "$tmp/none" --quiet \
-	--rate-requests 0 --rate-tables 0 --max-open-tables 0 ${SERVER_OPTS:-} >"$tmp/out" 2>"$tmp/err" &
+	--rate-requests 0 --rate-tables 0 --max-open-tables 0 --max-conns-per-addr 0 \
+	${SERVER_OPTS:-} >"$tmp/out" 2>"$tmp/err" &
 server=$!
 port=""
 for _ in $(seq 50); do

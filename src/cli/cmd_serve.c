@@ -35,6 +35,14 @@ static void usage(FILE *f)
 	        "                     full: also a power cut (fsync on every move, slower)\n"
 	        "  --max-message N    largest WebSocket message / request body in bytes (16384)\n"
 	        "  --max-queue N      bytes queued to one slow client before it is dropped (4 MiB)\n"
+	        "  --max-queue-total N  bytes queued to all clients together (64 MiB); over it\n"
+	        "                     the client with the largest queue is dropped\n"
+	        "  --max-conns-per-addr N  open connections (HTTP and WebSocket) from one\n"
+	        "                     address (64; 0: no limit); more are refused with 429\n"
+	        "  --allow-origin ORIGIN  a site besides this server whose pages may open a\n"
+	        "                     WebSocket (e.g. https://carc.example.org behind a proxy);\n"
+	        "                     repeatable. Without it only pages of the server's own\n"
+	        "                     address may (and clients that send no Origin)\n"
 	        "  --max-tables N     tables held in memory at once (20000)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
 	        "a refusal is 429 rate_limited with Retry-After; see docs/server.md):\n"
@@ -147,6 +155,25 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 65536, 1024L * 1024 * 1024, &n))
 				return 2;
 			c.max_queue = (size_t)n;
+		} else if (!strcmp(a, "--max-queue-total")) {
+			if (num_arg(a, v, 65536, 64L * 1024 * 1024 * 1024, &n))
+				return 2;
+			c.max_queue_total = (size_t)n;
+		} else if (!strcmp(a, "--max-conns-per-addr")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.max_conns_per_addr = (int)n;
+		} else if (!strcmp(a, "--allow-origin")) {
+			if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+				fprintf(stderr, "carc serve: --allow-origin wants http://HOST[:PORT] or "
+				                "https://HOST[:PORT]\n");
+				return 2;
+			}
+			if (c.n_allow_origin == SRV_MAX_ALLOW_ORIGIN) {
+				fprintf(stderr, "carc serve: at most %d --allow-origin\n", SRV_MAX_ALLOW_ORIGIN);
+				return 2;
+			}
+			c.allow_origin[c.n_allow_origin++] = v;
 		} else if (!strcmp(a, "--max-tables")) {
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;

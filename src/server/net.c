@@ -11,12 +11,14 @@
  * resolved path. Responses and WebSocket messages go out in chunks of
  * CHUNK bytes, one per writable callback, so no client holds the loop.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -78,6 +80,7 @@ srv_msg *net_msg(const char *text, size_t len)
 {
 	srv_msg *m = srv_xmalloc(sizeof *m + LWS_PRE + len + 1);
 	m->refs = 1;
+	m->qrefs = 0;
 	m->len = len;
 	memcpy(m->data + LWS_PRE, text, len);
 	m->data[LWS_PRE + len] = 0;
@@ -90,17 +93,79 @@ void net_msg_unref(srv_msg *m)
 		free(m);
 }
 
+/* Every WebSocket connection, for the limit on what all queues hold. */
+static srv_conn *ws_all;
+/* The bytes of the messages queued anywhere, each message counted once. */
+static size_t queued_total;
+
+static void ws_link(srv_conn *c)
+{
+	c->aprev = NULL;
+	c->anext = ws_all;
+	if (ws_all)
+		ws_all->aprev = c;
+	ws_all = c;
+}
+
+static void ws_unlink(srv_conn *c)
+{
+	if (c->aprev)
+		c->aprev->anext = c->anext;
+	else if (ws_all == c)
+		ws_all = c->anext;
+	if (c->anext)
+		c->anext->aprev = c->aprev;
+	c->anext = c->aprev = NULL;
+}
+
+static void qnode_free(srv_qnode *q)
+{
+	if (--q->m->qrefs == 0)
+		queued_total -= q->m->len;
+	net_msg_unref(q->m);
+	free(q);
+}
+
 static void queue_free(srv_conn *c)
 {
 	srv_qnode *q = c->qh;
 	while (q) {
 		srv_qnode *n = q->next;
-		net_msg_unref(q->m);
-		free(q);
+		qnode_free(q);
 		q = n;
 	}
 	c->qh = c->qt = NULL;
 	c->qbytes = c->qoff = 0;
+}
+
+/* Drops a client that cannot be served: its queue is freed at once and the
+ * connection is closed without sending more. */
+static void ws_drop(srv_conn *c, const char *why)
+{
+	srv_error("client at table %s dropped: %zu bytes waiting (%s)",
+	          c->table ? c->table->id : "-", c->qbytes, why);
+	c->dropped = 1;
+	queue_free(c);
+	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/* Makes room for `need` more bytes in all queues together by dropping the
+ * clients with the largest queues. Returns 0 when c may queue, -1 when c
+ * itself was dropped. */
+static int queue_room(srv_conn *c, size_t need)
+{
+	while (queued_total + need > cfg->max_queue_total) {
+		srv_conn *big = NULL;
+		for (srv_conn *o = ws_all; o; o = o->anext)
+			if (!o->dropped && (!big || o->qbytes > big->qbytes))
+				big = o;
+		if (!big || !big->qbytes || big == c) {
+			ws_drop(c, "all queues together over --max-queue-total");
+			return -1;
+		}
+		ws_drop(big, "all queues together over --max-queue-total");
+	}
+	return 0;
 }
 
 void net_send(srv_conn *c, srv_msg *m)
@@ -109,17 +174,17 @@ void net_send(srv_conn *c, srv_msg *m)
 		return;
 	if (c->qbytes + m->len > cfg->max_queue) {
 		/* a client that does not read must not hold memory or anyone else */
-		srv_error("client at table %s dropped: %zu bytes waiting", c->table ? c->table->id : "-",
-		          c->qbytes);
-		c->dropped = 1;
-		queue_free(c);
-		lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		ws_drop(c, "over --max-queue");
 		return;
 	}
+	if (!m->qrefs && queue_room(c, m->len))
+		return;
 	srv_qnode *q = srv_xmalloc(sizeof *q);
 	q->m = m;
 	q->next = NULL;
 	m->refs++;
+	if (m->qrefs++ == 0)
+		queued_total += m->len;
 	if (c->qt)
 		c->qt->next = q;
 	else
@@ -183,8 +248,7 @@ static int ws_write(srv_conn *c)
 			c->qt = NULL;
 		c->qbytes -= q->m->len;
 		c->qoff = 0;
-		net_msg_unref(q->m);
-		free(q);
+		qnode_free(q);
 	}
 	if (c->qh || c->closing)
 		lws_callback_on_writable(c->wsi);
@@ -193,6 +257,27 @@ static int ws_write(srv_conn *c)
 
 /* ---- HTTP --------------------------------------------------------------------------------- */
 
+/*
+ * How a request is read. libwebsockets gives the callback a fresh, zeroed
+ * srv_conn for every request (and frees it after the answer, or when the
+ * connection goes: LWS_CALLBACK_HTTP_DROP_PROTOCOL comes first, so whatever
+ * the request holds is freed there). The headers decide:
+ *
+ *   - a Transfer-Encoding (chunked) body: 411 at once, the connection closes
+ *   - a Content-Length that is not a plain number: 400 at once, closes
+ *   - a Content-Length over the path's limit: 413 at once, closes (the body
+ *     is never read)
+ *   - a POST, PUT or PATCH without a Content-Length: no body (RFC 9112
+ *     6.3), answered at once; the connection closes after, because
+ *     libwebsockets would read what follows as a body
+ *   - a Content-Length > 0, any method: the body is read (up to the limit)
+ *     and the request dispatched once it is complete
+ *   - otherwise: dispatched at once.
+ *
+ * An answer sent while a body is still coming closes the connection after
+ * it (close_after): what follows on the socket is the rest of that body.
+ */
+
 static void http_reset(srv_conn *c)
 {
 	sb_free(&c->body);
@@ -200,38 +285,57 @@ static void http_reset(srv_conn *c)
 	c->resp = NULL;
 	c->resp_len = c->resp_off = 0;
 	c->body_over = 0;
+	c->body_pending = 0;
 	c->answered = 0;
 	c->hdr_pending = 0;
 	serial_drop(c);
 }
 
+/* The headers every answer carries (lws adds them to every status line it
+ * writes: ours, static files, its own error pages): the web client's
+ * content policy (its scripts and styles come from files of its own;
+ * styles set inline by the scripts need 'unsafe-inline'; tiles are drawn
+ * as inline SVG; the live connection is a WebSocket to the same server),
+ * no type sniffing, no framing by other sites, no Referer leaving the site. */
+static const struct lws_protocol_vhost_options SECURITY_HEADERS[] = {
+	{&SECURITY_HEADERS[1], NULL, "content-security-policy:",
+	 "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+	 "img-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; "
+	 "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"},
+	{&SECURITY_HEADERS[2], NULL, "x-content-type-options:", "nosniff"},
+	{&SECURITY_HEADERS[3], NULL, "x-frame-options:", "DENY"},
+	{NULL, NULL, "referrer-policy:", "no-referrer"},
+};
+
+static int add_header(struct lws *wsi, const char *name, const char *value, unsigned char **p,
+                      unsigned char *end)
+{
+	return lws_add_http_header_by_name(wsi, (const unsigned char *)name,
+	                                   (const unsigned char *)value, (int)strlen(value), p, end);
+}
+
 static int http_write_headers(struct lws *wsi, int status, const char *ctype, size_t len,
-                              const char *cookie, const char *disposition, int retry_after)
+                              const char *cookie, const char *disposition, int retry_after,
+                              int close)
 {
 	unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
 	                                   *end = buf + sizeof buf - 1;
 	if (lws_add_http_common_headers(wsi, (unsigned)status, ctype, (lws_filepos_t)len, &p, end))
 		return -1;
-	static const char nostore[] = "no-store";
-	if (lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-	                                (const unsigned char *)nostore, (int)strlen(nostore), &p, end))
+	if (add_header(wsi, "cache-control:", "no-store", &p, end))
 		return -1;
-	if (cookie && *cookie &&
-	    lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
-	                                (const unsigned char *)cookie, (int)strlen(cookie), &p, end))
+	if (cookie && *cookie && add_header(wsi, "set-cookie:", cookie, &p, end))
 		return -1;
-	if (disposition && *disposition &&
-	    lws_add_http_header_by_name(wsi, (const unsigned char *)"content-disposition:",
-	                                (const unsigned char *)disposition, (int)strlen(disposition),
-	                                &p, end))
+	if (disposition && *disposition && add_header(wsi, "content-disposition:", disposition, &p, end))
 		return -1;
 	if (retry_after > 0) {
 		char ra[16];
-		int n = snprintf(ra, sizeof ra, "%d", retry_after);
-		if (lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:",
-		                                (const unsigned char *)ra, n, &p, end))
+		snprintf(ra, sizeof ra, "%d", retry_after);
+		if (add_header(wsi, "retry-after:", ra, &p, end))
 			return -1;
 	}
+	if (close && add_header(wsi, "connection:", "close", &p, end))
+		return -1;
 	return lws_finalize_write_http_header(wsi, start, &p, end) ? -1 : 0;
 }
 
@@ -241,6 +345,9 @@ static int http_send(srv_conn *c, int status, const char *ctype, char *body, siz
                      const char *cookie, const char *disposition)
 {
 	c->answered = 1;
+	if (c->body_pending)
+		c->close_after = 1;
+	sb_free(&c->body);
 	free(c->resp);
 	c->resp = body;
 	c->resp_len = len;
@@ -271,7 +378,7 @@ static int http_write(srv_conn *c)
 	if (c->hdr_pending) {
 		c->hdr_pending = 0;
 		if (http_write_headers(c->wsi, c->resp_status, c->resp_ctype, c->resp_len, c->resp_cookie,
-		                       c->resp_disp, c->resp_retry_after))
+		                       c->resp_disp, c->resp_retry_after, c->close_after))
 			return -1;
 		lws_callback_on_writable(c->wsi);
 		return 0;
@@ -292,15 +399,33 @@ static int http_write(srv_conn *c)
 	free(c->resp);
 	c->resp = NULL;
 	serial_drop(c); /* this request is answered */
+	/* closing flushes what lws still holds of the answer first */
+	if (c->close_after)
+		return -1;
 	return lws_http_transaction_completed(c->wsi) ? -1 : 0;
 }
 
-static int http_error(srv_conn *c, int status, const char *code, const char *msg)
+static char *error_json(const char *code, const char *msg)
 {
 	json_t *o = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
+	return s;
+}
+
+static int http_error(srv_conn *c, int status, const char *code, const char *msg)
+{
+	char *s = error_json(code, msg);
 	return http_send(c, status, "application/json", s, strlen(s), NULL, NULL);
+}
+
+/* An error answered before the body (if any) is read: the connection closes
+ * after it. */
+static int http_error_early(srv_conn *c, int status, const char *code, const char *msg)
+{
+	srv_event("http %s -> %d %s", c->path, status, code);
+	c->body_pending = 1;
+	return http_error(c, status, code, msg);
 }
 
 static const char *mime_of(const char *path)
@@ -412,6 +537,20 @@ static void header_token(struct lws *wsi, char *out, size_t size)
 #endif
 }
 
+static const char *method_name(int m)
+{
+	switch (m) {
+	case LWSHUMETH_GET: return "GET";
+	case LWSHUMETH_POST: return "POST";
+	case LWSHUMETH_PUT: return "PUT";
+	case LWSHUMETH_PATCH: return "PATCH";
+	case LWSHUMETH_DELETE: return "DELETE";
+	case LWSHUMETH_OPTIONS: return "OPTIONS";
+	case LWSHUMETH_HEAD: return "HEAD";
+	default: return "?";
+	}
+}
+
 static int http_dispatch(srv_conn *c)
 {
 	if (c->answered)
@@ -433,12 +572,112 @@ static int http_dispatch(srv_conn *c)
 		c->answered = 1;
 		return 0;
 	}
-	if (rs.status >= 400 && rs.status != 404)
-		srv_event("http %s %s -> %d", c->method == LWSHUMETH_POST ? "POST" : "GET", c->path,
-		          rs.status);
+	if (rs.status >= 400 && rs.status != 404 && rs.status != 429)
+		srv_event("http %s %s -> %d", method_name(c->method), c->path, rs.status);
 	http_send(c, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, rs.disposition);
 	c->resp_retry_after = rs.retry_after;
 	return 0;
+}
+
+/* The largest body a path takes: uploaded records may be larger than a
+ * move, 64 x the message limit. */
+static size_t body_limit(const char *path)
+{
+	return !strcmp(path, "/api/records") ? cfg->max_msg * 64 : cfg->max_msg;
+}
+
+/* Content-Length as a number: digits only (lws reads it with atoll, so
+ * "-5" would be a body of 2^64 - 5 bytes and "abc" none). Returns -1 when
+ * it is not one. */
+static long long content_length(struct lws *wsi)
+{
+	char cl[32];
+	int total = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+	if (total <= 0 || total >= (int)sizeof cl)
+		return -1;
+	header_copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, cl, sizeof cl);
+	size_t n = strlen(cl);
+	while (n && (cl[n - 1] == ' ' || cl[n - 1] == '\t'))
+		cl[--n] = 0;
+	if (!n || n > 15 || strspn(cl, "0123456789") != n)
+		return -1;
+	return atoll(cl);
+}
+
+/* ---- connections per address ------------------------------------------------------------ */
+
+/* Every accepted connection is counted under its peer's address from
+ * accept to close; one over --max-conns-per-addr is marked (its opaque user
+ * data points at over_limit) and refused at its first request: 429 for
+ * HTTP, a refused handshake for a WebSocket. Counting at the socket, not
+ * the request, also counts idle keep-alive connections and ones that never
+ * send a request. */
+typedef struct addr_count {
+	struct addr_count *next;
+	int n;
+	char addr[64];
+} addr_count;
+#define ADDR_BUCKETS 1024
+static addr_count *addrs[ADDR_BUCKETS];
+static char over_limit;
+
+static unsigned addr_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % ADDR_BUCKETS;
+}
+
+/* Counts a new connection from addr. Returns its entry, or NULL when the
+ * address is at its limit (nothing counted). */
+static addr_count *addr_take(const char *addr)
+{
+	addr_count **b = &addrs[addr_hash(addr)], *e;
+	for (e = *b; e && strcmp(e->addr, addr); e = e->next)
+		;
+	if (e && cfg->max_conns_per_addr && e->n >= cfg->max_conns_per_addr)
+		return NULL;
+	if (!e) {
+		e = srv_xcalloc(1, sizeof *e);
+		snprintf(e->addr, sizeof e->addr, "%s", addr);
+		e->next = *b;
+		*b = e;
+	}
+	e->n++;
+	return e;
+}
+
+static void addr_release(addr_count *e)
+{
+	if (--e->n > 0)
+		return;
+	for (addr_count **pp = &addrs[addr_hash(e->addr)]; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			free(e);
+			return;
+		}
+}
+
+static void addrs_free(void)
+{
+	for (int i = 0; i < ADDR_BUCKETS; i++)
+		while (addrs[i]) {
+			addr_count *e = addrs[i];
+			addrs[i] = e->next;
+			free(e);
+		}
+}
+
+static int over_conn_limit(struct lws *wsi) { return lws_get_opaque_user_data(wsi) == &over_limit; }
+
+static void conn_limit_message(char *out, size_t size)
+{
+	snprintf(out, size,
+	         "too many connections from your address (at most %d at once): close some and try "
+	         "again",
+	         cfg->max_conns_per_addr);
 }
 
 /* The peer's address as text ("" when unknown), the key of per-address
@@ -453,7 +692,153 @@ static void peer_addr(struct lws *wsi, char *out, size_t size)
 		memmove(out, out + 7, strlen(out + 7) + 1);
 }
 
+/* ---- the WebSocket handshake ------------------------------------------------------------- */
+
+/* scheme://host[:port] of an Origin header, lower case, without a default
+ * port; "" when it is none of http or https. */
+static void origin_norm(const char *in, char *out, size_t size)
+{
+	out[0] = 0;
+	int https = !strncasecmp(in, "https://", 8);
+	if (!https && strncasecmp(in, "http://", 7))
+		return;
+	const char *host = in + (https ? 8 : 7);
+	size_t n = strcspn(host, "/?#");
+	if (!n || n + 9 >= size)
+		return;
+	int k = snprintf(out, size, "%s://%.*s", https ? "https" : "http", (int)n, host);
+	for (int i = 0; i < k; i++)
+		out[i] = (char)tolower((unsigned char)out[i]);
+	const char *dflt = https ? ":443" : ":80";
+	size_t dl = strlen(dflt);
+	if ((size_t)k > dl && !strcmp(out + k - dl, dflt))
+		out[k - dl] = 0;
+}
+
+/* 1 when a page of this Origin may open a WebSocket here: the server's own
+ * origin (the Host header, by http or https) or one of --allow-origin. */
+static int origin_allowed(const char *origin, const char *host)
+{
+	char o[300], h[300];
+	origin_norm(origin, o, sizeof o);
+	if (!o[0])
+		return 0;
+	for (int i = 0; i < cfg->n_allow_origin; i++) {
+		origin_norm(cfg->allow_origin[i], h, sizeof h);
+		if (h[0] && !strcmp(o, h))
+			return 1;
+	}
+	if (!host[0] || strlen(host) > 250)
+		return 0;
+	for (int https = 0; https < 2; https++) {
+		char with[300];
+		snprintf(with, sizeof with, "%s://%s", https ? "https" : "http", host);
+		origin_norm(with, h, sizeof h);
+		if (h[0] && !strcmp(o, h))
+			return 1;
+	}
+	return 0;
+}
+
+/* Refuses a WebSocket handshake with an HTTP answer and hangs up. Returns
+ * what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns for that. */
+static int upgrade_refuse(struct lws *wsi, int status, const char *code, const char *msg,
+                          int retry_after)
+{
+	if (status != 429) { /* 429 was logged when the connection was accepted */
+		char path[256], addr[64];
+		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
+		peer_addr(wsi, addr, sizeof addr);
+		srv_event("websocket %s from %s refused: %d %s", path, addr, status, code);
+	}
+	char *body = error_json(code, msg);
+	size_t len = strlen(body);
+	int r = -1;
+	if (!http_write_headers(wsi, status, "application/json", len, NULL, NULL, retry_after, 1) &&
+	    len + LWS_PRE <= sizeof scratch) {
+		memcpy(scratch + LWS_PRE, body, len);
+		lws_write(wsi, scratch + LWS_PRE, len, LWS_WRITE_HTTP_FINAL);
+	}
+	free(body);
+	return r; /* hang up: lws sends what it still holds first */
+}
+
+/* Checks an upgrade request before the handshake is answered. Returns 0 to
+ * go on, or what the callback returns to refuse. */
+static int upgrade_check(struct lws *wsi)
+{
+	char msg[200], arg[300], origin[300], host[256];
+	if (over_conn_limit(wsi)) {
+		conn_limit_message(msg, sizeof msg);
+		return upgrade_refuse(wsi, 429, "rate_limited", msg, 10);
+	}
+	if (lws_get_urlarg_by_name(wsi, "token=", arg, (int)sizeof arg))
+		return upgrade_refuse(wsi, 400, "token_in_url",
+		                      "a token in the URL ends up in logs: send it in an "
+		                      "Authorization: Bearer or X-Carc-Token header, the table's "
+		                      "cookie, or a first {\"type\":\"auth\"} message",
+		                      0);
+	int olen = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+	if (olen > 0) {
+		header_copy(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin);
+		header_copy(wsi, WSI_TOKEN_HOST, host, sizeof host);
+		if (!origin_allowed(origin, host)) {
+			snprintf(msg, sizeof msg,
+			         "a page of another site (Origin %.80s) may not connect here (see "
+			         "--allow-origin)",
+			         origin[0] ? origin : "too long");
+			return upgrade_refuse(wsi, 403, "bad_origin", msg, 0);
+		}
+	}
+	return 0;
+}
+
 /* ---- the callback ------------------------------------------------------------------------ */
+
+static int http_begin(srv_conn *c, struct lws *wsi, const char *path)
+{
+	http_reset(c);
+	c->kind = CONN_HTTP;
+	c->wsi = wsi;
+	c->close_after = 0;
+	serial_new(c);
+	peer_addr(wsi, c->addr, sizeof c->addr);
+	char *uri;
+	int ulen;
+	c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
+	snprintf(c->path, sizeof c->path, "%s", path);
+	char msg[200];
+	if (over_conn_limit(wsi)) {
+		/* logged when it was accepted */
+		conn_limit_message(msg, sizeof msg);
+		c->body_pending = 1;
+		http_error(c, 429, "rate_limited", msg);
+		c->resp_retry_after = 10;
+		return 0;
+	}
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING))
+		return http_error_early(c, 411, "length_required",
+		                        "send the body with a Content-Length (a chunked body is not "
+		                        "taken)");
+	long long n = 0;
+	int has_len = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0;
+	if (has_len && (n = content_length(wsi)) < 0)
+		return http_error_early(c, 400, "malformed",
+		                        "Content-Length must be the body's size in bytes");
+	if ((unsigned long long)n > body_limit(c->path)) {
+		snprintf(msg, sizeof msg, "the request body is over the size limit (%zu bytes)",
+		         body_limit(c->path));
+		return http_error_early(c, 413, "too_large", msg);
+	}
+	if (n > 0) {
+		c->body_pending = 1; /* dispatched at LWS_CALLBACK_HTTP_BODY_COMPLETION */
+		return 0;
+	}
+	if (!has_len && (c->method == LWSHUMETH_POST || c->method == LWSHUMETH_PUT ||
+	                 c->method == LWSHUMETH_PATCH))
+		c->body_pending = 1; /* lws waits for a body: close after the answer */
+	return http_dispatch(c);
+}
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
@@ -465,51 +850,71 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		tables_bots_drain();
 		return 0;
 
-	case LWS_CALLBACK_HTTP: {
-		http_reset(c);
-		c->kind = CONN_HTTP;
-		c->wsi = wsi;
-		serial_new(c);
-		peer_addr(wsi, c->addr, sizeof c->addr);
-		char *uri;
-		int ulen;
-		c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
-		snprintf(c->path, sizeof c->path, "%s", (const char *)in);
-		if (c->method != LWSHUMETH_POST)
-			return http_dispatch(c);
-		sb_init(&c->body);
-		char cl[32];
-		header_copy(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, cl, sizeof cl);
-		long long n = cl[0] ? atoll(cl) : 0;
-		if (n > (long long)cfg->max_msg * 64) {
-			/* far over: answer now and drop the connection after */
-			return http_error(c, 413, "too_large", "the request body is over the size limit");
+	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
+		char addr[64];
+		peer_addr(wsi, addr, sizeof addr);
+		addr_count *e = addr_take(addr);
+		lws_set_opaque_user_data(wsi, e ? (void *)e : (void *)&over_limit);
+		if (!e) {
+			/* a flood must not flood the log too: one line a second */
+			static int64_t last_ms;
+			static unsigned quiet;
+			int64_t now = srv_now_ms();
+			if (now - last_ms >= 1000) {
+				srv_event("connection from %s over --max-conns-per-addr %d (%u more refused "
+				          "since the last line)",
+				          addr, cfg->max_conns_per_addr, quiet);
+				last_ms = now;
+				quiet = 0;
+			} else {
+				quiet++;
+			}
 		}
-		if (n <= 0 && !lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING))
-			return http_dispatch(c);
 		return 0;
 	}
+	case LWS_CALLBACK_WSI_DESTROY: {
+		void *o = lws_get_opaque_user_data(wsi);
+		if (o && o != (void *)&over_limit)
+			addr_release(o);
+		lws_set_opaque_user_data(wsi, NULL);
+		return 0;
+	}
+
+	case LWS_CALLBACK_HTTP:
+		return http_begin(c, wsi, in);
 	case LWS_CALLBACK_HTTP_BODY: {
-		/* uploaded records may be larger than a move: 64 x the message limit */
-		size_t limit = !strcmp(c->path, "/api/records") ? cfg->max_msg * 64 : cfg->max_msg;
-		if (!c->body_over && c->body.len + len <= limit)
-			sb_add(&c->body, in, len);
-		else
+		if (!c || c->kind != CONN_HTTP || c->answered || c->body_over || !len)
+			return 0; /* an answer went already: the rest is thrown away */
+		if (c->body.len + len > body_limit(c->path)) {
 			c->body_over = 1;
+			sb_free(&c->body);
+			return 0;
+		}
+		sb_add(&c->body, in, len);
 		return 0;
 	}
 	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+		if (!c || c->kind != CONN_HTTP)
+			return 0;
+		c->body_pending = 0;
 		return http_dispatch(c);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (!c || c->kind != CONN_HTTP)
+			return 0;
 		return http_write(c);
 	case LWS_CALLBACK_HTTP_FILE_COMPLETION:
-		serial_drop(c);
+		if (c)
+			serial_drop(c);
 		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
 	case LWS_CALLBACK_CLOSED_HTTP:
+		/* the request's memory is freed after this: so is what it holds */
 		if (c && c->kind == CONN_HTTP)
 			http_reset(c);
 		return 0;
 
+	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+		return upgrade_check(wsi);
 	case LWS_CALLBACK_ESTABLISHED: {
 		serial_drop(c);
 		memset(c, 0, sizeof *c);
@@ -517,16 +922,29 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->wsi = wsi;
 		c->seat = -1;
 		serial_new(c);
+		ws_link(c);
 		peer_addr(wsi, c->addr, sizeof c->addr);
-		char path[256], token[256], cookie[1024], arg[300];
+		char path[256], token[256], cookie[1024];
 		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
-		const char *t = lws_get_urlarg_by_name(wsi, "token=", arg, (int)sizeof arg);
-		snprintf(token, sizeof token, "%s", t ? t : "");
+		header_token(wsi, token, sizeof token);
 		header_copy(wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
 		api_ws_open(c, path, token, cookie);
 		return 0;
 	}
 	case LWS_CALLBACK_RECEIVE: {
+		if (c->closing || c->dropped)
+			return 0;
+		if (lws_frame_is_binary(wsi)) {
+			/* the protocol is JSON text: close with 1003 (RFC 6455 7.4.1).
+			 * Returning -1 from RECEIVE sends the close frame (from a
+			 * writable callback lws would drop the socket without one). */
+			static const char why[] = "binary frames are not taken: send JSON text";
+			lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+			                 (unsigned char *)why, sizeof why - 1);
+			c->dropped = 1; /* nothing more after the close frame */
+			queue_free(c);
+			return -1;
+		}
 		int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
 		if (!c->rx_over && c->rxlen + len > cfg->max_msg) {
 			c->rx_over = 1;
@@ -554,6 +972,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 			serial_drop(c);
 			api_ws_close(c);
 			queue_free(c);
+			ws_unlink(c);
 			free(c->rx);
 			c->rx = NULL;
 			c->kind = CONN_NONE;
@@ -663,6 +1082,7 @@ int srv_run(const srv_config *c)
 	if (c->host && !strchr(c->host, ':'))
 		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.server_string = "carc";
+	info.headers = SECURITY_HEADERS;
 	info.timeout_secs = 30;
 	info.pt_serv_buf_size = 16384;
 	info.signal_cb = on_uv_signal;
@@ -719,5 +1139,6 @@ int srv_run(const srv_config *c)
 	ctx = NULL;
 	tables_stop();
 	st->ops->close(st);
+	addrs_free();
 	return 0;
 }

@@ -5,7 +5,10 @@
  * counted) and queued to every connection that gets it; each connection
  * sends from its own queue when its socket can take more, so a slow client
  * only grows its own queue. A queue over the limit (srv_config.max_queue)
- * drops that client; it can reconnect and get the full state again.
+ * drops that client; it can reconnect and get the full state again. The
+ * memory all queues hold together (each message counted once, however many
+ * queues share it) has a limit too (srv_config.max_queue_total): over it
+ * the client with the largest queue is dropped, until the new message fits.
  */
 #ifndef CARC_SERVER_NET_H
 #define CARC_SERVER_NET_H
@@ -21,6 +24,7 @@ struct srv_table;
 
 typedef struct srv_msg {
 	int refs;
+	int qrefs;            /* queues holding it: counted once in the total queued */
 	size_t len;
 	unsigned char data[]; /* LWS_PRE bytes of room, then len bytes of text */
 } srv_msg;
@@ -43,6 +47,8 @@ struct srv_conn {
 	char path[256];
 	srv_sb body;
 	int body_over;               /* the body is over the limit */
+	int body_pending;            /* a body is announced and not yet all read */
+	int close_after;             /* close the connection once the answer is out */
 	int answered;
 	char *resp;                  /* the response body */
 	size_t resp_len, resp_off;
@@ -65,6 +71,7 @@ struct srv_conn {
 	int closing;                 /* close once the queue is empty */
 	int dropped;                 /* being killed: send nothing more */
 	struct srv_conn *tnext, *tprev;
+	struct srv_conn *anext, *aprev; /* every WebSocket connection (net.c) */
 };
 typedef struct srv_conn srv_conn;
 

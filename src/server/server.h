@@ -36,6 +36,7 @@
 /* ---- configuration ---------------------------------------------------------- */
 
 #define SRV_MAX_BOT_LEVELS 16
+#define SRV_MAX_ALLOW_ORIGIN 16
 
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
@@ -48,6 +49,14 @@ typedef struct srv_config {
 	int quiet;             /* 1: log errors only, not game events */
 	size_t max_msg;        /* largest WebSocket message / HTTP body accepted */
 	size_t max_queue;      /* bytes queued to one client before it is dropped */
+	size_t max_queue_total; /* bytes queued to all clients together; over it the
+	                         * client with the largest queue is dropped */
+	int max_conns_per_addr; /* open connections (HTTP and WebSocket) from one
+	                         * address; 0: no limit */
+	/* origins besides the server's own (the Host header) whose pages may open
+	 * a WebSocket, e.g. "https://carc.example.org" behind a proxy */
+	const char *allow_origin[SRV_MAX_ALLOW_ORIGIN];
+	int n_allow_origin;
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
 	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one

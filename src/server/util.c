@@ -70,19 +70,32 @@ void sb_free(srv_sb *b)
 	b->len = b->cap = 0;
 }
 
+/* Makes room for `extra` more bytes and the NUL. Works from any state of the
+ * sb, also a zeroed or freed one (cap 0): it starts at 256 bytes instead of
+ * doubling 0 forever. */
 static void sb_reserve(srv_sb *b, size_t extra)
 {
-	if (b->len + extra + 1 <= b->cap)
+	if (extra > (size_t)-1 / 2 - b->len - 1) {
+		fprintf(stderr, "carc-serve: out of memory (a string of %zu bytes)\n", extra);
+		abort();
+	}
+	size_t need = b->len + extra + 1;
+	if (b->s && need <= b->cap)
 		return;
-	while (b->len + extra + 1 > b->cap)
-		b->cap *= 2;
-	b->s = srv_xrealloc(b->s, b->cap);
+	size_t cap = b->cap >= 256 ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	b->s = srv_xrealloc(b->s, cap);
+	if (!b->cap)
+		b->s[b->len] = 0;
+	b->cap = cap;
 }
 
 void sb_add(srv_sb *b, const char *s, size_t n)
 {
 	sb_reserve(b, n);
-	memcpy(b->s + b->len, s, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = 0;
 }
@@ -93,22 +106,20 @@ void sb_printf(srv_sb *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= b->cap - b->len) {
-		sb_reserve(b, (size_t)n);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
+	sb_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
 	b->len += (size_t)n;
 }
 
 char *sb_take(srv_sb *b)
 {
-	char *s = b->s;
+	char *s = b->s ? b->s : srv_xstrdup("");
 	b->s = NULL;
 	b->len = b->cap = 0;
 	return s;
@@ -257,6 +268,8 @@ void srv_config_default(srv_config *c)
 	c->quiet = 0;
 	c->max_msg = 16 * 1024;
 	c->max_queue = 4 * 1024 * 1024;
+	c->max_queue_total = 64 * 1024 * 1024;
+	c->max_conns_per_addr = 64;
 	c->max_tables = 20000;
 	c->idle_evict_s = 600;
 	c->bot_max_time = 2.0;

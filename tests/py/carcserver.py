@@ -161,10 +161,12 @@ class Server:
         return out
 
     def ws(self, tid, token=None, **kw):
-        path = "/ws/%s" % tid
+        """A WebSocket to the table; the token goes in a header of the
+        handshake (the server refuses one in the URL)."""
+        headers = dict(kw.pop("headers", None) or {})
         if token:
-            path += "?token=" + token
-        return WebSocket(self.port, path, **kw)
+            headers["Authorization"] = "Bearer " + token
+        return WebSocket(self.port, "/ws/%s" % tid, headers=headers, **kw)
 
 
 class WSClosed(Exception):
@@ -174,16 +176,17 @@ class WSClosed(Exception):
 class WebSocket:
     """A blocking WebSocket client for tests: text messages as JSON."""
 
-    def __init__(self, port, path, timeout=10, rcvbuf=None):
+    def __init__(self, port, path, timeout=10, rcvbuf=None, headers=None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((HOST, port))
         key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join("%s: %s\r\n" % kv for kv in (headers or {}).items())
         req = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-               "Sec-WebSocket-Version: 13\r\n\r\n" % (path, HOST, port, key))
+               "Sec-WebSocket-Version: 13\r\n%s\r\n" % (path, HOST, port, key, extra))
         self.sock.sendall(req.encode())
         buf = b""
         deadline = time.time() + timeout

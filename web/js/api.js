@@ -57,6 +57,10 @@ export const seats = {
 // Live connection to one table. Reconnects by itself with a growing pause,
 // and at once when the browser comes back online or the tab is shown again.
 // Callbacks: onMessage(msg), onStatus('open'|'closed'|'connecting').
+// The seat's token never goes in the URL (the server refuses that: URLs end
+// up in logs). The table's cookie carries it on the handshake; when the
+// first state says we hold no seat though we have a token (the cookie is
+// gone), the token follows in an auth message.
 export class Live {
   constructor(tableId, token, { onMessage, onStatus }) {
     this.id = tableId; this.token = token;
@@ -69,11 +73,11 @@ export class Live {
   }
   connect() {
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : '';
     this.onStatus?.('connecting');
     let ws;
-    try { ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}${q}`); } catch { this.retry(); return; }
+    try { ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}`); } catch { this.retry(); return; }
     this.ws = ws;
+    let authed = false;
     ws.onopen = () => {
       this.delay = 500;
       this.onStatus?.('open');
@@ -83,6 +87,10 @@ export class Live {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.type === 'state' && !msg.you && this.token && !authed && this.ws === ws) {
+        authed = true;
+        this.send({ type: 'auth', token: this.token });
+      }
       this.onMessage?.(msg);
     };
     ws.onclose = () => {
