@@ -394,6 +394,11 @@ class LimitsTest(ServerCase):
         self.assertEqual(srv.get("/api/tables/" + playing)[0], 200)  # started: stays
         self.assertNotIn(tid, [t["id"] for t in srv.get("/api/tables?status=all")[1]["tables"]])
         self.assertIn("event=expired", srv.read_log())
+        # the deletion is a write of the storage thread: wait for it before
+        # the kill (a kill before it leaves the table to the next start)
+        deadline = time.time() + 5
+        while srv.get("/api/health")[1]["writes_queued"] and time.time() < deadline:
+            time.sleep(0.02)
         srv.kill()
         # gone from the store too; an open table that expired while the server
         # was down goes at start, by its stored time
