@@ -193,6 +193,8 @@ export class LobbyView {
       else opts.push(['friend', t('create.friend')]);
       // a level the operator added (--bot-level) has no translation: its name, and its spec as the hint
       for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: tOr(`bot.${l}`, l) })]);
+      // a level saved in this browser that this server no longer has: its default
+      if (this.options && s.who.startsWith('bot:') && !this.levels().includes(s.who.slice(4))) s.who = `bot:${this.quickLevel()}`;
       if (i === 0 && s.who === 'friend') s.who = 'me';
       if (i > 0 && s.who === 'me') s.who = 'friend';
       for (const [v, label] of opts) h += `<option value="${v}" ${v === s.who ? 'selected' : ''}>${esc(label)}</option>`;
