@@ -1,14 +1,32 @@
-// The lobby: tables to join or watch, finished games to replay, a form to
-// make a table, and uploading a record to watch it. Open tables and games in
+// The lobby: "Play a bot now" (one click to a game against a bot with the
+// default options), tables to join or watch, finished games to replay, a form
+// to make a table, and uploading a record to watch it. Open tables and games in
 // progress are what the server holds; finished games come from its store a
 // page at a time (the newest page refreshed, older pages on demand).
 import { api, seats } from './api.js';
 import { PALETTE, badge } from './colors.js';
 import { t, tOr, esc, currentLanguage } from './i18n.js';
+import { NAME_BYTES, fitName } from './names.js';
 import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
+const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
+
+// A count in words by the language's plural rules (Intl.PluralRules): the
+// value holds the forms, "one:{n} seat open|other:{n} seats open" (Slovenian
+// also two: and few:), as i18n.js's plural forms do.
+function tn(key, n) {
+  const s = t(key), forms = {};
+  for (const part of s.split('|')) {
+    const m = /^(zero|one|two|few|many|other):/.exec(part);
+    if (m) forms[m[1]] = part.slice(m[0].length);
+  }
+  let c = 'other';
+  try { c = new Intl.PluralRules(currentLanguage()).select(n); } catch { /* no Intl: other */ }
+  const f = Object.keys(forms).length ? (forms[c] ?? forms.other ?? s) : s;
+  return f.replace(/\{n\}/g, String(n));
+}
 
 export class LobbyView {
   constructor(root) {
@@ -18,13 +36,22 @@ export class LobbyView {
     this.lists = { open: [], playing: [], over: [] };
     this.overMore = false;     // the server has older finished games than the list shows
     this.olderLoaded = false;  // pages after the first were asked for
+    this.busy = false;         // a table is being made: one request at a time (a double click makes one table)
+    this.nameCut = false;      // the typed name was cut to what the server takes
     this.langHandler = () => this.render();
     window.addEventListener('langchange', this.langHandler);
+    // back from the table (the page kept in memory): the buttons work again
+    this.showHandler = (e) => { if (e.persisted) this.setBusy(false); };
+    window.addEventListener('pageshow', this.showHandler);
     this.render();
     this.load();
     this.timer = setInterval(() => this.refresh(), 4000);
   }
-  destroy() { clearInterval(this.timer); window.removeEventListener('langchange', this.langHandler); }
+  destroy() {
+    clearInterval(this.timer);
+    window.removeEventListener('langchange', this.langHandler);
+    window.removeEventListener('pageshow', this.showHandler);
+  }
 
   loadForm() {
     const saved = (() => { try { return JSON.parse(localStorage.getItem('carc.form') || 'null'); } catch { return null; } })();
@@ -32,7 +59,7 @@ export class LobbyView {
     return {
       players: f.players || 2,
       seats: f.seats || [{ who: 'me', colour: 'blue' }, { who: 'bot:medium', colour: 'red' }, { who: 'friend', colour: 'yellow' }, { who: 'friend', colour: 'black' }, { who: 'friend', colour: 'green' }, { who: 'friend', colour: 'pink' }],
-      name: localStorage.getItem('carc.name') || '',
+      name: fitName(localStorage.getItem('carc.name') || '').name,
       farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || 'international', small_city: !!f.small_city,
       expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
@@ -79,15 +106,20 @@ export class LobbyView {
   render() {
     this.root.innerHTML = `
 <div class="lobby">
+  <section class="card quick" aria-label="${t('quick.label')}">
+    <button type="button" class="primary big" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
+    <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
+      <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
+  </section>
   <section class="card create" aria-labelledby="create-h">
     <h2 id="create-h">${t('create.title')}</h2>
-    <form class="create-form" data-testid="create-form" novalidate>${this.formHtml()}</form>
+    <form class="create-form" data-testid="create-form" novalidate aria-busy="${this.busy}">${this.formHtml()}</form>
   </section>
   <div class="lists">
-    <section class="card"><h2>${t('lobby.mine')}</h2><div class="list mine" data-testid="my-tables"></div></section>
-    <section class="card"><h2>${t('lobby.open')}</h2><div class="list open" data-testid="open-tables"></div></section>
-    <section class="card"><h2>${t('lobby.playing')}</h2><div class="list playing" data-testid="playing-tables"></div></section>
-    <section class="card"><h2>${t('lobby.over')}</h2><div class="list over" data-testid="finished-games"></div>
+    <section class="card"><h2 id="mine-h">${t('lobby.mine')}</h2><div class="list mine" data-testid="my-tables"></div></section>
+    <section class="card"><h2 id="open-h">${t('lobby.open')}</h2><div class="list open" data-testid="open-tables"></div></section>
+    <section class="card"><h2 id="playing-h">${t('lobby.playing')}</h2><div class="list playing" data-testid="playing-tables"></div></section>
+    <section class="card"><h2 id="over-h">${t('lobby.over')}</h2><div class="list over" data-testid="finished-games"></div>
       <p class="more-over hidden"><button type="button" class="linkish" data-testid="more-finished">${t('lobby.more')}</button></p>
       <label class="upload">${t('lobby.upload')} <input type="file" accept=".json,application/json" data-testid="upload"></label></section>
   </div>
@@ -96,6 +128,7 @@ export class LobbyView {
     form.addEventListener('input', (e) => this.onInput(e));
     form.addEventListener('change', (e) => this.onInput(e));
     form.addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
+    this.root.querySelector('[data-testid=quick-start]').addEventListener('click', () => this.quickStart());
     this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
     this.root.querySelector('[data-testid=more-finished]').addEventListener('click', () => this.moreOver());
     this.renderLists();
@@ -116,6 +149,28 @@ export class LobbyView {
   levels() {
     const l = this.options?.bot_levels?.filter((b) => b.available !== false).map((b) => b.level);
     return l?.length ? l : BOT_LEVELS;
+  }
+  // What a level's bot does, from the spec the server lists for it (a level
+  // is a name; "easy" may well be the random bot): "thinks ahead (Monte Carlo
+  // tree search) · up to 1 s a move". A level the operator added
+  // (--bot-level NAME=SPEC) has no translated name: its spec is shown too.
+  botHint(level) {
+    const spec = this.options?.bot_levels?.find((b) => b.level === level)?.spec ?? '';
+    const does = tOr(`create.bot.does.${spec.split(':')[0]}`, '');
+    const parts = does ? [does] : [];
+    const time = /(?:^|[:,])time=(\d+(?:\.\d+)?)/.exec(spec);
+    if (does && time) parts.push(t('create.bot.time', { s: new Intl.NumberFormat(currentLanguage()).format(Number(time[1])) }));
+    if (!does || tOr(`bot.${level}`, null) === null) parts.push(spec);
+    return { text: parts.filter(Boolean).join(' · '), spec };
+  }
+  quickLevel() {
+    const l = this.levels();
+    return l.includes(QUICK_LEVEL) ? QUICK_LEVEL : l[0];
+  }
+  quickName() { return (this.form.name || '').trim() || t('quick.name'); }
+  quickWhat() {
+    const level = this.quickLevel();
+    return t('quick.what', { name: this.quickName(), level: tOr(`bot.${level}`, level), does: this.botHint(level).text || level });
   }
 
   formHtml() {
@@ -138,15 +193,20 @@ export class LobbyView {
       else opts.push(['friend', t('create.friend')]);
       // a level the operator added (--bot-level) has no translation: its name, and its spec as the hint
       for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: tOr(`bot.${l}`, l) })]);
+      // a level saved in this browser that this server no longer has: its default
+      if (this.options && s.who.startsWith('bot:') && !this.levels().includes(s.who.slice(4))) s.who = `bot:${this.quickLevel()}`;
       if (i === 0 && s.who === 'friend') s.who = 'me';
       if (i > 0 && s.who === 'me') s.who = 'friend';
       for (const [v, label] of opts) h += `<option value="${v}" ${v === s.who ? 'selected' : ''}>${esc(label)}</option>`;
       h += '</select></td><td>';
-      if (s.who === 'me') h += `<input name="name" maxlength="40" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}">`;
-      else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
+      // maxlength counts UTF-16 units; fitName holds the name to the server's bytes
+      if (s.who === 'me') {
+        h += `<input name="name" maxlength="${NAME_BYTES}" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}" aria-describedby="name-cut">`;
+        h += `<small id="name-cut" class="name-cut${this.nameCut ? '' : ' hidden'}" data-testid="name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small>`;
+      } else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
       else {
-        const lvl = s.who.slice(4), spec = this.options?.bot_levels?.find((b) => b.level === lvl)?.spec ?? '';
-        h += `<span class="hint">${esc(tOr(`create.bot.hint.${lvl}`, spec))}</span>`;
+        const hint = this.botHint(s.who.slice(4));
+        h += `<span class="hint" data-testid="bot-hint-${i}" title="${esc(hint.spec)}">${esc(hint.text)}</span>`;
       }
       h += '</td></tr>';
     }
@@ -173,9 +233,19 @@ export class LobbyView {
       <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
       <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
     </details>
-    <p class="form-error" role="alert"></p>
-    <button type="submit" class="primary big" data-testid="create">${t('create.button')}</button>`;
+    <div class="create-bar"><p class="form-error" role="alert"></p>
+      <div class="create-go"><button type="submit" class="primary big" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
+      <span class="create-summary" data-testid="create-summary">${this.summary()}</span></div></div>`;
     return h;
+  }
+
+  // the form's choices in a line beside the button, which stays on screen
+  summary() {
+    const f = this.form;
+    let tiles;
+    try { tiles = f.pile.trim() ? this.parsePile(f.pile) : undefined; } catch { tiles = undefined; }
+    // without the players: the form shows them just above
+    return optionsSummary({ players: f.players, farmers: f.farmers, farm_scoring: f.farm_scoring, small_city: f.small_city, expansions: this.chosenExpansions(), tiles, private: f.private }).slice(1).join(' · ');
   }
 
   onInput(e) {
@@ -189,7 +259,17 @@ export class LobbyView {
       if (other >= 0) f.seats[other].colour = f.seats[i].colour;
       f.seats[i].colour = el.value; rerender = true;
     } else if (n.startsWith('who')) { f.seats[Number(n.slice(3))].who = el.value; rerender = true; }
-    else if (n === 'name') f.name = el.value;
+    else if (n === 'name') {
+      const { name, cut } = fitName(el.value);
+      if (cut) el.value = name;
+      f.name = name;
+      if (e.type === 'input') {
+        this.nameCut = cut;
+        this.root.querySelector('[data-testid=name-cut]')?.classList.toggle('hidden', !cut);
+      }
+      const q = this.root.querySelector('[data-testid=quick-what]');
+      if (q) q.textContent = this.quickWhat();
+    }
     else if (n === 'farmers' || n === 'small_city' || n === 'private') { f[n] = el.checked; rerender = n === 'farmers'; }
     else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
     else if (n === 'exp') {
@@ -203,6 +283,8 @@ export class LobbyView {
       form.innerHTML = this.formHtml();
       form.querySelector(`[name="${focus}"]`)?.focus();
     }
+    const sum = this.root.querySelector('[data-testid=create-summary]');
+    if (sum) sum.innerHTML = this.summary();
     const { seed, pile, name, ...keep } = f; // eslint-disable-line no-unused-vars
     localStorage.setItem('carc.form', JSON.stringify(keep));
   }
@@ -218,7 +300,45 @@ export class LobbyView {
     return out;
   }
 
-  async create() {
+  // While a table is being made both buttons are off and a submit does
+  // nothing (a double click, Enter twice): one request, one table.
+  setBusy(on) {
+    this.busy = on;
+    for (const b of this.root.querySelectorAll('[data-testid=create], [data-testid=quick-start]')) b.disabled = on;
+    this.root.querySelector('[data-testid=create-form]')?.setAttribute('aria-busy', String(on));
+  }
+
+  // POST /api/tables and go to the table; the message of a refusal in errEl.
+  async start(body, colours, errEl) {
+    if (this.busy) return;
+    this.setBusy(true);
+    errEl.textContent = '';
+    try {
+      const r = await api.create(body);
+      if (!serverColours(r.table)) rememberColors(r.id, colours);
+      if (r.token) seats.set(r.id, r.seat, r.token);
+      location.assign(`/?table=${r.id}`); // busy until the page goes
+    } catch (e) {
+      this.setBusy(false);
+      errEl.textContent = e.message;
+    }
+  }
+
+  // "Play a bot now": you against the bot of QUICK_LEVEL with the server's
+  // default options, under the name typed last (or "Player"), in the colours
+  // of the form's first two seats.
+  quickStart() {
+    if (this.busy) return;
+    const f = this.form;
+    let c0 = f.seats[0]?.colour || PALETTE[0].id, c1 = f.seats[1]?.colour;
+    if (!c1 || c1 === c0) c1 = PALETTE.find((c) => c.id !== c0).id;
+    const name = fitName(this.quickName()).name;
+    if ((f.name || '').trim()) localStorage.setItem('carc.name', name);
+    this.start({ players: 2, seats: [{ colour: c0 }, { bot: this.quickLevel(), colour: c1 }], name }, [c0, c1], this.root.querySelector('.quick-error'));
+  }
+
+  create() {
+    if (this.busy) return;
     const f = this.form, err = this.root.querySelector('.form-error');
     err.textContent = '';
     const body = { players: f.players, seats: [], farmers: f.farmers, small_city: f.small_city, expansions: this.chosenExpansions() };
@@ -244,14 +364,7 @@ export class LobbyView {
       if (f.pile.trim()) body.tiles = this.parsePile(f.pile);
     } catch (e) { err.textContent = e.message; return; }
     // the seat list must put "me" on the first open seat: the server seats the creator there
-    try {
-      const r = await api.create(body);
-      if (!serverColours(r.table)) rememberColors(r.id, colours);
-      if (r.token) seats.set(r.id, r.seat, r.token);
-      location.assign(`/?table=${r.id}`);
-    } catch (e) {
-      err.textContent = e.message;
-    }
+    this.start(body, colours, err);
   }
 
   async upload(file) {
@@ -268,16 +381,24 @@ export class LobbyView {
     const won = new Set(tb.winners || []);
     const names = tb.seats.map((s, i) => {
       const pts = tb.scores?.[i];
-      const score = pts === undefined ? '' : ` <b class="pts" title="${esc(t('lobby.points', { n: pts }))}">${pts}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`;
-      return `<span class="who" data-colour="${cols[i].id}">${badge(cols[i], 14)} ${esc(seatName(tb, i, cols))}${score}</span>`;
+      const score = pts === undefined ? '' : ` <b class="pts" title="${esc(tn('lobby.points', pts))}">${pts}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`;
+      // a name of up to 63 bytes, unbroken: cut with an ellipsis, whole in the title
+      const nm = esc(seatName(tb, i, cols));
+      return `<span class="who" data-colour="${cols[i].id}">${badge(cols[i], 14)}<span class="nm" title="${nm}">${nm}</span>${score}</span>`;
     }).join(' ');
+    const open = tb.status === 'playing' || tb.status === 'over' ? 0 : tb.seats.filter((s) => s.kind === 'open').length;
+    const meta = [];
+    if (open) meta.push(`<span class="open-seats">${esc(tn('lobby.seats.open', open))}</span>`);
     const ms = tb.finished_ms || tb.updated_ms || tb.created_ms || Date.now();
     const d = new Date(ms), lang = currentLanguage();
     // older than today: with the date
     const when = d.toDateString() === new Date().toDateString()
       ? d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' })
       : d.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' });
-    return `<div class="trow" data-id="${tb.id}"><div class="tmain"><div class="tnames">${names}</div><div class="tmeta">${optionsSummary(tb.options).slice(1).join(' · ')} · ${tb.status === 'playing' ? t('lobby.turn', { n: (tb.turn ?? 0) + 1 }) : ''} ${when}</div></div><div class="tact">${actions}</div></div>`;
+    meta.push(...optionsSummary(tb.options).slice(1));
+    if (tb.status === 'playing') meta.push(t('lobby.turn', { n: (tb.turn ?? 0) + 1 }));
+    meta.push(when);
+    return `<div class="trow" data-id="${tb.id}"><div class="tmain"><div class="tnames">${names}</div><div class="tmeta">${meta.join(' · ')}</div></div><div class="tact">${actions}</div></div>`;
   }
 
   renderLists() {
@@ -292,5 +413,11 @@ export class LobbyView {
     q('.list.over').innerHTML = this.lists.over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}" data-testid="replay-${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
     q('.more-over').classList.toggle('hidden', !this.overMore || !this.lists.over.length);
     q('[data-testid=more-finished]').disabled = !!this.loadingOver;
+    // the counts in the jump links (narrow screens)
+    const jumps = this.root.querySelectorAll('.jump .n');
+    if (jumps.length === 2) {
+      jumps[0].textContent = this.lists.open.length ? ` (${this.lists.open.length})` : '';
+      jumps[1].textContent = this.lists.playing.length ? ` (${this.lists.playing.length})` : '';
+    }
   }
 }
