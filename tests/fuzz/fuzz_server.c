@@ -34,6 +34,7 @@ static fz_slot slots[FZ_NSLOTS];
 
 #define MAX_TABLES 40           /* small: a reset comes soon after the limit */
 #define RESET_EVERY 20000       /* inputs: bounds the database file */
+static int reset_every = RESET_EVERY; /* CARC_FUZZ_RESET_EVERY=1: check every input */
 #define HARNESS_ADDR "192.0.2.1" /* the harness's own requests (TEST-NET-1) */
 
 void fz_fail(const char *fmt, ...)
@@ -114,6 +115,16 @@ static void check_ws(const char *text, size_t len)
 static srv_conn ws;             /* the harness's WebSocket connection */
 static int ws_is_open, ws_heard; /* messages it got since the last count */
 static uint64_t next_serial = 1ull << 40;
+
+/* Tables that requests made since the last reset, with the request, for
+ * the restart check (see reset). */
+#define MAX_MADE 128
+static struct {
+	char id[STORE_ID_SIZE];
+	char req[200];
+} made_tables[MAX_MADE];
+static int nmade;
+static unsigned long nresets;
 
 static uint64_t waiting;        /* the HTTP request that waits for the store */
 static int waiting_answered, waiting_status;
@@ -257,6 +268,23 @@ int fz_http(int method, const char *path, const char *query, const char *token,
 		out = waiting_body;
 	}
 	waiting = 0;
+	if (status == 201 && nmade < MAX_MADE) {
+		json_t *o = json_loads(out ? out : "", 0, NULL);
+		const char *id = json_string_value(json_object_get(o, "id"));
+		if (id) {
+			snprintf(made_tables[nmade].id, sizeof made_tables[nmade].id, "%s", id);
+			char *r = made_tables[nmade].req;
+			int k = snprintf(r, sizeof made_tables[nmade].req, "%s %s ", p, q);
+			for (size_t i = 0; i < body_len && k >= 0 && (size_t)k + 5 < sizeof made_tables[0].req;
+			     i++) {
+				unsigned char ch = (unsigned char)body[i];
+				k += ch >= 32 && ch < 127 ? snprintf(r + k, 2, "%c", ch)
+				                          : snprintf(r + k, 5, "\\x%02x", ch);
+			}
+			nmade++;
+		}
+		json_decref(o);
+	}
 	if (body_out)
 		*body_out = out;
 	else
@@ -599,16 +627,57 @@ static void close_stores(void)
 
 static void at_exit(void)
 {
+	fprintf(stderr, "fuzz harness: %lu resets (each with a restart check)\n", nresets);
 	close_stores();
 	rmdir(dir);
+}
+
+/* Stops the server and starts it again on the same database: every table
+ * made since the last reset must come back as it was (same status, same
+ * turn). A failure names the request that made the table: it is usually
+ * not the input libFuzzer saves, which only came at the time of the check. */
+static int no_restart_check; /* CARC_FUZZ_NO_RESTART_CHECK=1: to look past a known bug */
+
+static void restart_check(void)
+{
+	static struct {
+		int status, nturns;
+	} before[MAX_MADE];
+	fz_settle();
+	if (no_restart_check)
+		return;
+	for (int i = 0; i < nmade; i++) {
+		srv_table *t = tables_find(made_tables[i].id);
+		if (!t)
+			fz_fail("table %s (made by %s) is gone", made_tables[i].id, made_tables[i].req);
+		before[i].status = t->status;
+		before[i].nturns = t->game.nturns;
+	}
+	writer_stop();
+	tables_stop();
+	reader->ops->close(reader);
+	reader = NULL;
+	open_stores();
+	for (int i = 0; i < nmade; i++) {
+		srv_table *t = tables_find(made_tables[i].id);
+		if (!t || t->status != before[i].status || t->game.nturns != before[i].nturns)
+			fz_fail("table %s (made by %s) did not survive a restart: %s (status %d turn %d "
+			        "before, %d %d after)",
+			        made_tables[i].id, made_tables[i].req, t ? "changed" : "not loaded",
+			        before[i].status, before[i].nturns, t ? t->status : -1,
+			        t ? t->game.nturns : -1);
+	}
 }
 
 /* Everything afresh: an empty database, no table, the slots made again. */
 static void reset(void)
 {
+	restart_check();
+	nresets++;
 	close_stores();
 	open_stores();
 	inputs_since_reset = 0;
+	nmade = 0;
 	for (int k = 0; k < FZ_NSLOTS; k++)
 		if (make_slot(k))
 			fz_fail("the slots do not fit in a fresh server");
@@ -622,6 +691,10 @@ void fz_init(void)
 	fz_cfg.bot_threads = 1;
 	fz_cfg.max_msg = 4096;
 	fz_cfg.max_tables = MAX_TABLES;
+	const char *re = getenv("CARC_FUZZ_RESET_EVERY");
+	if (re && atoi(re) > 0)
+		reset_every = atoi(re);
+	no_restart_check = getenv("CARC_FUZZ_NO_RESTART_CHECK") != NULL;
 	srv_log_quiet(1);
 	lws_set_log_level(0, NULL);
 	const char *tmp = getenv("TMPDIR");
@@ -651,7 +724,7 @@ void fz_after_input(void)
 	tables_counts(&tables, &playing, &conns);
 	if (conns)
 		fz_fail("%d connections left at tables after the input", conns);
-	if (++inputs_since_reset >= RESET_EVERY || tables >= MAX_TABLES - 4) {
+	if (++inputs_since_reset >= reset_every || tables >= MAX_TABLES - 4 || nmade >= MAX_MADE) {
 		reset();
 		return;
 	}
