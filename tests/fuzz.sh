@@ -44,10 +44,13 @@ for spec in "$@"; do
 		>"$w/log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log" | tail -1)
+	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$w/log" | tail -1)
 	took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$w/log" | tail -1)
 	[ -n "$took" ] && [ "$took" -gt 0 ] || took=$secs
 	if [ "$rc" -ne 0 ] || grep -qE "ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$w/log"; then
-		tail -60 "$w/log"
+		tail -40 "$w/log"
+		echo "--- the findings in the log of fuzz_$name:"
+		grep -E "fuzz harness:|ERROR:|SUMMARY|runtime error:" "$w/log" | head -10
 		mkdir -p build/fuzz-artifacts
 		for a in "$w"/crash-* "$w"/leak-* "$w"/timeout-* "$w"/oom-* "$w"/slow-unit-*; do
 			[ -e "$a" ] && cp "$a" "build/fuzz-artifacts/fuzz_$name-$(basename "$a")"
@@ -56,7 +59,8 @@ for spec in "$@"; do
 		failed=1
 		continue
 	fi
-	echo "fuzz_$name: ${runs:-0} runs in $took s, $(( ${runs:-0} / took )) exec/s"
+	resets=$(sed -n 's/^fuzz harness: \([0-9]*\) resets.*/, \1 restart checks/p' "$w/log" | tail -1)
+	echo "fuzz_$name: ${runs:-0} runs in $took s, $(( ${runs:-0} / took )) exec/s, peak RSS ${rss:-?} MB$resets"
 done
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: FAILED"
