@@ -58,20 +58,23 @@ static int known_code(const char *code)
 	return 0;
 }
 
-static void check_error_object(const json_t *err, const char *where, const char *text)
+static void check_error_object(const json_t *err, const char *where)
 {
 	const char *code = json_string_value(json_object_get(err, "code"));
 	if (!code || !known_code(code) || !json_is_string(json_object_get(err, "message")))
-		fz_fail("%s: an error without a known code and a message: %.300s", where, text);
+		fz_fail("%s: an error without a known code and a message (code %s)", where,
+		        code ? code : "none");
 }
 
+/* v: a header value in a buffer of `size` bytes (NULL: none) */
 static void check_header_value(const char *v, size_t size, const char *what)
 {
-	if (!memchr(v, 0, size))
+	size_t i = 0;
+	for (; v && i < size && v[i]; i++)
+		if ((unsigned char)v[i] < 32 || v[i] == 127)
+			fz_fail("%s holds a control character: %.*s", what, (int)size, v);
+	if (v && i == size)
 		fz_fail("%s is not terminated", what);
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-		if (*p < 32 || *p == 127)
-			fz_fail("%s holds a control character: %s", what, v);
 }
 
 static void check_http(int status, const char *ctype, const char *body, size_t len)
@@ -86,12 +89,14 @@ static void check_http(int status, const char *ctype, const char *body, size_t l
 		return;
 	json_error_t je;
 	json_t *o = json_loadb(body ? body : "", len, 0, &je);
+	int show = len < 300 ? (int)len : 300;
 	if (!o)
-		fz_fail("HTTP %d: the body is not JSON (%s): %.300s", status, je.text, body);
+		fz_fail("HTTP %d: the body is not JSON (%s): %.*s", status, je.text, show,
+		        body ? body : "");
 	if (status >= 400) {
 		if (!json_is_object(json_object_get(o, "error")))
-			fz_fail("HTTP %d without an error object: %.300s", status, body);
-		check_error_object(json_object_get(o, "error"), "HTTP", body);
+			fz_fail("HTTP %d without an error object: %.*s", status, show, body);
+		check_error_object(json_object_get(o, "error"), "HTTP");
 	}
 	json_decref(o);
 }
@@ -100,13 +105,14 @@ static void check_ws(const char *text, size_t len)
 {
 	json_error_t je;
 	json_t *o = json_loadb(text, len, 0, &je);
+	int show = len < 300 ? (int)len : 300;
 	if (!json_is_object(o))
-		fz_fail("a WebSocket message is not a JSON object (%s): %.300s", je.text, text);
+		fz_fail("a WebSocket message is not a JSON object (%s): %.*s", je.text, show, text);
 	const char *type = json_string_value(json_object_get(o, "type"));
 	if (!type)
-		fz_fail("a WebSocket message without a type: %.300s", text);
+		fz_fail("a WebSocket message without a type: %.*s", show, text);
 	if (!strcmp(type, "error"))
-		check_error_object(o, "WebSocket", text);
+		check_error_object(o, "WebSocket");
 	json_decref(o);
 }
 
@@ -185,10 +191,8 @@ void __wrap_net_http_answer(uint64_t serial, int status, const char *ctype, char
 	if (waiting_answered)
 		fz_fail("request %llu answered twice", (unsigned long long)serial);
 	check_http(status, ctype, body, len);
-	if (cookie)
-		check_header_value(cookie, 160, "Set-Cookie");
-	if (disposition)
-		check_header_value(disposition, 128, "Content-Disposition");
+	check_header_value(cookie, sizeof ws.resp_cookie, "Set-Cookie");
+	check_header_value(disposition, sizeof ws.resp_disp, "Content-Disposition");
 	waiting_answered = 1;
 	waiting_status = status;
 	waiting_body = body;
