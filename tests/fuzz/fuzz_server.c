@@ -50,6 +50,8 @@ void fz_fail(const char *fmt, ...)
 
 /* ---- checking what the server says ------------------------------------------------ */
 
+static int ws_errors; /* WebSocket errors sent since the last count */
+
 static int known_code(const char *code)
 {
 	for (int e = 0; e < SE_COUNT; e++)
@@ -111,9 +113,47 @@ static void check_ws(const char *text, size_t len)
 	const char *type = json_string_value(json_object_get(o, "type"));
 	if (!type)
 		fz_fail("a WebSocket message without a type: %.*s", show, text);
-	if (!strcmp(type, "error"))
+	if (!strcmp(type, "error")) {
 		check_error_object(o, "WebSocket");
+		ws_errors++;
+	}
 	json_decref(o);
+}
+
+/* What a refused request must leave as it was: the slots' tables. */
+typedef struct fz_snap {
+	int found, status, nturns, nseats, nconns;
+	uint64_t hash;
+	int kind[CARC_MAX_PLAYERS];
+} fz_snap;
+
+static void snap(fz_snap out[FZ_NSLOTS])
+{
+	memset(out, 0, sizeof(fz_snap) * FZ_NSLOTS);
+	for (int k = 0; k < FZ_NSLOTS; k++) {
+		srv_table *t = fz_table(k);
+		fz_snap *s = &out[k];
+		if (!t)
+			continue;
+		s->found = 1;
+		s->status = t->status;
+		s->nturns = t->game.nturns;
+		s->nseats = t->nseats;
+		s->nconns = t->nconns;
+		s->hash = carc_game_hash(&t->game);
+		for (int i = 0; i < t->nseats && i < CARC_MAX_PLAYERS; i++)
+			s->kind[i] = t->seat[i].kind;
+	}
+}
+
+static void same_snap(const fz_snap a[FZ_NSLOTS], const char *what)
+{
+	fz_snap b[FZ_NSLOTS];
+	snap(b);
+	for (int k = 0; k < FZ_NSLOTS; k++)
+		if (memcmp(&a[k], &b[k], sizeof a[k]))
+			fz_fail("%s, but table %s changed (status %d -> %d, turn %d -> %d)", what,
+			        fz_id(k), a[k].status, b[k].status, a[k].nturns, b[k].nturns);
 }
 
 /* ---- the transport's part (net.c's functions, redirected here) ------------------- */
@@ -247,6 +287,8 @@ int fz_http(int method, const char *path, const char *query, const char *token,
 	              .body = b, .body_len = body_len, .body_too_large = too_large, .token = tk,
 	              .cookie = ck, .addr = addr ? addr : ""};
 	api_resp rs;
+	fz_snap before[FZ_NSLOTS];
+	snap(before);
 	waiting = rq.serial;
 	waiting_answered = 0;
 	waiting_body = NULL;
@@ -272,6 +314,11 @@ int fz_http(int method, const char *path, const char *query, const char *token,
 		out = waiting_body;
 	}
 	waiting = 0;
+	if (status >= 400) {
+		char what[320];
+		snprintf(what, sizeof what, "%s answered %d", p, status);
+		same_snap(before, what);
+	}
 	if (status == 201 && nmade < MAX_MADE) {
 		json_t *o = json_loads(out ? out : "", 0, NULL);
 		const char *id = json_string_value(json_object_get(o, "id"));
@@ -324,7 +371,9 @@ srv_conn *fz_ws_open(const char *path, const char *token, const char *cookie)
 void fz_ws_message(srv_conn *c, const char *text, size_t len)
 {
 	int attached = c->table != NULL && !c->closing;
-	ws_heard = 0;
+	fz_snap before[FZ_NSLOTS];
+	snap(before);
+	ws_heard = ws_errors = 0;
 	if (len > fz_cfg.max_msg) {
 		api_ws_too_large(c, fz_cfg.max_msg);
 	} else {
@@ -337,6 +386,8 @@ void fz_ws_message(srv_conn *c, const char *text, size_t len)
 	fz_settle();
 	if (attached && !ws_heard)
 		fz_fail("a WebSocket message got no answer: %.*s", (int)(len < 300 ? len : 300), text);
+	if (ws_heard && ws_heard == ws_errors)
+		same_snap(before, "a WebSocket message was refused");
 }
 
 void fz_ws_close(srv_conn *c)

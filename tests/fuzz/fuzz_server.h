@@ -10,8 +10,10 @@
  * the linker (-Wl,--wrap=net_..., see the Makefile): answers and messages
  * land here, where each one is checked against the protocol (valid JSON,
  * a known error code, no control characters in headers, every request that
- * waits for the store answered exactly once). A violation aborts, which
- * libFuzzer reports like a crash.
+ * waits for the store answered exactly once, every WebSocket message
+ * answered, nothing changed by a refused request or message, every table
+ * made coming back after a restart). A violation aborts, which libFuzzer
+ * reports like a crash.
  *
  * Fixed tables ("slots") are prepared at start; inputs name them through
  * placeholders that fz_expand() replaces with real ids, tokens and legal
