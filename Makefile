@@ -7,7 +7,7 @@
 #   make debug        -O0 -g build with the from-scratch check after every move
 #   make SANITIZE=address,undefined test    the tests under ASan + UBSan
 #   make CC=clang     any of the above with clang
-#   make fuzz         libFuzzer target for the record reader (clang)
+#   make fuzz         libFuzzer targets: record reader, HTTP API, WebSocket messages (clang)
 #   make install      PREFIX=/usr/local: library, header, pkg-config file
 #
 # Warnings are errors. The tile tables are generated at build time from
@@ -130,14 +130,31 @@ bench: $(CARC)
 debug:
 	@$(MAKE) --no-print-directory MODE=debug all
 
-# libFuzzer target for the record reader and replay (clang only).
+# libFuzzer targets (clang only): the record reader and replay (record),
+# the HTTP API (http) and the WebSocket messages (ws) of the server. The
+# server targets link the server's objects without the command and take
+# over net.c's calls with --wrap (tests/fuzz/fuzz_server.c). Each target
+# runs FUZZ_SECONDS (record) or FUZZ_NET_SECONDS (http, ws); a crash, leak,
+# timeout or sanitizer report fails (tests/fuzz.sh). FUZZ_TARGETS picks some.
 FUZZ_SECONDS ?= 60
+FUZZ_NET_SECONDS ?= $(FUZZ_SECONDS)
+FUZZ_TARGETS ?= record http ws
 FUZZ_BUILD = $(BUILD_ROOT)/fuzz
+FUZZ_SAN = $(FUZZ_BUILD)/san-clang
+FUZZ_CFLAGS = $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Iinclude -Isrc/server
+FUZZ_SERVER_OBJ = $(patsubst %.c,$(FUZZ_SAN)/%.o,$(wildcard src/server/*.c))
+FUZZ_WRAP = $(foreach f,net_send net_send_text net_broadcast net_close_after_flush net_conn_find \
+	net_http_answer,-Wl,--wrap=$(f))
 fuzz: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD_ROOT=$(FUZZ_BUILD) CC=clang SANITIZE=address,undefined,fuzzer-no-link all
-	clang $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude \
-		-o $(FUZZ_BUILD)/fuzz_record tests/fuzz/fuzz_record.c $(FUZZ_BUILD)/san-clang/libcarc.a -ljansson -lm
-	sh tests/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BUILD)/fuzz_record $(FUZZ_BUILD)/san-clang/carc
+	clang $(FUZZ_CFLAGS) -o $(FUZZ_BUILD)/fuzz_record tests/fuzz/fuzz_record.c $(FUZZ_SAN)/libcarc.a -ljansson -lm
+	for t in http ws; do \
+		clang $(FUZZ_CFLAGS) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c tests/fuzz/fuzz_server.c \
+			$(FUZZ_SERVER_OBJ) $(FUZZ_SAN)/libcarc.a $(FUZZ_WRAP) $(SERVER_LIBS) -ljansson -lm -lpthread \
+			|| exit 1; \
+	done
+	sh tests/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SAN)/carc $(foreach t,$(FUZZ_TARGETS),$(t):$(if $(filter record,$(t)),$(FUZZ_SECONDS),$(FUZZ_NET_SECONDS)))
 
 install: $(LIB_A) $(LIB_SO) $(CARC)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
