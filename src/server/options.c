@@ -577,6 +577,16 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			}
 			out->pile[t] = (int)json_integer_value(e);
 		}
+		/* a pile is stored without its zeros: one of nothing would not
+		 * load back (and a game without tiles is no game) */
+		int n = 0;
+		for (int k = 0; k < CARC_TILE_TYPES; k++)
+			n += out->pile[k];
+		if (!n) {
+			snprintf(err, errsize, "option 'tiles' must have at least one tile, "
+			         "e.g. {\"U\": 3, \"E\": 1}");
+			return -1;
+		}
 		out->has_pile = 1;
 	}
 	/* the engine has the last word on the rules and the pile */

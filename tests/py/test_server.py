@@ -476,6 +476,23 @@ class ServerTest(ServerCase):
         log = srv.state(tid)["game"]["log"]
         self.assertEqual([t["scores"] for t in rec["turns"]], [e["scores"] for e in log])
 
+    def test_custom_piles_load_back_or_are_refused(self):
+        # found by fuzz_http (tests/fuzz/repro/http-empty-pile-unloadable): a
+        # pile whose counts were all 0 was accepted, stored without its zeros
+        # as {} and the table was gone after a restart
+        srv = self.start()
+        for pile in ({"E": 0, "U": 0}, {"U": 0}):
+            st, r, _ = srv.post("/api/tables", {"name": "a", "tiles": pile})
+            self.assertEqual((st, r["error"]["code"]), (400, "bad_option"), r)
+            self.assertIn("at least one tile", r["error"]["message"])
+        kept = srv.create(name="a", tiles={"E": 0, "U": 2, "V": 1}, seed=9)["id"]
+        srv.kill()
+        srv2 = self.start()
+        st, info, _ = srv2.get("/api/tables/" + kept)
+        self.assertEqual(st, 200, info)
+        self.assertEqual(info["options"]["tiles"], {"U": 2, "V": 1})
+        self.assertNotIn("cannot be loaded", srv2.read_log())
+
     def test_tables_seats_and_options(self):
         srv = self.start()
         pub = srv.create(players=3)["id"]
