@@ -226,6 +226,7 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 {
 	srv_clock *c = &t->clock;
 	clock_cancel(t);
+	c->deadline_ms = 0; /* the turn is over (also when the game is) */
 	if (c->turn == t->game.nturns - 1 && c->seat == player && c->timeout_turn != c->turn &&
 	    t->seat[player].kind == STORE_SEAT_HUMAN && !t->seat[player].forfeited) {
 		/* the player's own move: what it took past move_s comes off the reserve */
@@ -259,6 +260,8 @@ const char *clock_bot_spec(const srv_table *t, int p)
 void clock_resign(srv_table *t, int seat, int ends, store_clock *out)
 {
 	srv_clock *c = &t->clock;
+	c->undo_seat = c->seat;
+	c->undo_deadline_ms = c->deadline_ms;
 	c->resigned[seat] = 1;
 	t->seat[seat].forfeited = 1;
 	if (ends) {
@@ -283,8 +286,10 @@ void clock_resign_undo(srv_table *t, int seat)
 	c->ended_seat = -1;
 	c->busy = 0;
 	/* the turn's deadline again, as it was */
-	c->turn = -1;
-	clock_turn(t);
+	c->seat = c->undo_seat;
+	c->deadline_ms = c->undo_deadline_ms;
+	if (c->deadline_ms)
+		schedule(t);
 }
 
 /* ---- what clients see ------------------------------------------------------------------ */

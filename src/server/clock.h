@@ -47,6 +47,8 @@ typedef struct srv_clock {
 	int stored;                      /* the store has a clock row for the table */
 	int busy;                        /* a resignation is being stored */
 	int scheduled;
+	int undo_seat;                   /* the deadline before a resignation being stored */
+	int64_t undo_deadline_ms;
 	lws_sorted_usec_list_t sul;      /* the deadline */
 } srv_clock;
 

@@ -330,6 +330,58 @@ class ClockTest(ServerCase):
         st = srv2.state(tid)
         self.assertTrue(st["table"]["clock"]["seats"][1]["forfeited"])
 
+    def test_a_resignation_that_cannot_be_stored_changes_nothing(self):
+        """The database refuses the write (a test build's fault file): 503
+        storage, the seat is not given up and its deadline is the one it had."""
+        if "release" in CARC:
+            self.skipTest("the fault file needs a test or sanitizer build")
+        fault = os.path.join(self.dir, "fault")
+        os.environ["CARC_TEST_STORE_FAULT"] = fault
+        try:
+            srv = self.start_clock()
+        finally:
+            del os.environ["CARC_TEST_STORE_FAULT"]
+        r = srv.create(**timed(move_s=30, max_timeouts=5))
+        tid = r["id"]
+        wait_stored_clock(srv.db, tid, 0)
+        before = srv.state(tid, r["token"])["table"]["clock"]
+        with open(fault, "w") as f:
+            f.write("read_only")
+        code, body, _ = srv.post("/api/tables/%s/resign" % tid, {"token": r["token"]})
+        self.assertEqual((code, body["error"]["code"]), (503, "storage"))
+        after = srv.state(tid, r["token"])["table"]
+        self.assertEqual(after["status"], "playing")
+        self.assertFalse(after["clock"]["seats"][0]["forfeited"])
+        self.assertEqual(after["clock"]["deadline_ms"], before["deadline_ms"])
+        self.assertIsNone(after["clock"]["ended"])
+        os.remove(fault)
+        end = time.time() + 10
+        while time.time() < end:
+            code, body, _ = srv.post("/api/tables/%s/resign" % tid, {"token": r["token"]})
+            if code != 503:
+                break
+            time.sleep(0.2)
+        self.assertEqual(code, 200, body)
+        self.assertEqual(body["table"]["status"], "over")
+
+    def test_a_timed_game_played_to_its_end_has_no_deadline_left(self):
+        srv = self.start_clock()
+        # three tiles: the human, the bot, the human's move ends the game
+        r = srv.create(**timed(move_s=30, tiles={"U": 1, "E": 1, "V": 1}))
+        tid = r["id"]
+        w = self.ws(srv, tid, r["token"])
+        st = w.recv_type("state")
+        w.send({"type": "move", **first_legal(st["game"]["next"])})
+        for _ in range(2):
+            m = w.recv_type("move")
+        self.assertEqual(m["clock"]["seat"], r["seat"])
+        self.assertIsNotNone(m["clock"]["deadline_ms"])
+        w.send({"type": "move", **first_legal(m["next"])})
+        info = self.wait_over(srv, tid, timeout=10)
+        self.assertIsNone(info["clock"]["deadline_ms"])
+        self.assertIsNone(info["clock"]["seat"])
+        self.assertIsNone(info["clock"]["ended"])
+
     # --- options, messages -------------------------------------------------------------------
 
     def test_clock_options_out_of_range_are_refused(self):

@@ -22,6 +22,37 @@ function fmt(ms) {
   return `${m}:${two(x)}`;
 }
 
+// The lobby's choice of a clock: a few presets (the server takes any time in
+// range, docs/protocol.md "Clocks"). The choice is kept in localStorage, so
+// that it survives the form being drawn again.
+const PRESET_KEY = 'carc.clock';
+const PRESETS = {
+  none: null,
+  'rt-30': { mode: 'realtime', move_s: 30, reserve_s: 60 },
+  'rt-60': { mode: 'realtime', move_s: 60, reserve_s: 120 },
+  'rt-120': { mode: 'realtime', move_s: 120, reserve_s: 300 },
+  'tb-1d': { mode: 'turn', move_s: 86400 },
+  'tb-3d': { mode: 'turn', move_s: 3 * 86400 },
+};
+const preset = () => (localStorage.getItem(PRESET_KEY) in PRESETS ? localStorage.getItem(PRESET_KEY) : 'none');
+
+export function clockFieldHtml() {
+  const label = (k) => {
+    const p = PRESETS[k];
+    if (!p) return t('clock.none');
+    return t(p.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(p.move_s * 1000), reserve: fmt((p.reserve_s || 0) * 1000) });
+  };
+  const opts = Object.keys(PRESETS).map((k) => `<option value="${k}" ${k === preset() ? 'selected' : ''}>${label(k)}</option>`).join('');
+  return `<fieldset><legend>${t('opt.clock')}</legend><label class="field"><select name="clock_preset" data-testid="clock-preset" aria-label="${t('opt.clock')}">${opts}</select></label></fieldset>`;
+}
+
+// The chosen clock as the table option, or null (no clock).
+export function chosenClock() { return PRESETS[preset()]; }
+
+document.addEventListener('change', (e) => {
+  if (e.target?.name === 'clock_preset') localStorage.setItem(PRESET_KEY, e.target.value);
+});
+
 export class ClockView {
   constructor(after, { resign }) {
     this.onResign = resign;
