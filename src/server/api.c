@@ -781,6 +781,12 @@ void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err
 			sb_adds(&b, t->log[t->nlog - 1]);
 			sb_adds(&b, ",\"next\":");
 			sb_adds(&b, next);
+			json_t *cj = clock_json(t);
+			char *cs = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			json_decref(cj);
+			sb_adds(&b, ",\"clock\":");
+			sb_adds(&b, cs ? cs : "null");
+			free(cs);
 			sb_adds(&b, "}");
 			free(next);
 			reply_text(&rs, 200, sb_take(&b));

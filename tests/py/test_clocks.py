@@ -308,9 +308,10 @@ class ClockTest(ServerCase):
         self.assertEqual(m["code"], "forfeited")
         # Ann moves; then seat 1 (Bob's) is played by the bot; then it is Cid's turn
         st = srv.state(tid, r["token"])
-        code, _, _ = srv.post("/api/tables/%s/move" % tid, first_legal(st["game"]["next"]),
-                              token=r["token"])
+        code, body, _ = srv.post("/api/tables/%s/move" % tid, first_legal(st["game"]["next"]),
+                                 token=r["token"])
         self.assertEqual(code, 200)
+        self.assertTrue(body["clock"]["seats"][1]["forfeited"])  # the HTTP answer has the clock
         end = time.time() + 10
         while time.time() < end:
             st = srv.state(tid, tc)
