@@ -113,10 +113,12 @@ export class ClockView {
     const timed = c.mode !== 'none';
     const mine = this.you !== null && this.you !== undefined && c.seats[this.you];
     const canResign = mine && this.status === 'playing' && !c.seats[this.you].forfeited && !c.ended;
-    this.node.classList.toggle('hidden', !timed && !canResign && !c.ended);
+    // without a clock the seats are listed once one of them is played by the bot
+    const list = timed || c.seats.some((s) => s.forfeited);
+    this.node.classList.toggle('hidden', !list && !canResign && !c.ended);
     const ol = this.node.querySelector('.clock-seats');
     ol.replaceChildren();
-    if (timed) {
+    if (list) {
       c.seats.forEach((s, i) => {
         const li = document.createElement('li');
         li.dataset.testid = `clock-${i}`;
