@@ -55,6 +55,8 @@ static void usage(FILE *f)
 	        "  --max-upload-bytes N  bytes of uploaded records stored in total (64 MiB)\n"
 	        "  --limit-addresses N  addresses counted at once (16384; more share one count)\n"
 	        "  --list-max N       tables in one page of the lobby's lists (50)\n"
+	        "  --clock-grace S    a move's deadline that passed while the server was down\n"
+	        "                     is moved to S seconds after the start (15; 0..86400)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -214,6 +216,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;
 			c.list_max = (int)n;
+		} else if (!strcmp(a, "--clock-grace")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.clock_grace_s = (int)n;
 		} else {
 			fprintf(stderr, "carc serve: unknown option '%s' (see --help)\n", a);
 			return 2;

@@ -373,6 +373,32 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, e, err);
 }
 
+/* POST /api/tables/<id>/resign {"token": ...} (or the token's header or
+ * cookie, as for a move). */
+static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	json_t *o = parse_body(rq, rs, 0);
+	if (!o)
+		return;
+	char token[STORE_TOKEN_SIZE * 2];
+	json_t *jt = json_object_get(o, "token");
+	if (jt && !json_is_string(jt)) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "token must be a string");
+		return;
+	}
+	if (jt)
+		snprintf(token, sizeof token, "%s", json_string_value(jt));
+	else
+		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+	json_decref(o);
+	char err[256];
+	srv_origin origin = {rq->serial, 1, NULL};
+	srv_err e = tables_resign(t, token, &origin, err, sizeof err);
+	if (e != SE_PENDING)
+		reply_error(rs, e, err);
+}
+
 static void post_record(const api_req *rq, api_resp *rs)
 {
 	if (rq->body_too_large) {
@@ -441,6 +467,10 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
 		post_move(t, rq, rs);
+	} else if (!strcmp(sub, "/resign")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_resign(t, rq, rs);
 	} else {
 		reply_error(rs, SE_NOT_FOUND, "no such endpoint");
 	}
@@ -666,6 +696,17 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			e = tables_join(t, json_string_value(jn), want, &origin, err, sizeof err);
 		if (e != SE_PENDING)
 			ws_error(c, e, err, ref);
+	} else if (!strcmp(type, "resign")) {
+		json_t *jt = json_object_get(o, "token");
+		srv_origin origin = {c->serial, 0, ref};
+		srv_err e = SE_MALFORMED;
+		if (jt && !json_is_string(jt))
+			snprintf(err, sizeof err, "token must be a string");
+		else
+			e = tables_resign(t, jt ? json_string_value(jt) : c->token, &origin, err,
+			                  sizeof err);
+		if (e != SE_PENDING)
+			ws_error(c, e, err, ref);
 	} else if (!strcmp(type, "state")) {
 		send_state(c);
 	} else if (!strcmp(type, "ping")) {
@@ -677,7 +718,8 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		net_send_text(c, s);
 		free(s);
 	} else {
-		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, ping)",
+		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
+		         "resign, ping)",
 		         type);
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}
@@ -739,6 +781,12 @@ void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err
 			sb_adds(&b, t->log[t->nlog - 1]);
 			sb_adds(&b, ",\"next\":");
 			sb_adds(&b, next);
+			json_t *cj = clock_json(t);
+			char *cs = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			json_decref(cj);
+			sb_adds(&b, ",\"clock\":");
+			sb_adds(&b, cs ? cs : "null");
+			free(cs);
 			sb_adds(&b, "}");
 			free(next);
 			reply_text(&rs, 200, sb_take(&b));
@@ -749,4 +797,35 @@ void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err
 	srv_conn *c = net_conn_find(o->conn);
 	if (c && e != SE_OK)
 		ws_error(c, e, err, o->ref);
+}
+
+void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err)
+{
+	if (!o->conn)
+		return;
+	if (o->http) {
+		api_resp rs;
+		memset(&rs, 0, sizeof rs);
+		if (e != SE_OK)
+			reply_error(&rs, e, err);
+		else
+			reply_json(&rs, 200, json_pack("{s:b, s:i, s:o}", "ok", 1, "seat", seat, "table",
+			                               tables_info(t)));
+		net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, NULL, NULL);
+		return;
+	}
+	srv_conn *c = net_conn_find(o->conn);
+	if (!c)
+		return;
+	if (e != SE_OK) {
+		ws_error(c, e, err, o->ref);
+		return;
+	}
+	json_t *r = json_pack("{s:s, s:i}", "type", "resigned", "seat", seat);
+	if (o->ref)
+		json_object_set(r, "ref", o->ref);
+	char *s = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	net_send_text(c, s);
+	free(s);
 }

@@ -49,6 +49,7 @@ void api_ws_close(srv_conn *c);
 /* Answers to requests that waited for the storage thread (tables.c calls
  * these on the loop thread). t is NULL when the table could not be made. */
 void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err);
+void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err);
 void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
                    const char *err);
 void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,

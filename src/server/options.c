@@ -367,8 +367,106 @@ json_t *opt_seed_json(uint64_t seed)
 
 static const char *const KNOWN_KEYS[] = {
 	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
-	"seed", "seats", "bot_delay_ms", "private", "name", NULL,
+	"seed", "seats", "bot_delay_ms", "private", "name", "clock", NULL,
 };
+
+static const char *const CLOCK_MODES[OPT_CLOCK_COUNT] = {"none", "realtime", "turn"};
+
+const char *opt_clock_mode_name(int mode)
+{
+	return mode >= 0 && mode < OPT_CLOCK_COUNT ? CLOCK_MODES[mode] : "none";
+}
+
+/* An integer option of the clock in lo..hi, or `def` when absent. */
+static int clock_int(const json_t *c, const char *key, int lo, int hi, int def, int *out,
+                     char *err, size_t errsize)
+{
+	json_t *v = json_object_get(c, key);
+	*out = def;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+		snprintf(err, errsize, "option 'clock.%s' must be a whole number %d..%d", key, lo, hi);
+		return -1;
+	}
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+/* "clock": {"mode": "none|realtime|turn", "move_s": n, "reserve_s": n,
+ * "takeover": level, "max_timeouts": n}; every key optional, none other
+ * allowed; move and reserve times only with a clock. */
+static int clock_parse(const json_t *c, srv_clock_opt *out, char *err, size_t errsize)
+{
+	memset(out, 0, sizeof *out);
+	out->mode = OPT_CLOCK_NONE;
+	out->max_timeouts = 3;
+	snprintf(out->takeover, sizeof out->takeover, "medium");
+	if (c && !json_is_object(c)) {
+		snprintf(err, errsize, "option 'clock' must be an object, e.g. {\"mode\": \"realtime\", "
+		         "\"move_s\": 60, \"reserve_s\": 120}");
+		return -1;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)c, key, v) {
+		if (strcmp(key, "mode") && strcmp(key, "move_s") && strcmp(key, "reserve_s") &&
+		    strcmp(key, "takeover") && strcmp(key, "max_timeouts")) {
+			snprintf(err, errsize, "unknown option 'clock.%.40s' (known: mode, move_s, "
+			         "reserve_s, takeover, max_timeouts)", key);
+			return -1;
+		}
+	}
+	v = json_object_get(c, "mode");
+	if (v) {
+		out->mode = -1;
+		for (int k = 0; k < OPT_CLOCK_COUNT && json_is_string(v); k++)
+			if (!strcmp(json_string_value(v), CLOCK_MODES[k]))
+				out->mode = k;
+		if (out->mode < 0) {
+			snprintf(err, errsize, "option 'clock.mode' must be one of: none, realtime, turn");
+			return -1;
+		}
+	}
+	if (out->mode == OPT_CLOCK_NONE) {
+		if (json_object_get(c, "move_s") || json_object_get(c, "reserve_s") ||
+		    json_object_get(c, "max_timeouts")) {
+			snprintf(err, errsize, "option 'clock': move_s, reserve_s and max_timeouts need "
+			         "a clock (mode realtime or turn)");
+			return -1;
+		}
+	} else if (out->mode == OPT_CLOCK_REALTIME) {
+		if (clock_int(c, "move_s", OPT_CLOCK_RT_MOVE_MIN, OPT_CLOCK_RT_MOVE_MAX, 60,
+		              &out->move_s, err, errsize) ||
+		    clock_int(c, "reserve_s", 0, OPT_CLOCK_RT_RESERVE_MAX, 120, &out->reserve_s, err,
+		              errsize))
+			return -1;
+	} else {
+		if (clock_int(c, "move_s", OPT_CLOCK_TB_MOVE_MIN, OPT_CLOCK_TB_MOVE_MAX, 86400,
+		              &out->move_s, err, errsize) ||
+		    clock_int(c, "reserve_s", 0, OPT_CLOCK_TB_RESERVE_MAX, 0, &out->reserve_s, err,
+		              errsize))
+			return -1;
+	}
+	if (clock_int(c, "max_timeouts", 1, OPT_CLOCK_MAX_TIMEOUTS, 3, &out->max_timeouts, err,
+	              errsize))
+		return -1;
+	v = json_object_get(c, "takeover");
+	if (v) {
+		if (!json_is_string(v) || json_string_length(v) >= sizeof out->takeover) {
+			snprintf(err, errsize, "option 'clock.takeover' must be the name of a bot level");
+			return -1;
+		}
+		snprintf(out->takeover, sizeof out->takeover, "%s", json_string_value(v));
+	}
+	char e2[600];
+	if (opt_bot_spec(out->takeover, out->takeover_spec, sizeof out->takeover_spec, e2,
+	                 sizeof e2)) {
+		snprintf(err, errsize, "option 'clock.takeover': %s", e2);
+		return -1;
+	}
+	return 0;
+}
 
 static int get_bool(const json_t *o, const char *key, int *out, char *err, size_t errsize)
 {
@@ -402,7 +500,7 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		if (!known) {
 			snprintf(err, errsize,
 			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
-			         "expansions, tiles, seed, seats, bot_delay_ms, private, name)",
+			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock)",
 			         key);
 			return -1;
 		}
@@ -589,6 +687,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		}
 		out->has_pile = 1;
 	}
+	if (clock_parse(json_object_get(o, "clock"), &out->clock, err, errsize))
+		return -1;
 	/* the engine has the last word on the rules and the pile */
 	carc_game *g = srv_xmalloc(sizeof *g);
 	char e3[CARC_ERRMSG_SIZE];
@@ -633,5 +733,13 @@ json_t *opt_to_json(const srv_table_opts *o)
 		json_array_append_new(seats, s);
 	}
 	json_object_set_new(j, "seats", seats);
+	json_t *c = json_pack("{s:s}", "mode", opt_clock_mode_name(o->clock.mode));
+	if (o->clock.mode != OPT_CLOCK_NONE) {
+		json_object_set_new(c, "move_s", json_integer(o->clock.move_s));
+		json_object_set_new(c, "reserve_s", json_integer(o->clock.reserve_s));
+		json_object_set_new(c, "max_timeouts", json_integer(o->clock.max_timeouts));
+	}
+	json_object_set_new(c, "takeover", json_string(o->clock.takeover));
+	json_object_set_new(j, "clock", c);
 	return j;
 }

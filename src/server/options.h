@@ -28,6 +28,33 @@ typedef struct srv_seat_opt {
 	int colour;                    /* 0..OPT_COLOUR_COUNT-1, after opt_parse always set */
 } srv_seat_opt;
 
+/* A table's clock (clock.c keeps the time; docs/server.md "Clocks"):
+ * none (no time limit, the default), real-time (seconds per move plus a
+ * reserve per seat) or turn-based (hours or days per move). `takeover` is
+ * the bot level that plays a move whose time ran out and the seats given
+ * up (resigned, or timed out max_timeouts times in a row); it applies to
+ * resignations also without a clock. */
+enum { OPT_CLOCK_NONE = 0, OPT_CLOCK_REALTIME, OPT_CLOCK_TURN, OPT_CLOCK_COUNT };
+
+#define OPT_CLOCK_RT_MOVE_MIN 1          /* real-time: s per move */
+#define OPT_CLOCK_RT_MOVE_MAX 3600
+#define OPT_CLOCK_RT_RESERVE_MAX 3600
+#define OPT_CLOCK_TB_MOVE_MIN 3600       /* turn-based: 1 hour .. 30 days per move */
+#define OPT_CLOCK_TB_MOVE_MAX (30 * 86400)
+#define OPT_CLOCK_TB_RESERVE_MAX (30 * 86400)
+#define OPT_CLOCK_MAX_TIMEOUTS 100
+
+typedef struct srv_clock_opt {
+	int mode;                          /* OPT_CLOCK_* */
+	int move_s;                        /* time per move */
+	int reserve_s;                     /* each seat's reserve at the start */
+	int max_timeouts;                  /* timed-out moves in a row before the bot takes the seat */
+	char takeover[STORE_NAME_SIZE];    /* bot level */
+	char takeover_spec[STORE_SPEC_SIZE];
+} srv_clock_opt;
+
+const char *opt_clock_mode_name(int mode);
+
 typedef struct srv_table_opts {
 	carc_rules rules;
 	int nexp;
@@ -39,6 +66,7 @@ typedef struct srv_table_opts {
 	int private_;                  /* 1: not listed among open tables */
 	int nseats;                    /* == rules.players */
 	srv_seat_opt seat[CARC_MAX_PLAYERS];
+	srv_clock_opt clock;
 } srv_table_opts;
 
 /* Reads table options from a JSON object (see docs/protocol.md, "Creating

@@ -76,6 +76,8 @@ typedef struct srv_config {
 	int64_t max_upload_bytes; /* bytes of uploaded records stored in total */
 	int limit_addresses;   /* entries of the address table (fixed at start) */
 	int list_max;          /* tables in one page of GET /api/tables */
+	/* clocks (clock.c) */
+	int clock_grace_s;     /* a deadline that passed while the server was down: now + this */
 } srv_config;
 
 void srv_config_default(srv_config *c);

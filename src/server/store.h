@@ -95,7 +95,18 @@ typedef struct store_result {
 	const char *by_kind;             /* JSON array text */
 	const char *winners;             /* JSON array text */
 	int64_t at_ms;
+	const char *ended;               /* list_finished: how a game that ended early
+	                                  * ended, JSON text (clock.c); NULL: played out */
 } store_result;
+
+/* A table's clock (clock.c): the turn whose deadline runs, the deadline
+ * (0: none runs) and the clock's state as JSON text, which only clock.c
+ * reads. */
+typedef struct store_clock {
+	int turn;
+	int64_t deadline_ms;
+	const char *state;
+} store_clock;
 
 /* Why writes fail, as far as a client and the health check are told. */
 typedef enum store_fault {
@@ -168,6 +179,14 @@ typedef struct store_ops {
 	int (*delete_game)(store *s, const char *id, char *err);
 	/* How many uploaded records (status VIEW) are stored and their bytes. */
 	int (*upload_usage)(store *s, long *count, int64_t *bytes, char *err);
+	/* One transaction: the game's clock (replacing the one stored), and
+	 * when r is not NULL the result and status OVER (a game that ended
+	 * early: a resignation). */
+	int (*save_clock)(store *s, const char *id, const store_clock *c, const store_result *r,
+	                  char *err);
+	/* The game's clock: 1 and *out filled (out->state points to *state,
+	 * malloc'd, the caller frees it), 0 when it has none, -1 on error. */
+	int (*load_clock)(store *s, const char *id, store_clock *out, char **state, char *err);
 } store_ops;
 
 struct store {

@@ -106,6 +106,15 @@ static const char *const MIGRATIONS[] = {
 	 * connection). A plain token has 32 hex digits and a hash 64, so a
 	 * hash is never hashed again. The players keep their tokens. */
 	"UPDATE seats SET token = carc_token_hash(token) WHERE length(token) = 32;",
+	/* 3 -> 4: the clocks (clock.c): the deadline of the turn being played
+	 * and the clock's state (reserves, timeouts in a row, seats given up,
+	 * how the game ended when it ended early), one row per game that has
+	 * a clock or a seat given up */
+	"CREATE TABLE clocks ("
+	"  game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+	"  turn INTEGER NOT NULL,"
+	"  deadline_ms INTEGER NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT '{}') WITHOUT ROWID;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -118,6 +127,7 @@ enum {
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
 	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
 	ST_SEL_FINISHED_AT, ST_LIST_FINISHED,
+	ST_UPS_CLOCK, ST_SEL_CLOCK,
 	ST_COUNT
 };
 
@@ -158,11 +168,16 @@ static const char *const SQL[ST_COUNT] = {
 	    "SELECT g.id, g.status, g.players, g.farmers, g.farm_scoring, g.small_city,"
 	    " g.expansions, g.seed, g.options, g.record, g.created_ms, g.updated_ms,"
 	    " r.scores, r.by_kind, r.winners, r.finished_ms,"
-	    " (SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+	    " (SELECT count(*) FROM moves m WHERE m.game_id = g.id),"
+	    " (SELECT json_extract(c.state,'$.ended') FROM clocks c WHERE c.game_id = g.id)"
 	    " FROM results r CROSS JOIN games g ON g.id = r.game_id"
 	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
 	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT ?3",
+	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
+	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
+	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
+	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
 };
 
 #define CHECKPOINT_MS 250
@@ -783,9 +798,11 @@ static int sq_list_finished(store *base, const char *before, int limit, store_su
 			break;
 		}
 		char *scores = dup_col(st, 12), *by_kind = dup_col(st, 13), *winners = dup_col(st, 14);
+		char *ended = dup_col(st, 17);
 		store_result r = {scores ? scores : "[]", by_kind ? by_kind : "[]",
-		                  winners ? winners : "[]", sqlite3_column_int64(st, 15)};
+		                  winners ? winners : "[]", sqlite3_column_int64(st, 15), ended};
 		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16));
+		free(ended);
 		free(scores);
 		free(by_kind);
 		free(winners);
@@ -910,6 +927,61 @@ static int sq_upload_usage(store *base, long *count, int64_t *bytes, char *err)
 	return rc == SQLITE_ROW ? 0 : fail(s, err, "counting uploads");
 }
 
+static int sq_save_clock(store *base, const char *id, const store_clock *c,
+                         const store_result *r, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	sqlite3_stmt *st = s->st[ST_UPS_CLOCK];
+	bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, c->turn);
+	sqlite3_bind_int64(st, 3, c->deadline_ms);
+	bind_text(st, 4, c->state ? c->state : "{}");
+	if (step_done(s, ST_UPS_CLOCK, err))
+		goto bad;
+	if (r) {
+		st = s->st[ST_TOUCH];
+		bind_text(st, 1, store_status_name(STORE_OVER));
+		sqlite3_bind_int64(st, 2, r->at_ms);
+		bind_text(st, 3, id);
+		if (step_done(s, ST_TOUCH, err))
+			goto bad;
+		st = s->st[ST_INS_RESULT];
+		bind_text(st, 1, id);
+		bind_text(st, 2, r->scores);
+		bind_text(st, 3, r->by_kind);
+		bind_text(st, 4, r->winners);
+		sqlite3_bind_int64(st, 5, r->at_ms);
+		if (step_done(s, ST_INS_RESULT, err))
+			goto bad;
+	}
+	return commit(s, err);
+bad:
+	rollback(s);
+	return -1;
+}
+
+static int sq_load_clock(store *base, const char *id, store_clock *out, char **state, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_SEL_CLOCK];
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
+	*state = NULL;
+	if (found) {
+		out->turn = sqlite3_column_int(st, 0);
+		out->deadline_ms = sqlite3_column_int64(st, 1);
+		*state = dup_col(st, 2);
+		out->state = *state;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (!found && rc != SQLITE_DONE)
+		return fail(s, err, "reading a clock");
+	return found;
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -926,6 +998,8 @@ static const store_ops SQLITE_OPS = {
 	.probe = sq_probe,
 	.delete_game = sq_delete_game,
 	.upload_usage = sq_upload_usage,
+	.save_clock = sq_save_clock,
+	.load_clock = sq_load_clock,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)

@@ -68,6 +68,7 @@ static const struct {
 	[SE_METHOD] = {"method_not_allowed", 405},
 	[SE_RATE_LIMITED] = {"rate_limited", 429},
 	[SE_PENDING] = {"pending", 202},
+	[SE_FORFEITED] = {"forfeited", 409},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
@@ -121,6 +122,7 @@ static void free_table(srv_table *t)
 	ntables--;
 	lws_sul_cancel(&t->bot_sul);
 	lws_sul_cancel(&t->roster_sul);
+	clock_cancel(t);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
 	free(t);
@@ -130,6 +132,7 @@ static srv_table *new_table(void)
 {
 	srv_table *t = srv_xcalloc(1, sizeof *t);
 	t->idle_since_us = srv_mono_us();
+	clock_init(t);
 	return t;
 }
 
@@ -173,6 +176,8 @@ json_t *tables_info(const srv_table *t)
 	char path[64];
 	snprintf(path, sizeof path, "/?table=%s", t->id);
 	json_object_set_new(o, "invite", json_string(path));
+	if (t->status != STORE_VIEW)
+		json_object_set_new(o, "clock", clock_json(t));
 	return o;
 }
 
@@ -291,6 +296,12 @@ static void announce_move(srv_table *t, const char *entry)
 	game_parts(&b, &t->game);
 	sb_adds(&b, ",\"next\":");
 	gj_turn(&b, &t->game);
+	json_t *cj = clock_json(t);
+	char *cs = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(cj);
+	sb_adds(&b, ",\"clock\":");
+	sb_adds(&b, cs ? cs : "null");
+	free(cs);
 	sb_adds(&b, "}");
 	net_broadcast(t, b.s, b.len);
 	sb_free(&b);
@@ -395,7 +406,7 @@ static void bot_timer(lws_sorted_usec_list_t *sul)
 	int p = carc_to_move(&t->game);
 	t->bot_state = 2;
 	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
-	bots_submit(t, &t->game, t->seat[p].spec, seed, t->bot_turn, cfg->bot_max_time);
+	bots_submit(t, &t->game, clock_bot_spec(t, p), seed, t->bot_turn, cfg->bot_max_time);
 }
 
 /* A bot seat's spec as stored: a game of an older version may hold any
@@ -419,17 +430,22 @@ static void bot_spec_loaded(srv_table *t, int seat)
 /* If a bot is to move, schedules it after the table's pause. */
 static void bot_kick(srv_table *t)
 {
+	clock_turn(t); /* a new turn's deadline (clock.c) */
 	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm ||
-	    timers_stopped)
+	    timers_stopped || t->clock.busy)
 		return;
 	int p = carc_to_move(&t->game);
-	if (t->seat[p].kind != STORE_SEAT_BOT)
+	if (!clock_bot_plays(t, p))
 		return;
 	t->bot_state = 1;
 	t->bot_turn = t->game.nturns;
-	lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer,
-	                 (lws_usec_t)t->opts.bot_delay_ms * LWS_US_PER_MS);
+	/* a move whose time ran out is played at once, without the pause */
+	int delay = clock_timeout_move(t) ? 0 : t->opts.bot_delay_ms;
+	lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer, (lws_usec_t)delay * LWS_US_PER_MS);
 }
+
+/* clock.c: the deadline passed; the takeover bot plays the move now. */
+static void clock_due(srv_table *t) { bot_kick(t); }
 
 /* The bot's pause after a failed store: it thinks again only once writes
  * work (a bot that thinks for seconds would burn them on a move that
@@ -498,6 +514,7 @@ static void move_done(wjob *j)
 	int over = j->has_result;
 	if (over)
 		t->status = STORE_OVER;
+	clock_moved(t, pm->player, j->move.at_ms);
 	const carc_turn *tu = &t->game.turns[pm->turn];
 	if (carc_move_is_discard(pm->m))
 		srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, pm->turn,
@@ -527,6 +544,10 @@ static srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bo
 {
 	if (t->pm) {
 		snprintf(err, errsize, "a move for turn %d is being stored", t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	if (t->clock.busy) {
+		snprintf(err, errsize, "a resignation is being stored");
 		return SE_STALE_TURN;
 	}
 	srv_pending_move *pm = srv_xmalloc(sizeof *pm);
@@ -634,6 +655,10 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 		return SE_GAME_OVER;
 	}
 	int to_move = carc_to_move(&t->game);
+	if (t->seat[seat].forfeited) {
+		snprintf(err, errsize, "seat %d was given up: a bot plays it to the end", seat);
+		return SE_FORFEITED;
+	}
 	if (seat != to_move) {
 		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
 		return SE_NOT_YOUR_TURN;
@@ -647,6 +672,90 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 	if (gj_parse_move(&t->game, move, &m, err, errsize))
 		return SE_MALFORMED;
 	return apply_move(t, m, o, 0, err, errsize);
+}
+
+/* ---- resigning ------------------------------------------------------------------------------ */
+
+static void resign_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	int seat = j->seatno;
+	t->clock.busy = 0;
+	if (j->failed) {
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the resignation was not stored and nothing changed");
+		clock_resign_undo(t, seat);
+		api_resign_done(&o, t, seat, SE_STORAGE, msg);
+		bot_kick(t);
+		return;
+	}
+	if (j->has_result) {
+		t->status = STORE_OVER;
+		t->updated_ms = j->result.at_ms;
+		srv_event("table=%s event=over resigned=%d scores=%s winners=%s", t->id, seat,
+		          j->result.scores, j->result.winners);
+	} else {
+		srv_event("table=%s event=resigned seat=%d level=%s", t->id, seat,
+		          t->opts.clock.takeover);
+	}
+	announce_table(t);
+	api_resign_done(&o, t, seat, SE_OK, NULL);
+	bot_kick(t); /* the bot takes the seat's move when it is the seat's turn */
+}
+
+srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
+                      size_t errsize)
+{
+	if (t->status == STORE_VIEW) {
+		snprintf(err, errsize, "this table shows an uploaded record; nobody plays here");
+		return SE_READ_ONLY;
+	}
+	int seat = tables_seat_of(t, token);
+	if (seat < 0) {
+		snprintf(err, errsize, "%s", token && *token ? "this token holds no seat at this table"
+		                                             : "resigning needs the seat's token");
+		return SE_BAD_TOKEN;
+	}
+	if (t->status == STORE_OPEN) {
+		snprintf(err, errsize, "the game has not started: leave the table instead");
+		return SE_NOT_STARTED;
+	}
+	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
+		snprintf(err, errsize, "the game is over");
+		return SE_GAME_OVER;
+	}
+	if (t->seat[seat].forfeited) {
+		snprintf(err, errsize, "seat %d was already given up", seat);
+		return SE_FORFEITED;
+	}
+	if (t->pm || t->clock.busy) {
+		snprintf(err, errsize, "a move for turn %d is being stored: try again", t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	int ends = t->nseats == 2;
+	wjob *j = job_for(t, WJ_CLOCK, resign_done, o);
+	j->seatno = seat;
+	clock_resign(t, seat, ends, &j->clock);
+	if (ends) {
+		/* the game ends here: the scores as they stand, the other seat wins */
+		srv_sb a;
+		sb_init(&a);
+		gj_scores(&a, &t->game);
+		j->result.scores = sb_take(&a);
+		sb_init(&a);
+		gj_by_kind(&a, &t->game);
+		j->result.by_kind = sb_take(&a);
+		sb_init(&a);
+		sb_printf(&a, "[%d]", 1 - seat);
+		j->result.winners = sb_take(&a);
+		j->result.at_ms = srv_now_ms();
+		j->has_result = 1;
+	}
+	writer_submit(j);
+	return SE_PENDING;
 }
 
 /* ---- seats --------------------------------------------------------------------------------- */
@@ -904,6 +1013,7 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 		srv_random_hex(t->id, 8);
 	while (lookup(t->id));
 	init_seats(t);
+	clock_init(t);
 	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
 	t->status = STORE_OPEN;
 	t->created_ms = t->updated_ms = srv_now_ms();
@@ -1172,6 +1282,14 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	}
 	if (t->status == STORE_PLAYING && carc_game_over(&t->game))
 		t->status = STORE_OVER;
+	clock_init(t);
+	store_clock sc;
+	char *cstate = NULL;
+	int crc = db->ops->load_clock(db, t->id, &sc, &cstate, err);
+	if (crc < 0)
+		srv_error("table=%s clock: %s (the turn starts afresh)", t->id, err);
+	clock_restore(t, crc == 1 ? &sc : NULL, srv_now_ms());
+	free(cstate);
 done:
 	link_table(t);
 	*out = t;
@@ -1230,10 +1348,15 @@ char *tables_record_text(const srv_table *t)
 	json_object_set_new(extra, "seats", seats);
 	json_object_set_new(extra, "table", json_string(t->id));
 	json_object_set_new(extra, "server", json_string("carc serve"));
+	json_t *ended = clock_ended_json(t);
+	if (ended)
+		json_object_set_new(extra, "ended", ended);
 	char *es = json_dumps(extra, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(extra);
 	char *rec;
-	if (carc_game_over(&t->game) || t->status == STORE_VIEW) {
+	if (carc_game_over(&t->game) || t->status == STORE_VIEW || t->status == STORE_OVER) {
+		/* a game ended early (resigned) is the record of the moves played,
+		 * without "final" (the spec's unfinished game), and "ended" says how */
 		rec = carc_record_write(&t->game, es);
 	} else {
 		/* the seed fixes the tiles still to come: withheld until the end */
@@ -1363,6 +1486,8 @@ static json_t *finished_info(const store_game *g, const store_result *r, int ntu
 	json_t *scores = json_loads(r->scores, 0, NULL), *winners = json_loads(r->winners, 0, NULL);
 	json_object_set_new(o, "scores", scores ? scores : json_array());
 	json_object_set_new(o, "winners", winners ? winners : json_array());
+	json_t *ended = r->ended ? json_loads(r->ended, 0, NULL) : NULL;
+	json_object_set_new(o, "ended", ended ? ended : json_null());
 	return o;
 }
 
@@ -1450,6 +1575,7 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	db = st;
 	lctx = ctx;
 	lim_start(c);
+	clock_setup(ctx, c, clock_due);
 	int count = 0;
 	char err[STORE_ERR_SIZE];
 	if (opt_levels_init(c, 1, err, sizeof err)) {
@@ -1480,8 +1606,10 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 void tables_stop_timers(void)
 {
 	timers_stopped = 1;
+	clock_stop_all();
 	lws_sul_cancel(&evict_sul);
 	for (srv_table *t = all_head; t; t = t->next) {
+		clock_cancel(t);
 		lws_sul_cancel(&t->bot_sul);
 		lws_sul_cancel(&t->roster_sul);
 	}

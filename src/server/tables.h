@@ -17,6 +17,7 @@
 #include <libwebsockets.h>
 
 #include "carc.h"
+#include "clock.h"
 #include "limits.h"
 #include "options.h"
 #include "server.h"
@@ -45,6 +46,7 @@ typedef enum srv_err {
 	SE_METHOD,         /* HTTP method not allowed on this path */
 	SE_RATE_LIMITED,   /* over a per-address or total limit: try again later */
 	SE_PENDING,        /* accepted; the answer follows once it is stored */
+	SE_FORFEITED,      /* the seat was given up (resigned, timed out): a bot plays it */
 	SE_COUNT
 } srv_err;
 
@@ -74,6 +76,8 @@ typedef struct srv_seat {
 	int colour;                      /* palette index (options.h), one per seat */
 	int online;                      /* WebSocket connections holding the seat */
 	int pending;                     /* taken, being stored: not usable yet */
+	int forfeited;                   /* resigned, or timed out too often: a bot plays
+	                                  * it to the end and the result counts as a loss */
 } srv_seat;
 
 typedef struct srv_table {
@@ -99,6 +103,7 @@ typedef struct srv_table {
 	int stored;                      /* the store has the table */
 	int pending_ops;                 /* jobs of the storage thread about it */
 	srv_pending_move *pm;            /* a move being stored */
+	srv_clock clock;                 /* time control, timeouts, resignations (clock.c) */
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;
@@ -139,6 +144,13 @@ int tables_seat_of(const srv_table *t, const char *token);
  * the move is announced) or an error with nothing changed. */
 srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
                     const srv_origin *o, char *err, size_t errsize);
+
+/* The seat that `token` holds gives up: in a two-player game the game
+ * ends (the other seat wins), with more players a bot plays the seat to
+ * the end. SE_PENDING (api_resign_done answers) or an error with nothing
+ * changed. */
+srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
+                      size_t errsize);
 
 /* JSON texts (malloc'd, the caller frees): the full state as seen by seat
  * `you` (-1 for a spectator), the table summary, and the game record. */

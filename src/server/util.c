@@ -285,4 +285,5 @@ void srv_config_default(srv_config *c)
 	c->max_upload_bytes = 64LL * 1024 * 1024;
 	c->limit_addresses = 16384;
 	c->list_max = 50;
+	c->clock_grace_s = 15;
 }

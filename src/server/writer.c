@@ -63,6 +63,7 @@ static void job_free(wjob *j)
 	free((char *)j->result.scores);
 	free((char *)j->result.by_kind);
 	free((char *)j->result.winners);
+	free((char *)j->clock.state);
 	json_decref(j->ref);
 	free(j);
 }
@@ -85,6 +86,10 @@ static void run(wjob *j)
 		break;
 	case WJ_DELETE:
 		rc = wst->ops->delete_game(wst, j->id, j->err);
+		break;
+	case WJ_CLOCK:
+		rc = wst->ops->save_clock(wst, j->id, &j->clock, j->has_result ? &j->result : NULL,
+		                          j->err);
 		break;
 	}
 	j->failed = rc != 0;

@@ -23,7 +23,7 @@
 
 #include "store.h"
 
-typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE } wj_kind;
+typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK } wj_kind;
 
 typedef struct wjob {
 	wj_kind kind;
@@ -34,7 +34,8 @@ typedef struct wjob {
 	int64_t at_ms;        /* STATUS */
 	store_move move;      /* MOVE: entry owned by the job */
 	int has_result;
-	store_result result;  /* MOVE: strings owned by the job */
+	store_result result;  /* MOVE, CLOCK: strings owned by the job */
+	store_clock clock;    /* CLOCK: state owned by the job */
 	/* CREATE, SEAT: the seat's new token, to hand to the client once the
 	 * seat is stored (memory keeps only its hash); wiped when freed */
 	char token[STORE_TOKEN_SIZE];

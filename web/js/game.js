@@ -7,6 +7,7 @@ import { traceFeature, onFeature } from './features.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
 import { seatColors, serverColours, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
 import { sound } from './sound.js';
+import { ClockView } from './clock.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
@@ -50,6 +51,7 @@ export class GameView {
 </div>`);
     root.replaceChildren(this.node);
     this.$ = (s) => this.node.querySelector(s);
+    this.clock = new ClockView(this.$('.turn-card'), { resign: () => this.live?.send({ type: 'resign' }) });
     this.board = new BoardView(this.$('.board'), tiles);
     this.board.onSquare = (x, y) => this.clickSquare(x, y);
     this.board.onSpot = (i) => this.clickSpot(i);
@@ -62,6 +64,7 @@ export class GameView {
   }
 
   destroy() {
+    this.clock.destroy();
     this.live?.close();
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
@@ -118,6 +121,7 @@ export class GameView {
         break;
       default: break;
     }
+    this.clock.update(m, this.you);
   }
 
   applyMove(m) {

@@ -9,6 +9,7 @@ import { t, tOr, esc, currentLanguage } from './i18n.js';
 import { NAME_BYTES, fitName } from './names.js';
 import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
+import { clockFieldHtml, chosenClock } from './clock.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
@@ -227,7 +228,7 @@ export class LobbyView {
         h += `<div class="sub ${on ? '' : 'disabled'}"><label class="check"><input type="radio" name="ic" value="inns-cathedrals" ${f.ic === 'inns-cathedrals' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ic.whole')}</label><label class="check"><input type="radio" name="ic" value="inns-cathedrals-tiles" ${f.ic === 'inns-cathedrals-tiles' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ictiles')}<small>${t('exp.ictiles.help')}</small></label></div>`;
       }
     }
-    h += `</fieldset><details class="advanced"><summary>${t('create.advanced')}</summary>
+    h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
       <label class="field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
       <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
       <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
@@ -360,6 +361,7 @@ export class LobbyView {
     if (f.bot_delay_ms !== '' && f.bot_delay_ms !== undefined) body.bot_delay_ms = Number(f.bot_delay_ms);
     if (String(f.seed).trim() !== '') body.seed = Number(f.seed);
     if (f.private) body.private = true;
+    if (chosenClock()) body.clock = chosenClock();
     try {
       if (f.pile.trim()) body.tiles = this.parsePile(f.pile);
     } catch (e) { err.textContent = e.message; return; }

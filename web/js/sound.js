@@ -2,7 +2,7 @@
 // short tones made with WebAudio, no sound files.
 const KEY = 'carc.sound';
 let ctx = null;
-const TONES = { turn: [[660, 0.09], [880, 0.12]], score: [[523, 0.08], [659, 0.08], [784, 0.14]], end: [[392, 0.15], [523, 0.15], [659, 0.3]] };
+const TONES = { turn: [[660, 0.09], [880, 0.12]], score: [[523, 0.08], [659, 0.08], [784, 0.14]], end: [[392, 0.15], [523, 0.15], [659, 0.3]], low: [[988, 0.08], [0, 0.06], [988, 0.08]] };
 
 export const sound = {
   get on() { return localStorage.getItem(KEY) === 'on'; },
