@@ -211,6 +211,7 @@ test('the log tells the story: tile names, roles, what was scored and by whom; a
   for (const lang of ['de', 'fi', 'sl']) {
     const cat = catalogue(lang);
     const p2 = await openTable(t0, { lang });
+    await p2.waitForFunction((n) => document.querySelectorAll('[data-testid=log] li[data-turn]').length === n, st.game.log.length);
     const texts = await p2.$$eval('[data-testid=log] li[data-turn] .what', (ns) => ns.map((n) => n.textContent));
     for (const s of texts) for (const c of codes) assert.doesNotMatch(s, codeRe(c), `${lang}: no code "${c}" in "${s}"`);
     const withRole = texts.filter((s) => ['knight', 'robber', 'monk', 'farmer'].some((r) => s.includes(cat[`log.put.${r}`]))).length;
@@ -353,4 +354,58 @@ test('a race of two tabs on one seat shows the error toast once', async () => {
   assert.deepEqual(a.errors, []);
   assert.deepEqual(b.errors, []);
   await a.context().close();
+});
+
+test('plural rules per language (Slovenian dual: 2 igralca), and the table screen uses them', async () => {
+  const want = {
+    sl: { 1: '1 igralec', 2: '2 igralca', 3: '3 igralci', 4: '4 igralci', 5: '5 igralcev', 102: '102 igralca' },
+    de: { 1: '1 Spieler', 2: '2 Spieler' },
+    fi: { 1: '1 pelaaja', 2: '2 pelaajaa' },
+    en: { 1: '1 player', 2: '2 players' },
+  };
+  const t0 = await makeTable({ players: 2, seats: [{}, {}], tiles: { U: 2 } });
+  for (const [lang, forms] of Object.entries(want)) {
+    const page = await openTable(t0, { lang });
+    const got = await page.evaluate(async (ns) => {
+      const { t } = await import('/js/i18n.js');
+      return Object.fromEntries(ns.map((n) => [n, t('opt.players.n', { n })]));
+    }, Object.keys(forms).map(Number));
+    assert.deepEqual(got, Object.fromEntries(Object.entries(forms)), lang);
+    assert.ok((await page.textContent('.table-info')).includes(forms[2]), `${lang}: the table's options say "${forms[2]}"`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
+test('a scoring flash is readable on any ground: its label sits on a pill of the scorer\'s colour with that colour\'s ink', async () => {
+  const t0 = await makeTable({ players: 2, seats: [{}, {}], tiles: { U: 2 } });
+  const page = await openTable(t0);
+  await page.waitForSelector('.layer-tiles use');
+  const r = await page.evaluate(async () => {
+    const { PALETTE } = await import('/js/colors.js');
+    const v = window.carcView;
+    const lum = (hex) => {
+      if (/^#[0-9a-f]{3}$/i.test(hex)) hex = '#' + [...hex.slice(1)].map((x) => x + x).join('');
+      const c = hex.match(/[0-9a-f]{2}/gi).map((x) => parseInt(x, 16) / 255).map((x) => (x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const b = v.game.board[0];
+    const seg = v.tiles.defs.get(b.tile).segments[0];
+    const out = [];
+    for (const c of PALETTE) {
+      v.board.flash([{ x: b.x, y: b.y, seg }], 'garden', '+9', c);
+      const g = [...document.querySelectorAll('.layer-float .float-label')].pop();
+      const rect = g.querySelector('rect'), text = g.querySelector('text');
+      out.push({ id: c.id, ratio: ratio(rect.getAttribute('fill'), text.getAttribute('fill')), stroke: rect.getAttribute('stroke'), label: text.textContent });
+    }
+    return out;
+  });
+  for (const x of r) {
+    assert.ok(x.ratio >= 3, `${x.id}: contrast (large bold text: WCAG asks 3:1) ${x.ratio.toFixed(2)} of the label on its pill`);
+    assert.equal(x.stroke, '#fff', 'a white rim parts the pill from the yellow flash');
+    assert.equal(x.label, '+9');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });

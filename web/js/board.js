@@ -33,7 +33,7 @@ export class BoardView {
     this.candidates = new Map(); this.rot = 0;
     this.userMoved = false;
     this.bindInput();
-    this.resizeObs = new ResizeObserver(() => { if (!this.userMoved) this.fit(); else this.apply(); });
+    this.resizeObs = new ResizeObserver(() => { if (this.saved && this.focus) this.centreOn(this.focus); else if (!this.userMoved) this.fit(); else this.apply(); });
     this.resizeObs.observe(container);
   }
 
@@ -234,7 +234,13 @@ export class BoardView {
     const inView = sx >= 0 && sy >= 0 && sx + s <= w && sy + s <= h;
     if (s >= px && inView) return;
     if (!this.saved) this.saved = { scale: this.scale, tx: this.tx, ty: this.ty, userMoved: this.userMoved };
-    this.scale = Math.max(this.scale, px / T);
+    this.focus = { x, y, px };
+    this.centreOn(this.focus);
+  }
+  centreOn({ x, y, px }) {
+    const [w, h] = this.size();
+    // the tile as asked, but never larger than most of the view
+    this.scale = Math.max(this.scale, Math.min(px, 0.8 * Math.min(w, h)) / T);
     this.tx = w / 2 - (x + 0.5) * T * this.scale;
     this.ty = h / 2 - (y + 0.5) * T * this.scale;
     this.userMoved = true;
@@ -243,7 +249,7 @@ export class BoardView {
   unzoom() {
     if (!this.saved) return;
     Object.assign(this, this.saved);
-    this.saved = null;
+    this.saved = null; this.focus = null;
     this.apply();
   }
   zoomBy(f) { const [w, h] = this.size(); this.zoomAt(f, w / 2, h / 2); }

@@ -37,7 +37,7 @@ export function pointsText(ev, who) {
 // or in the final scoring "Farm next to 3 completed cities: Red 9, Blue 9 (tie)".
 export function eventText(ev, mover, who) {
   const key = `${ev.final ? 'fin' : 'ev'}.${ev.kind}`;
-  return t(key, { name: who(mover), size: sizeText(ev), n: ev.cities ?? 0, points: pointsText(ev, who) });
+  return t(key, { name: who(mover), size: sizeText(ev), n: ev.cities ?? 0, good: ev.good ? t(`goods.${ev.good}`) : '', points: pointsText(ev, who) });
 }
 
 // Whether a scoring event is worth a line: someone scored, or an unfinished

@@ -34,7 +34,7 @@ export class ScoreTrack {
       m.dataset.testid = `track-p${i}`;
       m.dataset.score = s;
       m.title = laps ? `${names[i]}: ${s} (${t('track.laps.long', { n: laps })})` : `${names[i]}: ${s}`;
-      m.innerHTML = badge(colors[i], 14) + (laps ? `<sup>×${laps}</sup>` : '');
+      m.innerHTML = badge(colors[i], 12) + (laps ? `<sup>×${laps}</sup>` : '');
       m.setAttribute('aria-label', esc(m.title));
       this.node.querySelector(`[data-cell="${((s % 50) + 50) % 50}"] .marks`).appendChild(m);
     });
