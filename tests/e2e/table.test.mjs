@@ -313,6 +313,11 @@ test('phone (390x844, touch): the board takes the screen, hand and confirm under
   }
   await page.locator('.layer-spots .spot').first().tap();
   await page.waitForSelector('.layer-spots .spot.selected');
+  // no hover on a touch screen: the chosen spot's feature is previewed
+  await page.waitForFunction(() => document.querySelector('[data-testid=preview-info]')?.textContent.length > 0);
+  assert.ok(await page.locator('.layer-mark .preview > *').count() >= 1);
+  const c2 = await page.locator('[data-testid=confirm]').boundingBox();
+  assert.ok(c2.y > vh / 2 && c2.y + c2.height <= vh, `confirm still in view with a spot chosen: ${JSON.stringify(c2)}`);
   await shot(page, 'phone-choosing-spot.png');
   await page.locator('[data-testid=confirm]').tap();
   // the scores: a strip always in view; one tap opens players and log

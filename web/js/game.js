@@ -231,7 +231,7 @@ export class GameView {
     hand.classList.add('hidden'); act.replaceChildren();
     this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
     this.board.hoverTile = null;
-    this.previewSpot(null);
+    if (this.previewing) { this.board.mark(null); this.previewing = false; }
     if (!this.sel.pending && this.board.saved) { this.board.unzoom(); if (!this.board.userMoved) this.board.fit(); }
     this.renderMini();
     this.node.classList.toggle('mine', this.myTurn());
@@ -293,6 +293,7 @@ export class GameView {
     h += '</div>';
     h += `<div class="row"><button class="primary" data-act="confirm" data-testid="confirm" ${this.sel.sending ? 'disabled' : ''}>${t('act.confirm')} ⏎</button><button data-act="takeback" data-testid="takeback">${t('act.takeback')}</button></div>`;
     act.innerHTML = h;
+    if (this.sel.meeple) this.previewSpot(null);
   }
 
   // spots of the chosen figure kind on the pending tile
@@ -490,7 +491,12 @@ export class GameView {
   // tiles, with its size, whether it is open, who is on it and its worth
   previewSpot(i) {
     const info = this.$('.preview-info');
-    if (i === null || i === undefined) {
+    // with no spot under the pointer, the chosen one's feature (touch screens have no hover)
+    if ((i === null || i === undefined) && this.sel.pending && this.sel.meeple) {
+      const chosen = this.spotList().findIndex((x) => x.selected);
+      if (chosen >= 0) i = chosen;
+    }
+    if (i === null || i === undefined || i < 0) {
       if (this.previewing) { this.board.mark(null); this.previewing = false; }
       if (info) info.textContent = '';
       return;
