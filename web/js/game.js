@@ -552,7 +552,7 @@ export class GameView {
       if (e.meeple) {
         const kind = e.meeple.kind || 'follower';
         const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
-        h += ' ' + t(`log.put.${kind === 'big' ? 'big' : roleOf(kind, seg?.kind)}`);
+        h += ' ' + t(`log.put.${kind === 'big' ? 'big' : roleOf(kind, seg?.kind)}`, { role: t(`role.${roleOf('follower', seg?.kind)}`) });
       }
       if (e.abbot_recalled) h += ' ' + t('log.recall');
       if (e.bonus) h += ' ' + t('log.bonus');
