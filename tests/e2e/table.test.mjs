@@ -182,7 +182,8 @@ test('the log tells the story: tile names, roles, what was scored and by whom; a
   }
   assert.equal(await page.locator('[data-testid=log-final]').count(), 1, 'the final scoring is a group of its own');
   assert.ok(await page.locator('[data-testid=log-final] .ev').count() >= 1);
-  // clicking a scoring line marks its feature on the board
+  // clicking a scoring line marks its feature on the board (after the last flash has gone)
+  await page.waitForTimeout(2300);
   const line = page.locator('[data-testid=log] .ev[data-mark]').first();
   await line.scrollIntoViewIfNeeded();
   await line.click();
