@@ -376,6 +376,42 @@ void gj_turn(srv_sb *b, const carc_game *g)
 	sb_add(b, "}", 1);
 }
 
+/* What the log tells of a scored feature besides its size: a city's
+ * shields, an inn or a cathedral on it, the completed cities a farm
+ * borders. Read from the game after the move (a feature only grows). */
+static void event_facts(srv_sb *b, const carc_game *g, const carc_event *e)
+{
+	int id = carc_feature_id(g, e->tile, e->seg);
+	carc_feature_info fi;
+	if (id < 0 || carc_feature_get(g, id, 0, 0, &fi))
+		return;
+	if (e->kind == CARC_SCORE_CITY) {
+		sb_add(b, ",", 1);
+		put_kint(b, "shields", fi.shields);
+		if (fi.flags & CARC_SEGF_CATHEDRAL) {
+			sb_add(b, ",", 1);
+			put_kbool(b, "cathedral", 1);
+		}
+	}
+	if (e->kind == CARC_SCORE_ROAD && (fi.flags & CARC_SEGF_INN)) {
+		sb_add(b, ",", 1);
+		put_kbool(b, "inn", 1);
+	}
+	if (e->kind == CARC_SCORE_FARM) {
+		/* the first edition's farm scoring names the city, not the field */
+		int done = 1;
+		if (carc_feature_kind_of(g, id) == CARC_FEAT_FIELD) {
+			uint16_t ids[CARC_MAX_NODES];
+			int n = carc_field_cities(g, id, ids, CARC_MAX_NODES);
+			done = 0;
+			for (int i = 0; i < n; i++)
+				done += carc_feature_done(g, ids[i]) > 0;
+		}
+		sb_add(b, ",", 1);
+		put_kint(b, "cities", done);
+	}
+}
+
 char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const carc_events *ev)
 {
 	const carc_turn *t = &g->turns[turn];
@@ -438,6 +474,7 @@ char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const 
 	sb_add(b, ",", 1);
 	put_key(b, "events");
 	sb_add(b, "[", 1);
+	int good = 0; /* the goods scored so far: the engine scores them in order, each with a majority */
 	for (int i = 0; ev && i < ev->n; i++) {
 		const carc_event *e = &ev->ev[i];
 		int pts[CARC_MAX_PLAYERS];
@@ -452,7 +489,21 @@ char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const 
 		sb_add(b, ",", 1);
 		put_key(b, "points");
 		put_ints(b, pts, g->rules.players);
-		if (e->tile < g->ntiles) {
+		if (e->kind == CARC_SCORE_GOODS) {
+			/* a goods majority is no place on the board: which good it was */
+			for (good++; good < CARC_GOODS_COUNT; good++) {
+				int most = 0;
+				for (int p = 0; p < g->rules.players; p++)
+					if (carc_goods_held(g, p, good) > most)
+						most = carc_goods_held(g, p, good);
+				if (most)
+					break;
+			}
+			if (good < CARC_GOODS_COUNT) {
+				sb_add(b, ",", 1);
+				put_kstr(b, "good", GOODS_NAMES[good]);
+			}
+		} else if (e->tile < g->ntiles) {
 			int x, y;
 			const char *port;
 			place_of(g, e->tile, e->seg, &x, &y, &port);
@@ -462,6 +513,7 @@ char *gj_log_entry(const carc_game *before, const carc_game *g, int turn, const 
 			put_kint(b, "y", y);
 			sb_add(b, ",", 1);
 			put_kstr(b, "at", port);
+			event_facts(b, g, e);
 		}
 		sb_add(b, "}", 1);
 	}

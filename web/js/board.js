@@ -24,16 +24,16 @@ export class BoardView {
     this.defs.innerHTML = DEFS + '<filter id="glow" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="4" result="b"/><feMerge><feMergeNode in="b"/><feMergeNode in="SourceGraphic"/></feMerge></filter>';
     this.view = el('g', { class: 'viewport' }, this.svg);
     this.layers = {};
-    for (const n of ['tiles', 'last', 'cands', 'pending', 'flash', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
+    for (const n of ['tiles', 'last', 'cands', 'pending', 'flash', 'mark', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
     container.appendChild(this.svg);
     this.defined = new Set();
     this.placed = new Map();
     this.scale = 0.8; this.tx = 0; this.ty = 0;
-    this.onSquare = null; this.onSpot = null;
+    this.onSquare = null; this.onSpot = null; this.onSpotHover = null;
     this.candidates = new Map(); this.rot = 0;
     this.userMoved = false;
     this.bindInput();
-    this.resizeObs = new ResizeObserver(() => { if (!this.userMoved) this.fit(); else this.apply(); });
+    this.resizeObs = new ResizeObserver(() => { if (this.saved && this.focus) this.centreOn(this.focus); else if (!this.userMoved) this.fit(); else this.apply(); });
     this.resizeObs.observe(container);
   }
 
@@ -74,6 +74,10 @@ export class BoardView {
   }
   // figures: [{player, kind, x, y, at, feature}], colorOf(player) -> palette entry
   setFigures(figs, colorOf) {
+    this.figs = figs; this.colorOf = colorOf;
+    // figures grow when the view is far out, so that a long game's pieces stay readable
+    this.boost = this.figureBoost();
+    const boost = this.boost;
     let s = '';
     for (const f of figs) {
       const b = this.placed.get(`${f.x},${f.y}`);
@@ -81,7 +85,7 @@ export class BoardView {
       const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
       const lying = f.feature === 'field' && f.kind !== 'pig';
       const dx = f.kind === 'pig' ? 10 : f.kind === 'builder' ? -10 : 0;
-      s += figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}` });
+      s += figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost });
     }
     this.layers.figures.innerHTML = s;
   }
@@ -116,8 +120,13 @@ export class BoardView {
     L.replaceChildren();
     spots.forEach((s, i) => {
       const cx = s.x * T + s.pos[0], cy = s.y * T + s.pos[1];
-      const g = el('g', { class: `spot${s.selected ? ' selected' : ''}`, tabindex: '-1' }, L);
+      const g = el('g', { class: `spot${s.selected ? ' selected' : ''}`, tabindex: '-1', role: 'button' }, L);
       g.dataset.i = i;
+      if (s.label) g.setAttribute('aria-label', s.label);
+      // the touch target: at least 34 board units, and the view zooms in while choosing
+      el('circle', { cx, cy, r: 17, class: 'spot-hit' }, g);
+      g.addEventListener('pointerenter', () => this.onSpotHover?.(i));
+      g.addEventListener('pointerleave', () => this.onSpotHover?.(null));
       if (s.selected) {
         g.innerHTML = figureSvg(s.kind, color, cx, cy, { lying: s.feature === 'field' && s.kind !== 'pig' });
         el('circle', { cx, cy, r: 15, class: 'spot-ring sel' }, g);
@@ -132,36 +141,54 @@ export class BoardView {
 
   // --- scoring flash ------------------------------------------------------
   // parts: [{x, y, seg}] of the scored feature; label e.g. "+10" in the scorer's colour
-  flash(parts, kind, label, color, nth = 0) {
-    const L = this.layers.flash;
-    const g = el('g', { class: 'flash' }, L);
-    const tiles = new Set();
+  // the shapes of a feature's parts (cities and roads as drawn, a cloister's
+  // or garden's 3x3 neighbourhood, a field's tiles), with classes prefix-area / prefix-line
+  shapes(parts, kind, g, prefix, pending = null) {
     for (const p of parts) {
-      const b = this.placed.get(`${p.x},${p.y}`);
+      const b = pending && p.x === pending.x && p.y === pending.y ? pending : this.placed.get(`${p.x},${p.y}`);
       if (!b) continue;
       const geo = this.tiles.geometry(b.tile);
       const tr = `translate(${p.x * T} ${p.y * T}) rotate(${b.rot * 90} 50 50)`;
       const city = geo.cities.find((c) => c.seg.index === p.seg.index);
       const road = geo.roads.find((r) => r.seg.index === p.seg.index);
-      if (city) el('path', { d: city.d, transform: tr, class: 'flash-area' }, g);
-      else if (road) el('path', { d: road.d, transform: tr, class: 'flash-line' }, g);
+      if (city) el('path', { d: city.d, transform: tr, class: `${prefix}-area` }, g);
+      else if (road) el('path', { d: road.d, transform: tr, class: `${prefix}-line` }, g);
       else if (kind === 'cloister' || kind === 'garden') {
-        el('rect', { x: (p.x - 1) * T, y: (p.y - 1) * T, width: 3 * T, height: 3 * T, class: 'flash-area', rx: 10 }, g);
-      } else el('rect', { x: p.x * T, y: p.y * T, width: T, height: T, class: 'flash-area' }, g);
-      tiles.add(`${p.x},${p.y}`);
+        el('rect', { x: (p.x - 1) * T, y: (p.y - 1) * T, width: 3 * T, height: 3 * T, class: `${prefix}-area`, rx: 10 }, g);
+      } else el('rect', { x: p.x * T, y: p.y * T, width: T, height: T, class: `${prefix}-area` }, g);
     }
+  }
+  flash(parts, kind, label, color, nth = 0) {
+    const g = el('g', { class: 'flash' }, this.layers.flash);
+    this.shapes(parts, kind, g, 'flash');
     if (label && parts.length) {
       const xs = parts.map((p) => p.x), ys = parts.map((p) => p.y);
-      const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T;
-      const t = el('text', { x: cx, y: cy + nth * 44, class: 'float-label', fill: color ? color.hex : '#222' }, this.layers.float);
-      t.textContent = label;
-      setTimeout(() => t.remove(), 2200);
+      const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T + nth * 50;
+      // a pill in the scorer's colour with its ink: readable on any ground
+      const w = 26 + label.length * 22;
+      const f = el('g', { class: 'float-label' }, this.layers.float);
+      el('rect', { x: cx - w / 2, y: cy - 26, width: w, height: 48, rx: 24, fill: color ? color.hex : '#222', stroke: '#fff', 'stroke-width': 4 }, f);
+      const tx = el('text', { x: cx, y: cy + 12, fill: color ? color.ink : '#fff' }, f);
+      tx.textContent = label;
+      setTimeout(() => f.remove(), 2200);
     }
     setTimeout(() => g.remove(), 2200);
   }
+  // a feature marked until mark(null): a log line clicked, a follower preview
+  mark(parts, kind, { pending = null, cls = 'mark' } = {}) {
+    const L = this.layers.mark;
+    L.replaceChildren();
+    clearTimeout(this.markTimer);
+    if (!parts || !parts.length) return;
+    const g = el('g', { class: cls }, L);
+    this.shapes(parts, kind, g, 'mark', pending);
+    if (cls === 'mark') this.markTimer = setTimeout(() => L.replaceChildren(), 5000);
+  }
 
   // --- view ---------------------------------------------------------------
+  figureBoost() { return Math.round(Math.min(1.9, Math.max(1, 0.8 / this.scale)) * 10) / 10; }
   apply() {
+    if (this.figs && this.figureBoost() !== this.boost) this.setFigures(this.figs, this.colorOf);
     this.view.setAttribute('transform', `translate(${this.tx.toFixed(1)} ${this.ty.toFixed(1)}) scale(${this.scale.toFixed(4)})`);
   }
   size() { const r = this.container.getBoundingClientRect(); return [r.width || 800, r.height || 600]; }
@@ -181,7 +208,7 @@ export class BoardView {
     this.scale = Math.max(0.12, Math.min(1.3, Math.min(w / bw, h / bh)));
     this.tx = w / 2 - ((x0 + x1) / 2) * T * this.scale;
     this.ty = h / 2 - ((y0 + y1) / 2) * T * this.scale;
-    this.userMoved = false;
+    this.userMoved = false; this.saved = null;
     this.apply();
   }
   // keep a tile in view (after a move near the edge)
@@ -195,11 +222,38 @@ export class BoardView {
     const ns = Math.max(0.1, Math.min(3, this.scale * f));
     f = ns / this.scale;
     this.tx = cx - (cx - this.tx) * f; this.ty = cy - (cy - this.ty) * f;
-    this.scale = ns; this.userMoved = true;
+    this.scale = ns; this.userMoved = true; this.saved = null;
+    this.apply();
+  }
+  // while a figure spot is chosen: the placed tile at least `px` CSS pixels
+  // wide and in view; unzoom() goes back to the view before
+  zoomToTile(x, y, px) {
+    const [w, h] = this.size();
+    const s = this.scale * T;
+    const sx = x * s + this.tx, sy = y * s + this.ty;
+    const inView = sx >= 0 && sy >= 0 && sx + s <= w && sy + s <= h;
+    if (s >= px && inView) return;
+    if (!this.saved) this.saved = { scale: this.scale, tx: this.tx, ty: this.ty, userMoved: this.userMoved };
+    this.focus = { x, y, px };
+    this.centreOn(this.focus);
+  }
+  centreOn({ x, y, px }) {
+    const [w, h] = this.size();
+    // the tile as asked, but never larger than most of the view
+    this.scale = Math.max(this.scale, Math.min(px, 0.8 * Math.min(w, h)) / T);
+    this.tx = w / 2 - (x + 0.5) * T * this.scale;
+    this.ty = h / 2 - (y + 0.5) * T * this.scale;
+    this.userMoved = true;
+    this.apply();
+  }
+  unzoom() {
+    if (!this.saved) return;
+    Object.assign(this, this.saved);
+    this.saved = null; this.focus = null;
     this.apply();
   }
   zoomBy(f) { const [w, h] = this.size(); this.zoomAt(f, w / 2, h / 2); }
-  panBy(dx, dy) { this.tx += dx; this.ty += dy; this.userMoved = true; this.apply(); }
+  panBy(dx, dy) { this.tx += dx; this.ty += dy; this.userMoved = true; this.saved = null; this.apply(); }
 
   toBoard(clientX, clientY) {
     const r = this.svg.getBoundingClientRect();

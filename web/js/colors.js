@@ -33,16 +33,22 @@ const PIG = 'M-11 2C-11 -5 -5 -8 1 -8C5 -8 8 -6 9.5 -3L12.5 -3.5V2.5L10 2.5C9 6 
 
 // A figure drawn at (x, y) in tile units; `kind` follower|big|builder|pig|abbot,
 // `lying` for a farmer. Marked with the colour's symbol.
-export function figureSvg(kind, c, x, y, { lying = false, cls = '' } = {}) {
+export function figureSvg(kind, c, x, y, { lying = false, cls = '', boost = 1 } = {}) {
   let path = MEEPLE, scale = 1, markAt = [0, 2.5];
   if (kind === 'big') scale = 1.35;
   else if (kind === 'abbot') { path = ABBOT; markAt = [0, 3]; }
   else if (kind === 'builder') { path = BUILDER; markAt = [0, 2]; }
   else if (kind === 'pig') { path = PIG; markAt = [0, 0]; scale = 0.95; }
   const rot = lying && kind !== 'pig' ? ' rotate(-90)' : '';
-  return `<g class="figure ${cls}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${scale})${rot}">` +
+  // the special pieces carry a white sign of their own, so that they are told
+  // from a follower at a glance: the builder's hat, the abbot's hood, the pig's ear and eye
+  let sign = '';
+  if (kind === 'builder') { scale = 1.15; sign = '<path d="M-4 -13H4L5 -9H-5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>'; }
+  else if (kind === 'abbot') { scale = 1.12; sign = '<path d="M0 -11.5C3.6 -11.5 4.8 -8.2 3.7 -5.4L0 -3.2L-3.7 -5.4C-4.8 -8.2 -3.6 -11.5 0 -11.5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>'; }
+  else if (kind === 'pig') { scale = 1.1; sign = '<path d="M4 -8L6 -12L7.5 -7Z" fill="#fff"/><circle cx="7.6" cy="-3" r="1.5" fill="#fff" stroke="#1d1d1d" stroke-width=".6"/><rect x="10.5" y="-2.8" width="2.4" height="4.6" rx="1" fill="#f6b2c8" stroke="#1d1d1d" stroke-width=".6"/>'; }
+  return `<g class="figure ${cls}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(scale * boost).toFixed(2)})${rot}">` +
     `<path d="${path}" transform="translate(0 1.2)" fill="rgba(0,0,0,.35)"/>` +
-    `<path d="${path}" fill="${c.hex}" stroke="${c.id === 'black' ? '#eee' : '#1d1d1d'}" stroke-width="1.3" stroke-linejoin="round"/>` +
+    `<path d="${path}" fill="${c.hex}" stroke="${c.id === 'black' ? '#eee' : '#1d1d1d'}" stroke-width="1.3" stroke-linejoin="round"/>` + sign +
     `<g transform="translate(${markAt[0]} ${markAt[1]})${lying && kind !== 'pig' ? ' rotate(90)' : ''}">${markSvg(c)}</g></g>`;
 }
 

@@ -3,7 +3,9 @@
 import { api, seats, Live } from './api.js';
 import { BoardView } from './board.js';
 import { badge, figureIcon } from './colors.js';
-import { traceFeature, onFeature } from './features.js';
+import { traceFeature, traceSeg, onFeature, featureInfo } from './features.js';
+import { roleOf, roleName, eventText, eventShown, finalGroups } from './story.js';
+import { ScoreTrack } from './track.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
 import { seatColors, serverColours, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
 import { sound } from './sound.js';
@@ -26,12 +28,15 @@ export class GameView {
       <button class="tool" data-act="zoomin" data-i18n-title="board.zoomin" aria-label="+">+</button>
       <button class="tool" data-act="zoomout" data-i18n-title="board.zoomout" aria-label="-">−</button>
       <button class="tool" data-act="fit" data-i18n-title="board.fit" data-testid="fit">⤢</button>
+      <button class="tool track-toggle" data-act="track" data-i18n-title="track.toggle" data-testid="track-toggle" aria-pressed="true"><svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><rect x="2" y="2" width="16" height="16" fill="none" stroke="currentColor" stroke-width="3" stroke-dasharray="3 1.5"/></svg></button>
     </div>
+    <div class="track" data-testid="track" aria-hidden="true"></div>
     <div class="conn hidden" role="status"></div>
     <div class="waiting hidden"></div>
     <div class="final-box hidden" data-testid="final"></div>
   </div>
   <aside class="side">
+    <button class="mini-scores" data-act="sheet" data-testid="mini-scores" aria-expanded="false"></button>
     <section class="turn-card">
       <div class="turn-line" data-testid="turn-line" aria-live="polite"></div>
       <div class="hand hidden">
@@ -55,6 +60,21 @@ export class GameView {
     this.board = new BoardView(this.$('.board'), tiles);
     this.board.onSquare = (x, y) => this.clickSquare(x, y);
     this.board.onSpot = (i) => this.clickSpot(i);
+    this.board.onSpotHover = (i) => this.previewSpot(i);
+    this.track = new ScoreTrack(this.$('.track'));
+    this.setTrack(localStorage.getItem('carc.track') !== '0');
+    this.node.addEventListener('focusin', (e) => { const b = e.target.closest?.('.spot-btn'); if (b) this.previewSpot(Number(b.dataset.i)); });
+    this.node.addEventListener('focusout', (e) => { if (e.target.closest?.('.spot-btn')) this.previewSpot(null); });
+    this.node.addEventListener('pointerover', (e) => { const b = e.target.closest?.('.spot-btn'); if (b) this.previewSpot(Number(b.dataset.i)); });
+    this.node.addEventListener('pointerout', (e) => { if (e.target.closest?.('.spot-btn')) this.previewSpot(null); });
+    this.node.addEventListener('keydown', (e) => { const l = e.target.closest?.('[data-mark]'); if (l && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); this.markLine(l); } });
+    this.narrow = matchMedia('(max-width: 640px)');
+    this.narrowHandler = () => this.renderFinal();
+    this.narrow.addEventListener?.('change', this.narrowHandler);
+    // no keyboard hints on a touch screen
+    const touch = matchMedia('(pointer: coarse)').matches || (navigator.maxTouchPoints > 0 && !matchMedia('(pointer: fine)').matches);
+    this.node.classList.toggle('touch', touch);
+    this.touch = touch;
     this.node.addEventListener('click', (e) => this.onClick(e));
     this.keyHandler = (e) => this.onKey(e);
     document.addEventListener('keydown', this.keyHandler);
@@ -69,6 +89,7 @@ export class GameView {
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
     window.removeEventListener('langchange', this.langHandler);
+    this.narrow.removeEventListener?.('change', this.narrowHandler);
     this.board.destroy();
   }
 
@@ -116,7 +137,7 @@ export class GameView {
       case 'error':
         this.sel.sending = false;
         if (m.code === 'stale_turn' || m.code === 'not_your_turn') this.live.send({ type: 'state' });
-        toast(tOr(`err.${m.code}`, m.message || m.code), 'error');
+        toast(tOr(`err.${m.code}`, m.message || m.code), 'error', `err.${m.code}`);
         this.renderTurn();
         break;
       default: break;
@@ -158,6 +179,7 @@ export class GameView {
       const best = Math.max(...ev.points);
       const who = ev.points.indexOf(best);
       this.board.flash(parts, ev.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, shown++);
+      if (best > 0) this.lastFlash = { kind: ev.kind, label: `+${best}` };
       if (best > 0) scored = true;
     }
     if (scored) sound.play('score');
@@ -213,6 +235,9 @@ export class GameView {
     hand.classList.add('hidden'); act.replaceChildren();
     this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
     this.board.hoverTile = null;
+    if (this.previewing) { this.board.mark(null); this.previewing = false; }
+    if (!this.sel.pending && this.board.saved) { this.board.unzoom(); if (!this.board.userMoved) this.board.fit(); }
+    this.renderMini();
     this.node.classList.toggle('mine', this.myTurn());
     // a tab in the background shows whose turn it is in its title
     document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;
@@ -228,7 +253,7 @@ export class GameView {
     line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>` : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
     hand.classList.remove('hidden');
     const rot = this.sel.pending ? this.sel.pending.rot : this.sel.rot;
-    this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name">${esc(n.tile)}</div>`;
+    this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name" data-tile="${esc(n.tile)}">${esc(this.tiles.name(n.tile))}</div>`;
     hand.querySelectorAll('.rot').forEach((b) => { b.disabled = !mine || !!n.legal?.discard; b.classList.toggle('hidden', !mine); });
     if (!mine) { act.innerHTML = `<p class="hint">${n.bonus ? t('hint.bonus') : ''}</p>`; return; }
     if (n.legal?.discard) {
@@ -253,13 +278,18 @@ export class GameView {
     if (!kinds.includes(this.sel.kind)) this.sel.kind = kinds[0] || 'follower';
     const list = this.spotList();
     this.board.setSpots(list, this.colors[this.you]);
+    // figure spots big enough to touch: zoom into the placed tile while choosing
+    if (list.length) this.board.zoomToTile(p.x, p.y, this.touch || this.narrow.matches ? 170 : 120);
     let h = '';
     if (kinds.length > 1) {
       h += `<div class="kinds" role="radiogroup">${kinds.map((k) => `<button class="kind${k === this.sel.kind ? ' on' : ''}" data-act="kind" data-kind="${k}" role="radio" aria-checked="${k === this.sel.kind}" data-testid="kind-${k}">${figureIcon(k, this.colors[this.you], 20)} ${t(`fig.${k}`)}</button>`).join('')}</div>`;
     }
-    h += `<p class="hint">${meeples.length ? t('hint.figure') : t('hint.nofigure')}</p>`;
+    const left = this.game.supply?.[this.you] || {};
+    const noneLeft = !meeples.length && FIGURE_KINDS.every((k) => !left[k]);
+    h += `<p class="hint" data-testid="figure-hint">${meeples.length ? t('hint.figure') : noneLeft ? t('hint.nofollowers') : t('hint.nofigure')}</p>`;
     if (list.length) {
-      h += `<div class="spots-list">${list.map((s, i) => `<button class="spot-btn${s.selected ? ' on' : ''}" data-act="spot" data-i="${i}" data-testid="spot-${i}">${i + 1} · ${t(`feat.${s.feature}`)}</button>`).join('')}</div>`;
+      h += `<div class="spots-list">${list.map((s, i) => `<button class="spot-btn${s.selected ? ' on' : ''}" data-act="spot" data-i="${i}" data-testid="spot-${i}" title="${esc(s.label)}">${i + 1} · ${esc(s.role)}</button>`).join('')}</div>`;
+      h += '<p class="preview-info" data-testid="preview-info" aria-live="polite"></p>';
     }
     const none = !this.sel.meeple && !this.sel.recall;
     h += `<div class="row"><button class="${none ? 'on' : ''}" data-act="nofig" data-testid="no-follower">${t('act.nofigure')}</button>`;
@@ -267,6 +297,7 @@ export class GameView {
     h += '</div>';
     h += `<div class="row"><button class="primary" data-act="confirm" data-testid="confirm" ${this.sel.sending ? 'disabled' : ''}>${t('act.confirm')} ⏎</button><button data-act="takeback" data-testid="takeback">${t('act.takeback')}</button></div>`;
     act.innerHTML = h;
+    if (this.sel.meeple) this.previewSpot(null);
   }
 
   // spots of the chosen figure kind on the pending tile
@@ -286,7 +317,9 @@ export class GameView {
       let pos = this.tiles.spotAt(n.tile, p.rot, m.at);
       if (kind === 'pig') pos = [pos[0] + 10, pos[1]];
       if (kind === 'builder') pos = [pos[0] - 10, pos[1]];
-      out.push({ x: p.x, y: p.y, at: m.at, kind, pos, selected: sel, feature: seg.kind === 'field' ? 'field' : seg.kind });
+      const feature = seg.kind === 'field' ? 'field' : seg.kind;
+      const role = roleName(kind, feature);
+      out.push({ x: p.x, y: p.y, at: m.at, kind, pos, selected: sel, feature, role, label: t('spot.label', { role, feature: t(`feat.${feature}`) }) });
     }
     return out;
   }
@@ -342,6 +375,8 @@ export class GameView {
   }
 
   onClick(e) {
+    const l = e.target.closest('[data-mark]');
+    if (l && !e.target.closest('a, button')) { this.markLine(l); return; }
     const b = e.target.closest('[data-act]');
     if (!b || b.disabled) return;
     const a = b.dataset.act;
@@ -354,6 +389,8 @@ export class GameView {
       recall: () => { this.sel.recall = !this.sel.recall; this.sel.meeple = null; this.renderTurn(); },
       confirm: () => this.confirm(), takeback: () => this.takeBack(), discard: () => this.discard(),
       tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
+      track: () => this.setTrack(!this.trackOn, true),
+      sheet: () => { const open = this.node.classList.toggle('sheet-open'); b.setAttribute('aria-expanded', String(open)); },
       copy: () => copyText(this.invite()).then(() => toast(t('invite.copied'))),
       join: () => this.join(),
       closefinal: () => this.$('.final-box').classList.add('hidden'),
@@ -409,9 +446,9 @@ export class GameView {
     if (!this.table) return;
     const n = this.table.options.players;
     const g = this.game;
-    const scores = this.replay ? this.stepScores() : (g?.next?.over && g.next.final ? g.next.final.scores : g?.next?.scores) || [];
+    const scores = this.currentScores();
     const supply = this.replay ? this.stepSupply() : g?.supply || [];
-    const goods = this.replay ? null : g?.goods;
+    const goods = this.replay ? (this.atEnd() ? g?.goods : null) : g?.goods;
     let h = `<h3>${t('players.title')}</h3><ul>`;
     for (let i = 0; i < n; i++) {
       const s = this.table.seats[i] || {};
@@ -430,28 +467,114 @@ export class GameView {
       </li>`;
     }
     box.innerHTML = h + '</ul>';
+    this.renderMini();
+    this.track.render(scores, this.colors, [...Array(n).keys()].map((i) => this.name(i)));
+  }
+  currentScores() {
+    const g = this.game;
+    return (this.replay ? this.stepScores() : (g?.next?.over && g.next.final ? g.next.final.scores : g?.next?.scores)) || [];
+  }
+  // the phone's score strip: every player's score, a tap opens players and log
+  renderMini() {
+    const b = this.$('.mini-scores');
+    if (!this.table || !this.colors) return;
+    const sc = this.currentScores();
+    const n = this.table.options.players;
+    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + `<span class="ms-more">${t('sheet.more')}</span>`;
+    b.title = t('sheet.toggle');
+  }
+  setTrack(on, save = false) {
+    this.trackOn = on;
+    this.node.classList.toggle('track-on', on);
+    this.$('.track-toggle').setAttribute('aria-pressed', String(on));
+    if (save) { try { localStorage.setItem('carc.track', on ? '1' : '0'); } catch { /* private mode */ } }
+    this.board.apply();
+  }
+
+  // hovering or focusing a figure spot: the feature it would join, marked across
+  // tiles, with its size, whether it is open, who is on it and its worth
+  previewSpot(i) {
+    const info = this.$('.preview-info');
+    // with no spot under the pointer, the chosen one's feature (touch screens have no hover)
+    if ((i === null || i === undefined) && this.sel.pending && this.sel.meeple) {
+      const chosen = this.spotList().findIndex((x) => x.selected);
+      if (chosen >= 0) i = chosen;
+    }
+    if (i === null || i === undefined || i < 0) {
+      if (this.previewing) { this.board.mark(null); this.previewing = false; }
+      if (info) info.textContent = '';
+      return;
+    }
+    const s = this.spotList()[i];
+    const n = this.game?.next, p = this.sel.pending;
+    if (!s || !p) return;
+    const map = new Map(this.game.board.map((b) => [`${b.x},${b.y}`, b]));
+    const pend = { x: p.x, y: p.y, tile: n.tile, rot: p.rot };
+    map.set(`${p.x},${p.y}`, pend);
+    const parts = traceSeg(this.tiles, map, p.x, p.y, this.tiles.segmentAt(n.tile, p.rot, s.at));
+    const fi = featureInfo(this.tiles, map, parts, this.game.figures || []);
+    this.board.mark(parts, fi.kind, { pending: pend, cls: 'preview' });
+    this.previewing = true;
+    if (info) info.innerHTML = this.previewText(s, fi);
+  }
+  previewText(s, fi) {
+    const bits = [];
+    if (fi.kind === 'cloister' || fi.kind === 'garden') bits.push(t('pv.around', { n: fi.tiles - 1 }));
+    else if (fi.kind === 'field') bits.push(t('n.tiles', { n: fi.tiles }), t('pv.cities', { n: fi.cities }));
+    else {
+      bits.push(t('n.tiles', { n: fi.tiles }));
+      if (fi.shields) bits.push(t('n.shields', { n: fi.shields }));
+      if (fi.inn) bits.push(t('sz.inn'));
+      if (fi.cathedral) bits.push(t('sz.cathedral'));
+    }
+    if (fi.kind !== 'field') bits.push(fi.open ? t('pv.open') : t('pv.closed'));
+    bits.push(t(fi.open ? 'pv.value.end' : 'pv.value.now', { n: fi.value }));
+    const held = Object.entries(fi.holders);
+    bits.push(held.length ? t('pv.held', { names: held.map(([pl, k]) => `${this.who(Number(pl))} (${k})`).join(', ') }) : t('pv.free'));
+    return `<strong>${esc(s.role)}</strong> · ${t(`feat.${fi.kind}`)}: ${bits.join(' · ')}`;
+  }
+
+  // a log line clicked: its tile or scored feature marked on the board
+  markLine(l) {
+    const map = this.replay ? this.sim?.map : new Map((this.game?.board || []).map((b) => [`${b.x},${b.y}`, b]));
+    if (!map) return;
+    const x = Number(l.dataset.x), y = Number(l.dataset.y);
+    if (!map.has(`${x},${y}`)) return;
+    const parts = l.dataset.mark === 'tile' ? [{ x, y, seg: { index: -1 } }] : traceFeature(this.tiles, map, x, y, l.dataset.at);
+    this.board.mark(parts, l.dataset.mark === 'tile' ? 'tile' : l.dataset.kind);
+    this.board.ensureVisible(x, y);
+    this.node.querySelectorAll('.log .marked').forEach((m) => m.classList.remove('marked'));
+    l.classList.add('marked');
   }
 
   logEntryHtml(e) {
-    const c = this.colors;
+    const tile = `<span class="tname">${esc(this.tiles.name(e.tile))}</span>`;
     let h;
-    if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile: esc(e.tile) });
+    if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile });
     else {
-      h = t('log.place', { name: this.who(e.player), tile: esc(e.tile) });
-      if (e.meeple) h += ' ' + t('log.with', { figure: t(`fig.${e.meeple.kind || 'follower'}`) });
+      h = t('log.place', { name: this.who(e.player), tile });
+      if (e.meeple) {
+        const kind = e.meeple.kind || 'follower';
+        const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
+        h += ' ' + t(`log.put.${kind === 'big' ? 'big' : roleOf(kind, seg?.kind)}`, { role: t(`role.${roleOf('follower', seg?.kind)}`) });
+      }
       if (e.abbot_recalled) h += ' ' + t('log.recall');
       if (e.bonus) h += ' ' + t('log.bonus');
+      if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${t(`goods.${k}`)}`)) });
     }
+    const mark = e.discarded ? '' : ` data-mark="tile" data-x="${e.x}" data-y="${e.y}" tabindex="0" role="button"`;
     let evs = '';
-    for (const ev of e.events || []) {
-      const best = Math.max(...ev.points);
-      if (best <= 0) continue;
-      const names = ev.points.map((p, i) => (p > 0 ? i : -1)).filter((i) => i >= 0);
-      for (const i of names) {
-        evs += `<div class="ev${ev.final ? ' final' : ''}" style="--pc:${c[i].hex}">${t(ev.final ? 'log.ev.final' : 'log.ev', { name: this.who(i), kind: t(`kind.${ev.kind}`), points: ev.points[i] })}</div>`;
-      }
-    }
-    return `<li data-turn="${e.turn}"><span class="tn">${e.turn + 1}</span> ${h}${evs}</li>`;
+    for (const ev of e.events || []) if (!ev.final && eventShown(ev)) evs += this.evHtml(ev, e.player);
+    let out = `<li data-turn="${e.turn}" data-tile="${esc(e.tile)}"><span class="tn">${e.turn + 1}</span> <span class="what"${mark}>${h}</span>${evs}</li>`;
+    const fin = finalGroups(e.events || []);
+    if (fin.length) out += `<li class="final-scoring" data-testid="log-final"><h4>${t('fin.title')}</h4>${fin.map((ev) => this.evHtml(ev, e.player)).join('')}</li>`;
+    return out;
+  }
+  evHtml(ev, mover) {
+    const best = Math.max(...ev.points);
+    const c = best > 0 ? this.colors[ev.points.indexOf(best)].hex : '#999';
+    const m = ev.x !== undefined ? ` data-mark="feature" data-x="${ev.x}" data-y="${ev.y}" data-at="${ev.at}" data-kind="${ev.kind}" tabindex="0" role="button"` : '';
+    return `<div class="ev${ev.final ? ' final' : ''}" data-kind="${ev.kind}" style="--pc:${c}"${m}>${eventText(ev, mover, (i) => this.who(i))}</div>`;
   }
   renderLog() {
     const ol = this.$('.log');
@@ -478,7 +601,7 @@ export class GameView {
     b.textContent = t('tiles.left', { n: n.tiles_left ?? 0 });
     const by = n.tiles_left_by_kind || {};
     const names = Object.keys(by).filter((k) => by[k] > 0).sort((a, b2) => a.localeCompare(b2, 'en', { numeric: true }));
-    v.innerHTML = names.length ? `<p class="hint">${t('tiles.hint')}</p><div class="tile-grid">${names.map((k) => `<figure title="${esc(this.tiles.defs.get(k)?.note || k)}">${this.tiles.svg(k, 0, 44)}<figcaption>${by[k]}</figcaption></figure>`).join('')}</div>` : `<p class="hint">${t('tiles.none')}</p>`;
+    v.innerHTML = names.length ? `<p class="hint">${t('tiles.hint')}</p><div class="tile-grid">${names.map((k) => `<figure title="${esc(this.tiles.name(k))}">${this.tiles.svg(k, 0, 44)}<figcaption>${by[k]}</figcaption></figure>`).join('')}</div>` : `<p class="hint">${t('tiles.none')}</p>`;
   }
 
   renderWaiting() {
@@ -540,12 +663,21 @@ export class GameView {
     const w = f.winners || [];
     let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
     h += `<p class="winners" data-testid="winners">${w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: this.who(w[0]) })}</p>`;
-    h += `<div class="table-scroll"><table class="final-table"><thead><tr><th>${t('final.player')}</th><th>${t('final.total')}</th>${kinds.map((k) => `<th>${t(`kind.${k}`)}</th>`).join('')}</tr></thead><tbody>`;
     const order = [...Array(players).keys()].sort((a, b) => f.scores[b] - f.scores[a]);
-    for (const i of order) {
-      h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : ''}</td><td class="total" data-testid="final-score-${i}">${f.scores[i]}</td>${kinds.map((k) => `<td>${f.by_kind[i][k] ?? 0}</td>`).join('')}</tr>`;
+    const crown = (i) => (w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : '');
+    const cell = (i, k) => `<td data-p="${i}" data-k="${k}">${f.by_kind[i][k] ?? 0}</td>`;
+    const total = (i) => `<td class="total" data-p="${i}" data-k="total" data-testid="final-score-${i}">${f.scores[i]}</td>`;
+    // every column in view: players as rows on a wide screen, as columns on a narrow one
+    const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 600;
+    if (!narrow) {
+      h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${t(`kind.${k}`)}">${t(`kind.${k}`)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
+      for (const i of order) h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${crown(i)}</td>${kinds.map((k) => cell(i, k)).join('')}${total(i)}</tr>`;
+    } else {
+      h += `<table class="final-table tall"><thead><tr><th></th>${order.map((i) => `<th class="pcol${w.includes(i) ? ' win' : ''}" title="${esc(this.name(i))}">${badge(this.colors[i], 16)}<span class="pn">${esc(this.name(i))}</span>${crown(i)}</th>`).join('')}</tr></thead><tbody>`;
+      for (const k of kinds) h += `<tr><th scope="row">${t(`kind.${k}`)}</th>${order.map((i) => cell(i, k)).join('')}</tr>`;
+      h += `<tr class="sum"><th scope="row">${t('final.total')}</th>${order.map((i) => total(i)).join('')}</tr>`;
     }
-    h += `</tbody></table></div><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
+    h += `</tbody></table><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
     if (!this.replay) h += ` · <a href="/?replay=${this.id}" data-testid="to-replay">${t('info.replay')}</a>`;
     h += ` · <a href="/">${t('nav.lobby')}</a></p></div>`;
     box.innerHTML = h;
@@ -596,7 +728,10 @@ export class GameView {
     if (this.step === this.game.log.length && this.game.next.over && this.game.next.final) return this.game.next.final.scores;
     return this.step ? this.game.log[this.step - 1].scores : Array(n).fill(0);
   }
+  atEnd() { return this.step === this.game.log.length && this.game.next?.over; }
   stepSupply() {
+    // after the final scoring every figure is back: as the live game shows it
+    if (this.atEnd() && this.game.supply) return this.game.supply;
     const base = startSupply(this.game.rules);
     const out = [];
     for (let i = 0; i < this.table.options.players; i++) {
@@ -611,7 +746,7 @@ export class GameView {
     this.board.setBoard(this.sim.board);
     const lastE = this.step ? this.game.log[this.step - 1] : null;
     this.board.setLast(lastE && !lastE.discarded ? lastE : null);
-    this.board.setFigures(this.sim.figs, (p) => this.colors[p]);
+    this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
     if (refit) {
       // the view takes in the whole game, so the board does not jump while stepping
       this.board.extent = this.simulate(this.game.log.length).board.map((b) => `${b.x},${b.y}`);
@@ -657,7 +792,7 @@ export class GameView {
     if (le) {
       hand.classList.remove('hidden');
       hand.querySelectorAll('.rot').forEach((b) => b.classList.add('hidden'));
-      this.$('.hand-tile').innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${this.who(le.player)}</div>`;
+      this.$('.hand-tile').innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}</div>`;
     } else hand.classList.add('hidden');
   }
 }

@@ -43,9 +43,23 @@ export async function setLanguage(code, save = false) {
 
 export const currentLanguage = () => lang;
 
+// A value may hold plural forms by the language's plural rules
+// (Intl.PluralRules categories), picked by vars.n:
+// "one:{n} player|other:{n} players"; Slovenian also has two: and few:.
+const PLURAL = /^(zero|one|two|few|many|other):/;
+export function plural(s, n) {
+  if (!PLURAL.test(s)) return s;
+  const forms = {};
+  for (const part of s.split('|')) { const m = PLURAL.exec(part); if (m) forms[m[1]] = part.slice(m[0].length); }
+  let cat2 = 'other';
+  try { cat2 = new Intl.PluralRules(lang).select(Number(n)); } catch { /* an engine without Intl */ }
+  return forms[cat2] ?? forms.other ?? Object.values(forms)[0];
+}
+
 export function t(key, vars) {
   let s = cat[key] ?? fallback[key];
   if (s === undefined) return key;
+  if (vars && vars.n !== undefined) s = plural(s, vars.n);
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] !== undefined ? String(vars[k]) : m));
   return s;
 }

@@ -7,6 +7,8 @@
 // itself. The same geometry gives the spot of every segment (where a figure
 // stands); fields get theirs from a coarse grid filled around the drawn shapes.
 
+import { t, listJoin } from './i18n.js';
+
 export const PORTS = ['N0', 'N1', 'N2', 'E0', 'E1', 'E2', 'S0', 'S1', 'S2', 'W0', 'W1', 'W2'];
 const CORNERS = [[0, 0], [100, 0], [100, 100], [0, 100]]; // NW NE SE SW: side d runs corner d -> d+1
 const SIDE_MID = [[50, 0], [100, 50], [50, 100], [0, 50]];
@@ -295,12 +297,16 @@ export function computeSpots(g) {
 
 const ICONS = {
   shield: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><path d="M-6 -7H6V0C6 5 0 8 0 8C0 8 -6 5 -6 0Z" fill="#2d4fa3" stroke="#f4eede" stroke-width="1.6"/><path d="M0 -7V8M-6 -1H6" stroke="#f4eede" stroke-width="1.2"/></g>`,
-  inn: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><rect x="-6" y="-3" width="12" height="9" fill="#f4e3c1" stroke="#5b3b1a" stroke-width="1"/><path d="M-8 -2L0 -9L8 -2Z" fill="#b8452e" stroke="#5b3b1a" stroke-width="1"/><rect x="-2" y="1" width="4" height="5" fill="#5b3b1a"/><circle cx="7" cy="3" r="2.4" fill="#f3c12e" stroke="#5b3b1a" stroke-width=".8"/></g>`,
+  // an inn: a bigger house than a road's end, with a blue roof and a hanging sign
+  inn: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><rect x="-7" y="-3" width="14" height="10" fill="#fff4d6" stroke="#3a2a14" stroke-width="1.2"/><path d="M-9.5 -2L0 -10L9.5 -2Z" fill="#2d5fa3" stroke="#1b2f55" stroke-width="1.2"/><rect x="-2" y="1.5" width="4" height="5.5" fill="#5b3b1a"/><path d="M7 -1H12V1" stroke="#3a2a14" stroke-width="1" fill="none"/><circle cx="12" cy="4" r="3.4" fill="#f3c12e" stroke="#3a2a14" stroke-width="1"/></g>`,
   cathedral: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><rect x="-12" y="-4" width="24" height="14" fill="#e9e2d0" stroke="#4a3a28" stroke-width="1.2"/><path d="M-14 -4L0 -13L14 -4Z" fill="#5f6f8f" stroke="#4a3a28" stroke-width="1.2"/><rect x="-3.5" y="-24" width="7" height="20" fill="#e9e2d0" stroke="#4a3a28" stroke-width="1.2"/><path d="M-5 -24L0 -31L5 -24Z" fill="#5f6f8f" stroke="#4a3a28"/><path d="M0 -36V-31M-2 -34H2" stroke="#4a3a28" stroke-width="1.2"/><path d="M-3 10V3A3 3 0 0 1 3 3V10" fill="#4a3a28"/></g>`,
   wine: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/>${[[-2.5, -2.5], [2.5, -2.5], [0, 1.5], [-2.5, 1.5], [2.5, 1.5], [0, 5]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.2" fill="#7b2a7f"/>`).join('')}</g>`,
   grain: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/><path d="M0 6V-5M0 -1L-3 -4M0 -1L3 -4M0 2L-3 -1M0 2L3 -1M0 -4L-2 -6M0 -4L2 -6" stroke="#c99412" stroke-width="1.8" stroke-linecap="round"/></g>`,
   cloth: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/><rect x="-5" y="-4" width="10" height="8" rx="2" fill="#2f7fbf"/><path d="M-5 -1H5M-5 2H5" stroke="#bfe0f7" stroke-width="1"/></g>`,
 };
+
+// icons drawn larger than their first size, so that they read at the fitted view of a long game
+const ICON_SCALE = { shield: 1.25, inn: 1.35, wine: 1.4, grain: 1.4, cloth: 1.4 };
 
 function houseSvg([x, y], scale = 1) {
   return `<g transform="translate(${fmt(x)} ${fmt(y)}) scale(${scale})"><rect x="-6" y="-4" width="12" height="9" fill="#efe3c8" stroke="#5b3b1a" stroke-width="1"/><path d="M-8 -3L0 -10L8 -3Z" fill="#b04a32" stroke="#5b3b1a" stroke-width="1"/></g>`;
@@ -343,11 +349,74 @@ export function tileSvg(g, rot = 0) {
   }
   if (g.garden) {
     const [x, y] = g.garden.at;
-    s += `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="11" fill="#5f9e3c" stroke="#3d6b22" stroke-width="1.6" stroke-dasharray="2.5 1.5"/>${[[-4, -3], [4, -3], [0, 4], [-5, 4], [5, 4]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.6" fill="#e05a7a"/>`).join('')}<circle r="2.4" fill="#f6d94a"/></g>`;
+    s += `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="14.5" fill="#f4eede" stroke="#3d6b22" stroke-width="1.2"/><circle r="12" fill="#3f8a2a" stroke="#24531a" stroke-width="1.6" stroke-dasharray="2.5 1.5"/>${[[-4, -3], [4, -3], [0, 4], [-5, 4], [5, 4]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.6" fill="#e05a7a"/>`).join('')}<circle r="2.4" fill="#f6d94a"/></g>`;
   }
-  for (const ic of g.icons) s += up(ic.at[0], ic.at[1], ICONS[ic.kind](0, 0));
+  for (const ic of g.icons) s += up(ic.at[0], ic.at[1], `<g transform="scale(${ICON_SCALE[ic.kind] || 1})">${ICONS[ic.kind](0, 0)}</g>`);
   s += `<rect x=".5" y=".5" width="99" height="99" fill="none" stroke="rgba(40,30,10,.35)" stroke-width="1"/>`;
   return s;
+}
+
+// What a tile shows, as catalogue keys: the main thing ("tn.city.corner")
+// and what else is on it ("tn.x.shield", ...), read from the segments alone
+// like the drawing, so that every expansion tile gets a name.
+export function describeTile(def) {
+  const segs = def.segments || [];
+  const edge = (sg) => sg.ports.filter((p) => PORTS.includes(p));
+  const cities = segs.filter((x) => x.kind === 'city').map((x) => ({ seg: x, sides: sidesOf(x) })).sort((a, b) => b.sides.length - a.sides.length);
+  const roads = segs.filter((x) => x.kind === 'road');
+  const rivers = segs.filter((x) => x.kind === 'river');
+  const cloister = segs.some((x) => x.kind === 'cloister');
+  const extras = [];
+  const cityKey = (c) => {
+    const n = c.sides.length;
+    if (n >= 4) return 'tn.city.full';
+    if (n === 3) return 'tn.city.three';
+    if (n === 2) return c.sides[1] - c.sides[0] === 2 ? 'tn.city.band' : 'tn.city.corner';
+    return 'tn.city.cap';
+  };
+  const roadShape = (main) => {
+    const singles = roads.filter((r) => edge(r).length === 1).length;
+    if (!roads.length) return null;
+    if (singles >= 3) return main ? (singles >= 4 ? 'tn.road.cross' : 'tn.road.junction') : 'tn.x.junction';
+    if (roads.length === 1 && edge(roads[0]).length === 2) {
+      const [a, b] = edge(roads[0]).map((p) => Math.floor(PORTS.indexOf(p) / 3));
+      const straight = Math.abs(a - b) === 2;
+      return main ? (straight ? 'tn.road.straight' : 'tn.road.curve') : (straight ? 'tn.x.straight' : 'tn.x.curve');
+    }
+    if (roads.length >= 2) return main ? 'tn.road.junction' : 'tn.x.roads2';
+    return main ? 'tn.road.end' : 'tn.x.road';
+  };
+  let main;
+  if (cloister) {
+    main = 'tn.cloister';
+    if (cities.length) extras.push('tn.x.city');
+    const r = roadShape(false); if (r) extras.push(r);
+  } else if (cities.length) {
+    const caps = cities.filter((c) => c.sides.length === 1).length;
+    if (cities.length > 1 && caps === cities.length) main = 'tn.city.caps';
+    else {
+      main = cityKey(cities[0]);
+      if (cities.length > 1) extras.push('tn.x.cap');
+    }
+    if (rivers.length) extras.push('tn.x.river');
+    const r = roadShape(false); if (r) extras.push(r);
+  } else if (rivers.length) {
+    const ps = rivers.flatMap(edge);
+    if (ps.length === 1) main = def.name === 'r1' ? 'tn.river.spring' : 'tn.river.lake';
+    else {
+      const [a, b] = ps.map((p) => Math.floor(PORTS.indexOf(p) / 3));
+      main = Math.abs(a - b) === 2 ? 'tn.river.straight' : 'tn.river.curve';
+    }
+    const r = roadShape(false); if (r) extras.push(r);
+  } else if (roads.length) main = roadShape(true);
+  else main = 'tn.field';
+  if (cities.some((c) => c.seg.shield)) extras.push('tn.x.shield');
+  if (segs.some((x) => x.cathedral)) extras.push('tn.x.cathedral');
+  if (roads.some((x) => x.inn)) extras.push('tn.x.inn');
+  const goods = segs.find((x) => x.goods)?.goods || /\b(wine|grain|cloth)\b/.exec(def.note || '')?.[1];
+  if (goods) extras.push(`tn.x.${goods}`);
+  if (segs.some((x) => x.kind === 'garden')) extras.push('tn.x.garden');
+  return { main, n: cities.length, extras };
 }
 
 // Shared <defs> the tiles refer to.
@@ -389,6 +458,14 @@ export class TileSet {
     if (!def) return null;
     const p = unrotatePort(at, rot);
     return def.segments.find((s) => s.ports.includes(p)) || null;
+  }
+  // The tile's descriptive name in the current language ("a city corner with a shield").
+  name(name) {
+    const def = this.defs.get(name);
+    if (!def) return name;
+    const d = describeTile(def);
+    const main = t(d.main, { n: d.n });
+    return d.extras.length ? t('tn.with', { main, extras: listJoin(d.extras.map((k) => t(k))) }) : main;
   }
   // Where a figure on board port `at` stands, in board-oriented tile coordinates.
   spotAt(name, rot, at) {

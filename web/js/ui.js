@@ -1,14 +1,21 @@
 // Small shared pieces of the interface.
 import { t, esc } from './i18n.js';
 
-export function toast(msg, kind = 'info') {
+// A message in the corner. The same message (or the same `key`, e.g. an
+// error code) while it is still shown is not shown twice: its time starts again.
+export function toast(msg, kind = 'info', key = msg) {
   let box = document.querySelector('.toasts');
   if (!box) { box = document.createElement('div'); box.className = 'toasts'; box.setAttribute('role', 'status'); document.body.appendChild(box); }
-  const n = document.createElement('div');
-  n.className = `toast ${kind}`;
+  let n = [...box.children].find((c) => c.dataset.key === `${kind}:${key}`);
+  if (!n) {
+    n = document.createElement('div');
+    n.className = `toast ${kind}`;
+    n.dataset.key = `${kind}:${key}`;
+    box.appendChild(n);
+  }
   n.textContent = msg;
-  box.appendChild(n);
-  setTimeout(() => n.remove(), kind === 'error' ? 6000 : 3000);
+  clearTimeout(n.timer);
+  n.timer = setTimeout(() => n.remove(), kind === 'error' ? 6000 : 3000);
 }
 
 export async function copyText(s) {
