@@ -67,6 +67,12 @@ typedef struct srv_config {
 	int64_t max_upload_bytes; /* bytes of uploaded records stored in total */
 	int limit_addresses;   /* entries of the address table (fixed at start) */
 	int list_max;          /* tables in one page of GET /api/tables */
+	/* accounts (accounts.c) */
+	int session_ttl_s;     /* a session cookie lasts this long */
+	int rate_logins;       /* logins + registrations per address per minute (0: off) */
+	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
+	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
+	int trust_proxy;       /* 1: X-Forwarded-Proto: https makes the cookie Secure */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -272,4 +272,9 @@ void srv_config_default(srv_config *c)
 	c->max_upload_bytes = 64LL * 1024 * 1024;
 	c->limit_addresses = 16384;
 	c->list_max = 50;
+	c->session_ttl_s = 30 * 86400;
+	c->rate_logins = 10;
+	c->auth_threads = 1;
+	c->auth_queue = 8;
+	c->trust_proxy = 0;
 }

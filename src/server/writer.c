@@ -64,6 +64,7 @@ static void job_free(wjob *j)
 	free((char *)j->result.by_kind);
 	free((char *)j->result.winners);
 	json_decref(j->ref);
+	free(j->data);
 	free(j);
 }
 
@@ -85,6 +86,11 @@ static void run(wjob *j)
 		break;
 	case WJ_DELETE:
 		rc = wst->ops->delete_game(wst, j->id, j->err);
+		break;
+	case WJ_CALL:
+		rc = j->rc = j->call(wst, j);
+		if (rc == STORE_DUPLICATE)
+			rc = 0; /* an answer, not a fault of the database */
 		break;
 	}
 	j->failed = rc != 0;
