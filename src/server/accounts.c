@@ -864,7 +864,7 @@ static void get_player(const api_req *rq, api_resp *rs)
 	json_object_del(o, "id");
 	json_object_set_new(o, "created_ms", json_integer(a.created_ms));
 	json_object_set_new(o, "history", p.history);
-	json_object_set_new(o, "games", p.games);
+	json_object_set_new(o, "recent_games", p.games);
 	json_object_set_new(o, "bots", bots);
 	sodium_memzero(&a, sizeof a);
 	reply(rs, 200, o);

@@ -408,13 +408,13 @@ class AccountTest(ServerCase):
         self.assertEqual(srv.get("/api/leaderboard?limit=0")[0], 400)
         # profile: history in order, games with replays, results against the bots
         st, p, _ = srv.get("/api/player?name=alice")
-        self.assertEqual((st, p["name"], p["games"] and len(p["games"])), (200, "Alice", 7))
+        self.assertEqual((st, p["name"], p["games"], len(p["recent_games"])), (200, "Alice", 6, 7))
         self.assertAlmostEqual(p["rating"], acc[1]["r"], places=1)
         self.assertEqual([h["game"] for h in p["history"]], ids)
         for h0, h1 in zip(p["history"], p["history"][1:]):
             self.assertAlmostEqual(h0["after"], h1["before"], places=6)
         self.assertEqual(p["history"][0]["before"], 1500)
-        for g in p["games"]:
+        for g in p["recent_games"]:
             self.assertEqual(g["replay"], "/?replay=" + g["id"])
             self.assertEqual(g["rated"], g["id"] != unrated)
             self.assertEqual(srv.get("/api/tables/%s/record" % g["id"])[0], 200)

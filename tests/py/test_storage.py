@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import ServerCase, first_legal  # noqa: E402
+from test_server import schema_version  # noqa: E402
 
 UNAVAILABLE = "the game database is unavailable"
 SQL_WORDS = ("sqlite", "INSERT", "UPDATE", "SELECT", "BEGIN", "COMMIT", "WHERE")
@@ -452,7 +453,7 @@ class StorageCase(ServerCase):
 
         srv2 = self.start(db="old.sqlite")
         con = sqlite3.connect("file:%s?mode=ro" % old, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], 3)
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], schema_version())
         got = dict(((g, s), t) for g, s, t in con.execute(
             "select game_id, seat, token from seats where kind='human'"))
         con.close()

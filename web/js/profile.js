@@ -42,7 +42,7 @@ export class ProfileView {
       h += '</tbody></table>';
     }
     h += `<h3>${t('profile.recent')}</h3><ul class="games">`;
-    for (const g of p.games) {
+    for (const g of p.recent_games) {
       const change = g.rated ? Math.round(g.rating_after - g.rating_before) : null;
       h += `<li data-testid="profile-game"><a href="${esc(g.replay)}">${t('profile.replay')}</a> ${g.players.map((n, i) => `${esc(n)} ${g.scores[i] ?? ''}`).join(' · ')} <time>${new Date(g.finished_ms).toLocaleString()}</time> ${change === null ? `<small>${t('profile.unrated')}</small>` : `<strong class="${change >= 0 ? 'up' : 'down'}">${change >= 0 ? '+' : ''}${change}</strong>`}</li>`;
     }
