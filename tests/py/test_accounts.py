@@ -496,6 +496,17 @@ class AccountTest(ServerCase):
         print("\nlogin: %s s" % ["%.3f" % t for t in times], file=sys.stderr)
         self.assertLess(min(times), 3.0)
 
+    @unittest.expectedFailure
+    def test_post_with_an_empty_body_is_answered(self):
+        """Found while writing these tests: a POST with Content-Length: 0
+        (what fetch and http.client send for a POST without a body) is
+        never answered, on any endpoint (also /api/records). The transport
+        (net.c) is being reworked on another branch: reported there; the
+        clients here send {} meanwhile."""
+        srv = self.start()
+        st, r, _ = srv.http("POST", "/api/account/logout", timeout=2)
+        self.assertEqual(st, 200)
+
     def test_schema(self):
         srv = self.start()
         m = [ln for ln in srv.read_log().splitlines()]  # noqa: F841
