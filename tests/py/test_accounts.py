@@ -496,6 +496,60 @@ class AccountTest(ServerCase):
         print("\nlogin: %s s" % ["%.3f" % t for t in times], file=sys.stderr)
         self.assertLess(min(times), 3.0)
 
+    def test_rating_and_result_in_one_transaction(self):
+        """The last move of a rated game fails to be stored (an injected
+        disk error): neither the result nor a rating is written; stored
+        again once the disk works, the game is rated once, also after a
+        restart. (Test builds only: CARC_TEST_STORE_FAULT.)"""
+        fault = os.path.join(self.dir, "fault")
+        os.environ["CARC_TEST_STORE_FAULT"] = fault
+        try:
+            srv = self.start()
+        finally:
+            del os.environ["CARC_TEST_STORE_FAULT"]
+        a, b = Client(srv), Client(srv)
+        a.register("Alice")
+        b.register("Bob")
+        st, t, _ = a.call("POST", "/api/tables", {"name": "x", "players": 2, "tiles": SHORT})
+        st, j, _ = b.call("POST", "/api/tables/%s/join" % t["id"], {"name": "x"})
+        tid, tokens = t["id"], {0: t["token"], 1: j["token"]}
+        for _ in range(10):
+            nxt = srv.state(tid)["game"]["next"]
+            if nxt["tiles_left"] == 1:
+                break
+            st, r, _ = srv.post("/api/tables/%s/move" % tid, first_legal(nxt),
+                                token=tokens[nxt["to_move"]])
+            self.assertEqual(st, 200, r)
+        self.assertEqual(nxt["tiles_left"], 1)  # the next move ends the game
+        with open(fault, "w") as f:
+            f.write("io")
+        st, r, _ = srv.post("/api/tables/%s/move" % tid, first_legal(nxt),
+                            token=tokens[nxt["to_move"]])
+        self.assertEqual((st, r["error"]["code"]), (503, "storage"), r)
+        con = sqlite3.connect(srv.db)
+        self.assertEqual(con.execute("SELECT count(*) FROM results").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT count(*) FROM ratings").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT sum(games) FROM accounts").fetchone()[0], 0)
+        con.close()
+        os.remove(fault)
+        deadline = time.time() + 10
+        while srv.get("/healthz")[0] != 200 and time.time() < deadline:
+            time.sleep(0.1)
+        st, r, _ = srv.post("/api/tables/%s/move" % tid, first_legal(nxt),
+                            token=tokens[nxt["to_move"]])
+        self.assertEqual(st, 200, r)
+        self.wait_over(srv, tid)
+        srv.stop()
+        srv = self.start()
+        acc, rated = recompute(srv.db)
+        self.assertEqual(rated, [tid])
+        con = sqlite3.connect(srv.db)
+        self.assertEqual(con.execute("SELECT count(*) FROM ratings").fetchone()[0], 2)
+        for i, r, n in con.execute("SELECT id, rating, games FROM accounts"):
+            self.assertAlmostEqual(r, acc[i]["r"], places=6)
+            self.assertEqual(n, 1)
+        con.close()
+
     @unittest.expectedFailure
     def test_post_with_an_empty_body_is_answered(self):
         """Found while writing these tests: a POST with Content-Length: 0
