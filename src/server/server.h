@@ -12,6 +12,8 @@
  *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
+ *   accounts.c   accounts, sessions, password hashing threads, their endpoints
+ *   ratings.c    Glicko-2 for finished rated games (pure functions)
  *   writer.c     the storage thread: every write to the store, in order
  *   store.h      the storage interface; store_sqlite.c implements it
  *   util.c       logging, tokens, clocks, a growable string buffer
