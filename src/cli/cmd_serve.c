@@ -57,6 +57,13 @@ static void usage(FILE *f)
 	        "  --list-max N       tables in one page of the lobby's lists (50)\n"
 	        "  --clock-grace S    a move's deadline that passed while the server was down\n"
 	        "                     is moved to S seconds after the start (15; 0..86400)\n"
+	        "accounts (docs/server.md, \"Accounts\"):\n"
+	        "  --session-ttl S    a login lasts S seconds (default 2592000: 30 days)\n"
+	        "  --rate-logins N    logins and registrations an address may try a minute (10)\n"
+	        "  --auth-threads N   threads hashing passwords, 64 MiB each while hashing (1)\n"
+	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (8)\n"
+	        "  --trust-proxy      the server is behind a TLS proxy that sets X-Forwarded-Proto:\n"
+	        "                     then 'https' there makes the session cookie Secure\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -99,6 +106,9 @@ int cmd_serve(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--quiet")) {
 			c.quiet = 1;
+			continue;
+		} else if (!strcmp(a, "--trust-proxy")) {
+			c.trust_proxy = 1;
 			continue;
 		}
 		if (!v) {
@@ -212,6 +222,22 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 16777216, &n))
 				return 2;
 			c.limit_addresses = (int)n;
+		} else if (!strcmp(a, "--session-ttl")) {
+			if (num_arg(a, v, 1, 10L * 365 * 86400, &n))
+				return 2;
+			c.session_ttl_s = (int)n;
+		} else if (!strcmp(a, "--rate-logins")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_logins = (int)n;
+		} else if (!strcmp(a, "--auth-threads")) {
+			if (num_arg(a, v, 1, 16, &n))
+				return 2;
+			c.auth_threads = (int)n;
+		} else if (!strcmp(a, "--auth-queue")) {
+			if (num_arg(a, v, 1, 10000, &n))
+				return 2;
+			c.auth_queue = (int)n;
 		} else if (!strcmp(a, "--list-max")) {
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;

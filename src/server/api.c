@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "api.h"
 #include "gamejson.h"
 #include "limits.h"
@@ -297,7 +298,12 @@ static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		return;
 	}
 	srv_err code;
-	srv_origin origin = {rq->serial, 1, NULL};
+	srv_origin origin = {rq->serial, 1, NULL, 0};
+	store_account acc; /* accounts: a logged-in creator sits under the account's name */
+	if (name && accounts_session(rq->cookie, &acc) == 1) {
+		origin.account = acc.id;
+		name = acc.name;
+	}
 	srv_table *t = tables_create(&opts, name, owner, &origin, &code, err, sizeof err);
 	json_decref(o);
 	if (!t)
@@ -341,8 +347,14 @@ static void post_join(srv_table *t, const api_req *rq, api_resp *rs)
 	if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
 		want = 99;
 	char err[256];
-	srv_origin origin = {rq->serial, 1, NULL};
-	srv_err e = tables_join(t, json_string_value(jn), want, &origin, err, sizeof err);
+	srv_origin origin = {rq->serial, 1, NULL, 0};
+	const char *name = json_string_value(jn);
+	store_account acc; /* accounts: the seat follows a logged-in player's account */
+	if (accounts_session(rq->cookie, &acc) == 1) {
+		origin.account = acc.id;
+		name = acc.name;
+	}
+	srv_err e = tables_join(t, name, want, &origin, err, sizeof err);
 	json_decref(o);
 	if (e != SE_PENDING)
 		reply_error(rs, e, err);
@@ -366,7 +378,7 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
-	srv_origin origin = {rq->serial, 1, NULL};
+	srv_origin origin = {rq->serial, 1, NULL, 0};
 	srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
 	json_decref(o);
 	if (e != SE_PENDING)
@@ -393,7 +405,7 @@ static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
 		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
 	json_decref(o);
 	char err[256];
-	srv_origin origin = {rq->serial, 1, NULL};
+	srv_origin origin = {rq->serial, 1, NULL, 0};
 	srv_err e = tables_resign(t, token, &origin, err, sizeof err);
 	if (e != SE_PENDING)
 		reply_error(rs, e, err);
@@ -414,13 +426,39 @@ static void post_record(const api_req *rq, api_resp *rs)
 		return;
 	}
 	srv_err code;
-	srv_origin origin = {rq->serial, 1, NULL};
+	srv_origin origin = {rq->serial, 1, NULL, 0};
 	srv_table *t = tables_create_view(rq->body ? rq->body : "", rq->body_len, &origin, &code,
 	                                  err, sizeof err);
 	if (!t) {
 		lim_uploads_release(rq->body_len);
 		reply_error(rs, code, err);
 	}
+}
+
+/* Accounts: the seat token of the logged-in account's seat here, for a
+ * second browser (accounts.h: the token is derived, the first browser
+ * keeps its own). */
+static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	store_account acc;
+	int rc = accounts_session(rq->cookie, &acc);
+	if (rc != 1) {
+		reply_error(rs, rc < 0 ? SE_STORAGE : SE_NOT_LOGGED_IN,
+		            rc < 0 ? "the game database is unavailable" : "not logged in");
+		return;
+	}
+	int seat = tables_seat_of_account(t, acc.id);
+	if (seat < 0) {
+		reply_error(rs, SE_BAD_TOKEN, "this account holds no seat at this table");
+		return;
+	}
+	char token[STORE_TOKEN_SIZE];
+	accounts_seat_token(t->id, seat, acc.id, token);
+	char name[STORE_ID_SIZE + 8];
+	snprintf(name, sizeof name, "carc_%s", t->id);
+	accounts_cookie(rs->set_cookie, sizeof rs->set_cookie, name, token, 2592000, rq->tls);
+	reply_json(rs, 200, json_pack("{s:s, s:i, s:s}", "id", t->id, "seat", seat, "token", token));
+	explicit_bzero(token, sizeof token);
 }
 
 static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
@@ -471,6 +509,10 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
 		post_resign(t, rq, rs);
+	} else if (!strcmp(sub, "/claim")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_claim(t, rq, rs);
 	} else {
 		reply_error(rs, SE_NOT_FOUND, "no such endpoint");
 	}
@@ -503,6 +545,8 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		}
 	} else if (!strncmp(p, "/api/tables/", 12)) {
 		table_endpoint(rq, rs, p + 12);
+	} else if (accounts_http(rq, rs)) {
+		/* accounts.c: /api/account/..., /api/me..., /api/leaderboard, /api/player */
 	} else if (!strcmp(p, "/api/records")) {
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
@@ -667,7 +711,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		} else if (parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err)) {
 			ws_error(c, SE_MALFORMED, err, ref);
 		} else {
-			srv_origin origin = {c->serial, 0, ref};
+			srv_origin origin = {c->serial, 0, ref, 0};
 			srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
 			if (e != SE_PENDING)
 				ws_error(c, e, err, ref);
@@ -688,7 +732,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		int want = json_is_integer(js) ? (int)json_integer_value(js) : -1;
 		if (json_is_integer(js) && (json_integer_value(js) < 0 || json_integer_value(js) > 99))
 			want = 99;
-		srv_origin origin = {c->serial, 0, ref};
+		srv_origin origin = {c->serial, 0, ref, 0};
 		srv_err e = SE_MALFORMED;
 		if (!json_is_string(jn))
 			snprintf(err, sizeof err, "join needs a \"name\"");
@@ -698,7 +742,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			ws_error(c, e, err, ref);
 	} else if (!strcmp(type, "resign")) {
 		json_t *jt = json_object_get(o, "token");
-		srv_origin origin = {c->serial, 0, ref};
+		srv_origin origin = {c->serial, 0, ref, 0};
 		srv_err e = SE_MALFORMED;
 		if (jt && !json_is_string(jt))
 			snprintf(err, sizeof err, "token must be a string");

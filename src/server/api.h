@@ -23,6 +23,7 @@ typedef struct api_req {
 	const char *token;       /* from Authorization: Bearer or X-Carc-Token, or "" */
 	const char *cookie;      /* the Cookie header, or "" */
 	const char *addr;        /* the client's address, for per-address limits */
+	int tls;                 /* came over TLS (as far as the server can tell) */
 } api_req;
 
 typedef struct api_resp {
@@ -30,7 +31,7 @@ typedef struct api_resp {
 	const char *ctype;
 	char *body;              /* malloc'd; net.c frees it */
 	size_t body_len;
-	char set_cookie[160];    /* "" or a Set-Cookie value */
+	char set_cookie[200];    /* "" or a Set-Cookie value */
 	char disposition[128];   /* "" or a Content-Disposition value */
 	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
 } api_resp;

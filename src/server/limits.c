@@ -53,6 +53,7 @@ static const struct {
 	[LIM_REQUESTS] = {"requests and messages", "--rate-requests", "minute", 60 * 1000000LL},
 	[LIM_TABLES] = {"tables created", "--rate-tables", "minute", 60 * 1000000LL},
 	[LIM_UPLOADS] = {"records uploaded", "--rate-uploads", "hour", 3600 * 1000000LL},
+	[LIM_LOGINS] = {"logins and registrations", "--rate-logins", "minute", 60 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -61,6 +62,7 @@ static int limit_of(lim_kind k)
 	case LIM_REQUESTS: return cfg->rate_requests;
 	case LIM_TABLES: return cfg->rate_tables;
 	case LIM_UPLOADS: return cfg->rate_uploads;
+	case LIM_LOGINS: return cfg->rate_logins;
 	default: return 0;
 	}
 }

@@ -21,6 +21,7 @@ typedef enum lim_kind {
 	LIM_REQUESTS = 0, /* HTTP API requests and WebSocket messages, per minute */
 	LIM_TABLES,       /* tables created, per minute */
 	LIM_UPLOADS,      /* records uploaded, per hour */
+	LIM_LOGINS,       /* logins and registrations, per minute */
 	LIM_KIND_COUNT
 } lim_kind;
 

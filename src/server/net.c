@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "accounts.h"
 #include "api.h"
 #include "bots.h"
 #include "net.h"
@@ -551,6 +552,24 @@ static const char *method_name(int m)
 	}
 }
 
+/* Whether the request came over TLS: the server itself speaks plain HTTP,
+ * so only a proxy in front can tell, and its X-Forwarded-Proto is believed
+ * only with --trust-proxy (anyone can send the header). */
+static int request_tls(struct lws *wsi)
+{
+	if (lws_is_ssl(wsi))
+		return 1;
+	if (!cfg->trust_proxy)
+		return 0;
+#if defined(LWS_WITH_CUSTOM_HEADERS)
+	char buf[32];
+	int n = lws_hdr_custom_copy(wsi, buf, (int)sizeof buf, "x-forwarded-proto:", 18);
+	return n > 0 && !strcasecmp(buf, "https");
+#else
+	return 0;
+#endif
+}
+
 static int http_dispatch(srv_conn *c)
 {
 	if (c->answered)
@@ -563,7 +582,7 @@ static int http_dispatch(srv_conn *c)
 	header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
 	api_req rq = {.serial = c->serial, .method = c->method, .path = c->path, .query = query,
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
-	              .token = token, .cookie = cookie, .addr = c->addr};
+	              .token = token, .cookie = cookie, .addr = c->addr, .tls = request_tls(c->wsi)};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
 	sb_free(&c->body); /* read: not needed any more */
@@ -846,6 +865,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	srv_conn *c = user;
 	switch (reason) {
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		accounts_drain();
 		writer_drain();
 		tables_bots_drain();
 		return 0;
@@ -1000,6 +1020,7 @@ static void begin_stop(void)
 	stopping = 1;
 	srv_event("stopping");
 	bots_stop();
+	accounts_stop();
 	writer_stop(); /* writes whatever is still queued: an accepted move is kept */
 	tables_stop_timers();
 	lws_context_destroy(ctx);
@@ -1110,8 +1131,9 @@ int srv_run(const srv_config *c)
 		signal(SIGTERM, on_signal);
 	}
 	if (writer_start(wst, ctx) || bots_start(c->bot_threads, ctx) ||
-	    tables_start(c, st, ctx)) {
+	    tables_start(c, st, ctx) || accounts_start(c, st, ctx)) {
 		bots_stop();
+		accounts_stop();
 		writer_stop();
 		lws_context_destroy(ctx);
 		st->ops->close(st);

@@ -12,6 +12,8 @@
  *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
+ *   accounts.c   accounts, sessions, password hashing threads, their endpoints
+ *   ratings.c    Glicko-2 for finished rated games (pure functions)
  *   writer.c     the storage thread: every write to the store, in order
  *   store.h      the storage interface; store_sqlite.c implements it
  *   util.c       logging, tokens, clocks, a growable string buffer
@@ -78,6 +80,12 @@ typedef struct srv_config {
 	int list_max;          /* tables in one page of GET /api/tables */
 	/* clocks (clock.c) */
 	int clock_grace_s;     /* a deadline that passed while the server was down: now + this */
+	/* accounts (accounts.c) */
+	int session_ttl_s;     /* a session cookie lasts this long */
+	int rate_logins;       /* logins + registrations per address per minute (0: off) */
+	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
+	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
+	int trust_proxy;       /* 1: X-Forwarded-Proto: https makes the cookie Secure */
 } srv_config;
 
 void srv_config_default(srv_config *c);

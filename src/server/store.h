@@ -44,6 +44,8 @@
 
 /* list_finished: the game named as the page's start is not a finished game */
 #define STORE_NOT_FOUND (-2)
+/* account_create: the name (its case-folded key) is taken */
+#define STORE_DUPLICATE (-3)
 
 /* Game status as stored. */
 enum {
@@ -65,6 +67,7 @@ typedef struct store_seat {
 	char token_hash[STORE_TOKEN_HASH_SIZE]; /* SHA-256 of the seat's secret, hex
 	                                         * (srv_token_hash); "" while open */
 	char colour[STORE_COLOUR_SIZE];  /* the seat's colour ("red"); "" if none */
+	int64_t account;                 /* the account holding the seat, 0: a guest */
 } store_seat;
 
 typedef struct store_game {
@@ -90,6 +93,22 @@ typedef struct store_move {
 	int64_t at_ms;
 } store_move;
 
+/* One seat of a rated game (accounts: see ratings.h). Before the store
+ * calls `rate`, it fills rating/rd/vol of every seat with an account from
+ * the accounts' rows (bots come with their fixed values); `rate` fills
+ * the new_* values, which the store writes to the accounts and to their
+ * rating history, in the transaction of the game's last move. */
+typedef struct store_rating {
+	int seat;
+	int64_t account;                 /* 0: a bot with a fixed rating */
+	int points;                      /* final score */
+	int forfeited;                   /* resigned or replaced by a bot: a loss */
+	double rating, rd, vol;          /* before the game */
+	double new_rating, new_rd, new_vol;
+} store_rating;
+
+#define STORE_MAX_RATED 8
+
 typedef struct store_result {
 	const char *scores;              /* JSON array text */
 	const char *by_kind;             /* JSON array text */
@@ -97,6 +116,11 @@ typedef struct store_result {
 	int64_t at_ms;
 	const char *ended;               /* list_finished: how a game that ended early
 	                                  * ended, JSON text (clock.c); NULL: played out */
+	/* a rated game (nrated > 0): its seats, and the function that computes
+	 * the new ratings from the old (ratings_update) */
+	int nrated;
+	store_rating rated[STORE_MAX_RATED];
+	void (*rate)(store_rating *r, int n);
 } store_result;
 
 /* A table's clock (clock.c): the turn whose deadline runs, the deadline
@@ -107,6 +131,26 @@ typedef struct store_clock {
 	int64_t deadline_ms;
 	const char *state;
 } store_clock;
+
+/* An account as stored. The password hash is libsodium's crypto_pwhash_str
+ * text (Argon2id, with its salt and parameters): never the password. */
+#define STORE_PWHASH_SIZE 128
+typedef struct store_account {
+	int64_t id;
+	char name[STORE_NAME_SIZE];      /* as registered */
+	char pwhash[STORE_PWHASH_SIZE];
+	int64_t created_ms;
+	double rating, rd, vol;          /* Glicko-2, on the Glicko scale (1500, 350, 0.06) */
+	int games;                       /* rated games played */
+} store_account;
+
+/* One entry of an account's rating history (a rated game). */
+typedef struct store_rating_row {
+	char game[STORE_ID_SIZE];
+	int seat;
+	double before, after, rd_after;
+	int64_t at_ms;
+} store_rating_row;
 
 /* Why writes fail, as far as a client and the health check are told. */
 typedef enum store_fault {
@@ -129,6 +173,14 @@ typedef struct store store;
  * valid during the call only. Return 0 to go on, -1 to stop. */
 typedef int (*store_load_fn)(void *ctx, const store_game *g,
                              const store_move *moves, int nmoves);
+
+/* Callbacks of the account lists: an account (leaderboard); a game with
+ * the account's seat in it and, when it has finished, its result (NULL
+ * otherwise) and, when it was rated, the account's rating change (NULL
+ * otherwise). Pointers valid during the call only; 0 goes on, -1 stops. */
+typedef int (*store_account_fn)(void *ctx, const store_account *a);
+typedef int (*store_seat_game_fn)(void *ctx, const store_game *g, int seat,
+                                  const store_result *r, const store_rating_row *rr);
 
 /* Callback for lists: a finished game without its moves (nturns says how
  * many there are) and its result. The pointers are valid during the call
@@ -187,6 +239,34 @@ typedef struct store_ops {
 	/* The game's clock: 1 and *out filled (out->state points to *state,
 	 * malloc'd, the caller frees it), 0 when it has none, -1 on error. */
 	int (*load_clock)(store *s, const char *id, store_clock *out, char **state, char *err);
+	/* ---- accounts (accounts.c, ratings.c) ---- */
+	/* One transaction: a new account (rating 1500/350/0.06) and its first
+	 * session (the session's SHA-256). *id is the new account's id.
+	 * STORE_DUPLICATE when name_key (the case-folded name) is taken. */
+	int (*account_create)(store *s, const char *name, const char *name_key,
+	                      const char *pwhash, int64_t now_ms, const char *session_hash,
+	                      int64_t expires_ms, int64_t *id, char *err);
+	/* An account by its case-folded name, or by id: 1 found, 0 not, -1. */
+	int (*account_by_name)(store *s, const char *name_key, store_account *a, char *err);
+	int (*account_by_id)(store *s, int64_t id, store_account *a, char *err);
+	/* A session (by its hash) for an account; sessions of any account
+	 * expired by now_ms are removed in the same transaction. */
+	int (*session_create)(store *s, const char *hash, int64_t account, int64_t now_ms,
+	                      int64_t expires_ms, char *err);
+	/* The account of a session unexpired at now_ms: 1, 0 (none), -1. */
+	int (*session_get)(store *s, const char *hash, int64_t now_ms, store_account *a,
+	                   char *err);
+	int (*session_delete)(store *s, const char *hash, char *err);
+	/* A server secret of `size` bytes by name, made by the migration. */
+	int (*get_key)(store *s, const char *name, unsigned char *out, size_t size, char *err);
+	/* The games where `account` holds a seat, newest (updated) first, at
+	 * most `limit`; finished ones with their result (and rating change). */
+	int (*account_games)(store *s, int64_t account, int only_over, int limit,
+	                     store_seat_game_fn fn, void *ctx, char *err);
+	/* Accounts with at least one rated game, best rating first (then
+	 * name), `limit` of them after `offset`. */
+	int (*leaderboard)(store *s, int limit, int offset, store_account_fn fn, void *ctx,
+	                   char *err);
 } store_ops;
 
 struct store {

@@ -115,6 +115,42 @@ static const char *const MIGRATIONS[] = {
 	"  turn INTEGER NOT NULL,"
 	"  deadline_ms INTEGER NOT NULL,"
 	"  state TEXT NOT NULL DEFAULT '{}') WITHOUT ROWID;",
+	/* 4 -> 5: accounts (accounts.c): the account a seat belongs to (0: a
+	 * guest), sessions by the SHA-256 of their cookie, Glicko-2 ratings
+	 * and their history (ratings.c, written in the transaction of a
+	 * game's last move), and the server's secret for the seat tokens of
+	 * accounts (32 bytes from getrandom: carc_random_blob) */
+	"CREATE TABLE accounts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"
+	"  name_key TEXT NOT NULL UNIQUE,"
+	"  pwhash TEXT NOT NULL,"
+	"  created_ms INTEGER NOT NULL,"
+	"  rating REAL NOT NULL DEFAULT 1500,"
+	"  rd REAL NOT NULL DEFAULT 350,"
+	"  vol REAL NOT NULL DEFAULT 0.06,"
+	"  games INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX accounts_by_rating ON accounts(rating DESC, name) WHERE games > 0;"
+	"CREATE TABLE sessions ("
+	"  hash TEXT PRIMARY KEY,"
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  created_ms INTEGER NOT NULL,"
+	"  expires_ms INTEGER NOT NULL) WITHOUT ROWID;"
+	"CREATE INDEX sessions_by_expiry ON sessions(expires_ms);"
+	"ALTER TABLE seats ADD COLUMN account INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX seats_by_account ON seats(account) WHERE account <> 0;"
+	"CREATE TABLE ratings ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	"  seat INTEGER NOT NULL,"
+	"  rating_before REAL NOT NULL,"
+	"  rating_after REAL NOT NULL,"
+	"  rd_after REAL NOT NULL,"
+	"  vol_after REAL NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, game_id)) WITHOUT ROWID;"
+	"CREATE TABLE server_keys (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;"
+	"INSERT INTO server_keys VALUES ('seat', carc_random_blob(32));",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -128,6 +164,9 @@ enum {
 	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
 	ST_SEL_FINISHED_AT, ST_LIST_FINISHED,
 	ST_UPS_CLOCK, ST_SEL_CLOCK,
+	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
+	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
+	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD,
 	ST_COUNT
 };
 
@@ -139,9 +178,9 @@ static const char *const SQL[ST_COUNT] = {
 	                " expansions, seed, options, record, created_ms, updated_ms)"
 	                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_INS_SEAT] = "INSERT INTO seats (game_id, seat, kind, name, level, bot_spec, token,"
-	                " colour) VALUES (?,?,?,?,?,?,?,?)",
-	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?, colour=?"
-	                " WHERE game_id=? AND seat=?",
+	                " colour, account) VALUES (?,?,?,?,?,?,?,?,?)",
+	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?, colour=?,"
+	                " account=? WHERE game_id=? AND seat=?",
 	[ST_SET_STATUS] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
 	[ST_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
 	                " VALUES (?,?,?,?,?,?,?)",
@@ -153,7 +192,7 @@ static const char *const SQL[ST_COUNT] = {
 	                  " WHERE status IN ('open','playing') ORDER BY created_ms, id",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
 	               " seed, options, record, created_ms, updated_ms FROM games WHERE id=?",
-	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour FROM seats"
+	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                 " WHERE game_id=? ORDER BY seat",
 	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
 	                 " WHERE game_id=? ORDER BY turn",
@@ -178,6 +217,36 @@ static const char *const SQL[ST_COUNT] = {
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
+	[ST_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=?",
+	[ST_UPD_RATING] = "UPDATE accounts SET rating=?, rd=?, vol=?, games=games+1 WHERE id=?",
+	[ST_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
+	                  " rd_after, vol_after, at_ms) VALUES (?,?,?,?,?,?,?,?)",
+	[ST_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms) VALUES (?,?,?,?)",
+	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	                    " WHERE name_key=?",
+	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	                  " WHERE id=?",
+	[ST_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms) VALUES (?,?,?,?)",
+	[ST_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= ?",
+	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games"
+	                   " FROM sessions s JOIN accounts a ON a.id = s.account"
+	                   " WHERE s.hash=? AND s.expires_ms > ?",
+	[ST_DEL_SESSION] = "DELETE FROM sessions WHERE hash=?",
+	[ST_SEL_KEY] = "SELECT value FROM server_keys WHERE name=?",
+	/* the game's columns in the order of ST_SEL_ONE, then the seat, the
+	 * result's (NULL while unfinished) and the rating change's */
+	[ST_ACC_GAMES] =
+	    "SELECT g.id, g.status, g.players, g.farmers, g.farm_scoring, g.small_city,"
+	    " g.expansions, g.seed, g.options, g.record, g.created_ms, g.updated_ms,"
+	    " s.seat, r.scores, r.by_kind, r.winners, r.finished_ms,"
+	    " t.rating_before, t.rating_after, t.rd_after, t.at_ms"
+	    " FROM seats s JOIN games g ON g.id = s.game_id"
+	    " LEFT JOIN results r ON r.game_id = g.id"
+	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
+	    " WHERE s.account = ?1 AND (?2 = 0 OR g.status = 'over')"
+	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT ?3",
+	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
+	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
 };
 
 #define CHECKPOINT_MS 250
@@ -517,6 +586,7 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 		bind_text(st, 6, se->spec);
 		bind_text(st, 7, se->token_hash);
 		bind_text(st, 8, se->colour);
+		sqlite3_bind_int64(st, 9, se->account);
 		if (step_done(s, ST_INS_SEAT, err))
 			goto bad;
 	}
@@ -538,8 +608,9 @@ static int sq_update_seat(store *base, const char *id, const store_seat *se, cha
 	bind_text(st, 4, se->spec);
 	bind_text(st, 5, se->token_hash);
 	bind_text(st, 6, se->colour);
-	bind_text(st, 7, id);
-	sqlite3_bind_int(st, 8, se->seat);
+	sqlite3_bind_int64(st, 7, se->account);
+	bind_text(st, 8, id);
+	sqlite3_bind_int(st, 9, se->seat);
 	if (step_done(s, ST_UPD_SEAT, err)) {
 		rollback(s);
 		return -1;
@@ -561,6 +632,63 @@ static int sq_set_status(store *base, const char *id, int status, int64_t at_ms,
 		return -1;
 	}
 	return commit(s, err);
+}
+
+/* The rating update of a rated game, inside add_move's transaction: the
+ * result's row (its primary key) and the ratings' rows go in together or
+ * not at all, so a game is rated exactly once, also across a restart. */
+static int rate_game(sqlite_store *s, const char *id, const store_result *r, char *err)
+{
+	int64_t t0 = srv_mono_us();
+	store_rating rt[STORE_MAX_RATED];
+	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
+	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
+	for (int i = 0; i < n; i++) {
+		if (!rt[i].account)
+			continue;
+		sqlite3_stmt *st = s->st[ST_SEL_RATING];
+		sqlite3_bind_int64(st, 1, rt[i].account);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			rt[i].rating = sqlite3_column_double(st, 0);
+			rt[i].rd = sqlite3_column_double(st, 1);
+			rt[i].vol = sqlite3_column_double(st, 2);
+		}
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (rc != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				snprintf(err, STORE_ERR_SIZE, "rating: account %lld is not stored",
+				         (long long)rt[i].account);
+			return rc == SQLITE_DONE ? -1 : fail(s, err, "reading a rating");
+		}
+	}
+	r->rate(rt, n);
+	for (int i = 0; i < n; i++) {
+		if (!rt[i].account)
+			continue;
+		sqlite3_stmt *st = s->st[ST_UPD_RATING];
+		sqlite3_bind_double(st, 1, rt[i].new_rating);
+		sqlite3_bind_double(st, 2, rt[i].new_rd);
+		sqlite3_bind_double(st, 3, rt[i].new_vol);
+		sqlite3_bind_int64(st, 4, rt[i].account);
+		if (step_done(s, ST_UPD_RATING, err))
+			return -1;
+		st = s->st[ST_INS_RATING];
+		sqlite3_bind_int64(st, 1, rt[i].account);
+		bind_text(st, 2, id);
+		sqlite3_bind_int(st, 3, rt[i].seat);
+		sqlite3_bind_double(st, 4, rt[i].rating);
+		sqlite3_bind_double(st, 5, rt[i].new_rating);
+		sqlite3_bind_double(st, 6, rt[i].new_rd);
+		sqlite3_bind_double(st, 7, rt[i].new_vol);
+		sqlite3_bind_int64(st, 8, r->at_ms);
+		if (step_done(s, ST_INS_RATING, err))
+			return -1;
+	}
+	srv_event("table=%s event=rated seats=%d us=%lld", id, n,
+	          (long long)(srv_mono_us() - t0));
+	return 0;
 }
 
 static int sq_add_move(store *base, const char *id, const store_move *m,
@@ -595,6 +723,8 @@ static int sq_add_move(store *base, const char *id, const store_move *m,
 		bind_text(st, 4, r->winners);
 		sqlite3_bind_int64(st, 5, r->at_ms);
 		if (step_done(s, ST_INS_RESULT, err))
+			goto bad;
+		if (r->nrated > 0 && rate_game(s, id, r, err))
 			goto bad;
 	}
 	return commit(s, err);
@@ -663,6 +793,7 @@ static int read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *er
 		copy_col(se->spec, sizeof se->spec, st, 4);
 		copy_col(se->token_hash, sizeof se->token_hash, st, 5);
 		copy_col(se->colour, sizeof se->colour, st, 6);
+		se->account = sqlite3_column_int64(st, 7);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -799,8 +930,13 @@ static int sq_list_finished(store *base, const char *before, int limit, store_su
 		}
 		char *scores = dup_col(st, 12), *by_kind = dup_col(st, 13), *winners = dup_col(st, 14);
 		char *ended = dup_col(st, 17);
-		store_result r = {scores ? scores : "[]", by_kind ? by_kind : "[]",
-		                  winners ? winners : "[]", sqlite3_column_int64(st, 15), ended};
+		store_result r;
+		memset(&r, 0, sizeof r);
+		r.scores = scores ? scores : "[]";
+		r.by_kind = by_kind ? by_kind : "[]";
+		r.winners = winners ? winners : "[]";
+		r.at_ms = sqlite3_column_int64(st, 15);
+		r.ended = ended;
 		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16));
 		free(ended);
 		free(scores);
@@ -955,6 +1091,8 @@ static int sq_save_clock(store *base, const char *id, const store_clock *c,
 		sqlite3_bind_int64(st, 5, r->at_ms);
 		if (step_done(s, ST_INS_RESULT, err))
 			goto bad;
+		if (r->nrated > 0 && rate_game(s, id, r, err))
+			goto bad;
 	}
 	return commit(s, err);
 bad:
@@ -982,6 +1120,221 @@ static int sq_load_clock(store *base, const char *id, store_clock *out, char **s
 	return found;
 }
 
+/* ---- accounts ---------------------------------------------------------------------------- */
+
+static void read_account(sqlite3_stmt *st, store_account *a)
+{
+	memset(a, 0, sizeof *a);
+	a->id = sqlite3_column_int64(st, 0);
+	copy_col(a->name, sizeof a->name, st, 1);
+	copy_col(a->pwhash, sizeof a->pwhash, st, 2);
+	a->created_ms = sqlite3_column_int64(st, 3);
+	a->rating = sqlite3_column_double(st, 4);
+	a->rd = sqlite3_column_double(st, 5);
+	a->vol = sqlite3_column_double(st, 6);
+	a->games = sqlite3_column_int(st, 7);
+}
+
+/* A statement that returns one account row or none: 1, 0, or -1. */
+static int one_account(sqlite_store *s, int k, store_account *a, char *err)
+{
+	sqlite3_stmt *st = s->st[k];
+	int rc = sqlite3_step(st), ret;
+	if (rc == SQLITE_ROW) {
+		read_account(st, a);
+		ret = 1;
+	} else {
+		ret = rc == SQLITE_DONE ? 0 : fail(s, err, "reading an account");
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int insert_session(sqlite_store *s, const char *hash, int64_t account, int64_t now_ms,
+                          int64_t expires_ms, char *err)
+{
+	sqlite3_stmt *st = s->st[ST_DEL_EXPIRED];
+	sqlite3_bind_int64(st, 1, now_ms);
+	if (step_done(s, ST_DEL_EXPIRED, err))
+		return -1;
+	st = s->st[ST_INS_SESSION];
+	bind_text(st, 1, hash);
+	sqlite3_bind_int64(st, 2, account);
+	sqlite3_bind_int64(st, 3, now_ms);
+	sqlite3_bind_int64(st, 4, expires_ms);
+	return step_done(s, ST_INS_SESSION, err);
+}
+
+static int sq_account_create(store *base, const char *name, const char *name_key,
+                             const char *pwhash, int64_t now_ms, const char *session_hash,
+                             int64_t expires_ms, int64_t *id, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	sqlite3_stmt *st = s->st[ST_INS_ACCOUNT];
+	bind_text(st, 1, name);
+	bind_text(st, 2, name_key);
+	bind_text(st, 3, pwhash);
+	sqlite3_bind_int64(st, 4, now_ms);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		int dup = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE;
+		fail(s, err, "creating an account");
+		rollback(s);
+		if (dup)
+			s->fault = STORE_FAULT_NONE; /* the database works: the name is taken */
+		return dup ? STORE_DUPLICATE : -1;
+	}
+	*id = sqlite3_last_insert_rowid(s->db);
+	if (insert_session(s, session_hash, *id, now_ms, expires_ms, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_account_by_name(store *base, const char *name_key, store_account *a, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	bind_text(s->st[ST_SEL_ACC_NAME], 1, name_key);
+	return one_account(s, ST_SEL_ACC_NAME, a, err);
+}
+
+static int sq_account_by_id(store *base, int64_t id, store_account *a, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_bind_int64(s->st[ST_SEL_ACC_ID], 1, id);
+	return one_account(s, ST_SEL_ACC_ID, a, err);
+}
+
+static int sq_session_create(store *base, const char *hash, int64_t account, int64_t now_ms,
+                             int64_t expires_ms, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	if (insert_session(s, hash, account, now_ms, expires_ms, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_session_get(store *base, const char *hash, int64_t now_ms, store_account *a,
+                          char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	bind_text(s->st[ST_SEL_SESSION], 1, hash);
+	sqlite3_bind_int64(s->st[ST_SEL_SESSION], 2, now_ms);
+	return one_account(s, ST_SEL_SESSION, a, err);
+}
+
+static int sq_session_delete(store *base, const char *hash, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	bind_text(s->st[ST_DEL_SESSION], 1, hash);
+	if (step_done(s, ST_DEL_SESSION, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_get_key(store *base, const char *name, unsigned char *out, size_t size, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_SEL_KEY];
+	bind_text(st, 1, name);
+	int rc = sqlite3_step(st), ret = -1;
+	if (rc == SQLITE_ROW && (size_t)sqlite3_column_bytes(st, 0) == size) {
+		memcpy(out, sqlite3_column_blob(st, 0), size);
+		ret = 0;
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		snprintf(err, STORE_ERR_SIZE, "server key '%s' is missing or not %zu bytes", name, size);
+	} else {
+		fail(s, err, "reading a server key");
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int sq_account_games(store *base, int64_t account, int only_over, int limit,
+                            store_seat_game_fn fn, void *ctx, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_ACC_GAMES];
+	sqlite3_bind_int64(st, 1, account);
+	sqlite3_bind_int(st, 2, only_over);
+	sqlite3_bind_int(st, 3, limit);
+	int rc, n = 0, ret = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		store_game g;
+		if (read_game(s, st, &g, err)) {
+			free_game(&g);
+			ret = -1;
+			break;
+		}
+		int has_r = sqlite3_column_type(st, 13) != SQLITE_NULL;
+		char *scores = dup_col(st, 13), *by_kind = dup_col(st, 14), *winners = dup_col(st, 15);
+		store_result r;
+		memset(&r, 0, sizeof r);
+		r.scores = scores ? scores : "[]";
+		r.by_kind = by_kind ? by_kind : "[]";
+		r.winners = winners ? winners : "[]";
+		r.at_ms = sqlite3_column_int64(st, 16);
+		store_rating_row rr;
+		memset(&rr, 0, sizeof rr);
+		int has_rr = sqlite3_column_type(st, 17) != SQLITE_NULL;
+		snprintf(rr.game, sizeof rr.game, "%s", g.id);
+		rr.seat = sqlite3_column_int(st, 12);
+		rr.before = sqlite3_column_double(st, 17);
+		rr.after = sqlite3_column_double(st, 18);
+		rr.rd_after = sqlite3_column_double(st, 19);
+		rr.at_ms = sqlite3_column_int64(st, 20);
+		int stop = fn(ctx, &g, rr.seat, has_r ? &r : NULL, has_rr ? &rr : NULL);
+		free(scores);
+		free(by_kind);
+		free(winners);
+		free_game(&g);
+		n++;
+		if (stop)
+			break;
+	}
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = fail(s, err, "listing an account's games");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret ? ret : n;
+}
+
+static int sq_leaderboard(store *base, int limit, int offset, store_account_fn fn, void *ctx,
+                          char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st = s->st[ST_LEADERBOARD];
+	sqlite3_bind_int(st, 1, limit);
+	sqlite3_bind_int(st, 2, offset);
+	int rc, n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		store_account a;
+		read_account(st, &a);
+		n++;
+		if (fn(ctx, &a))
+			break;
+	}
+	int ret = rc != SQLITE_ROW && rc != SQLITE_DONE ? fail(s, err, "reading the leaderboard") : n;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1000,6 +1353,15 @@ static const store_ops SQLITE_OPS = {
 	.upload_usage = sq_upload_usage,
 	.save_clock = sq_save_clock,
 	.load_clock = sq_load_clock,
+	.account_create = sq_account_create,
+	.account_by_name = sq_account_by_name,
+	.account_by_id = sq_account_by_id,
+	.session_create = sq_session_create,
+	.session_get = sq_session_get,
+	.session_delete = sq_session_delete,
+	.get_key = sq_get_key,
+	.account_games = sq_account_games,
+	.leaderboard = sq_leaderboard,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)
@@ -1050,6 +1412,28 @@ static void token_hash_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(cx, out, -1, SQLITE_TRANSIENT);
 }
 
+/* carc_random_blob(n): n bytes from the kernel, for the migration to 5 (accounts). */
+static void random_blob_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	int n = sqlite3_value_int(argv[0]);
+	if (n < 1 || n > 64) {
+		sqlite3_result_error(cx, "carc_random_blob: 1 to 64 bytes", -1);
+		return;
+	}
+	char hex[129];
+	unsigned char b[64];
+	srv_random_hex(hex, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		unsigned v;
+		sscanf(hex + 2 * i, "%2x", &v);
+		b[i] = (unsigned char)v;
+	}
+	sqlite3_result_blob(cx, b, n, SQLITE_TRANSIENT);
+	explicit_bzero(b, sizeof b);
+	explicit_bzero(hex, sizeof hex);
+}
+
 /* Opens a connection to s->path with its statements prepared (the
  * writer's also migrates). On failure *dbp and st[] are closed and NULL. */
 static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **st, char *err)
@@ -1062,9 +1446,11 @@ static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **
 		goto bad;
 	}
 	sqlite3_busy_timeout(db, 5000);
-	if (writer && sqlite3_create_function_v2(db, "carc_token_hash", 1,
+	if ((writer && sqlite3_create_function_v2(db, "carc_token_hash", 1,
 	                                         SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-	                                         token_hash_fn, NULL, NULL, NULL) != SQLITE_OK) {
+	                                         token_hash_fn, NULL, NULL, NULL) != SQLITE_OK) ||
+	    (writer && sqlite3_create_function_v2(db, "carc_random_blob", 1, SQLITE_UTF8, NULL,
+	                                          random_blob_fn, NULL, NULL, NULL) != SQLITE_OK)) {
 		snprintf(err, STORE_ERR_SIZE, "sqlite: %s", sqlite3_errmsg(db));
 		goto bad;
 	}

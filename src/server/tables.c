@@ -25,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "api.h"
 #include "bots.h"
 #include "gamejson.h"
 #include "limits.h"
 #include "net.h"
+#include "ratings.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -69,6 +71,11 @@ static const struct {
 	[SE_RATE_LIMITED] = {"rate_limited", 429},
 	[SE_PENDING] = {"pending", 202},
 	[SE_FORFEITED] = {"forfeited", 409},
+	[SE_NOT_LOGGED_IN] = {"not_logged_in", 401},
+	[SE_BAD_LOGIN] = {"bad_login", 401},
+	[SE_NAME_TAKEN] = {"name_taken", 409},
+	[SE_BAD_NAME] = {"bad_name", 400},
+	[SE_BAD_PASSWORD] = {"bad_password", 400},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
@@ -163,6 +170,8 @@ json_t *tables_info(const srv_table *t)
 		}
 		json_object_set_new(so, "colour", json_string(opt_colour_name(s->colour)));
 		json_object_set_new(so, "online", json_boolean(s->kind == STORE_SEAT_BOT || s->online > 0));
+		if (s->account)
+			json_object_set_new(so, "account", json_true()); /* the name is an account's */
 		json_array_append_new(seats, so);
 	}
 	json_object_set_new(o, "seats", seats);
@@ -327,6 +336,7 @@ static void to_store_seat(const srv_table *t, int i, store_seat *ss)
 	memcpy(ss->spec, t->seat[i].spec, sizeof ss->spec);
 	memcpy(ss->token_hash, t->seat[i].token_hash, sizeof ss->token_hash);
 	snprintf(ss->colour, sizeof ss->colour, "%s", opt_colour_name(t->seat[i].colour));
+	ss->account = t->seat[i].account;
 }
 
 /* A job for the storage thread about table t; the table cannot leave
@@ -536,6 +546,20 @@ static void move_done(wjob *j)
 	bot_kick(t);
 }
 
+/* Accounts: a finished game is rated in the transaction of its result
+ * when ratings_prepare says so (ratings.h): after its last move, or when a
+ * resignation ends it (`resigner`, -1: none, counts as forfeited). */
+static void rate_hook(const srv_table *t, const carc_game *g, int resigner, store_result *r)
+{
+	int sc[CARC_MAX_PLAYERS];
+	carc_game_scores(g, sc);
+	rt_seat rs[CARC_MAX_PLAYERS];
+	for (int i = 0; i < t->nseats; i++)
+		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
+		                  t->seat[i].forfeited || i == resigner};
+	ratings_prepare(r, rs, t->nseats);
+}
+
 /* Checks m for the player to move with the engine and hands the move to the
  * storage thread; move_done announces it once it is stored. Returns
  * SE_PENDING, or an error with nothing changed. */
@@ -587,6 +611,7 @@ static srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bo
 		j->result.winners = sb_take(&a);
 		j->result.at_ms = j->move.at_ms;
 		j->has_result = 1;
+		rate_hook(t, &pm->next, -1, &j->result);
 	}
 	t->pm = pm;
 	writer_submit(j);
@@ -753,6 +778,7 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 		j->result.winners = sb_take(&a);
 		j->result.at_ms = srv_now_ms();
 		j->has_result = 1;
+		rate_hook(t, &t->game, seat, &j->result);
 	}
 	writer_submit(j);
 	return SE_PENDING;
@@ -820,8 +846,8 @@ static void join_done(wjob *j)
 /* Takes a seat for `name` in memory (kind human, a new token): the token
  * goes to `token` (STORE_TOKEN_SIZE bytes) for the client, the seat keeps
  * its hash. */
-static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, char *token,
-                         char *err, size_t errsize)
+static srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int *seat,
+                         char *token, char *err, size_t errsize)
 {
 	if (t->status != STORE_OPEN) {
 		snprintf(err, errsize, "%s", t->status == STORE_VIEW ? "an uploaded record has no seats"
@@ -855,7 +881,11 @@ static srv_err take_seat(srv_table *t, const char *name, int want, int *seat, ch
 	srv_seat *se = &t->seat[s];
 	se->kind = STORE_SEAT_HUMAN;
 	snprintf(se->name, sizeof se->name, "%s", name);
-	srv_random_hex(token, 16);
+	se->account = account;
+	if (account)
+		accounts_seat_token(t->id, s, account, token); /* the account gets it again */
+	else
+		srv_random_hex(token, 16);
 	srv_token_hash(token, se->token_hash);
 	*seat = s;
 	return SE_OK;
@@ -870,7 +900,7 @@ srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *
 	}
 	int s;
 	char token[STORE_TOKEN_SIZE];
-	srv_err e = take_seat(t, name, want, &s, token, err, errsize);
+	srv_err e = take_seat(t, name, want, o ? o->account : 0, &s, token, err, errsize);
 	if (e != SE_OK)
 		return e;
 	t->seat[s].pending = 1;
@@ -1019,7 +1049,8 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 	t->created_ms = t->updated_ms = srv_now_ms();
 	int seat = -1;
 	char token[STORE_TOKEN_SIZE] = "";
-	if (name && take_seat(t, name, -1, &seat, token, err, errsize) != SE_OK)
+	if (name && take_seat(t, name, -1, origin ? origin->account : 0, &seat, token, err,
+	                      errsize) != SE_OK)
 		seat = -1; /* only bots: the creator watches */
 	if (table_full(t))
 		t->status = STORE_PLAYING;
@@ -1237,6 +1268,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		memcpy(s->level, ss->level, sizeof s->level);
 		memcpy(s->spec, ss->spec, sizeof s->spec);
 		memcpy(s->token_hash, ss->token_hash, sizeof s->token_hash);
+		s->account = ss->account;
 		colours[ss->seat] = ss->colour;
 		if (s->kind == STORE_SEAT_BOT)
 			bot_spec_loaded(t, ss->seat);
@@ -1531,6 +1563,34 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
 		json_object_set(o, "next_before",
 		                json_object_get(json_array_get(p.tables, n - 1), "id"));
 	return o;
+}
+
+int tables_seat_of_account(const srv_table *t, int64_t account)
+{
+	if (!account)
+		return -1;
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].pending &&
+		    t->seat[i].account == account)
+			return i;
+	return -1;
+}
+
+json_t *tables_my_game(const char *id, int seat)
+{
+	const srv_table *t = lookup(id);
+	if (!t || t->expired || seat < 0 || seat >= t->nseats)
+		return NULL;
+	json_t *players = json_array();
+	for (int i = 0; i < t->nseats; i++)
+		json_array_append_new(players, json_string(t->seat[i].name));
+	int turn = t->status == STORE_PLAYING && !carc_game_over(&t->game) &&
+	           carc_to_move(&t->game) == seat;
+	int64_t dl = turn ? clock_deadline_ms(t) : 0;
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:o}", "id", t->id, "seat", seat, "status",
+	                 store_status_name(t->status), "your_turn", turn, "players", players,
+	                 "updated_ms", (json_int_t)t->updated_ms, "deadline_ms",
+	                 dl > 0 ? json_integer(dl) : json_null());
 }
 
 void tables_counts(int *tables, int *playing, int *conns)

@@ -47,6 +47,12 @@ typedef enum srv_err {
 	SE_RATE_LIMITED,   /* over a per-address or total limit: try again later */
 	SE_PENDING,        /* accepted; the answer follows once it is stored */
 	SE_FORFEITED,      /* the seat was given up (resigned, timed out): a bot plays it */
+	/* accounts (accounts.c) */
+	SE_NOT_LOGGED_IN,  /* no valid session cookie */
+	SE_BAD_LOGIN,      /* no such name, or the wrong password */
+	SE_NAME_TAKEN,     /* an account of that name (in any case) exists */
+	SE_BAD_NAME,       /* an account name that breaks the rules */
+	SE_BAD_PASSWORD,   /* a password too short or too long */
 	SE_COUNT
 } srv_err;
 
@@ -56,6 +62,7 @@ typedef struct srv_origin {
 	uint64_t conn;
 	int http;
 	json_t *ref;   /* borrowed */
+	int64_t account; /* the requester's account (a session), 0: a guest */
 } srv_origin;
 
 typedef struct srv_pending_move srv_pending_move;
@@ -76,8 +83,9 @@ typedef struct srv_seat {
 	int colour;                      /* palette index (options.h), one per seat */
 	int online;                      /* WebSocket connections holding the seat */
 	int pending;                     /* taken, being stored: not usable yet */
-	int forfeited;                   /* resigned, or timed out too often: a bot plays
-	                                  * it to the end and the result counts as a loss */
+	int forfeited;                   /* resigned or taken over by a bot for good:
+	                                  * a loss for the ratings */
+	int64_t account;                 /* the account holding the seat, 0: a guest */
 } srv_seat;
 
 typedef struct srv_table {
@@ -172,6 +180,12 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
  * is not a finished game; SE_STORAGE). */
 json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
                         size_t errsize);
+/* Accounts: the seat `account` holds at table t (-1: none), and a game of
+ * the account's "my games" list from memory (a new reference: {id, seat,
+ * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
+ * table is not in memory. */
+int tables_seat_of_account(const srv_table *t, int64_t account);
+json_t *tables_my_game(const char *id, int seat);
 /* Counts for the health endpoint. */
 void tables_counts(int *tables, int *playing, int *conns);
 

@@ -286,4 +286,9 @@ void srv_config_default(srv_config *c)
 	c->limit_addresses = 16384;
 	c->list_max = 50;
 	c->clock_grace_s = 15;
+	c->session_ttl_s = 30 * 86400;
+	c->rate_logins = 10;
+	c->auth_threads = 1;
+	c->auth_queue = 8;
+	c->trust_proxy = 0;
 }

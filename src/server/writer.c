@@ -65,6 +65,7 @@ static void job_free(wjob *j)
 	free((char *)j->result.winners);
 	free((char *)j->clock.state);
 	json_decref(j->ref);
+	free(j->data);
 	free(j);
 }
 
@@ -90,6 +91,11 @@ static void run(wjob *j)
 	case WJ_CLOCK:
 		rc = wst->ops->save_clock(wst, j->id, &j->clock, j->has_result ? &j->result : NULL,
 		                          j->err);
+		break;
+	case WJ_CALL:
+		rc = j->rc = j->call(wst, j);
+		if (rc == STORE_DUPLICATE)
+			rc = 0; /* an answer, not a fault of the database */
 		break;
 	}
 	j->failed = rc != 0;

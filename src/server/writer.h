@@ -23,7 +23,10 @@
 
 #include "store.h"
 
-typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK } wj_kind;
+/* WJ_CALL: a write of another room (accounts.c): `call` runs on the
+ * storage thread with the writer's store handle, its data in `data`
+ * (malloc'd, freed with the job: no pointers inside that need freeing). */
+typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK, WJ_CALL } wj_kind;
 
 typedef struct wjob {
 	wj_kind kind;
@@ -50,6 +53,9 @@ typedef struct wjob {
 	int origin_http;
 	json_t *ref;          /* a WebSocket message's "ref" to echo (owned) */
 	int seatno;
+	int (*call)(store *st, struct wjob *j); /* WJ_CALL: 0 or -1 (err, fault set) */
+	void *data;           /* WJ_CALL */
+	int rc;               /* WJ_CALL: what call returned */
 	struct wjob *next;
 } wjob;
 

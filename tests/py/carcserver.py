@@ -311,6 +311,33 @@ def illegal_move(state_game):
     return {"x": 0, "y": 0, "rot": 0, "meeple": None}
 
 
+_SCHEMA = []
+
+
+def schema_version():
+    """The schema version this build writes, from the server's start line
+    ("... schema N)"): tests never hard-code it (each migration changes it)."""
+    if not _SCHEMA:
+        d = tempfile.mkdtemp(prefix="carc-schema-")
+        try:
+            p = subprocess.Popen([CARC, "serve", "--host", HOST, "--port", "0", "--db",
+                                  os.path.join(d, "s.sqlite"), "--web", d],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 stdin=subprocess.DEVNULL)
+            try:
+                line = p.stdout.readline().decode()
+            finally:
+                p.kill()
+                p.wait(10)
+                p.stdout.close()
+            m = re.search(r"schema (\d+)", line)
+            assert m, "no schema in the start line: %r" % line
+            _SCHEMA.append(int(m.group(1)))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    return _SCHEMA[0]
+
+
 class ServerCase(unittest.TestCase):
     """A test case with a temporary folder, servers started in it (killed at
     tearDown) and WebSocket clients (closed at tearDown)."""

@@ -15,38 +15,12 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import CARC, HOST, Server, ServerCase, WSClosed, first_legal  # noqa: E402
+from carcserver import (CARC, HOST, Server, ServerCase, WSClosed, first_legal,  # noqa: E402
+                        schema_version)
 
 MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
 PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]
 
-
-_SCHEMA = []
-
-
-def build_schema():
-    """The schema version this build writes, from its start line ("schema N"):
-    tests never hard-code it (each new migration would change it)."""
-    if not _SCHEMA:
-        import re
-        import shutil as _sh
-        import tempfile as _tf
-        d = _tf.mkdtemp(prefix="carc-schema-")
-        p = subprocess.Popen([CARC, "serve", "--host", "127.0.0.1", "--port", "0", "--db",
-                              os.path.join(d, "s.sqlite"), "--web", d],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             stdin=subprocess.DEVNULL)
-        try:
-            line = p.stdout.readline().decode()
-        finally:
-            p.kill()
-            p.wait(5)
-            p.stdout.close()
-            _sh.rmtree(d, ignore_errors=True)
-        m = re.search(r"schema (\d+)", line)
-        assert m, "no schema in the start line: %r" % line
-        _SCHEMA.append(int(m.group(1)))
-    return _SCHEMA[0]
 
 # The database as the first schema (version 1) made it: the SQL of the first
 # migration of src/server/store_sqlite.c, before seats had colours.
@@ -261,7 +235,7 @@ class ServerTest(ServerCase):
         # what the database holds
         import sqlite3
         con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], build_schema())
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], schema_version())
         self.assertEqual(con.execute("select status, players, seed from games where id=?",
                                      (tid,)).fetchone(), ("over", 2, 20240607))
         self.assertEqual(con.execute("select seat, kind, name from seats where game_id=? "
@@ -695,7 +669,7 @@ class ServerTest(ServerCase):
 
         srv2 = self.start(db="old.sqlite")
         con = sqlite3.connect("file:%s?mode=ro" % old, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], build_schema())
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], schema_version())
         self.assertEqual(con.execute("select seat, colour from seats where game_id=? order by seat",
                                      (done,)).fetchall(), [(0, "blue"), (1, "red")])
         con.close()

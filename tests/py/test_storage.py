@@ -22,35 +22,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import CARC, ServerCase, first_legal  # noqa: E402
-
-
-_SCHEMA = []
-
-
-def build_schema():
-    """The schema version this build writes, from its start line ("schema N"):
-    tests never hard-code it (each new migration would change it)."""
-    if not _SCHEMA:
-        import re
-        import shutil as _sh
-        import tempfile as _tf
-        d = _tf.mkdtemp(prefix="carc-schema-")
-        p = subprocess.Popen([CARC, "serve", "--host", "127.0.0.1", "--port", "0", "--db",
-                              os.path.join(d, "s.sqlite"), "--web", d],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             stdin=subprocess.DEVNULL)
-        try:
-            line = p.stdout.readline().decode()
-        finally:
-            p.kill()
-            p.wait(5)
-            p.stdout.close()
-            _sh.rmtree(d, ignore_errors=True)
-        m = re.search(r"schema (\d+)", line)
-        assert m, "no schema in the start line: %r" % line
-        _SCHEMA.append(int(m.group(1)))
-    return _SCHEMA[0]
+from carcserver import ServerCase, first_legal, schema_version  # noqa: E402
 
 UNAVAILABLE = "the game database is unavailable"
 SQL_WORDS = ("sqlite", "INSERT", "UPDATE", "SELECT", "BEGIN", "COMMIT", "WHERE")
@@ -480,7 +452,7 @@ class StorageCase(ServerCase):
 
         srv2 = self.start(db="old.sqlite")
         con = sqlite3.connect("file:%s?mode=ro" % old, uri=True)
-        self.assertEqual(con.execute("pragma user_version").fetchone()[0], build_schema())
+        self.assertEqual(con.execute("pragma user_version").fetchone()[0], schema_version())
         got = dict(((g, s), t) for g, s, t in con.execute(
             "select game_id, seat, token from seats where kind='human'"))
         con.close()

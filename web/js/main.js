@@ -2,6 +2,7 @@
 //   /                 lobby
 //   /?table=ID        a table (play if this browser holds a seat, else join or watch)
 //   /?replay=ID       step through a game
+//   /?leaderboard     the players by rating; /?player=NAME a player's profile
 import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
 import { sound } from './sound.js';
@@ -24,12 +25,22 @@ async function main() {
   paintSound(); paintHelp();
 
   const root = document.querySelector('main');
+  const account = await import('./account.js');
+  account.mountAccount(header.querySelector('nav'));
   try {
-    if (q.get('table') || q.get('replay')) {
+    if (q.has('leaderboard')) {
+      const { LeaderboardView } = await import('./leaderboard.js');
+      window.carcView = new LeaderboardView(root);
+    } else if (q.has('player')) {
+      const { ProfileView } = await import('./profile.js');
+      window.carcView = new ProfileView(root, q.get('player'));
+    } else if (q.get('table') || q.get('replay')) {
       document.body.classList.add('at-table');
+      if (q.get('table')) await account.claimSeat(q.get('table')); // the seat follows the account
       const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load()]);
       window.carcView = new GameView(root, tiles, id, { replay: q.has('replay') });
     } else {
+      await account.currentAccount(); // a logged-in player's name in the lobby's form
       const { LobbyView } = await import('./lobby.js');
       window.carcView = new LobbyView(root);
     }

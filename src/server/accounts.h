@@ -1,0 +1,63 @@
+/*
+ * accounts.h - optional accounts: register, log in, log out, sessions, and
+ * the HTTP endpoints about accounts and ratings (docs/protocol.md,
+ * "Accounts"; docs/server.md, "Accounts" and "Ratings").
+ *
+ * Passwords are hashed with libsodium's crypto_pwhash_str (Argon2id,
+ * OPSLIMIT/MEMLIMIT_INTERACTIVE) on hashing threads of this module
+ * (--auth-threads), never on the event loop; at most --auth-queue wait,
+ * more are refused (503 busy), so a flood of logins costs a bounded
+ * amount of memory and CPU. A session is a random 32-byte cookie
+ * (carc_session) of which the store keeps the SHA-256, with an expiry.
+ *
+ * The seat token of a seat taken by an account is derived from a server
+ * secret (HMAC-SHA256 of table, seat and account), so the server can hand
+ * it again to that account on another browser (GET /api/me/games,
+ * POST /api/tables/<id>/claim), and to nobody else.
+ */
+#ifndef CARC_SERVER_ACCOUNTS_H
+#define CARC_SERVER_ACCOUNTS_H
+
+#include <libwebsockets.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "server.h"
+#include "store.h"
+
+#define ACC_NAME_MIN 3    /* characters (code points) */
+#define ACC_NAME_MAX 24
+#define ACC_PASSWORD_MIN 8 /* bytes */
+#define ACC_PASSWORD_MAX 128
+
+/* Starts the hashing threads and reads the seat secret with the loop's
+ * reading handle (borrowed for the server's life). 0, or -1 logged. */
+int accounts_start(const srv_config *cfg, store *reader, struct lws_context *ctx);
+/* Stops the hashing threads (before the lws context goes). */
+void accounts_stop(void);
+/* Loop thread: answers the logins and registrations whose hashing ended. */
+void accounts_drain(void);
+
+/* The account of a request's session cookie: 1 with *a filled, 0 when
+ * there is no valid session (none, unknown, expired), -1 on a store error. */
+int accounts_session(const char *cookie, store_account *a);
+
+/* Checks an account name (docs/server.md): 0 with its case-folded key in
+ * key (STORE_NAME_SIZE * 2 bytes), or -1 with the reason in err. */
+int accounts_name_key(const char *name, char *key, size_t keysize, char *err, size_t errsize);
+
+/* The seat token of `account` at seat `seat` of table `table`
+ * (STORE_TOKEN_SIZE bytes: 32 hex digits). */
+void accounts_seat_token(const char *table, int seat, int64_t account, char *out);
+
+/* The endpoints of this module: /api/account/register, /api/account/login,
+ * /api/account/logout, /api/me, /api/me/games, /api/leaderboard,
+ * /api/player. Returns 1 when the path is one of them (rs is filled, or
+ * its status is 0 when the answer follows), 0 otherwise. */
+int accounts_http(const api_req *rq, api_resp *rs);
+
+/* A Set-Cookie value for a seat or session cookie (api.c uses it too). */
+void accounts_cookie(char *out, size_t size, const char *name, const char *value, int max_age,
+                     int tls);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * ratings.h - Glicko-2 ratings of accounts (docs/server.md, "Ratings").
+ *
+ * One rating per account for every number of players. A finished game is
+ * rated when every human seat belongs to an account (no account twice)
+ * and every bot plays a spec with a fixed rating (ratings_bot); a game of
+ * n seats counts as the n(n-1)/2 two-player results between its seats
+ * (more points wins, equal points is a draw, a forfeited seat loses to
+ * every seat that did not forfeit), and each account's results of one
+ * game are one Glicko-2 rating period. Bots keep their fixed ratings.
+ *
+ * The update runs in the store's transaction of the game's last move
+ * (store_result.rate), so it happens exactly once per game. Pure
+ * functions: no I/O, no state.
+ */
+#ifndef CARC_SERVER_RATINGS_H
+#define CARC_SERVER_RATINGS_H
+
+#include <stdint.h>
+
+#include "store.h"
+
+#define RATING_START 1500.0
+#define RATING_RD_START 350.0
+#define RATING_VOL_START 0.06
+#define RATING_TAU 0.5      /* Glicko-2's system constant: how fast volatility moves */
+#define RATING_BOT_RD 60.0  /* the fixed ratings' uncertainty (docs/server.md) */
+
+/* The fixed rating of a bot spec ("random", "greedy", "mcts:time=T" with
+ * T from 0.1 to 1): 1, or 0 when the spec has none (the game is unrated). */
+int ratings_bot(const char *spec, double *rating);
+
+/* A seat as ratings_prepare sees it. */
+typedef struct rt_seat {
+	int kind;            /* STORE_SEAT_* */
+	int64_t account;     /* humans: 0 for a guest */
+	const char *spec;    /* bots */
+	int points;
+	int forfeited;
+} rt_seat;
+
+/* Fills r->rated, r->nrated and r->rate when the game is rated (returns
+ * 1), else leaves r unrated (nrated 0) and returns 0. */
+int ratings_prepare(store_result *r, const rt_seat *seats, int n);
+
+/* The result of seat i against seat j: 1, 0.5 or 0. */
+double ratings_pair(const store_rating *a, const store_rating *b);
+
+/* store_result.rate: new_* of every seat from the before values. */
+void ratings_update(store_rating *r, int n);
+
+#endif
