@@ -47,6 +47,11 @@ static void usage(FILE *f)
 	        "  --max-upload-bytes N  bytes of uploaded records stored in total (64 MiB)\n"
 	        "  --limit-addresses N  addresses counted at once (16384; more share one count)\n"
 	        "  --list-max N       tables in one page of the lobby's lists (50)\n"
+	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
+	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
+	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
+	        "  --chat-max N       chat lines stored per game; more are refused (300)\n"
+	        "  --chat-len N       characters of one chat line, 1..2000 (300)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -187,6 +192,22 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;
 			c.list_max = (int)n;
+		} else if (!strcmp(a, "--chat-rate")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.chat_rate = (int)n;
+		} else if (!strcmp(a, "--chat-burst")) {
+			if (num_arg(a, v, 1, 1000, &n))
+				return 2;
+			c.chat_burst = (int)n;
+		} else if (!strcmp(a, "--chat-max")) {
+			if (num_arg(a, v, 1, 100000, &n))
+				return 2;
+			c.chat_max = (int)n;
+		} else if (!strcmp(a, "--chat-len")) {
+			if (num_arg(a, v, 1, 2000, &n))
+				return 2;
+			c.chat_len = (int)n;
 		} else {
 			fprintf(stderr, "carc serve: unknown option '%s' (see --help)\n", a);
 			return 2;

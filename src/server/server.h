@@ -67,6 +67,11 @@ typedef struct srv_config {
 	int64_t max_upload_bytes; /* bytes of uploaded records stored in total */
 	int limit_addresses;   /* entries of the address table (fixed at start) */
 	int list_max;          /* tables in one page of GET /api/tables */
+	/* chat (chat.c); 0 turns a limit off */
+	int chat_rate;         /* chat lines a minute per connection and per seat */
+	int chat_burst;        /* chat lines in a row before the rate applies */
+	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
+	int chat_len;          /* characters (Unicode code points) of one chat line */
 } srv_config;
 
 void srv_config_default(srv_config *c);

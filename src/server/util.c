@@ -272,4 +272,8 @@ void srv_config_default(srv_config *c)
 	c->max_upload_bytes = 64LL * 1024 * 1024;
 	c->limit_addresses = 16384;
 	c->list_max = 50;
+	c->chat_rate = 20;
+	c->chat_burst = 5;
+	c->chat_max = 300;
+	c->chat_len = 300;
 }
