@@ -2,6 +2,7 @@
 // live game (WebSocket, placing tiles) and a replay (stepping through the log).
 import { api, seats, Live } from './api.js';
 import { BoardView } from './board.js';
+import { mountSocial } from './chat.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, onFeature } from './features.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
@@ -58,10 +59,12 @@ export class GameView {
     document.addEventListener('keydown', this.keyHandler);
     this.langHandler = () => this.renderAll();
     window.addEventListener('langchange', this.langHandler);
+    this.social = mountSocial(this); // chat, rematch, notifications, pass-and-play (chat.js)
     this.start();
   }
 
   destroy() {
+    this.social?.destroy();
     this.live?.close();
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
@@ -118,6 +121,7 @@ export class GameView {
         break;
       default: break;
     }
+    this.social?.onMessage(m);
   }
 
   applyMove(m) {
