@@ -86,6 +86,14 @@ test('a rematch from the final scores, accepted by the other browser', async () 
   // Bob (now seat 0) moves first in the rematch
   await bob.waitForSelector('.game.mine');
   assert.ok(await bob.locator('[data-testid=player-0] em').count(), 'Bob holds seat 0');
+  // "my games": the rematch waits for Bob's move, and for someone else on Alice's page
+  await bob.goto(`${BASE}/?mygames`);
+  await ready(bob);
+  await bob.waitForSelector(`[data-testid=mygames-turn] [data-testid=mygame-${nid}]`);
+  await alice.goto(`${BASE}/?mygames`);
+  await ready(alice);
+  await alice.waitForSelector(`[data-testid=mygames-other] [data-testid=mygame-${nid}]`);
+  assert.equal(await alice.locator(`[data-testid=mygames-turn] [data-testid=mygame-${nid}]`).count(), 0);
   assert.deepEqual(alice.errors, []);
   assert.deepEqual(bob.errors, []);
   await alice.context().close();
