@@ -37,6 +37,7 @@ typedef struct chat_table {
 	/* a rematch table: what each reserved seat waits for */
 	char reserved[CARC_MAX_PLAYERS][STORE_TOKEN_HASH_SIZE];
 	int creating;                      /* its creation is being stored */
+	srv_table *old;                    /* meanwhile: its old table, held in memory */
 	int nwait;                         /* claims that came while it was */
 	struct {
 		int seat;

@@ -4,7 +4,9 @@
  * Invariants:
  *  - a finished table has at most one rematch: chat_of(old)->rematch is
  *    set in memory before its creation is submitted, and the store takes
- *    the link only when the old game has none (create_rematch).
+ *    the link only when the old game has none (create_rematch); the old
+ *    table stays in memory until that is stored (tables_hold), so the id
+ *    is never read back from the store before it is there.
  *  - while the rematch's creation is being stored (ct->creating), claims
  *    wait in ct->wait and are made once it is stored (or answered with
  *    the failure); a seat is claimed once: a claimed seat is no longer
@@ -117,7 +119,11 @@ static void created(wjob *j)
 	tables_job_done(nt);
 	chat_table *ct = chat_of(nt);
 	ct->creating = 0;
-	srv_table *old = tables_find(j->old_id);
+	/* the old table was held in memory while this was stored, so that its
+	 * state (the rematch's id) cannot be lost and read again too early */
+	srv_table *old = ct->old;
+	ct->old = NULL;
+	tables_job_done(old);
 	if (j->failed) {
 		char msg[256];
 		snprintf(msg, sizeof msg, "the game database is unavailable: %s; the rematch was not "
@@ -249,6 +255,8 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 	}
 	chat_table *nc = chat_of(nt);
 	nc->creating = 1;
+	nc->old = t;
+	tables_hold(t);
 	snprintf(nc->rematch_of, sizeof nc->rematch_of, "%s", t->id);
 	snprintf(ct->rematch, sizeof ct->rematch, "%s", nt->id);
 	ct->rematch_known = 1;

@@ -361,6 +361,11 @@ void tables_job_done(srv_table *t)
 	t->pending_ops--;
 }
 
+void tables_hold(srv_table *t)
+{
+	t->pending_ops++;
+}
+
 static void origin_of(const wjob *j, srv_origin *o)
 {
 	o->conn = j->origin;

@@ -179,6 +179,8 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
  * until the job's done has run; the done calls tables_job_done first). */
 wjob *tables_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o);
 void tables_job_done(srv_table *t);
+/* Keeps t in memory (as a job does) until the matching tables_job_done. */
+void tables_hold(srv_table *t);
 /* Sends a JSON object to every client at the table (takes the reference). */
 void tables_broadcast(srv_table *t, json_t *o);
 /* A new table in memory from checked options with seats as given (kind,
