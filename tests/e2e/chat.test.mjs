@@ -50,6 +50,31 @@ test('chat in both directions; HTML-like text is shown as text', async () => {
   await ready(alice);
   await alice.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 3);
   assert.deepEqual(await chatTexts(alice), [html, 'Good game', 'hi Alice']);
+  // ... and so does the replay
+  const viewer = await newPage(browser);
+  await viewer.goto(`${BASE}/?replay=${id}`);
+  await ready(viewer);
+  await viewer.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 3);
+  assert.deepEqual(await chatTexts(viewer), [html, 'Good game', 'hi Alice']);
+  assert.equal(await viewer.locator('[data-testid=chat-input]:visible').count(), 0, 'nobody writes in a replay');
+  await viewer.context().close();
+
+  // your turn while the tab is hidden: a notification, asked for only once switched on
+  await alice.evaluate(() => {
+    window.asked = 0; window.shown = [];
+    window.Notification = class { constructor(title, o) { window.shown.push([title, o.body]); } static requestPermission() { window.asked++; window.Notification.permission = 'granted'; return Promise.resolve('granted'); } };
+    window.Notification.permission = 'default';
+  });
+  await playTurn(alice, { follower: false });
+  assert.equal(await alice.evaluate(() => window.asked), 0, 'not asked before the player switches it on');
+  await alice.click('[data-testid=notify]');
+  await alice.waitForFunction(() => window.asked === 1 && localStorage.getItem('carc.notify') === 'on');
+  await alice.evaluate(() => Object.defineProperty(document, 'hidden', { configurable: true, get: () => true }));
+  await bob.waitForSelector('.game.mine');
+  await playTurn(bob, { follower: false });
+  await alice.waitForFunction(() => window.shown.length === 1);
+  assert.equal((await alice.evaluate(() => window.shown[0]))[0], 'Your turn in carc');
+  assert.match(await alice.title(), /Your turn/);
   const stored = await api(`/api/tables/${id}/chat`);
   assert.deepEqual(stored.chat.map((m) => m.text || m.phrase), [html, 'gg', 'hi Alice']);
   await shot(alice, 'chat.png');
