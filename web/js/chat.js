@@ -4,6 +4,13 @@
 // live) and never changes how game.js draws.
 //
 // Chat lines are shown with textContent only: a line is text, never markup.
+//
+// What it needs of the view (keep these when game.js changes): the fields
+// id, replay, table, game, you, live (send, token), colors; the methods
+// name(i) and myTurn(); and in view.node the elements .side (the chat goes
+// after its .players), .board-wrap (the invitation banner), .final-box with
+// a .card inside when the final scores show (the rematch button), and
+// [data-testid=hand-tile] / .board (hidden by .game.handing, passplay.js).
 import { seats } from './api.js';
 import { t, tOr } from './i18n.js';
 import { notify } from './notify.js';
