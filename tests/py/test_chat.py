@@ -29,6 +29,7 @@ def schema_version():
     finally:
         p.kill()
         p.wait(10)
+        p.stdout.close()
         shutil.rmtree(d, ignore_errors=True)
     return int(re.search(r"schema (\d+)", line).group(1))
 
@@ -195,6 +196,14 @@ class ChatTest(ChatBase):
         self.assertEqual(n, 4)
         self.assertEqual(srv2.post("/api/tables/%s/chat" % tid, {})[0], 405)
         self.assertEqual(srv2.get("/api/tables/ffffffffffffffff/chat")[0], 404)
+        # with room again the numbers go on after the stored ones
+        wb.close()
+        srv2.stop()
+        srv3 = self.start(extra=["--chat-max", "10"])
+        wb = self.ws_ready(srv3, tid, tb)
+        wb.send({"type": "chat", "text": "five"})
+        m = recv_until(wb, chat_of)
+        self.assertEqual((m["n"], m["name"]), (4, "Bob"))
 
 
 class RematchTest(ChatBase):
@@ -319,6 +328,17 @@ class PassAndPlayTest(ChatBase):
         names = [s["name"] for s in c["table"]["seats"]]
         self.assertEqual((names[0], names[1], names[3]), ("Ann", "Ben", "Player 4"))
         self.assertTrue(c["table"]["options"]["pass_and_play"])
+        # its rematch: this browser takes every seat with the tokens it holds
+        self.play_out(srv, c["id"], toks)
+        got = [srv.post("/api/tables/%s/rematch" % c["id"], {"token": toks[s]}) for s in (0, 1, 3)]
+        self.assertEqual([g[0] for g in got], [200] * 3, got)
+        self.assertEqual(len({g[1]["id"] for g in got}), 1)
+        self.assertEqual([g[1]["seat"] for g in got], [3, 0, 2])
+        info = srv.get("/api/tables/" + got[0][1]["id"])[1]
+        self.assertEqual(info["status"], "playing")
+        self.assertTrue(info["options"]["pass_and_play"])
+        self.assertEqual([s["name"] for s in info["seats"]][0:1] + [info["seats"][3]["name"]],
+                         ["Ben", "Ann"])
         # a table without the option gives one token only
         c2 = srv.create(name="Ann", seats=[{}, {}])
         self.assertNotIn("tokens", c2)

@@ -31,6 +31,7 @@ def schema_version():
     finally:
         p.kill()
         p.wait(10)
+        p.stdout.close()
         shutil.rmtree(d, ignore_errors=True)
     return int(re.search(r"schema (\d+)", line).group(1))
 
