@@ -64,6 +64,11 @@ static void usage(FILE *f)
 	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (8)\n"
 	        "  --trust-proxy      the server is behind a TLS proxy that sets X-Forwarded-Proto:\n"
 	        "                     then 'https' there makes the session cookie Secure\n"
+	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
+	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
+	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
+	        "  --chat-max N       chat lines stored per game; more are refused (300)\n"
+	        "  --chat-len N       characters of one chat line, 1..2000 (300)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -246,6 +251,22 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 86400, &n))
 				return 2;
 			c.clock_grace_s = (int)n;
+		} else if (!strcmp(a, "--chat-rate")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.chat_rate = (int)n;
+		} else if (!strcmp(a, "--chat-burst")) {
+			if (num_arg(a, v, 1, 1000, &n))
+				return 2;
+			c.chat_burst = (int)n;
+		} else if (!strcmp(a, "--chat-max")) {
+			if (num_arg(a, v, 1, 100000, &n))
+				return 2;
+			c.chat_max = (int)n;
+		} else if (!strcmp(a, "--chat-len")) {
+			if (num_arg(a, v, 1, 2000, &n))
+				return 2;
+			c.chat_len = (int)n;
 		} else {
 			fprintf(stderr, "carc serve: unknown option '%s' (see --help)\n", a);
 			return 2;

@@ -16,9 +16,11 @@
 
 #include "accounts.h"
 #include "api.h"
+#include "chat.h"
 #include "gamejson.h"
 #include "limits.h"
 #include "options.h"
+#include "rematch.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -311,8 +313,8 @@ static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	/* else api_create_done answers */
 }
 
-void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
-                     const char *err)
+void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token,
+                     const char (*tokens)[STORE_TOKEN_SIZE], srv_err e, const char *err)
 {
 	if (!o->http || !o->conn)
 		return;
@@ -326,6 +328,15 @@ void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *to
 			json_object_set_new(r, "seat", json_integer(seat));
 			json_object_set_new(r, "token", json_string(token));
 			set_seat_cookie(&rs, t->id, token);
+		}
+		if (tokens) {
+			/* pass-and-play: every human seat's token, for one browser */
+			json_t *a = json_array();
+			for (int i = 0; i < t->nseats && i < 8; i++)
+				if (tokens[i][0])
+					json_array_append_new(a, json_pack("{s:i, s:s}", "seat", i, "token",
+					                                   tokens[i]));
+			json_object_set_new(r, "tokens", a);
 		}
 		reply_json(&rs, 201, r);
 	}
@@ -409,6 +420,73 @@ static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
 	srv_err e = tables_resign(t, token, &origin, err, sizeof err);
 	if (e != SE_PENDING)
 		reply_error(rs, e, err);
+}
+
+/* POST /api/tables/<id>/rematch with the token of a seat of the finished
+ * game (body "token", the header or the cookie): a seat at its rematch. */
+static void post_rematch(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	json_t *o = parse_body(rq, rs, 0);
+	if (!o)
+		return;
+	char token[STORE_TOKEN_SIZE * 2];
+	json_t *jt = json_object_get(o, "token");
+	if (jt && !json_is_string(jt)) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "token must be a string");
+		return;
+	}
+	if (jt)
+		snprintf(token, sizeof token, "%s", json_string_value(jt));
+	else
+		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+	json_decref(o);
+	char err[256];
+	int wait;
+	srv_origin origin = {rq->serial, 1, NULL, 0};
+	srv_err e = rematch_request(t, token, rq->addr, &origin, err, sizeof err, &wait);
+	if (e == SE_RATE_LIMITED)
+		reply_limited(rs, wait, err);
+	else if (e != SE_PENDING)
+		reply_error(rs, e, err);
+}
+
+static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref);
+
+void api_rematch_done(const srv_origin *o, srv_table *old, srv_table *nt, int seat,
+                      const char *token, srv_err e, const char *err)
+{
+	if (!o->conn)
+		return;
+	if (o->http) {
+		api_resp rs;
+		memset(&rs, 0, sizeof rs);
+		if (e != SE_OK) {
+			reply_error(&rs, e, err);
+		} else {
+			set_seat_cookie(&rs, nt->id, token);
+			reply_json(&rs, 200, json_pack("{s:s, s:s, s:i, s:s, s:o}", "id", nt->id, "of",
+			                               old ? old->id : "", "seat", seat, "token", token,
+			                               "table", tables_info(nt)));
+		}
+		net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, NULL);
+		return;
+	}
+	srv_conn *c = net_conn_find(o->conn);
+	if (!c)
+		return;
+	if (e != SE_OK) {
+		ws_error(c, e, err, o->ref);
+		return;
+	}
+	json_t *r = json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "rematch_seat", "table",
+	                      old ? old->id : "", "rematch", nt->id, "seat", seat, "token", token);
+	if (o->ref)
+		json_object_set(r, "ref", o->ref);
+	char *s = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+	net_send_text(c, s);
+	free(s);
 }
 
 static void post_record(const api_req *rq, api_resp *rs)
@@ -513,6 +591,20 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
 		post_claim(t, rq, rs);
+	} else if (!strcmp(sub, "/chat")) {
+		if (!get)
+			{ reply_error(rs, SE_METHOD, "GET only (lines are sent over the WebSocket)"); return; }
+		srv_err code;
+		char err[STORE_ERR_SIZE + 64];
+		json_t *o = chat_list(t, &code, err, sizeof err);
+		if (!o)
+			reply_error(rs, code, err);
+		else
+			reply_json(rs, 200, o);
+	} else if (!strcmp(sub, "/rematch")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_rematch(t, rq, rs);
 	} else {
 		reply_error(rs, SE_NOT_FOUND, "no such endpoint");
 	}
@@ -751,6 +843,22 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			                  sizeof err);
 		if (e != SE_PENDING)
 			ws_error(c, e, err, ref);
+	} else if (!strcmp(type, "chat")) {
+		int cw;
+		srv_err e = chat_say(t, c, o, err, sizeof err, &cw);
+		if (e != SE_PENDING)
+			ws_error_wait(c, e, err, ref, cw);
+	} else if (!strcmp(type, "rematch")) {
+		json_t *jt = json_object_get(o, "token");
+		int rw = 0;
+		srv_origin origin = {c->serial, 0, ref, 0};
+		srv_err e = jt && !json_is_string(jt) ? SE_MALFORMED
+		            : rematch_request(t, jt ? json_string_value(jt) : c->token, c->addr, &origin,
+		                              err, sizeof err, &rw);
+		if (e == SE_MALFORMED)
+			snprintf(err, sizeof err, "token must be a string");
+		if (e != SE_PENDING)
+			ws_error_wait(c, e, err, ref, rw);
 	} else if (!strcmp(type, "state")) {
 		send_state(c);
 	} else if (!strcmp(type, "ping")) {
@@ -763,7 +871,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		free(s);
 	} else {
 		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
-		         "resign, ping)",
+		         "resign, chat, rematch, ping)",
 		         type);
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}

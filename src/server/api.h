@@ -53,8 +53,13 @@ void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err
 void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err);
 void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
                    const char *err);
-void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
-                     const char *err);
+/* tokens: a pass-and-play table's tokens by seat ("" for seats that are
+ * not the creator's), or NULL. */
+void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *token,
+                     const char (*tokens)[STORE_TOKEN_SIZE], srv_err e, const char *err);
+/* A seat at the rematch `nt` of table `old` (rematch.c). */
+void api_rematch_done(const srv_origin *o, srv_table *old, srv_table *nt, int seat,
+                      const char *token, srv_err e, const char *err);
 
 /* Seconds since the server started (for the health endpoint). */
 void api_set_start(int64_t mono_us, const char *store_name);

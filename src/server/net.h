@@ -70,6 +70,8 @@ struct srv_conn {
 	int rx_over;
 	int closing;                 /* close once the queue is empty */
 	int dropped;                 /* being killed: send nothing more */
+	double chat_tokens;          /* chat.c: this connection's chat allowance */
+	int64_t chat_us;             /* when it was last filled (0: never) */
 	struct srv_conn *tnext, *tprev;
 	struct srv_conn *anext, *aprev; /* every WebSocket connection (net.c) */
 };

@@ -367,7 +367,8 @@ json_t *opt_seed_json(uint64_t seed)
 
 static const char *const KNOWN_KEYS[] = {
 	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
-	"seed", "seats", "bot_delay_ms", "private", "name", "clock", NULL,
+	"seed", "seats", "bot_delay_ms", "private", "name", "clock", "spectator_chat",
+	"pass_and_play", NULL,
 };
 
 static const char *const CLOCK_MODES[OPT_CLOCK_COUNT] = {"none", "realtime", "turn"};
@@ -500,7 +501,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		if (!known) {
 			snprintf(err, errsize,
 			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
-			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock)",
+			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock, "
+			         "spectator_chat, pass_and_play)",
 			         key);
 			return -1;
 		}
@@ -593,6 +595,19 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 					return -1;
 				}
 		}
+		json_t *nm = json_object_get(e, "name");
+		if (nm && !json_is_null(nm)) {
+			const char *ns = json_string_value(nm);
+			int ok = ns && ns[0] && strlen(ns) < STORE_NAME_SIZE;
+			for (const unsigned char *p = (const unsigned char *)ns; ok && *p; p++)
+				ok = *p >= 32 && *p != 127;
+			if (!ok) {
+				snprintf(err, errsize, "seats[%zu].name must be a name of 1 to %d characters",
+				         i, STORE_NAME_SIZE - 1);
+				return -1;
+			}
+			snprintf(so->name, sizeof so->name, "%s", ns);
+		}
 		json_t *b = json_object_get(e, "bot");
 		if (!b || json_is_null(b) || json_is_false(b))
 			continue;
@@ -621,7 +636,9 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 
 	if (get_bool(o, "farmers", &out->rules.farmers, err, errsize) ||
 	    get_bool(o, "small_city", &out->rules.small_city, err, errsize) ||
-	    get_bool(o, "private", &out->private_, err, errsize))
+	    get_bool(o, "private", &out->private_, err, errsize) ||
+	    get_bool(o, "spectator_chat", &out->spectator_chat, err, errsize) ||
+	    get_bool(o, "pass_and_play", &out->pass_and_play, err, errsize))
 		return -1;
 	v = json_object_get(o, "farm_scoring");
 	if (v) {
@@ -723,6 +740,8 @@ json_t *opt_to_json(const srv_table_opts *o)
 	json_object_set_new(j, "seed", opt_seed_json(o->seed));
 	json_object_set_new(j, "bot_delay_ms", json_integer(o->bot_delay_ms));
 	json_object_set_new(j, "private", json_boolean(o->private_));
+	json_object_set_new(j, "spectator_chat", json_boolean(o->spectator_chat));
+	json_object_set_new(j, "pass_and_play", json_boolean(o->pass_and_play));
 	json_t *seats = json_array();
 	for (int i = 0; i < o->nseats; i++) {
 		json_t *s = json_object();
@@ -730,6 +749,8 @@ json_t *opt_to_json(const srv_table_opts *o)
 			json_object_set_new(s, "bot", json_string(o->seat[i].level));
 		if (opt_colour_name(o->seat[i].colour))
 			json_object_set_new(s, "colour", json_string(opt_colour_name(o->seat[i].colour)));
+		if (o->seat[i].name[0])
+			json_object_set_new(s, "name", json_string(o->seat[i].name));
 		json_array_append_new(seats, s);
 	}
 	json_object_set_new(j, "seats", seats);

@@ -26,6 +26,7 @@ typedef struct srv_seat_opt {
 	char level[STORE_NAME_SIZE];   /* the level asked for: "random", "easy", ... */
 	char spec[STORE_SPEC_SIZE];    /* the level's spec (within the ceilings) */
 	int colour;                    /* 0..OPT_COLOUR_COUNT-1, after opt_parse always set */
+	char name[STORE_NAME_SIZE];    /* pass-and-play: the person's name ("": Player N) */
 } srv_seat_opt;
 
 /* A table's clock (clock.c keeps the time; docs/server.md "Clocks"):
@@ -64,6 +65,8 @@ typedef struct srv_table_opts {
 	int pile[CARC_TILE_TYPES];     /* custom draw pile, counts per type */
 	int bot_delay_ms;
 	int private_;                  /* 1: not listed among open tables */
+	int spectator_chat;            /* 1: spectators may write in the chat (chat.c) */
+	int pass_and_play;             /* 1: the creator holds every human seat */
 	int nseats;                    /* == rules.players */
 	srv_seat_opt seat[CARC_MAX_PLAYERS];
 	srv_clock_opt clock;

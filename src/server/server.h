@@ -86,6 +86,11 @@ typedef struct srv_config {
 	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
 	int trust_proxy;       /* 1: X-Forwarded-Proto: https makes the cookie Secure */
+	/* chat (chat.c); 0 turns a limit off */
+	int chat_rate;         /* chat lines a minute per connection and per seat */
+	int chat_burst;        /* chat lines in a row before the rate applies */
+	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
+	int chat_len;          /* characters (Unicode code points) of one chat line */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -188,6 +188,21 @@ typedef int (*store_seat_game_fn)(void *ctx, const store_game *g, int seat,
 typedef int (*store_summary_fn)(void *ctx, const store_game *g, const store_result *r,
                                 int nturns);
 
+/* A line of a table's chat (chat.c). seat -1: a spectator. Either text
+ * (plain text, never markup) or phrase (a quick phrase's id) is set. */
+#define STORE_PHRASE_SIZE 16
+typedef struct store_chat {
+	int n;                           /* 0, 1, ... in the table's order */
+	int seat;
+	char name[STORE_NAME_SIZE];
+	const char *text;                /* "" for a phrase */
+	char phrase[STORE_PHRASE_SIZE];  /* "" for a text */
+	int64_t at_ms;
+} store_chat;
+
+/* Callback for list_chat: one line, valid during the call only. */
+typedef int (*store_chat_fn)(void *ctx, const store_chat *m);
+
 typedef struct store_ops {
 	const char *name;
 	void (*close)(store *s);
@@ -267,6 +282,23 @@ typedef struct store_ops {
 	 * name), `limit` of them after `offset`. */
 	int (*leaderboard)(store *s, int limit, int offset, store_account_fn fn, void *ctx,
 	                   char *err);
+	/* ---- chat and rematch (chat.c, rematch.c) ---- */
+	/* Adds a chat line to game `id` (its number m->n is the next one). */
+	int (*add_chat)(store *s, const char *id, const store_chat *m, char *err);
+	/* The game's chat lines in order, at most `limit`; returns how many
+	 * were handed to fn, or -1 on error. */
+	int (*list_chat)(store *s, const char *id, int limit, store_chat_fn fn, void *ctx,
+	                 char *err);
+	/* The number the game's next chat line gets (one more than the
+	 * highest stored, 0 with none), or -1 on error. */
+	int (*count_chat)(store *s, const char *id, char *err);
+	/* One transaction: creates game g (as create_game) as the rematch of
+	 * game `old_id`, which remembers it. Fails (nothing written) when
+	 * old_id already has a rematch that is still stored. */
+	int (*create_rematch)(store *s, const char *old_id, const store_game *g, char *err);
+	/* The rematch of game `id` into out (STORE_ID_SIZE): 1 when it has
+	 * one (still stored), 0 when not, -1 on error. */
+	int (*get_rematch)(store *s, const char *id, char *out, char *err);
 } store_ops;
 
 struct store {

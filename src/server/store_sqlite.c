@@ -151,6 +151,18 @@ static const char *const MIGRATIONS[] = {
 	"  PRIMARY KEY (account, game_id)) WITHOUT ROWID;"
 	"CREATE TABLE server_keys (name TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;"
 	"INSERT INTO server_keys VALUES ('seat', carc_random_blob(32));",
+	/* 5 -> 6 (chat.c, rematch.c): the chat lines of each game (at most
+	 * --chat-max per game), and the rematch a finished game made */
+	"CREATE TABLE chat ("
+	"  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	"  n INTEGER NOT NULL,"
+	"  seat INTEGER NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  text TEXT NOT NULL DEFAULT '',"
+	"  phrase TEXT NOT NULL DEFAULT '',"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (game_id, n)) WITHOUT ROWID;"
+	"ALTER TABLE games ADD COLUMN rematch TEXT;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -552,11 +564,9 @@ static void sq_close(store *base)
 	free(s);
 }
 
-static int sq_create_game(store *base, const store_game *g, char *err)
+/* Inserts game g with its seats inside the open transaction: 0 or -1. */
+static int insert_game(sqlite_store *s, const store_game *g, char *err)
 {
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
 	sqlite3_stmt *st = s->st[ST_INS_GAME];
 	bind_text(st, 1, g->id);
 	bind_text(st, 2, store_status_name(g->status));
@@ -574,7 +584,7 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 	sqlite3_bind_int64(st, 11, g->created_ms);
 	sqlite3_bind_int64(st, 12, g->updated_ms);
 	if (step_done(s, ST_INS_GAME, err))
-		goto bad;
+		return -1;
 	for (int i = 0; i < g->nseats; i++) {
 		const store_seat *se = &g->seats[i];
 		st = s->st[ST_INS_SEAT];
@@ -588,12 +598,21 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 		bind_text(st, 8, se->colour);
 		sqlite3_bind_int64(st, 9, se->account);
 		if (step_done(s, ST_INS_SEAT, err))
-			goto bad;
+			return -1;
+	}
+	return 0;
+}
+
+static int sq_create_game(store *base, const store_game *g, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	if (insert_game(s, g, err)) {
+		rollback(s);
+		return -1;
 	}
 	return commit(s, err);
-bad:
-	rollback(s);
-	return -1;
 }
 
 static int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
@@ -1100,6 +1119,127 @@ bad:
 	return -1;
 }
 
+/* ---- chat and rematch: statements prepared when called (a chat line
+ * is a few a minute at most, not a hot path) ---- */
+
+static int prep(sqlite_store *s, const char *sql, sqlite3_stmt **st, char *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return fail(s, err, sql);
+	}
+	return 0;
+}
+
+static int sq_add_chat(store *base, const char *id, const store_chat *m, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	if (begin(s, err))
+		return -1;
+	if (prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
+	            " VALUES (?,?,?,?,?,?,?)", &st, err)) {
+		rollback(s);
+		return -1;
+	}
+	bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, m->n);
+	sqlite3_bind_int(st, 3, m->seat);
+	bind_text(st, 4, m->name);
+	bind_text(st, 5, m->text);
+	bind_text(st, 6, m->phrase);
+	sqlite3_bind_int64(st, 7, m->at_ms);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		fail(s, err, "adding a chat line");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_list_chat(store *base, const char *id, int limit, store_chat_fn fn, void *ctx,
+                        char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	if (prep(s, "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=?"
+	            " ORDER BY n LIMIT ?", &st, err))
+		return -1;
+	bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, limit);
+	int rc, count = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		store_chat m;
+		memset(&m, 0, sizeof m);
+		m.n = sqlite3_column_int(st, 0);
+		m.seat = sqlite3_column_int(st, 1);
+		copy_col(m.name, sizeof m.name, st, 2);
+		const unsigned char *tx = sqlite3_column_text(st, 3);
+		m.text = tx ? (const char *)tx : "";
+		copy_col(m.phrase, sizeof m.phrase, st, 4);
+		m.at_ms = sqlite3_column_int64(st, 5);
+		count++;
+		if (fn(ctx, &m))
+			break;
+	}
+	int bad = rc != SQLITE_ROW && rc != SQLITE_DONE;
+	if (bad)
+		fail(s, err, "reading the chat");
+	sqlite3_finalize(st);
+	return bad ? -1 : count;
+}
+
+static int sq_count_chat(store *base, const char *id, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	if (prep(s, "SELECT coalesce(max(n) + 1, 0) FROM chat WHERE game_id=?", &st, err))
+		return -1;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st), n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	if (rc != SQLITE_ROW)
+		fail(s, err, "counting the chat");
+	sqlite3_finalize(st);
+	return n;
+}
+
+static int sq_create_rematch(store *base, const char *old_id, const store_game *g, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	if (begin(s, err))
+		return -1;
+	if (insert_game(s, g, err))
+		goto bad;
+	/* the old game remembers its rematch, unless it has one already that
+	 * is still stored (an open rematch that expired is gone) */
+	if (prep(s, "UPDATE games SET rematch=?1 WHERE id=?2 AND (rematch IS NULL OR rematch NOT IN"
+	            " (SELECT id FROM games WHERE id <> ?1))", &st, err))
+		goto bad;
+	bind_text(st, 1, g->id);
+	bind_text(st, 2, old_id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		fail(s, err, "linking the rematch");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto bad;
+	if (sqlite3_changes(s->db) != 1) {
+		s->fault = STORE_FAULT_OTHER;
+		snprintf(err, STORE_ERR_SIZE, "game %s has a rematch already (or is not stored)", old_id);
+		goto bad;
+	}
+	return commit(s, err);
+bad:
+	rollback(s);
+	return -1;
+}
+
 static int sq_load_clock(store *base, const char *id, store_clock *out, char **state, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
@@ -1335,6 +1475,25 @@ static int sq_leaderboard(store *base, int limit, int offset, store_account_fn f
 	return ret;
 }
 
+static int sq_get_rematch(store *base, const char *id, char *out, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	out[0] = 0;
+	if (prep(s, "SELECT g.rematch FROM games g JOIN games r ON r.id = g.rematch WHERE g.id=?",
+	         &st, err))
+		return -1;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		copy_col(out, STORE_ID_SIZE, st, 0);
+	else if (rc != SQLITE_DONE)
+		fail(s, err, "reading the rematch");
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1362,6 +1521,11 @@ static const store_ops SQLITE_OPS = {
 	.get_key = sq_get_key,
 	.account_games = sq_account_games,
 	.leaderboard = sq_leaderboard,
+	.add_chat = sq_add_chat,
+	.list_chat = sq_list_chat,
+	.count_chat = sq_count_chat,
+	.create_rematch = sq_create_rematch,
+	.get_rematch = sq_get_rematch,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)

@@ -28,6 +28,7 @@
 #include "accounts.h"
 #include "api.h"
 #include "bots.h"
+#include "chat.h"
 #include "gamejson.h"
 #include "limits.h"
 #include "net.h"
@@ -76,6 +77,9 @@ static const struct {
 	[SE_NAME_TAKEN] = {"name_taken", 409},
 	[SE_BAD_NAME] = {"bad_name", 400},
 	[SE_BAD_PASSWORD] = {"bad_password", 400},
+	[SE_CHAT_OFF] = {"chat_off", 403},
+	[SE_CHAT_FULL] = {"chat_full", 409},
+	[SE_NOT_OVER] = {"not_over", 409},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
@@ -132,6 +136,7 @@ static void free_table(srv_table *t)
 	clock_cancel(t);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
+	chat_free(t);
 	free(t);
 }
 
@@ -180,6 +185,9 @@ json_t *tables_info(const srv_table *t)
 		watchers += c->seat < 0;
 	json_object_set_new(o, "spectators", json_integer(watchers));
 	json_object_set_new(o, "turn", json_integer(t->game.nturns));
+	if (t->status == STORE_PLAYING && !carc_game_over(&t->game))
+		json_object_set_new(o, "to_move", json_integer(carc_to_move(&t->game)));
+	chat_info(t, o);
 	json_object_set_new(o, "created_ms", json_integer(t->created_ms));
 	json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
 	char path[64];
@@ -198,6 +206,15 @@ static void broadcast_json(srv_table *t, json_t *o)
 		net_broadcast(t, s, strlen(s));
 		free(s);
 	}
+}
+
+void tables_broadcast(srv_table *t, json_t *o)
+{
+	if (!t->conns) {
+		json_decref(o);
+		return;
+	}
+	broadcast_json(t, o);
 }
 
 static void announce_table(srv_table *t)
@@ -353,6 +370,21 @@ static wjob *job_for(srv_table *t, wj_kind kind, void (*done)(wjob *), const srv
 	}
 	t->pending_ops++;
 	return j;
+}
+
+wjob *tables_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o)
+{
+	return job_for(t, (wj_kind)kind, done, o);
+}
+
+void tables_job_done(srv_table *t)
+{
+	t->pending_ops--;
+}
+
+void tables_hold(srv_table *t)
+{
+	t->pending_ops++;
 }
 
 static void origin_of(const wjob *j, srv_origin *o)
@@ -797,10 +829,17 @@ static int valid_name(const char *name)
 	return 1;
 }
 
+int tables_seat_reserved(const srv_seat *s)
+{
+	return s->kind == STORE_SEAT_HUMAN &&
+	       !strncmp(s->token_hash, SRV_RESERVED_PREFIX, strlen(SRV_RESERVED_PREFIX));
+}
+
 static int table_full(const srv_table *t)
 {
 	for (int i = 0; i < t->nseats; i++)
-		if (t->seat[i].kind == STORE_SEAT_OPEN || t->seat[i].pending)
+		if (t->seat[i].kind == STORE_SEAT_OPEN || t->seat[i].pending ||
+		    tables_seat_reserved(&t->seat[i]))
 			return 0;
 	return 1;
 }
@@ -865,7 +904,9 @@ static srv_err take_seat(srv_table *t, const char *name, int want, int64_t accou
 			return SE_MALFORMED;
 		}
 		if (t->seat[want].kind != STORE_SEAT_OPEN) {
-			snprintf(err, errsize, "seat %d is taken", want);
+			snprintf(err, errsize, tables_seat_reserved(&t->seat[want])
+			         ? "seat %d is kept for a player of the last game (a rematch)"
+			         : "seat %d is taken", want);
 			return SE_SEAT_TAKEN;
 		}
 		s = want;
@@ -973,7 +1014,7 @@ static void create_done(wjob *j)
 	if (j->failed) {
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the table was not made");
-		api_create_done(&o, NULL, -1, NULL, SE_STORAGE, msg);
+		api_create_done(&o, NULL, -1, NULL, NULL, SE_STORAGE, msg);
 		if (t->status == STORE_VIEW && j->game.record)
 			lim_uploads_release(strlen(j->game.record));
 		if (!t->pending_ops && !t->conns)
@@ -998,7 +1039,9 @@ static void create_done(wjob *j)
 			bot_kick(t);
 		}
 	}
-	api_create_done(&o, t, seat, seat >= 0 ? j->token : NULL, SE_OK, NULL);
+	api_create_done(&o, t, seat, seat >= 0 ? j->token : NULL,
+	                t->opts.pass_and_play ? (const char(*)[STORE_TOKEN_SIZE])j->tokens : NULL,
+	                SE_OK, NULL);
 }
 
 int tables_open_of(const char *owner, int64_t *oldest_ms)
@@ -1052,16 +1095,121 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 	if (name && take_seat(t, name, -1, origin ? origin->account : 0, &seat, token, err,
 	                      errsize) != SE_OK)
 		seat = -1; /* only bots: the creator watches */
+	/* pass-and-play: the creator holds every human seat (one browser) */
+	char more[8][STORE_TOKEN_SIZE];
+	memset(more, 0, sizeof more);
+	if (seat >= 0)
+		memcpy(more[seat], token, sizeof more[seat]);
+	for (int i = 0; t->opts.pass_and_play && i < t->nseats; i++) {
+		if (t->seat[i].kind != STORE_SEAT_OPEN)
+			continue;
+		char nm[STORE_NAME_SIZE];
+		if (t->opts.seat[i].name[0])
+			snprintf(nm, sizeof nm, "%s", t->opts.seat[i].name);
+		else
+			snprintf(nm, sizeof nm, "Player %d", i + 1);
+		int s2;
+		if (take_seat(t, nm, i, 0, &s2, more[i], err, errsize) == SE_OK && seat < 0) {
+			seat = s2;
+			memcpy(token, more[i], sizeof token);
+		}
+	}
 	if (table_full(t))
 		t->status = STORE_PLAYING;
 	link_table(t);
 	wjob *j = create_job(t, NULL, create_done, origin);
 	j->seatno = seat;
 	memcpy(j->token, token, sizeof j->token);
+	memcpy(j->tokens, more, sizeof j->tokens);
+	explicit_bzero(more, sizeof more);
 	explicit_bzero(token, sizeof token);
 	writer_submit(j);
 	*code = SE_PENDING;
 	return t;
+}
+
+/* ---- for chat.c and rematch.c -------------------------------------------------------- */
+
+srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
+                      srv_err *code, char *err, size_t errsize)
+{
+	if (ntables >= cfg->max_tables)
+		make_room();
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	t->opts = *o;
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
+	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		*code = SE_BAD_OPTION;
+		free(t);
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	t->nseats = o->nseats;
+	for (int i = 0; i < t->nseats; i++) {
+		t->seat[i] = seats[i];
+		t->seat[i].online = t->seat[i].pending = 0;
+	}
+	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
+	t->status = table_full(t) ? STORE_PLAYING : STORE_OPEN;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	link_table(t);
+	return t;
+}
+
+wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o)
+{
+	wjob *j = create_job(t, NULL, done, o);
+	j->kind = (wj_kind)kind;
+	return j;
+}
+
+void tables_created(srv_table *t, int ok)
+{
+	if (!ok) {
+		if (!t->pending_ops && !t->conns)
+			free_table(t);
+		else
+			t->expired = 1; /* found no more; freed by the sweep once idle */
+		return;
+	}
+	t->stored = 1;
+	srv_event("table=%s event=created players=%d (a rematch)", t->id, t->nseats);
+	if (t->status == STORE_PLAYING) {
+		srv_event("table=%s event=started players=%d", t->id, t->nseats);
+		bot_kick(t);
+	}
+}
+
+static void seat_changed_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	t->pending_ops--;
+	(void)t;
+}
+
+void tables_seat_changed(srv_table *t, int seat, const char *token, void (*done)(wjob *),
+                         const srv_origin *o)
+{
+	wjob *j = job_for(t, WJ_SEAT, done ? done : seat_changed_done, o);
+	snprintf(j->token, sizeof j->token, "%s", token);
+	to_store_seat(t, seat, &j->seat);
+	j->seatno = seat;
+	writer_submit(j);
+}
+
+void tables_seat_stored(srv_table *t)
+{
+	start_if_full(t);
+	announce_table(t);
 }
 
 /* Plays the turns of `final` again from the start to get each turn's
@@ -1636,6 +1784,7 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	lctx = ctx;
 	lim_start(c);
 	clock_setup(ctx, c, clock_due);
+	chat_start(c, st);
 	int count = 0;
 	char err[STORE_ERR_SIZE];
 	if (opt_levels_init(c, 1, err, sizeof err)) {

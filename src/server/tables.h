@@ -22,6 +22,7 @@
 #include "options.h"
 #include "server.h"
 #include "store.h"
+#include "writer.h"
 
 /* Error codes of requests, as named in the protocol. */
 typedef enum srv_err {
@@ -53,6 +54,9 @@ typedef enum srv_err {
 	SE_NAME_TAKEN,     /* an account of that name (in any case) exists */
 	SE_BAD_NAME,       /* an account name that breaks the rules */
 	SE_BAD_PASSWORD,   /* a password too short or too long */
+	SE_CHAT_OFF,       /* spectators may not write in this table's chat */
+	SE_CHAT_FULL,      /* the game has as many chat lines stored as it may */
+	SE_NOT_OVER,       /* a rematch of a game that has not ended */
 	SE_COUNT
 } srv_err;
 
@@ -88,6 +92,15 @@ typedef struct srv_seat {
 	int64_t account;                 /* the account holding the seat, 0: a guest */
 } srv_seat;
 
+/* A seat of a rematch kept for the person who held seat i of the old
+ * game: kind human, token_hash SRV_RESERVED_PREFIX + the first 62 hex
+ * digits of the old seat's token hash (never a token's hash: no token
+ * holds it) until they claim it (rematch.c). */
+#define SRV_RESERVED_PREFIX "r:"
+int tables_seat_reserved(const srv_seat *s);
+
+struct chat_table;
+
 typedef struct srv_table {
 	char id[STORE_ID_SIZE];
 	int status;                      /* STORE_OPEN .. STORE_VIEW */
@@ -112,6 +125,7 @@ typedef struct srv_table {
 	int pending_ops;                 /* jobs of the storage thread about it */
 	srv_pending_move *pm;            /* a move being stored */
 	srv_clock clock;                 /* time control, timeouts, resignations (clock.c) */
+	struct chat_table *chat;         /* chat and rematch state (chat.c), NULL: none yet */
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;
@@ -186,6 +200,34 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
  * table is not in memory. */
 int tables_seat_of_account(const srv_table *t, int64_t account);
 json_t *tables_my_game(const char *id, int seat);
+/* For chat.c and rematch.c (they build on these, tables.c calls them):
+ * a job for the storage thread about table t (it cannot leave memory
+ * until the job's done has run; the done calls tables_job_done first). */
+wjob *tables_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o);
+void tables_job_done(srv_table *t);
+/* Keeps t in memory (as a job does) until the matching tables_job_done. */
+void tables_hold(srv_table *t);
+/* Sends a JSON object to every client at the table (takes the reference). */
+void tables_broadcast(srv_table *t, json_t *o);
+/* A new table in memory from checked options with seats as given (kind,
+ * name, level, spec, token_hash, colour; reserved seats as above), linked
+ * and findable; NULL with *code and err when the server is full or the
+ * options make no game. The caller submits its creation (tables_create_job). */
+srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
+                      srv_err *code, char *err, size_t errsize);
+/* The job that stores a new table (kind WJ_CREATE or WJ_REMATCH); its done
+ * calls tables_created once it is stored. */
+wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o);
+/* After the creation of t is stored (ok) or refused (!ok: t is freed when
+ * nothing else holds it). Starts it when every seat is taken. */
+void tables_created(srv_table *t, int ok);
+/* A seat given a new token (claimed): stores it; done runs after. */
+void tables_seat_changed(srv_table *t, int seat, const char *token, void (*done)(wjob *),
+                         const srv_origin *o);
+/* After a seat was stored: starts the game when every seat is taken and
+ * tells the table. */
+void tables_seat_stored(srv_table *t);
+
 /* Counts for the health endpoint. */
 void tables_counts(int *tables, int *playing, int *conns);
 

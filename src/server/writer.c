@@ -56,6 +56,8 @@ wjob *writer_job(wj_kind kind, const char *id)
 static void job_free(wjob *j)
 {
 	explicit_bzero(j->token, sizeof j->token);
+	explicit_bzero(j->tokens, sizeof j->tokens);
+	free((char *)j->chat.text);
 	free(j->game.expansions);
 	free(j->game.options);
 	free(j->game.record);
@@ -96,6 +98,12 @@ static void run(wjob *j)
 		rc = j->rc = j->call(wst, j);
 		if (rc == STORE_DUPLICATE)
 			rc = 0; /* an answer, not a fault of the database */
+		break;
+	case WJ_CHAT:
+		rc = wst->ops->add_chat(wst, j->id, &j->chat, j->err);
+		break;
+	case WJ_REMATCH:
+		rc = wst->ops->create_rematch(wst, j->old_id, &j->game, j->err);
 		break;
 	}
 	j->failed = rc != 0;

@@ -26,7 +26,7 @@
 /* WJ_CALL: a write of another room (accounts.c): `call` runs on the
  * storage thread with the writer's store handle, its data in `data`
  * (malloc'd, freed with the job: no pointers inside that need freeing). */
-typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK, WJ_CALL } wj_kind;
+typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK, WJ_CALL, WJ_CHAT, WJ_REMATCH } wj_kind;
 
 typedef struct wjob {
 	wj_kind kind;
@@ -42,6 +42,13 @@ typedef struct wjob {
 	/* CREATE, SEAT: the seat's new token, to hand to the client once the
 	 * seat is stored (memory keeps only its hash); wiped when freed */
 	char token[STORE_TOKEN_SIZE];
+	/* CHAT: the line (text owned by the job); REMATCH: game as CREATE,
+	 * old_id the finished game that remembers it */
+	store_chat chat;
+	char old_id[STORE_ID_SIZE];
+	/* CREATE of a pass-and-play table: every human seat's new token
+	 * ("" for the others), wiped when freed */
+	char tokens[8][STORE_TOKEN_SIZE];
 	/* set by the writer */
 	int failed;
 	store_fault fault;    /* why it failed (for the client) */

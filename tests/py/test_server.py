@@ -3,6 +3,7 @@ in a temporary folder, the HTTP API and the WebSocket protocol of
 docs/protocol.md. Run: CARC=build/release/carc python3 tests/py/test_server.py
 """
 import json
+import re
 import os
 import random
 import shutil
@@ -17,6 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import (CARC, HOST, Server, ServerCase, WSClosed, first_legal,  # noqa: E402
                         schema_version)
+
 
 MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
 PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]

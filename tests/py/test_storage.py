@@ -14,7 +14,10 @@ Run: CARC=build/test/carc python3 tests/py/test_storage.py
 """
 import hashlib
 import json
+import re
 import os
+import tempfile
+import shutil
 import sqlite3
 import subprocess
 import sys

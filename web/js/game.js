@@ -2,6 +2,7 @@
 // live game (WebSocket, placing tiles) and a replay (stepping through the log).
 import { api, seats, Live } from './api.js';
 import { BoardView } from './board.js';
+import { mountSocial } from './chat.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, traceSeg, onFeature, featureInfo } from './features.js';
 import { roleOf, roleName, eventText, eventShown, finalGroups } from './story.js';
@@ -80,11 +81,13 @@ export class GameView {
     document.addEventListener('keydown', this.keyHandler);
     this.langHandler = () => this.renderAll();
     window.addEventListener('langchange', this.langHandler);
+    this.social = mountSocial(this); // chat, rematch, notifications, pass-and-play (chat.js)
     this.start();
   }
 
   destroy() {
     this.clock.destroy();
+    this.social?.destroy();
     this.live?.close();
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
@@ -143,6 +146,7 @@ export class GameView {
       default: break;
     }
     this.clock.update(m, this.you);
+    this.social?.onMessage(m);
   }
 
   applyMove(m) {

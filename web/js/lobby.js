@@ -10,6 +10,7 @@ import { NAME_BYTES, fitName } from './names.js';
 import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
 import { clockFieldHtml, chosenClock } from './clock.js';
+import { pnp } from './passplay.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
@@ -64,6 +65,7 @@ export class LobbyView {
       farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || 'international', small_city: !!f.small_city,
       expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
+      pass_and_play: false, spectator_chat: !!f.spectator_chat,
     };
   }
 
@@ -233,6 +235,8 @@ export class LobbyView {
       <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
       <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
       <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
+      <label class="check"><input type="checkbox" name="pass_and_play" ${f.pass_and_play ? 'checked' : ''} data-testid="pass-and-play"> ${t('pnp.label')}<small>${t('pnp.help')}</small></label>
+      <label class="check"><input type="checkbox" name="spectator_chat" ${f.spectator_chat ? 'checked' : ''} data-testid="spectator-chat"> ${t('opt.spectatorchat.label')}<small>${t('opt.spectatorchat.help')}</small></label>
     </details>
     <div class="create-bar"><p class="form-error" role="alert"></p>
       <div class="create-go"><button type="submit" class="primary big" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
@@ -271,7 +275,7 @@ export class LobbyView {
       const q = this.root.querySelector('[data-testid=quick-what]');
       if (q) q.textContent = this.quickWhat();
     }
-    else if (n === 'farmers' || n === 'small_city' || n === 'private') { f[n] = el.checked; rerender = n === 'farmers'; }
+    else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat') { f[n] = el.checked; rerender = n === 'farmers'; }
     else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
     else if (n === 'exp') {
       f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
@@ -318,6 +322,7 @@ export class LobbyView {
       const r = await api.create(body);
       if (!serverColours(r.table)) rememberColors(r.id, colours);
       if (r.token) seats.set(r.id, r.seat, r.token);
+      if (r.tokens) pnp.set(r.id, r.tokens);
       location.assign(`/?table=${r.id}`); // busy until the page goes
     } catch (e) {
       this.setBusy(false);
@@ -362,6 +367,8 @@ export class LobbyView {
     if (String(f.seed).trim() !== '') body.seed = Number(f.seed);
     if (f.private) body.private = true;
     if (chosenClock()) body.clock = chosenClock();
+    if (f.pass_and_play) body.pass_and_play = true;
+    if (f.spectator_chat) body.spectator_chat = true;
     try {
       if (f.pile.trim()) body.tiles = this.parsePile(f.pile);
     } catch (e) { err.textContent = e.message; return; }

@@ -3,9 +3,11 @@
 //   /?table=ID        a table (play if this browser holds a seat, else join or watch)
 //   /?replay=ID       step through a game
 //   /?leaderboard     the players by rating; /?player=NAME a player's profile
+//   /?mygames         the games this browser (or account) plays, "your turn" first
 import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
 import { sound } from './sound.js';
+import { mountBell } from './notify.js';
 
 async function main() {
   await setLanguage(pickLanguage());
@@ -17,6 +19,14 @@ async function main() {
   const snd = header.querySelector('.sound');
   const paintSound = () => { snd.innerHTML = `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>${sound.on ? '<path d="M16 8q3 4 0 8M19 5q5 7 0 14" stroke="currentColor" stroke-width="2" fill="none"/>' : '<path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2"/>'}</svg>`; snd.setAttribute('aria-pressed', String(sound.on)); snd.title = t(sound.on ? 'sound.on' : 'sound.off'); };
   snd.addEventListener('click', () => { sound.on = !sound.on; paintSound(); if (sound.on) sound.play('turn'); });
+  // the bell (turn notifications, notify.js) and the link to "my games"
+  const bell = Object.assign(document.createElement('button'), { type: 'button', className: 'notify icon' });
+  bell.dataset.testid = 'notify';
+  snd.after(bell);
+  mountBell(bell);
+  const mine = Object.assign(document.createElement('a'), { href: '/?mygames', className: 'mygames' });
+  mine.dataset.i18n = 'nav.mygames'; mine.dataset.testid = 'nav-mygames'; mine.textContent = t('nav.mygames');
+  header.querySelector('nav').prepend(mine);
   const help = header.querySelector('.help');
   const q = new URLSearchParams(location.search);
   const id = q.get('table') || q.get('replay');
@@ -39,6 +49,9 @@ async function main() {
       if (q.get('table')) await account.claimSeat(q.get('table')); // the seat follows the account
       const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load()]);
       window.carcView = new GameView(root, tiles, id, { replay: q.has('replay') });
+    } else if (q.has('mygames')) {
+      const { MyGamesView } = await import('./mygames.js');
+      window.carcView = new MyGamesView(root);
     } else {
       await account.currentAccount(); // a logged-in player's name in the lobby's form
       const { LobbyView } = await import('./lobby.js');

@@ -1,0 +1,336 @@
+/*
+ * chat.c - the chat at each table (see chat.h).
+ *
+ * Invariants:
+ *  - a line is checked here (who, length, characters, allowance, the
+ *    game's total), stored by the storage thread and only then sent to the
+ *    table; a refused line changes nothing but the allowance it used.
+ *  - ct->next_n is one more than the highest number stored or being
+ *    stored for the table (a failed write leaves a gap, never a clash).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chat.h"
+#include "writer.h"
+
+static const srv_config *cfg;
+static store *db;
+
+/* The quick phrases: ids, translated by the clients (web/i18n "chat.p.*"). */
+static const char *const PHRASES[] = {"hello", "gl", "gg", "wp", "thanks", "sorry", "oops", NULL};
+
+void chat_start(const srv_config *c, store *reader)
+{
+	cfg = c;
+	db = reader;
+}
+
+chat_table *chat_of(srv_table *t)
+{
+	if (!t->chat) {
+		t->chat = srv_xcalloc(1, sizeof *t->chat);
+		t->chat->next_n = -1;
+	}
+	return t->chat;
+}
+
+void chat_free(srv_table *t)
+{
+	chat_table *ct = t->chat;
+	if (!ct)
+		return;
+	for (int i = 0; i < ct->nwait; i++)
+		json_decref(ct->wait[i].ref);
+	free(ct);
+	t->chat = NULL;
+}
+
+chat_table *chat_rematch_of(srv_table *t)
+{
+	chat_table *ct = chat_of(t);
+	if (t->status == STORE_OVER && !ct->rematch_known && db && t->stored) {
+		char err[STORE_ERR_SIZE];
+		if (db->ops->get_rematch(db, t->id, ct->rematch, err) < 0)
+			srv_error("table=%s reading its rematch: %s", t->id, err);
+		else
+			ct->rematch_known = 1;
+	}
+	return ct;
+}
+
+void chat_info(const srv_table *t, json_t *o)
+{
+	if (t->status == STORE_OVER) {
+		/* the rematch is read from the store once per table in memory: the
+		 * state is a cache of the table's, hence the cast */
+		chat_table *ct = chat_rematch_of((srv_table *)t);
+		if (ct->rematch[0])
+			json_object_set_new(o, "rematch", json_string(ct->rematch));
+	}
+	json_t *seats = json_object_get(o, "seats");
+	for (int i = 0; i < t->nseats; i++)
+		if (tables_seat_reserved(&t->seat[i]))
+			json_object_set_new(json_array_get(seats, (size_t)i), "reserved", json_true());
+}
+
+int chat_phrase_ok(const char *id)
+{
+	for (int i = 0; id && PHRASES[i]; i++)
+		if (!strcmp(id, PHRASES[i]))
+			return 1;
+	return 0;
+}
+
+const char *chat_phrases(void)
+{
+	return "[\"hello\",\"gl\",\"gg\",\"wp\",\"thanks\",\"sorry\",\"oops\"]";
+}
+
+/* A token bucket: *tokens lines allowed now, filled at chat_rate a minute
+ * up to chat_burst. Takes one and returns 0, or returns the seconds until
+ * one is there. */
+static int bucket_take(double *tokens, int64_t *at_us, int64_t now_us)
+{
+	if (cfg->chat_rate <= 0)
+		return 0;
+	double burst = cfg->chat_burst, per_us = cfg->chat_rate / 60e6;
+	if (!*at_us)
+		*tokens = burst;
+	else
+		*tokens = fmin(burst, *tokens + (double)(now_us - *at_us) * per_us);
+	*at_us = now_us;
+	if (*tokens >= 1) {
+		*tokens -= 1;
+		return 0;
+	}
+	int wait = (int)ceil((1 - *tokens) / per_us / 1e6);
+	return wait < 1 ? 1 : wait;
+}
+
+/* The next code point of UTF-8 text at *p (jansson hands valid UTF-8). */
+static unsigned next_cp(const unsigned char **p)
+{
+	const unsigned char *s = *p;
+	unsigned c = s[0];
+	int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	if (n == 1) {
+		*p = s + 1;
+		return c;
+	}
+	c &= 0x3F >> (n - 1);
+	for (int i = 1; i < n && s[i]; i++)
+		c = (c << 6) | (s[i] & 0x3F);
+	*p = s + n;
+	return c;
+}
+
+/* Characters a chat line may not hold: control characters (C0, DEL,
+ * C1), line and paragraph separators, and the bidirectional overrides and
+ * isolates (they make a line read as something else). */
+static int refused_cp(unsigned c)
+{
+	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
+}
+
+/* Checks a chat text: 0, or -1 with a message (*too_long set when only
+ * the length is wrong). */
+static int check_text(const json_t *v, int *too_long, char *err, size_t errsize)
+{
+	*too_long = 0;
+	const char *s = json_string_value(v);
+	size_t bytes = json_string_length(v);
+	if (!s || strlen(s) != bytes) {
+		snprintf(err, errsize, "text must be a string without NUL characters");
+		return -1;
+	}
+	int n = 0, blank = 1;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		unsigned c = next_cp(&p);
+		if (refused_cp(c)) {
+			snprintf(err, errsize, "text may not hold control characters (U+%04X at "
+			         "character %d)", c, n + 1);
+			return -1;
+		}
+		blank &= c == ' ' || c == 0xA0 || c == 0x3000;
+		n++;
+	}
+	if (n == 0 || blank) {
+		snprintf(err, errsize, "text is empty");
+		return -1;
+	}
+	if (n > cfg->chat_len) {
+		*too_long = 1;
+		snprintf(err, errsize, "a chat line may have at most %d characters; this one has %d",
+		         cfg->chat_len, n);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *line_json(const char *table, const store_chat *m)
+{
+	json_t *o = json_object();
+	if (table) {
+		json_object_set_new(o, "type", json_string("chat"));
+		json_object_set_new(o, "table", json_string(table));
+	}
+	json_object_set_new(o, "n", json_integer(m->n));
+	json_object_set_new(o, "seat", m->seat >= 0 ? json_integer(m->seat) : json_null());
+	json_object_set_new(o, "name", json_string(m->name));
+	if (m->phrase[0])
+		json_object_set_new(o, "phrase", json_string(m->phrase));
+	else
+		json_object_set_new(o, "text", json_string(m->text));
+	json_object_set_new(o, "at_ms", json_integer(m->at_ms));
+	return o;
+}
+
+static void send_error(uint64_t conn, srv_err e, const char *msg, const json_t *ref)
+{
+	srv_conn *c = net_conn_find(conn);
+	if (!c)
+		return;
+	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e),
+	                      "message", msg);
+	if (ref)
+		json_object_set(o, "ref", (json_t *)ref);
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s) {
+		net_send_text(c, s);
+		free(s);
+	}
+}
+
+static void said(wjob *j)
+{
+	srv_table *t = j->tag;
+	tables_job_done(t);
+	if (j->failed) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "the game database is unavailable: %s; the chat line was "
+		         "not stored", store_fault_text(j->fault));
+		send_error(j->origin, SE_STORAGE, msg, j->ref);
+		return;
+	}
+	srv_event("table=%s event=chat n=%d seat=%d", t->id, j->chat.n, j->chat.seat);
+	tables_broadcast(t, line_json(t->id, &j->chat));
+}
+
+srv_err chat_say(srv_table *t, srv_conn *c, const json_t *msg, char *err, size_t errsize,
+                 int *wait_s)
+{
+	*wait_s = 0;
+	if (t->status == STORE_VIEW) {
+		snprintf(err, errsize, "this table shows an uploaded record; it has no chat");
+		return SE_READ_ONLY;
+	}
+	if (!t->stored) {
+		snprintf(err, errsize, "the table is being created");
+		return SE_BUSY;
+	}
+	int seat = c->seat >= 0 && c->seat < t->nseats ? c->seat : -1;
+	if (seat < 0 && !t->opts.spectator_chat) {
+		snprintf(err, errsize, "only the players write in this table's chat (the table "
+		         "option spectator_chat is off); spectators read it");
+		return SE_CHAT_OFF;
+	}
+	const json_t *jt = json_object_get(msg, "text"), *jp = json_object_get(msg, "phrase"),
+	             *jn = json_object_get(msg, "name");
+	if ((jt != NULL) == (jp != NULL)) {
+		snprintf(err, errsize, "a chat message needs either \"text\" or \"phrase\" (one of %s)",
+		         chat_phrases());
+		return SE_MALFORMED;
+	}
+	int too_long = 0;
+	if (jp && !chat_phrase_ok(json_string_value(jp))) {
+		snprintf(err, errsize, "phrase must be one of %s", chat_phrases());
+		return SE_MALFORMED;
+	}
+	if (jt && check_text(jt, &too_long, err, errsize))
+		return too_long ? SE_TOO_LARGE : SE_MALFORMED;
+	char name[STORE_NAME_SIZE];
+	if (seat >= 0) {
+		snprintf(name, sizeof name, "%s", t->seat[seat].name);
+	} else {
+		const char *ns = json_string_value(jn);
+		int ok = !jn || json_is_null(jn) || (ns && ns[0] && strlen(ns) <= 40);
+		for (const unsigned char *p = (const unsigned char *)ns; ok && ns && *p; p++)
+			ok = *p >= 32 && *p != 127;
+		if (!ok) {
+			snprintf(err, errsize, "name must be a name of 1 to 40 characters");
+			return SE_MALFORMED;
+		}
+		snprintf(name, sizeof name, "%s", ns ? ns : "");
+	}
+	chat_table *ct = chat_of(t);
+	if (ct->next_n < 0) {
+		char e[STORE_ERR_SIZE];
+		int n = db->ops->count_chat(db, t->id, e);
+		if (n < 0) {
+			srv_error("table=%s reading its chat: %s", t->id, e);
+			snprintf(err, errsize, "the game database is unavailable: %s",
+			         store_fault_text(db->ops->last_fault(db)));
+			return SE_STORAGE;
+		}
+		ct->next_n = n;
+	}
+	if (ct->next_n >= cfg->chat_max) {
+		snprintf(err, errsize, "this game has %d chat lines, the most a game keeps "
+		         "(--chat-max)", cfg->chat_max);
+		return SE_CHAT_FULL;
+	}
+	int64_t now = srv_mono_us();
+	int w = bucket_take(&c->chat_tokens, &c->chat_us, now);
+	if (!w && seat >= 0) {
+		w = bucket_take(&ct->seat_tokens[seat], &ct->seat_us[seat], now);
+		if (w)
+			c->chat_tokens += 1; /* not used after all */
+	}
+	if (w) {
+		*wait_s = w;
+		snprintf(err, errsize, "too many chat lines: at most %d a minute (--chat-rate), %d in "
+		         "a row (--chat-burst)", cfg->chat_rate, cfg->chat_burst);
+		return SE_RATE_LIMITED;
+	}
+	wjob *j = tables_job(t, WJ_CHAT, said, NULL);
+	j->origin = c->serial;
+	j->ref = json_incref(json_object_get(msg, "ref"));
+	j->chat.n = ct->next_n++;
+	j->chat.seat = seat;
+	snprintf(j->chat.name, sizeof j->chat.name, "%s", name);
+	j->chat.text = srv_xstrdup(jt ? json_string_value(jt) : "");
+	snprintf(j->chat.phrase, sizeof j->chat.phrase, "%s", jp ? json_string_value(jp) : "");
+	j->chat.at_ms = srv_now_ms();
+	writer_submit(j);
+	return SE_PENDING;
+}
+
+static int add_line(void *ctx, const store_chat *m)
+{
+	json_array_append_new(ctx, line_json(NULL, m));
+	return 0;
+}
+
+json_t *chat_list(srv_table *t, srv_err *code, char *err, size_t errsize)
+{
+	json_t *a = json_array();
+	char e[STORE_ERR_SIZE];
+	if (t->stored && t->status != STORE_VIEW &&
+	    db->ops->list_chat(db, t->id, cfg->chat_max, add_line, a, e) < 0) {
+		json_decref(a);
+		srv_error("table=%s reading its chat: %s", t->id, e);
+		snprintf(err, errsize, "the game database is unavailable: %s; the chat could not be "
+		         "read", store_fault_text(db->ops->last_fault(db)));
+		*code = SE_STORAGE;
+		return NULL;
+	}
+	json_t *ph = json_loads(chat_phrases(), 0, NULL);
+	return json_pack("{s:o, s:b, s:i, s:i, s:o}", "chat", a, "spectator_chat",
+	                 t->opts.spectator_chat, "max", cfg->chat_max, "len", cfg->chat_len,
+	                 "phrases", ph);
+}

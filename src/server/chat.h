@@ -1,0 +1,81 @@
+/*
+ * chat.h - the chat at each table, and the per-table state the rematch
+ * keeps (rematch.h). docs/protocol.md, "Chat" and "Rematch".
+ *
+ * A chat line is plain text (never markup: clients show it as text) of
+ * 1..cfg->chat_len Unicode code points without control characters, or a
+ * quick phrase's id (chat_phrase_ok) that each reader sees in their own
+ * language. Seat holders always may write; spectators only at a table
+ * with the option "spectator_chat" (default off); everyone at the table
+ * reads. Each line costs the address's request budget (api.c) and one of
+ * the connection's and the seat's own chat allowance (--chat-rate,
+ * --chat-burst). A game keeps at most cfg->chat_max lines.
+ *
+ * A line is stored (writer.c) before it is sent to the table, like a
+ * move; it is numbered per game (n = 0, 1, ...) and listed with
+ * GET /api/tables/<id>/chat, also after a restart and in the replay.
+ * Everything here runs on the event-loop thread.
+ */
+#ifndef CARC_SERVER_CHAT_H
+#define CARC_SERVER_CHAT_H
+
+#include <jansson.h>
+
+#include "net.h"
+#include "tables.h"
+
+/* The state of a table kept by chat.c and rematch.c (owned by the table,
+ * made when first needed, freed with it). */
+typedef struct chat_table {
+	int next_n;                        /* number of the next line; -1: not read yet */
+	double seat_tokens[CARC_MAX_PLAYERS];
+	int64_t seat_us[CARC_MAX_PLAYERS];
+	/* rematch.c: the rematch of a finished game (""), read from the store once */
+	char rematch[STORE_ID_SIZE];
+	int rematch_known;
+	char rematch_of[STORE_ID_SIZE];    /* a rematch made since the start: its old table */
+	/* a rematch table: what each reserved seat waits for */
+	char reserved[CARC_MAX_PLAYERS][STORE_TOKEN_HASH_SIZE];
+	int creating;                      /* its creation is being stored */
+	srv_table *old;                    /* meanwhile: its old table, held in memory */
+	int nwait;                         /* claims that came while it was */
+	struct {
+		int seat;
+		uint64_t conn;
+		int http;
+		json_t *ref;                   /* owned */
+	} wait[CARC_MAX_PLAYERS];
+} chat_table;
+
+/* The module's configuration and the loop's reading handle, borrowed for
+ * the server's life. */
+void chat_start(const srv_config *cfg, store *reader);
+/* The table's chat state, made when missing (never NULL). */
+chat_table *chat_of(srv_table *t);
+/* Frees t->chat (tables.c, when the table goes). */
+void chat_free(srv_table *t);
+/* Adds what the table summary shows of chat and rematch to o (the
+ * tables_info object): "rematch": id once the game has one, and
+ * "reserved": true on seats kept for a rematch's players. */
+void chat_info(const srv_table *t, json_t *o);
+
+/* The table's state with its rematch read from the store (once) when it
+ * has ended. */
+chat_table *chat_rematch_of(srv_table *t);
+
+/* 1 when `id` is a quick phrase ("gg", "wp", "thanks", ...). */
+int chat_phrase_ok(const char *id);
+/* The known phrases as a JSON array text (static). */
+const char *chat_phrases(void);
+
+/* A "chat" message from connection c at table t. SE_PENDING (the line is
+ * sent to the table once stored; an error after that goes to c alone), or
+ * an error with nothing changed; *wait_s is set for SE_RATE_LIMITED. */
+srv_err chat_say(srv_table *t, srv_conn *c, const json_t *msg, char *err, size_t errsize,
+                 int *wait_s);
+/* The table's chat lines, oldest first: {"chat": [...], "spectator_chat":
+ * bool, "max": n, "len": n, "phrases": [...]}. NULL with *code and err set
+ * when the store cannot be read. */
+json_t *chat_list(srv_table *t, srv_err *code, char *err, size_t errsize);
+
+#endif
