@@ -18,7 +18,6 @@
 #ifndef CARC_SERVER_ACCOUNTS_H
 #define CARC_SERVER_ACCOUNTS_H
 
-#include <limits.h> /* before libwebsockets.h: its OpenSSL headers use INT_MAX */
 #include <libwebsockets.h>
 #include <stdint.h>
 

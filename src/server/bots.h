@@ -18,7 +18,6 @@
 #ifndef CARC_SERVER_BOTS_H
 #define CARC_SERVER_BOTS_H
 
-#include <limits.h> /* before libwebsockets.h: its OpenSSL headers use INT_MAX */
 #include <libwebsockets.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -25,7 +25,6 @@
 #define CARC_SERVER_CLOCK_H
 
 #include <jansson.h>
-#include <limits.h> /* before libwebsockets.h: its OpenSSL headers use INT_MAX */
 #include <libwebsockets.h>
 #include <stdint.h>
 

@@ -13,7 +13,6 @@
 #ifndef CARC_SERVER_NET_H
 #define CARC_SERVER_NET_H
 
-#include <limits.h> /* before libwebsockets.h: its OpenSSL headers use INT_MAX */
 #include <libwebsockets.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -14,7 +14,6 @@
 #define CARC_SERVER_TABLES_H
 
 #include <jansson.h>
-#include <limits.h> /* before libwebsockets.h: its OpenSSL headers use INT_MAX */
 #include <libwebsockets.h>
 
 #include "carc.h"
