@@ -142,7 +142,7 @@ FUZZ_TARGETS ?= record http ws
 FUZZ_BUILD = $(BUILD_ROOT)/fuzz
 FUZZ_SAN = $(FUZZ_BUILD)/san-clang
 FUZZ_CFLAGS = $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Iinclude -Isrc/server
+	-Iinclude -iquote src/server
 FUZZ_SERVER_OBJ = $(patsubst %.c,$(FUZZ_SAN)/%.o,$(wildcard src/server/*.c))
 FUZZ_WRAP = $(foreach f,net_send net_send_text net_broadcast net_close_after_flush net_conn_find \
 	net_http_answer,-Wl,--wrap=$(f))
