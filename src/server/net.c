@@ -1044,6 +1044,18 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The --db value as it may be printed: a URL's password is left out. */
+static void db_shown(const char *db, char *out, size_t size)
+{
+	snprintf(out, size, "%s", db);
+	char *at = strchr(out, '@'), *scheme = strstr(out, "://");
+	if (!at || !scheme)
+		return;
+	char *colon = memchr(scheme + 3, ':', (size_t)(at - (scheme + 3)));
+	if (colon)
+		memmove(colon, at, strlen(at) + 1);
+}
+
 int srv_run(const srv_config *c)
 {
 	cfg = c;
@@ -1059,9 +1071,14 @@ int srv_run(const srv_config *c)
 	}
 
 	char err[STORE_ERR_SIZE];
-	store *wst = store_sqlite_open(c->db_path, c->sync_full, 1, err), *st = NULL;
+	/* the backend by the --db value: a PostgreSQL URL, else a SQLite path */
+	int pg = store_is_pg_url(c->db_path);
+	store *wst = pg ? store_pg_open(c->db_path, 1, err)
+	                : store_sqlite_open(c->db_path, c->sync_full, 1, err),
+	      *st = NULL;
 	if (wst)
-		st = store_sqlite_open(c->db_path, c->sync_full, 0, err);
+		st = pg ? store_pg_open(c->db_path, 0, err)
+		        : store_sqlite_open(c->db_path, c->sync_full, 0, err);
 	if (!st) {
 		srv_error("%s", err);
 		if (wst)
@@ -1120,8 +1137,10 @@ int srv_run(const srv_config *c)
 	int port = lws_get_vhost_listen_port(lws_get_vhost_by_name(ctx, "default"));
 	if (port <= 0)
 		port = c->port;
+	char shown[512];
+	db_shown(c->db_path, shown, sizeof shown);
 	printf("carc serve: listening on http://%s:%d/ (database %s, schema %d)\n", c->host, port,
-	       c->db_path, store_sqlite_schema_version());
+	       shown, pg ? store_pg_schema_version() : store_sqlite_schema_version());
 	fflush(stdout);
 	srv_event("listening on %s:%d", c->host, port);
 

@@ -44,6 +44,10 @@
 
 /* list_finished: the game named as the page's start is not a finished game */
 #define STORE_NOT_FOUND (-2)
+/* add_move, update_seat (PostgreSQL, several processes): another process
+ * changed the game first (stored a move for this turn, took this seat);
+ * nothing was written and the caller reloads the game. Not a fault. */
+#define STORE_CONFLICT (-3)
 
 /* Game status as stored. */
 enum {
@@ -106,6 +110,7 @@ typedef enum store_fault {
 	STORE_FAULT_IO,          /* a disk error */
 	STORE_FAULT_BUSY,        /* locked by another process for too long */
 	STORE_FAULT_OTHER,
+	STORE_FAULT_DOWN,        /* the database server cannot be reached (PostgreSQL) */
 	STORE_FAULT_COUNT
 } store_fault;
 
@@ -183,6 +188,27 @@ store *store_sqlite_open(const char *path, int sync_full, int writer, char *err)
 
 /* The schema version this build writes (and migrates older files to). */
 int store_sqlite_schema_version(void);
+
+/* ---- PostgreSQL (store_pg.c), for several server processes on one database ----
+ *
+ * --db postgresql://... or postgres://... (a libpq connection URL) picks it;
+ * anything else is a SQLite path. The writer's handle creates or migrates
+ * the schema (carc_schema holds its version, numbered as SQLite's
+ * user_version). A lost connection is STORE_FAULT_DOWN and is made again by
+ * the next call. Every write also announces itself to the other processes
+ * with a NOTIFY on STORE_NOTIFY_CHANNEL, delivered at its commit; the
+ * payload is "<kind> <table id>[ <n>]": */
+#define STORE_NOTIFY_CHANNEL "carc"
+#define STORE_NOTIFY_CREATED 'c' /* a table was made */
+#define STORE_NOTIFY_SEAT 's'    /* n: a seat was taken */
+#define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
+#define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */
+#define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
+
+store *store_pg_open(const char *url, int writer, char *err);
+int store_pg_schema_version(void);
+/* Whether a --db value names a PostgreSQL database. */
+int store_is_pg_url(const char *db);
 
 const char *store_status_name(int status);
 
