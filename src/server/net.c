@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "bots.h"
+#include "cluster.h"
 #include "net.h"
 #include "tables.h"
 #include "writer.h"
@@ -848,6 +849,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
 		writer_drain();
 		tables_bots_drain();
+		cluster_drain(); /* what other processes changed (PostgreSQL) */
 		return 0;
 
 	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
@@ -1001,6 +1003,7 @@ static void begin_stop(void)
 	srv_event("stopping");
 	bots_stop();
 	writer_stop(); /* writes whatever is still queued: an accepted move is kept */
+	cluster_stop(); /* gives the tables' bots up (their locks go with the connection) */
 	tables_stop_timers();
 	lws_context_destroy(ctx);
 }
@@ -1126,9 +1129,12 @@ int srv_run(const srv_config *c)
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 	}
+	cluster_hooks ch;
+	tables_cluster_hooks(&ch);
 	if (writer_start(wst, ctx) || bots_start(c->bot_threads, ctx) ||
-	    tables_start(c, st, ctx)) {
+	    cluster_start(c->db_path, &ch, ctx) || tables_start(c, st, ctx)) {
 		bots_stop();
+		cluster_stop();
 		writer_stop();
 		lws_context_destroy(ctx);
 		st->ops->close(st);

@@ -104,7 +104,7 @@ static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
 
 enum {
 	Q_INS_GAME, Q_INS_SEAT, Q_UPD_SEAT, Q_SET_STATUS,
-	Q_LOCK_GAME, Q_INS_MOVE, Q_TOUCH, Q_INS_RESULT,
+	Q_LOCK_GAME, Q_TURNS, Q_INS_MOVE, Q_TOUCH, Q_INS_RESULT,
 	Q_SEL_ACTIVE, Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_COUNTS,
 	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_DELETE, Q_UPLOAD_USAGE,
 	Q_PROBE, Q_NOTIFY,
@@ -124,9 +124,14 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_UPD_SEAT] = "UPDATE seats SET kind=$1, name=$2, level=$3, bot_spec=$4, token=$5,"
 	               " colour=$6 WHERE game_id=$7 AND seat=$8 AND (kind='open' OR $1<>'human')",
 	[Q_SET_STATUS] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
-	/* the game's row locked for the move's transaction, and its turn */
-	[Q_LOCK_GAME] = "SELECT status, (SELECT count(*) FROM moves WHERE game_id=$1)"
-	                " FROM games WHERE id=$1 FOR UPDATE",
+	/* the game's row locked for the move's transaction; then its turn, in
+	 * a statement of its own: under READ COMMITTED each statement sees
+	 * what was committed before it began, so the count made after the lock
+	 * was granted sees the move of the transaction that held it (a
+	 * subquery of the locking statement would count with the snapshot
+	 * taken before the wait) */
+	[Q_LOCK_GAME] = "SELECT status FROM games WHERE id=$1 FOR UPDATE",
+	[Q_TURNS] = "SELECT count(*) FROM moves WHERE game_id=$1",
 	[Q_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
 	               " VALUES ($1,$2,$3,$4,$5,$6,$7)",
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
@@ -517,7 +522,11 @@ static int pg_add_move(store *base, const char *id, const store_move *m, const s
 		s->fault = STORE_FAULT_OTHER;
 		goto bad;
 	}
-	int status = parse_status(PQgetvalue(res, 0, 0)), turns = atoi(PQgetvalue(res, 0, 1));
+	int status = parse_status(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (!(res = q(s, Q_TURNS, &p, err)))
+		goto bad;
+	int turns = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	if (turns != m->turn || status == STORE_OVER || status == STORE_VIEW) {
 		snprintf(err, STORE_ERR_SIZE,
