@@ -11,6 +11,7 @@
  * resolved path. Responses and WebSocket messages go out in chunks of
  * CHUNK bytes, one per writable callback, so no client holds the loop.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -681,16 +682,121 @@ static void conn_limit_message(char *out, size_t size)
 	         cfg->max_conns_per_addr);
 }
 
+/* ---- trusted proxies (--trust-proxy) ------------------------------------------------------ */
+
+/* An address as bytes (4 or 16) with its family; -1 when it is none. */
+static int addr_bytes(const char *s, unsigned char *b)
+{
+	if (inet_pton(AF_INET, s, b) == 1)
+		return 4;
+	if (inet_pton(AF_INET6, s, b) == 1)
+		return 16;
+	return -1;
+}
+
+int srv_addr_match(const char *spec, const char *addr)
+{
+	char net[64];
+	const char *slash = strchr(spec, '/');
+	size_t n = slash ? (size_t)(slash - spec) : strlen(spec);
+	if (n == 0 || n >= sizeof net)
+		return -1;
+	memcpy(net, spec, n);
+	net[n] = 0;
+	unsigned char nb[16], ab[16];
+	int len = addr_bytes(net, nb);
+	if (len < 0)
+		return -1;
+	long bits = len * 8;
+	if (slash) {
+		char *end;
+		bits = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end || bits < 0 || bits > len * 8)
+			return -1;
+	}
+	if (addr_bytes(addr, ab) != len)
+		return 0;
+	for (long i = 0; i < bits; i++)
+		if ((nb[i / 8] ^ ab[i / 8]) & (0x80 >> (i % 8)))
+			return 0;
+	return 1;
+}
+
+static int trusted_proxy(const char *addr)
+{
+	for (int i = 0; i < cfg->n_trust_proxy; i++)
+		if (srv_addr_match(cfg->trust_proxy[i], addr) == 1)
+			return 1;
+	return 0;
+}
+
+static void strip_v4_mapped(char *a)
+{
+	if (!strncmp(a, "::ffff:", 7) && strchr(a + 7, '.'))
+		memmove(a, a + 7, strlen(a + 7) + 1);
+}
+
+/* Behind a trusted proxy: the client named by the headers. In
+ * X-Forwarded-For every proxy appends the address it was reached from, so
+ * the client is the last entry that is not a trusted proxy itself (the
+ * entries before it may be made up by the client); X-Real-IP (nginx's
+ * $remote_addr) when there is no X-Forwarded-For. 0, or -1 when the
+ * headers name no address (then the proxy's address stays). */
+static int forwarded_client(struct lws *wsi, char *out, size_t size)
+{
+	char h[1024];
+	unsigned char b[16];
+	int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
+		char *end = h + strlen(h);
+		while (end > h) {
+			char *start = end;
+			while (start > h && start[-1] != ',')
+				start--;
+			char *a = start, *e = end;
+			while (a < e && (*a == ' ' || *a == '\t'))
+				a++;
+			while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			*e = 0;
+			strip_v4_mapped(a);
+			if (addr_bytes(a, b) < 0)
+				return -1; /* not an address: nothing after it is believed */
+			if (!trusted_proxy(a) || start == h) {
+				snprintf(out, size, "%s", a);
+				return 0;
+			}
+			end = start > h ? start - 1 : h;
+		}
+		return -1;
+	}
+	n = lws_hdr_custom_length(wsi, "x-real-ip:", 10);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_custom_copy(wsi, h, sizeof h, "x-real-ip:", 10) > 0) {
+		char *a = h;
+		while (*a == ' ')
+			a++;
+		a[strcspn(a, " \t")] = 0;
+		strip_v4_mapped(a);
+		if (addr_bytes(a, b) < 0)
+			return -1;
+		snprintf(out, size, "%s", a);
+		return 0;
+	}
+	return -1;
+}
+
 /* The peer's address as text ("" when unknown), the key of per-address
  * limits. An IPv4 client on a dual-stack socket reads "::ffff:1.2.3.4":
- * the prefix is dropped so that it counts once. */
+ * the prefix is dropped so that it counts once. Behind a proxy of
+ * --trust-proxy, the client the proxy names (once the headers are in). */
 static void peer_addr(struct lws *wsi, char *out, size_t size)
 {
 	out[0] = 0;
 	if (!lws_get_peer_simple(wsi, out, size))
 		out[0] = 0;
-	if (!strncmp(out, "::ffff:", 7) && strchr(out + 7, '.'))
-		memmove(out, out + 7, strlen(out + 7) + 1);
+	strip_v4_mapped(out);
+	if (cfg->n_trust_proxy && trusted_proxy(out))
+		forwarded_client(wsi, out, size); /* no headers yet (at accept): -1 */
 }
 
 /* ---- the WebSocket handshake ------------------------------------------------------------- */
@@ -855,6 +961,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
 		char addr[64];
 		peer_addr(wsi, addr, sizeof addr);
+		if (cfg->n_trust_proxy && trusted_proxy(addr)) {
+			/* a proxy carries many clients: they are limited one by one
+			 * once their requests name them (limits.c) */
+			lws_set_opaque_user_data(wsi, NULL);
+			return 0;
+		}
 		addr_count *e = addr_take(addr);
 		lws_set_opaque_user_data(wsi, e ? (void *)e : (void *)&over_limit);
 		if (!e) {

@@ -37,6 +37,7 @@
 
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
+#define SRV_MAX_TRUST_PROXY 16
 
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
@@ -57,6 +58,12 @@ typedef struct srv_config {
 	 * a WebSocket, e.g. "https://carc.example.org" behind a proxy */
 	const char *allow_origin[SRV_MAX_ALLOW_ORIGIN];
 	int n_allow_origin;
+	/* proxies (an address or a network "10.0.0.0/8", "fd00::/8") whose
+	 * X-Forwarded-For / X-Real-IP name the client (--trust-proxy); the
+	 * limits then key on that client, and a proxy's connections are not
+	 * held to --max-conns-per-addr */
+	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
+	int n_trust_proxy;
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
 	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one
@@ -79,6 +86,10 @@ typedef struct srv_config {
 } srv_config;
 
 void srv_config_default(srv_config *c);
+
+/* Whether the address `addr` is in `spec` (an address, or a network in
+ * CIDR form): 1 yes, 0 no, -1 when spec is neither (net.c). */
+int srv_addr_match(const char *spec, const char *addr);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
  * (already logged). */

@@ -488,5 +488,104 @@ class PgClusterTest(ClusterCase):
               file=sys.stderr)
 
 
+class TrustProxyTest(unittest.TestCase):
+    """--trust-proxy (SQLite: no PostgreSQL needed): the limits key on the
+    client the proxy names, only when the peer is a trusted proxy."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="carc-proxy-test-")
+        self.servers = []
+        self.nginx = None
+
+    def tearDown(self):
+        for s in self.servers:
+            s.kill()
+        if self.nginx:
+            self.nginx.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, extra):
+        saved = carcserver.PG_ADMIN
+        carcserver.PG_ADMIN = None  # this one on SQLite even under CARC_TEST_DB
+        try:
+            s = Server(os.path.join(self.dir, "p%d.sqlite" % len(self.servers)),
+                       extra=["--rate-tables", "2"] + list(extra))
+        finally:
+            carcserver.PG_ADMIN = saved
+        self.servers.append(s)
+        return s
+
+    def creates(self, port, headers):
+        out = []
+        for _ in range(3):
+            conn = http.client.HTTPConnection(HOST, port, timeout=10)
+            conn.request("POST", "/api/tables", body=json.dumps({"players": 2}),
+                         headers=dict(headers, **{"Content-Type": "application/json"}))
+            r = conn.getresponse()
+            r.read()
+            conn.close()
+            out.append(r.status)
+        return out
+
+    def test_forwarded_client_is_limited_not_the_proxy(self):
+        srv = self.start(["--trust-proxy", "127.0.0.0/8", "--max-conns-per-addr", "2"])
+        # two clients behind the proxy: each has its own budget of 2 tables
+        self.assertEqual(self.creates(srv.port, {"X-Forwarded-For": "203.0.113.7"}),
+                         [201, 201, 429])
+        self.assertEqual(self.creates(srv.port, {"X-Forwarded-For": "203.0.113.8"}),
+                         [201, 201, 429])
+        # the client is the last address that is not a trusted proxy
+        self.assertEqual(self.creates(srv.port,
+                                      {"X-Forwarded-For": "203.0.113.9, 127.0.0.5"}),
+                         [201, 201, 429])
+        self.assertEqual(self.creates(srv.port, {"X-Real-IP": "198.51.100.1"}), [201, 201, 429])
+        # a made-up entry before the real one changes nothing: 203.0.113.7 is spent
+        self.assertEqual(self.creates(srv.port, {"X-Forwarded-For": "1.2.3.4, 203.0.113.7"})[0],
+                         429)
+        # the proxy's own connections are not held to --max-conns-per-addr 2
+        socks = [socket.create_connection((HOST, srv.port), timeout=5) for _ in range(4)]
+        try:
+            st, _ = http_json(srv.port, "GET", "/api/health")
+            self.assertEqual(st, 200)
+        finally:
+            for k in socks:
+                k.close()
+
+    def test_headers_of_an_untrusted_peer_are_ignored(self):
+        srv = self.start(["--trust-proxy", "10.0.0.1"])
+        self.assertEqual(self.creates(srv.port, {"X-Forwarded-For": "203.0.113.7"}),
+                         [201, 201, 429])
+        # another forwarded address does not help: the key is 127.0.0.1
+        self.assertEqual(self.creates(srv.port, {"X-Forwarded-For": "203.0.113.8"}),
+                         [429, 429, 429])
+        p = subprocess.run([CARC, "serve", "--trust-proxy", "10.0.0.0/33"], capture_output=True,
+                           text=True, timeout=10)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--trust-proxy", p.stderr)
+
+    def test_through_nginx(self):
+        if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
+            self.skipTest("nginx is not installed (apt-get install nginx-light)")
+        srv = self.start(["--trust-proxy", "127.0.0.1"])
+        self.nginx = Nginx(self.dir, [srv.port])
+        # nginx appends the address it was reached from (127.0.0.1, trusted
+        # here since the test's client is on loopback too): the client's
+        # own entry before it is the one counted
+        self.assertEqual(self.creates(self.nginx.port, {"X-Forwarded-For": "192.0.2.1"}),
+                         [201, 201, 429])
+        self.assertEqual(self.creates(self.nginx.port, {"X-Forwarded-For": "192.0.2.2"}),
+                         [201, 201, 429])
+        # no header: nginx's own entry (the client's address) is the key
+        st, made = http_json(self.nginx.port, "POST", "/api/tables", {"players": 2, "name": "a"})
+        self.assertEqual(st, 201, made)
+        # and the WebSocket is upgraded through it
+        w = WebSocket(self.nginx.port, "/ws/%s" % made["id"],
+                      headers={"Authorization": "Bearer " + made["token"]})
+        try:
+            self.assertEqual(w.recv_type("state")["you"], {"seat": 0})
+        finally:
+            w.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
