@@ -13,7 +13,11 @@
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
  *   writer.c     the storage thread: every write to the store, in order
- *   store.h      the storage interface; store_sqlite.c implements it
+ *   store.h      the storage interface; store_sqlite.c and store_pg.c
+ *                (PostgreSQL, libpq) implement it
+ *   cluster.c    several processes on one PostgreSQL database: other
+ *                processes' changes (LISTEN/NOTIFY), who plays the bots
+ *   metrics.c    the counters of /api/metrics
  *   util.c       logging, tokens, clocks, a growable string buffer
  *
  * Threading: one event-loop thread owns every table, game and connection;
@@ -42,7 +46,7 @@
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
 	int port;              /* 0: any free port (printed at start) */
-	const char *db_path;   /* SQLite file */
+	const char *db_path;   /* SQLite file, or a postgresql:// URL */
 	const char *web_dir;   /* static files of the web client */
 	int bot_delay_ms;      /* default pause before a bot moves */
 	int bot_threads;       /* bot worker threads */

@@ -1,8 +1,9 @@
 /*
- * store.h - where the server keeps its games: a small interface with one
- * implementation today (store_sqlite.c). A PostgreSQL backend (libpq) for
- * deployments with several server processes fills in the same table of
- * functions; nothing above this interface knows which backend runs.
+ * store.h - where the server keeps its games: a small interface with two
+ * implementations, store_sqlite.c (the embedded default) and store_pg.c
+ * (PostgreSQL, libpq, for several server processes on one database); the
+ * --db value picks one. Nothing above this interface knows which backend
+ * runs, but for STORE_CONFLICT, which only PostgreSQL returns.
  *
  * What is stored, per game: its id, status, rules and seed (and custom
  * pile), table options, the seats (name, human or bot with its spec, the
@@ -23,7 +24,7 @@
  * told is store_fault_text() of the handle's last_fault().
  *
  * A write is committed only while the database can keep it: before every
- * commit the backend checks that the file it writes is still the one at
+ * commit the SQLite backend checks that the file it writes is still the one at
  * its path (not deleted, not replaced) and still writable, and refuses
  * the write (STORE_FAULT_GONE, STORE_FAULT_READ_ONLY) rather than commit
  * into a file that is gone.
