@@ -173,6 +173,8 @@ typedef struct pg_store {
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
 } pg_store;
 
+static int ensure(pg_store *s, char *err);
+
 /* Parameters as text: numbers are printed into num[]. */
 typedef struct params {
 	int n;
@@ -274,12 +276,29 @@ static int ensure(pg_store *s, char *err)
 
 /* Runs prepared statement k. Returns the result (the caller PQclears it),
  * or NULL after fail(). */
+/* A connection found lost outside a transaction (the server restarted, an
+ * idle session was terminated: libpq learns of it only when it next
+ * talks) is made again and the statement sent once more: nothing of it
+ * ran. Inside a transaction nothing is retried (the transaction is gone). */
+static int retry_after_loss(pg_store *s, int was_idle, char *err)
+{
+	if (!was_idle || PQstatus(s->conn) == CONNECTION_OK)
+		return 0;
+	return ensure(s, err) == 0;
+}
+
 static PGresult *q(pg_store *s, int k, const params *p, char *err)
 {
 	char name[16];
 	snprintf(name, sizeof name, "q%d", k);
+	int idle = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
 	PGresult *r = PQexecPrepared(s->conn, name, p ? p->n : 0, p ? p->v : NULL, NULL, NULL, 0);
 	ExecStatusType st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && retry_after_loss(s, idle, err)) {
+		PQclear(r);
+		r = PQexecPrepared(s->conn, name, p ? p->n : 0, p ? p->v : NULL, NULL, NULL, 0);
+		st = PQresultStatus(r);
+	}
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		fail(s, r, err, SQL[k]);
 		PQclear(r);
@@ -298,8 +317,14 @@ static int q_do(pg_store *s, int k, const params *p, char *err)
 
 static int exec_plain(pg_store *s, const char *sql, char *err)
 {
+	int idle = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
 	PGresult *r = PQexec(s->conn, sql);
 	int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+	if (!ok && s->prepared && retry_after_loss(s, idle, err)) {
+		PQclear(r);
+		r = PQexec(s->conn, sql);
+		ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+	}
 	if (!ok)
 		fail(s, r, err, sql);
 	PQclear(r);

@@ -486,6 +486,36 @@ class PgClusterTest(ClusterCase):
         print("test_pg: bots taken over %.2f s after kill -9 of their process "
               "(bot pause 150 ms, poll %d ms); %d reconnects" % (takeover_s, 1000, reconnects),
               file=sys.stderr)
+    def test_lost_connections_are_made_again(self):
+        a, b = self.start(2)
+        st, made = http_json(a.port, "POST", "/api/tables",
+                             {"players": 2, "name": "alice", "seed": 3})
+        tid, ta = made["id"], made["token"]
+        st, joined = http_json(b.port, "POST", "/api/tables/%s/join" % tid, {"name": "bob"})
+        tb = joined["token"]
+        wa, wb = self.ws(a.port, tid, ta), self.ws(b.port, tid, tb)
+        nxt = wa.recv_type("state")["game"]["next"]
+        wb.recv_type("state")
+        socks = [wa, wb]
+        dbname = self.url.rsplit("/", 1)[1]
+        for turn in range(4):
+            # every session of both processes is cut (a PostgreSQL restart,
+            # a failover, an idle timeout look the same to them)
+            psql(PG_URL, "select count(pg_terminate_backend(pid)) from pg_stat_activity "
+                         "where datname = '%s'" % dbname)
+            time.sleep(0.2)
+            socks[nxt["to_move"]].send(dict(first_legal(nxt), type="move", turn=turn))
+            # the move is stored on a new connection, and the other process,
+            # listening again, loads it and tells its client
+            got = [w.recv_type(("move", "error"), timeout=10) for w in (wa, wb)]
+            for g in got:
+                self.assertEqual(g["type"], "move", (g, self.logs()))
+                self.assertEqual(g["entry"]["turn"], turn)
+            nxt = got[0]["next"]
+        for s in (a, b):
+            st, h = http_json(s.port, "GET", "/api/health")
+            self.assertEqual(st, 200, h)
+        self.assertIn("listening again", self.logs())
 
 
 class TrustProxyTest(unittest.TestCase):
