@@ -217,6 +217,8 @@ static int kconn_ok(void)
 	return PQstatus(kconn) == CONNECTION_OK;
 }
 
+int cluster_bots_have(const char *id) { return !on || *held_slot(key_of(id)) != NULL; }
+
 int cluster_bots_mine(const char *id)
 {
 	if (!on)

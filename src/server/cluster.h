@@ -59,6 +59,8 @@ int cluster_bots_mine(const char *id);
 /* The table's bots need nobody any more (the game is over, the table left
  * memory): the lock is given back. */
 void cluster_bots_release(const char *id);
+/* 1 when this process holds the table's bot lock (asks nobody). */
+int cluster_bots_have(const char *id);
 /* Tables whose bots this process plays (for the metrics). */
 int cluster_bots_held(void);
 /* 1 when several processes may share the database. */

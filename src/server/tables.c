@@ -1654,19 +1654,31 @@ static void cl_changed(char kind, const char *id, int n)
 	} else {
 		return;
 	}
-	int mine = t->status == STORE_PLAYING && t->seat[carc_to_move(&t->game)].kind == STORE_SEAT_BOT;
-	if (t->conns || t->pm || mine)
+	/* the bots played here must hear of their turn now (whose turn it is
+	 * shows only once the new moves are in) */
+	if (t->conns || t->pm || cluster_bots_have(t->id))
 		tables_sync(t);
 	else
 		t->cl_stale = 1;
 }
 
+static int has_bot(const srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_BOT)
+			return 1;
+	return 0;
+}
+
 static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
 {
 	int n = 0;
+	/* a bot to move, or a stale table with a bot (its turn may have come) */
 	for (srv_table *t = all_head; t && n < max; t = t->next)
 		if (t->status == STORE_PLAYING && !t->expired && !t->bot_state && !t->pm &&
-		    !carc_game_over(&t->game) && t->seat[carc_to_move(&t->game)].kind == STORE_SEAT_BOT)
+		    !carc_game_over(&t->game) &&
+		    (t->seat[carc_to_move(&t->game)].kind == STORE_SEAT_BOT ||
+		     (t->cl_stale && has_bot(t))))
 			memcpy(ids[n++], t->id, STORE_ID_SIZE);
 	return n;
 }

@@ -486,6 +486,66 @@ class PgClusterTest(ClusterCase):
         print("test_pg: bots taken over %.2f s after kill -9 of their process "
               "(bot pause 150 ms, poll %d ms); %d reconnects" % (takeover_s, 1000, reconnects),
               file=sys.stderr)
+    def test_bots_played_by_a_process_without_the_players(self):
+        a, b = self.start(2, extra=["--bot-delay", "20"])
+        # made on a (which takes the bot's lock at once: the bot moves first),
+        # played by alice on b
+        st, made = http_json(a.port, "POST", "/api/tables",
+                             {"seats": [{"bot": "random"}, {}], "name": "alice", "seed": 21,
+                              "bot_delay_ms": 20, "tiles": {"U": 6, "E": 6}})
+        self.assertEqual(st, 201, made)
+        tid, ta = made["id"], made["token"]
+        deadline = time.time() + 5
+        while self.metric(a.port, "carc_bot_tables_held") != 1 and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.metric(a.port, "carc_bot_tables_held"), 1)
+        w = self.ws(b.port, tid, ta)
+        nxt = w.recv_type("state")["game"]["next"]
+        moves = 0
+        deadline = time.time() + 20
+        while not nxt["over"] and time.time() < deadline:
+            if nxt["to_move"] == 1:
+                w.send(dict(first_legal(nxt), type="move", turn=nxt["turn"]))
+            m = w.recv_type(("move", "error"), timeout=5)
+            self.assertEqual(m["type"], "move", (m, self.logs()))
+            nxt = m["next"]
+            moves += 1
+        self.assertTrue(nxt["over"], self.logs())
+        self.assertEqual(self.metric(b.port, "carc_bot_tables_held"), 0)
+
+    def test_orphaned_bots_are_found_by_the_poll(self):
+        # nobody arrives anywhere after the kill: only the poll for tables
+        # without a bot player can take the bots over
+        a, b = self.start(2, extra=["--bot-delay", "20"])
+        st, made = http_json(a.port, "POST", "/api/tables",
+                             {"seats": [{"bot": "random"}, {}], "name": "alice", "seed": 8,
+                              "bot_delay_ms": 20})
+        tid, ta = made["id"], made["token"]
+        w = self.ws(b.port, tid, ta)
+        nxt = w.recv_type("state")["game"]["next"]
+        for _ in range(20):
+            if nxt["to_move"] == 0 and nxt["turn"] >= 4:
+                break
+            if nxt["to_move"] == 1:
+                w.send(dict(first_legal(nxt), type="move", turn=nxt["turn"]))
+            nxt = w.recv_type(("move",), timeout=5)["next"]
+        if nxt["to_move"] == 1:
+            w.send(dict(first_legal(nxt), type="move", turn=nxt["turn"]))
+            nxt = w.recv_type(("move",), timeout=5)["next"]
+        # alice to move: kill -9 the bots' process, then alice moves on b
+        self.assertEqual(self.metric(a.port, "carc_bot_tables_held"), 1)
+        a.kill()
+        t0 = time.time()
+        w.send(dict(first_legal(nxt), type="move", turn=nxt["turn"]))
+        m = w.recv_type(("move",), timeout=5)
+        while m["entry"]["player"] != 0:
+            m = w.recv_type(("move",), timeout=5)
+        took = time.time() - t0
+        self.assertLess(took, 3.5, "the bot moved %.1f s after the kill" % took)
+        self.assertEqual(self.metric(b.port, "carc_bot_tables_held"), 1)
+        print("test_pg: orphaned bots found by the poll %.2f s after kill -9" % took,
+              file=sys.stderr)
+
     def test_lost_connections_are_made_again(self):
         a, b = self.start(2)
         st, made = http_json(a.port, "POST", "/api/tables",
