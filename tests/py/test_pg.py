@@ -18,6 +18,7 @@ import json
 import os
 import pwd
 import random
+import select
 import shutil
 import signal
 import socket
@@ -545,6 +546,58 @@ class PgClusterTest(ClusterCase):
         self.assertEqual(self.metric(b.port, "carc_bot_tables_held"), 1)
         print("test_pg: orphaned bots found by the poll %.2f s after kill -9" % took,
               file=sys.stderr)
+
+    def test_a_process_restarted_under_load_loses_no_move(self):
+        a, b = self.start(2, extra=["--bot-delay", "10"])
+        games = []
+        for i in range(6):
+            st, made = http_json(a.port, "POST", "/api/tables",
+                                 {"seats": [{"bot": "random"}, {"bot": "random"}], "seed": 100 + i,
+                                  "bot_delay_ms": 10})
+            self.assertEqual(st, 201, made)
+            games.append(made["id"])
+        watchers = [self.ws(b.port, tid) for tid in games]
+        seen = {tid: [] for tid in games}
+        for w, tid in zip(watchers, games):
+            seen[tid] = list(w.recv_type("state")["game"]["log"])
+
+        def collect(until):
+            while time.time() < until:
+                ready, _, _ = select.select([w.sock for w in watchers if not w.buf], [], [], 0.05)
+                for w, tid in zip(watchers, games):
+                    if not w.buf and w.sock not in ready:
+                        continue
+                    m = w.recv(timeout=5)  # a whole message: never cut at a timeout
+                    if m["type"] != "move":
+                        continue
+                    self.assertEqual(m["entry"]["turn"], len(seen[tid]), m)
+                    seen[tid].append(m["entry"])
+        collect(time.time() + 0.7)
+        # a stopped (SIGTERM) and started again in the middle of the games
+        a.stop()
+        collect(time.time() + 1.5)
+        a2 = Server(self.url, extra=["--bot-threads", "1", "--bot-delay", "10"],
+                    web=os.path.join(self.dir, "no-web"),
+                    log_path=os.path.join(self.dir, "server-restarted.log"))
+        a2.db = self.db
+        self.servers.append(a2)
+        deadline = time.time() + 25
+        while time.time() < deadline:
+            collect(time.time() + 0.5)
+            done = [http_json(b.port, "GET", "/api/tables/" + tid)[1]["status"] == "over"
+                    for tid in games]
+            if all(done):
+                break
+        collect(time.time() + 0.3)
+        for tid in games:
+            st, state = http_json(a2.port, "GET", "/api/tables/%s/state" % tid)
+            self.assertEqual(state["table"]["status"], "over", self.logs())
+            log = state["game"]["log"]
+            # every move b announced is in the game, in its place, and b saw them all
+            self.assertEqual(log[:len(seen[tid])], seen[tid])
+            self.assertEqual(len(seen[tid]), len(log))
+            rows = psql(self.url, "select count(*) from moves where game_id='%s'" % tid)
+            self.assertEqual(int(rows.split()[0]), len(log))
 
     def test_lost_connections_are_made_again(self):
         a, b = self.start(2)
