@@ -126,6 +126,7 @@ static void free_table(srv_table *t)
 	lws_sul_cancel(&t->roster_sul);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
+	free(t->pm); /* at a stop: a move whose write was finished by writer_stop */
 	free(t);
 }
 
