@@ -116,7 +116,7 @@ static void push(char kind, const char *id, int n)
 
 static PGconn *listen_conn(void)
 {
-	PGconn *c = PQconnectdb(url);
+	PGconn *c = store_pg_connect(url, "carc serve listener");
 	if (PQstatus(c) == CONNECTION_OK) {
 		PGresult *r = PQexec(c, "LISTEN " STORE_NOTIFY_CHANNEL);
 		int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -316,12 +316,11 @@ int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ct
 	url = srv_xstrdup(db);
 	hooks = *h;
 	lctx = ctx;
-	kconn = PQconnectdb(url);
+	kconn = store_pg_connect(url, "carc serve locks");
 	if (PQstatus(kconn) != CONNECTION_OK) {
 		srv_error("cluster: cannot connect: %s", PQerrorMessage(kconn));
 		return -1;
 	}
-	PQclear(PQexec(kconn, "SET application_name = 'carc serve locks'"));
 	PGconn *lc = listen_conn();
 	if (!lc || pipe(stop_pipe)) {
 		PQfinish(lc);

@@ -207,6 +207,11 @@ int store_sqlite_schema_version(void);
 #define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
 
 store *store_pg_open(const char *url, int writer, char *err);
+/* A libpq connection to url with the server's timeouts and keepalives
+ * (cluster.c's connections too); `name` is its application_name. The
+ * caller PQfinishes it. */
+struct pg_conn;
+struct pg_conn *store_pg_connect(const char *url, const char *name);
 int store_pg_schema_version(void);
 /* Whether a --db value names a PostgreSQL database. */
 int store_is_pg_url(const char *db);

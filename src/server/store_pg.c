@@ -419,6 +419,18 @@ static int parse_status(const char *t)
 
 int store_pg_schema_version(void) { return SCHEMA_VERSION; }
 
+PGconn *store_pg_connect(const char *url, const char *name)
+{
+	/* given before the URL, so that the URL's own values win: a database
+	 * that does not answer costs at most 5 s (the event loop connects
+	 * too), and one that went away silently is noticed in about 25 s */
+	static const char *const keys[] = {"connect_timeout", "keepalives_idle",
+	                                   "keepalives_interval", "keepalives_count",
+	                                   "application_name", "dbname", NULL};
+	const char *vals[] = {"5", "10", "5", "3", name, url, NULL};
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 int store_is_pg_url(const char *db)
 {
 	return db && (!strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11));
@@ -920,7 +932,7 @@ store *store_pg_open(const char *url, int writer, char *err)
 	if (ff && *ff)
 		s->fault_file = srv_xstrdup(ff);
 #endif
-	s->conn = PQconnectdb(url);
+	s->conn = store_pg_connect(url, writer ? "carc serve writer" : "carc serve reader");
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		snprintf(err, STORE_ERR_SIZE, "postgresql: cannot connect: %s", PQerrorMessage(s->conn));
 		one_line(err);
@@ -929,8 +941,7 @@ store *store_pg_open(const char *url, int writer, char *err)
 	}
 	/* the server's notices (NOTICE: relation exists ...) are not ours to print */
 	PQsetNoticeProcessor(s->conn, no_notices, NULL);
-	if (exec_plain(s, "SET application_name = 'carc serve'", err) ||
-	    exec_plain(s, "SET synchronous_commit = on", err) ||
+	if (exec_plain(s, "SET synchronous_commit = on", err) ||
 	    (writer && migrate(s, err)) || prepare_all(s, err)) {
 		pg_close(&s->base);
 		return NULL;
