@@ -121,6 +121,7 @@ http {{
 {servers}
         keepalive 16;
     }}
+{tls}
     server {{
         listen 127.0.0.1:{port};
         location / {{
@@ -141,16 +142,49 @@ http {{
 """
 
 
+TLS_SERVER = """
+    server {{
+        listen 127.0.0.1:{tls_port} ssl;
+        ssl_certificate {dir}/cert.pem;
+        ssl_certificate_key {dir}/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / {{
+            proxy_pass http://carc;
+            proxy_http_version 1.1;
+            proxy_set_header Host $host;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header X-Real-IP $remote_addr;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_read_timeout 1h;
+        }}
+    }}
+"""
+
+
 class Nginx:
-    def __init__(self, root, ports):
+    def __init__(self, root, ports, tls=False):
         self.dir = os.path.join(root, "nginx")
         os.makedirs(self.dir)
         self.port = free_port()
+        self.tls_port = None
+        tls_conf = ""
+        if tls:
+            # a self-signed certificate for 127.0.0.1 (the site's would come
+            # from certbot: docs/deploy.md)
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-keyout", os.path.join(self.dir, "key.pem"),
+                            "-out", os.path.join(self.dir, "cert.pem"), "-days", "1",
+                            "-subj", "/CN=127.0.0.1"], check=True, capture_output=True,
+                           timeout=60)
+            self.tls_port = free_port()
+            tls_conf = TLS_SERVER.format(dir=self.dir, tls_port=self.tls_port)
         servers = "\n".join("        server 127.0.0.1:%d max_fails=1 fail_timeout=2s;" % p
                             for p in ports)
         conf = os.path.join(self.dir, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(dir=self.dir, port=self.port, servers=servers,
+            f.write(NGINX_CONF.format(dir=self.dir, port=self.port, servers=servers, tls=tls_conf,
                                       user="user root;" if os.geteuid() == 0 else ""))
         self.proc = subprocess.Popen([shutil.which("nginx") or "/usr/sbin/nginx", "-p", self.dir,
                                       "-c", conf, "-g", "daemon off;"],
@@ -276,11 +310,13 @@ class ClusterCase(unittest.TestCase):
             out.append(s)
         return out
 
-    def with_nginx(self, servers):
+    def with_nginx(self, servers, tls=False):
         if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
             self.skipTest("nginx is not installed (apt-get install nginx-light; "
                           "tests/pg/run.sh does)")
-        self.nginx = Nginx(self.dir, [s.port for s in servers])
+        if tls and not shutil.which("openssl"):
+            self.skipTest("openssl is not installed (for a test certificate)")
+        self.nginx = Nginx(self.dir, [s.port for s in servers], tls=tls)
         return self.nginx.port
 
     def ws(self, port, tid, token=None, timeout=10):
@@ -608,6 +644,50 @@ class PgClusterTest(ClusterCase):
                               [l for l in self.logs().splitlines() if tid in l][-12:]))
             rows = psql(self.url, "select count(*) from moves where game_id='%s'" % tid)
             self.assertEqual(int(rows.split()[0]), len(log))
+
+    def test_tls_on_the_proxy(self):
+        import ssl
+        a, b = self.start(2, extra=["--allow-origin", "https://127.0.0.1"])
+        self.with_nginx([a, b], tls=True)
+        ctx = ssl.create_default_context(cafile=os.path.join(self.nginx.dir, "cert.pem"))
+        ctx.check_hostname = False
+        port = self.nginx.tls_port
+        conn = http.client.HTTPSConnection(HOST, port, timeout=10, context=ctx)
+        conn.request("POST", "/api/tables", body=json.dumps({"players": 2, "name": "t"}),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        made = json.loads(r.read())
+        conn.close()
+        self.assertEqual(r.status, 201, made)
+        # a WebSocket over TLS (wss://), from a page of the site
+        raw = socket.create_connection((HOST, port), timeout=10)
+        sock = ctx.wrap_socket(raw)
+        try:
+            sock.sendall(("GET /ws/%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                          "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                          "Sec-WebSocket-Version: 13\r\nOrigin: https://127.0.0.1\r\n"
+                          "Authorization: Bearer %s\r\n\r\n" % (made["id"], port, made["token"]))
+                         .encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            self.assertTrue(head.startswith(b"HTTP/1.1 101"), head[:200])
+            # the first frame is the state, for seat 0
+            rest = head.split(b"\r\n\r\n", 1)[1]
+            while len(rest) < 4:
+                rest += sock.recv(4096)
+            n = rest[1] & 0x7F
+            off = 2 if n < 126 else 4 if n == 126 else 10
+            n = n if n < 126 else int.from_bytes(rest[2:off], "big")
+            while len(rest) < off + n:
+                rest += sock.recv(65536)
+            state = json.loads(rest[off:off + n])
+            self.assertEqual((state["type"], state["you"]), ("state", {"seat": 0}))
+        finally:
+            sock.close()
 
     def test_lost_connections_are_made_again(self):
         a, b = self.start(2)
