@@ -22,7 +22,7 @@ for s in tests/py/test_*.py; do
 		echo "test_binding.py: skipped under the sanitizers (an instrumented libcarc.so cannot be loaded into python; the normal run covers it)"
 		continue
 	fi
-	if [ "$(basename "$s")" = test_pg.py ] && [ -z "$CARC_NO_PG" ]; then
+	if [ "$(basename "$s")" = test_pg.py ]; then
 		continue # run by tests/pg/run.sh below, on its PostgreSQL
 	fi
 	out=$(python3 "$s" 2>&1); rc=$?

@@ -138,7 +138,10 @@ typedef struct store_ops {
 	int (*update_seat)(store *s, const char *id, const store_seat *seat, char *err);
 	int (*set_status)(store *s, const char *id, int status, int64_t at_ms, char *err);
 	/* One transaction: the move, the game's status/updated time, and the
-	 * result when r is not NULL. */
+	 * result when r is not NULL. PostgreSQL: under the game row's lock,
+	 * STORE_CONFLICT when m->turn is not the next turn (another process
+	 * stored it). update_seat likewise when a human takes a seat that is
+	 * not open any more. */
 	int (*add_move)(store *s, const char *id, const store_move *m,
 	                const store_result *r, char *err);
 	/* Every game with status OPEN or PLAYING, oldest first (uploaded
