@@ -332,6 +332,8 @@ int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ct
 	}
 	thread_running = 1;
 	on = 1;
+	srv_event("cluster: listening for the changes of other processes on the database; "
+	          "bots are played where their table's lock is held");
 	timers_off = 0;
 	lws_sul_schedule(lctx, 0, &poll_sul, poll_orphans, (lws_usec_t)CLUSTER_POLL_MS * LWS_US_PER_MS);
 	return 0;

@@ -203,7 +203,7 @@ int store_sqlite_schema_version(void);
  * with a NOTIFY on STORE_NOTIFY_CHANNEL, delivered at its commit; the
  * payload is "<kind> <table id>[ <n>]": */
 #define STORE_NOTIFY_CHANNEL "carc"
-#define STORE_NOTIFY_CREATED 'c' /* a table was made */
+#define STORE_NOTIFY_CREATED 'c' /* n: a table was made, with status n */
 #define STORE_NOTIFY_SEAT 's'    /* n: a seat was taken */
 #define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
 #define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */

@@ -485,7 +485,7 @@ static int pg_create_game(store *base, const store_game *g, char *err)
 		if (q_do(s, Q_INS_SEAT, &ps, err))
 			goto bad;
 	}
-	if (notify(s, STORE_NOTIFY_CREATED, g->id, -1, err))
+	if (notify(s, STORE_NOTIFY_CREATED, g->id, g->status, err))
 		goto bad;
 	return commit(s, err);
 bad:

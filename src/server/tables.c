@@ -1635,8 +1635,10 @@ static void cl_changed(char kind, const char *id, int n)
 	}
 	srv_table *t = lookup(id);
 	if (kind == STORE_NOTIFY_CREATED) {
-		if (!t)
-			tables_find(id); /* the lobby of every process lists it */
+		/* the lobby of every process lists it; an uploaded record is
+		 * loaded where it is asked for, as at a start */
+		if (!t && n != STORE_VIEW)
+			tables_find(id);
 		return;
 	}
 	if (!t || t->expired)

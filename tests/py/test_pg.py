@@ -395,6 +395,70 @@ class PgClusterTest(ClusterCase):
         # the moves are in the database once each, in order
         rows = psql(self.url, "select turn from moves where game_id='%s' order by turn" % tid)
         self.assertEqual([int(r) for r in rows.split()], list(range(len(log))))
+        # the record uploaded to one process is shown by another; the lobby
+        # of every process lists the finished game
+        conn = http.client.HTTPConnection(HOST, a.port, timeout=10)
+        conn.request("POST", "/api/records", body=json.dumps(rec),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        up = json.loads(r.read())
+        conn.close()
+        self.assertEqual(r.status, 201, up)
+        st, view = http_json(c.port, "GET", "/api/tables/%s/state" % up["id"])
+        self.assertEqual((st, view["table"]["status"]), (200, "view"))
+        self.assertEqual(view["game"]["log"], log)
+        for s in (a, b, c):
+            st, lst = http_json(s.port, "GET", "/api/tables?status=over")
+            self.assertIn(tid, [x["id"] for x in lst["tables"]])
+
+    def test_tables_made_on_one_process_are_in_every_lobby(self):
+        a, b, c = self.start(3)
+        st, made = http_json(a.port, "POST", "/api/tables", {"players": 3, "name": "host"})
+        tid = made["id"]
+        for s in (b, c):
+            deadline = time.time() + 3
+            while time.time() < deadline:
+                st, lst = http_json(s.port, "GET", "/api/tables?status=open")
+                if tid in [x["id"] for x in lst["tables"]]:
+                    break
+                time.sleep(0.05)
+            self.assertIn(tid, [x["id"] for x in lst["tables"]])
+        # seats taken on two other processes: every lobby shows the started game
+        http_json(b.port, "POST", "/api/tables/%s/join" % tid, {"name": "b"})
+        http_json(c.port, "POST", "/api/tables/%s/join" % tid, {"name": "c"})
+        for s in (a, b, c):
+            deadline = time.time() + 3
+            while time.time() < deadline:
+                st, info = http_json(s.port, "GET", "/api/tables/" + tid)
+                if info["status"] == "playing":
+                    break
+                time.sleep(0.05)
+            self.assertEqual(info["status"], "playing")
+            self.assertEqual([x["name"] for x in info["seats"]], ["host", "b", "c"])
+        # the same seat asked for on two processes: one gets it
+        st, made = http_json(a.port, "POST", "/api/tables", {"players": 2, "name": "host"})
+        tid = made["id"]
+        time.sleep(0.2)
+        res = [None, None]
+
+        def join(i, port):
+            res[i] = http_json(port, "POST", "/api/tables/%s/join" % tid,
+                               {"name": "p%d" % i, "seat": 1})
+        th = [threading.Thread(target=join, args=(0, b.port)),
+              threading.Thread(target=join, args=(1, c.port))]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join(10)
+        codes = sorted(r[0] for r in res)
+        self.assertEqual(codes, [200, 409], res)
+        refused = [r for r in res if r[0] == 409][0]
+        # refused by the store (the seat was not open any more), or by the
+        # process that had heard of it already (the table is full then)
+        self.assertIn(refused[1]["error"]["code"], ("seat_taken", "table_full"), refused)
+        st, info = http_json(a.port, "GET", "/api/tables/" + tid)
+        winner = [r for r in res if r[0] == 200][0][1]
+        self.assertEqual(info["seats"][1]["name"], winner["table"]["seats"][1]["name"])
 
     def test_the_same_turn_offered_to_two_processes_is_accepted_once(self):
         a, b = self.start(2)
