@@ -177,6 +177,11 @@ typedef struct store_ops {
 	int (*delete_game)(store *s, const char *id, char *err);
 	/* How many uploaded records (status VIEW) are stored and their bytes. */
 	int (*upload_usage)(store *s, long *count, int64_t *bytes, char *err);
+	/* Several processes (PostgreSQL; NULL in SQLite, where load_one
+	 * serves): like load_one, but only the moves from turn `from` on are
+	 * handed to fn (what another process added to a game held here). */
+	int (*load_since)(store *s, const char *id, int from, store_load_fn fn, void *ctx,
+	                  char *err);
 } store_ops;
 
 struct store {

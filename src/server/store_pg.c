@@ -105,7 +105,7 @@ static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
 enum {
 	Q_INS_GAME, Q_INS_SEAT, Q_UPD_SEAT, Q_SET_STATUS,
 	Q_LOCK_GAME, Q_TURNS, Q_INS_MOVE, Q_TOUCH, Q_INS_RESULT,
-	Q_SEL_ACTIVE, Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_COUNTS,
+	Q_SEL_ACTIVE, Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_SEL_MOVES_FROM, Q_COUNTS,
 	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_DELETE, Q_UPLOAD_USAGE,
 	Q_PROBE, Q_NOTIFY,
 	Q_COUNT
@@ -144,6 +144,8 @@ static const char *const SQL[Q_COUNT] = {
 	                " WHERE game_id=$1 ORDER BY seat",
 	[Q_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
 	                " WHERE game_id=$1 ORDER BY turn",
+	[Q_SEL_MOVES_FROM] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
+	                     " WHERE game_id=$1 AND turn >= $2 ORDER BY turn",
 	[Q_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
 	[Q_SEL_FINISHED_AT] = "SELECT r.finished_ms FROM results r JOIN games g ON g.id = r.game_id"
 	                      " WHERE r.game_id=$1 AND g.status='over'",
@@ -684,8 +686,8 @@ static int read_game(pg_store *s, const PGresult *gr, int row, store_game *g, ch
 
 /* Loads the seats and moves of the game in row `row` of gr and calls fn.
  * Returns fn's result, or -1 on a database error. */
-static int load_row(pg_store *s, const PGresult *gr, int row, store_load_fn fn, void *ctx,
-                    char *err)
+static int load_row(pg_store *s, const PGresult *gr, int row, int from, store_load_fn fn,
+                    void *ctx, char *err)
 {
 	store_game g;
 	int rc = -1, n = 0;
@@ -695,7 +697,9 @@ static int load_row(pg_store *s, const PGresult *gr, int row, store_load_fn fn, 
 		goto out;
 	params p = {0};
 	p_str(&p, g.id);
-	if (!(r = q(s, Q_SEL_MOVES, &p, err)))
+	if (from > 0)
+		p_i64(&p, from);
+	if (!(r = q(s, from > 0 ? Q_SEL_MOVES_FROM : Q_SEL_MOVES, &p, err)))
 		goto out;
 	n = PQntuples(r);
 	mv = srv_xcalloc((size_t)(n ? n : 1), sizeof *mv);
@@ -727,13 +731,14 @@ static int pg_load_active(store *base, store_load_fn fn, void *ctx, char *err)
 		return -1;
 	int ret = 0;
 	for (int i = 0; i < PQntuples(r) && !ret; i++)
-		if (load_row(s, r, i, fn, ctx, err))
+		if (load_row(s, r, i, 0, fn, ctx, err))
 			ret = -1;
 	PQclear(r);
 	return ret;
 }
 
-static int pg_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err)
+static int pg_load_since(store *base, const char *id, int from, store_load_fn fn, void *ctx,
+                         char *err)
 {
 	pg_store *s = (pg_store *)base;
 	s->fault = STORE_FAULT_NONE;
@@ -744,9 +749,14 @@ static int pg_load_one(store *base, const char *id, store_load_fn fn, void *ctx,
 	PGresult *r = q(s, Q_SEL_ONE, &p, err);
 	if (!r)
 		return -1;
-	int ret = PQntuples(r) == 1 ? (load_row(s, r, 0, fn, ctx, err) ? -1 : 1) : 0;
+	int ret = PQntuples(r) == 1 ? (load_row(s, r, 0, from, fn, ctx, err) ? -1 : 1) : 0;
 	PQclear(r);
 	return ret;
+}
+
+static int pg_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err)
+{
+	return pg_load_since(base, id, 0, fn, ctx, err);
 }
 
 static int pg_counts(store *base, int *counts, char *err)
@@ -875,6 +885,7 @@ static const store_ops PG_OPS = {
 	.probe = pg_probe,
 	.delete_game = pg_delete_game,
 	.upload_usage = pg_upload_usage,
+	.load_since = pg_load_since,
 };
 
 /* ---- opening ------------------------------------------------------------------------------ */

@@ -1570,17 +1570,21 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		changed = 1;
 	}
 	t->updated_ms = sg->updated_ms > t->updated_ms ? sg->updated_ms : t->updated_ms;
-	for (int i = t->nlog; i < n; i++) {
+	/* mv: every move (load_one) or those from t->nlog on (load_since) */
+	for (int k = 0; k < n; k++) {
+		int i = t->nlog;
+		if (mv[k].turn < i)
+			continue;
 		carc_game *before = &before_scratch;
-		if (mv[i].turn != i || (mv[i].tile >= 0 && carc_current_tile(&t->game) != mv[i].tile &&
-		                        carc_set_current_tile(&t->game, mv[i].tile) != CARC_OK)) {
+		if (mv[k].turn != i || (mv[k].tile >= 0 && carc_current_tile(&t->game) != mv[k].tile &&
+		                        carc_set_current_tile(&t->game, mv[k].tile) != CARC_OK)) {
 			srv_error("table=%s turn %d from the store does not follow (numbered %d)", t->id, i,
-			          mv[i].turn);
+			          mv[k].turn);
 			break;
 		}
 		carc_events ev;
 		carc_game_copy(before, &t->game);
-		if (carc_apply(&t->game, mv[i].move, &ev, e) != CARC_OK) {
+		if (carc_apply(&t->game, mv[k].move, &ev, e) != CARC_OK) {
 			carc_game_copy(&t->game, before);
 			srv_error("table=%s turn %d from the store: %s", t->id, i, e);
 			break;
@@ -1611,7 +1615,8 @@ static void tables_sync(srv_table *t)
 	t->cl_stale = 0;
 	char err[STORE_ERR_SIZE];
 	int64_t t0 = srv_mono_us();
-	int rc = db->ops->load_one(db, t->id, sync_game, t, err);
+	int rc = db->ops->load_since ? db->ops->load_since(db, t->id, t->nlog, sync_game, t, err)
+	                             : db->ops->load_one(db, t->id, sync_game, t, err);
 	metrics_store_read(srv_mono_us() - t0);
 	if (rc < 0) {
 		srv_error("table=%s loading the changes of another process: %s", t->id, err);
