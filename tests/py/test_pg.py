@@ -786,9 +786,8 @@ class PgClusterTest(ClusterCase):
         self.assertIn("listening again", self.logs())
 
 
-class TrustProxyTest(unittest.TestCase):
-    """--trust-proxy (SQLite: no PostgreSQL needed): the limits key on the
-    client the proxy names, only when the peer is a trusted proxy."""
+class SqliteCase(unittest.TestCase):
+    """Servers on SQLite files (even under CARC_TEST_DB)."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="carc-proxy-test-")
@@ -812,6 +811,11 @@ class TrustProxyTest(unittest.TestCase):
             carcserver.PG_ADMIN = saved
         self.servers.append(s)
         return s
+
+
+class TrustProxyTest(SqliteCase):
+    """--trust-proxy (SQLite: no PostgreSQL needed): the limits key on the
+    client the proxy names, only when the peer is a trusted proxy."""
 
     def creates(self, port, headers):
         out = []
@@ -883,6 +887,54 @@ class TrustProxyTest(unittest.TestCase):
             self.assertEqual(w.recv_type("state")["you"], {"seat": 0})
         finally:
             w.close()
+
+
+class MetricsTest(SqliteCase):
+    """GET /api/metrics (SQLite: no PostgreSQL needed)."""
+
+    def test_metrics_in_the_prometheus_text_format(self):
+        srv = self.start([])
+        st, made = http_json(srv.port, "POST", "/api/tables",
+                             {"seats": [{"bot": "random"}, {"bot": "random"}],
+                              "tiles": {"U": 3}, "bot_delay_ms": 0})
+        self.assertEqual(st, 201, made)
+        deadline = time.time() + 10
+        while http_json(srv.port, "GET", "/api/tables/" + made["id"])[1]["status"] != "over":
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        conn = http.client.HTTPConnection(HOST, srv.port, timeout=10)
+        conn.request("GET", "/api/metrics")
+        r = conn.getresponse()
+        text = r.read().decode()
+        conn.close()
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.getheader("Content-Type").startswith("text/plain; version=0.0.4"))
+        values, typed = {}, set()
+        import re
+        for line in text.splitlines():
+            if line.startswith("# TYPE "):
+                name, kind = line.split()[2:4]
+                self.assertIn(kind, ("counter", "gauge", "histogram"))
+                typed.add(name)
+                continue
+            if line.startswith("#") or not line:
+                continue
+            m = re.match(r'^([a-z_]+)(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (\S+)$', line)
+            self.assertTrue(m, line)
+            base = re.sub(r"_(bucket|sum|count)$", "", m.group(1))
+            self.assertTrue(m.group(1) in typed or base in typed, line)
+            values[m.group(1) + (m.group(2) or "")] = float(m.group(4))
+        self.assertEqual(values['carc_info{store="sqlite"}'], 1)
+        turns = len(http_json(srv.port, "GET", "/api/tables/%s/state" % made["id"])[1]["game"]["log"])
+        self.assertGreater(turns, 0)
+        self.assertEqual(values['carc_moves_total{by="own"}'], turns)
+        self.assertEqual(values["carc_store_write_seconds_count"], 1 + turns)  # the table, its moves
+        self.assertEqual(values['carc_store_write_seconds_bucket{le="+Inf"}'], 1 + turns)
+        self.assertEqual(values['carc_tables{status="over"}'], 1)
+        self.assertEqual(values["carc_storage_ok"], 1)
+        self.assertEqual(values["carc_bot_tables_held"], 0)  # SQLite: no locks
+        st, _ = http_json(srv.port, "POST", "/api/metrics", {})
+        self.assertEqual(st, 405)
 
 
 if __name__ == "__main__":
