@@ -43,9 +43,11 @@ ifneq ($(notdir $(CC)),cc)
   BUILD := $(BUILD)-$(notdir $(CC))
 endif
 
-CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(CFLAGS)
+# libpq's header is in a folder of its own on Debian (libpq-dev)
+PQ_INC = -I/usr/include/postgresql
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(PQ_INC) $(CFLAGS)
 LDLIBS_ALL = -ljansson -lm -lpthread $(LDSAN) $(LDLIBS)
-SERVER_LIBS = -lsqlite3 -lwebsockets -lsodium
+SERVER_LIBS = -lsqlite3 -lpq -lwebsockets -lsodium
 
 # libcarc = core + ai; the carc command = cli + server, linked to libcarc
 CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)

@@ -22,6 +22,9 @@ for s in tests/py/test_*.py; do
 		echo "test_binding.py: skipped under the sanitizers (an instrumented libcarc.so cannot be loaded into python; the normal run covers it)"
 		continue
 	fi
+	if [ "$(basename "$s")" = test_pg.py ]; then
+		continue # run by tests/pg/run.sh below, on its PostgreSQL
+	fi
 	out=$(python3 "$s" 2>&1); rc=$?
 	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
 	f=$(echo "$out" | sed -n 's/.*FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' | tail -1); f=${f:-0}
@@ -29,6 +32,17 @@ for s in tests/py/test_*.py; do
 	pass=$((pass + n - f)); fail=$((fail + f))
 	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed"; fi
 done
+# the server tests against PostgreSQL and the tests of several processes
+# behind nginx (tests/pg/run.sh installs PostgreSQL and nginx when missing;
+# CARC_NO_PG=1 leaves them out on purpose)
+if [ -z "$CARC_NO_PG" ] && [ -f tests/pg/run.sh ]; then
+	out=$(CARC="$CARC" sh tests/pg/run.sh 2>&1); rc=$?
+	n=$(echo "$out" | sed -n 's/^pg: \([0-9]*\) passed.*/\1/p' | tail -1); n=${n:-0}
+	f=$(echo "$out" | sed -n 's/^pg: [0-9]* passed, \([0-9]*\) failed/\1/p' | tail -1); f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + n)); fail=$((fail + f))
+	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed pg"; else echo "pg (PostgreSQL, nginx): $n passed"; fi
+fi
 # the browser tests (not under the sanitizers: the same server code ran
 # its own tests there; CARC_NO_E2E=1 leaves them out on purpose)
 if [ -z "$CARC_SANITIZE" ] && [ -z "$CARC_NO_E2E" ] && [ -f tests/e2e/run.sh ]; then

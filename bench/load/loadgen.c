@@ -34,9 +34,10 @@
 #include <unistd.h>
 
 static int port = 8080;
+static int port2 = 0; /* --port2: the second seat's clients go to another server process */
 static int ngames = 100, nbotgames = 0, bot_delay = 700, think_ms = 1000;
 static double duration = 30, warmup = 5;
-static int server_pid = 0;
+static int server_pid = 0, server_pid2 = 0;
 static uint64_t rng_state = 0x1234567;
 
 static int64_t now_us(void)
@@ -69,17 +70,20 @@ static void die(const char *fmt, ...)
 
 static int http_fd = -1;
 
-static int connect_loopback(int nonblock)
+static int connect_loopback_to(int nonblock, int to);
+static int connect_loopback(int nonblock) { return connect_loopback_to(nonblock, port); }
+
+static int connect_loopback_to(int nonblock, int to)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)to)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* 127.0.0.1 only */
 	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)
-		die("connect 127.0.0.1:%d: %s", port, strerror(errno));
+		die("connect 127.0.0.1:%d: %s", to, strerror(errno));
 	return fd;
 }
 
@@ -249,7 +253,7 @@ static void ws_send(client *c, const char *text)
 
 static void start_connect(client *c)
 {
-	c->fd = connect_loopback(1);
+	c->fd = connect_loopback_to(1, port2 && c->seat == 1 ? port2 : port);
 	c->state = C_CONNECTING;
 	c->inlen = c->msglen = c->outlen = 0;
 	struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN, .data.u32 = (uint32_t)(c - clients)};
@@ -649,6 +653,10 @@ int main(int argc, char **argv)
 			warmup = atof(v);
 		else if (!strcmp(a, "--server-pid"))
 			server_pid = atoi(v);
+		else if (!strcmp(a, "--port2"))
+			port2 = atoi(v);
+		else if (!strcmp(a, "--server-pid2"))
+			server_pid2 = atoi(v);
 		else
 			die("unknown option %s", a);
 	}
@@ -718,6 +726,11 @@ int main(int argc, char **argv)
 			seen0 = moves_seen;
 			if (server_pid)
 				proc_usage(server_pid, &cpu0, &rss);
+			if (server_pid2) {
+				double c2, r2;
+				proc_usage(server_pid2, &c2, &r2);
+				cpu0 += c2;
+			}
 			proc_usage(getpid(), &self_cpu0, &self_rss0);
 		}
 		if (now >= next_report) {
@@ -752,6 +765,12 @@ int main(int argc, char **argv)
 	double secs = duration;
 	if (server_pid)
 		proc_usage(server_pid, &cpu1, &rss);
+	if (server_pid2) {
+		double c2, r2;
+		proc_usage(server_pid2, &c2, &r2);
+		cpu1 += c2;
+		rss += r2;
+	}
 	qsort(lat, nlat, sizeof *lat, cmp64);
 	int open = 0;
 	for (int i = 0; i < nclients; i++)
@@ -769,8 +788,8 @@ int main(int argc, char **argv)
 	printf("move -> broadcast:    n=%zu  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  max %.2f ms\n",
 	       nlat, pct(50), pct(90), pct(99), pct(99.9), nlat ? (double)lat[nlat - 1] / 1000.0 : 0);
 	if (server_pid) {
-		printf("server:               cpu %.0f%% of one core, rss %.0f MB\n",
-		       100.0 * (cpu1 - cpu0) / secs, rss);
+		printf("server:               cpu %.0f%% of one core, rss %.0f MB%s\n",
+		       100.0 * (cpu1 - cpu0) / secs, rss, server_pid2 ? " (both processes)" : "");
 		long long all = moves + bot_moves;
 		if (all > 0)
 			printf("server cpu per move:  %.0f us (%lld client + %lld bot moves), i.e. about %.0f "

@@ -20,7 +20,9 @@ static void usage(FILE *f)
 	        "options:\n"
 	        "  --host ADDR        address to listen on (default 127.0.0.1)\n"
 	        "  --port N           port (default 8080; 0 picks a free one)\n"
-	        "  --db FILE          SQLite database (default carc.sqlite, created if missing)\n"
+	        "  --db FILE|URL      SQLite database (default carc.sqlite, created if missing),\n"
+	        "                     or PostgreSQL: postgresql://USER@HOST/DB (several\n"
+	        "                     processes may share one; see docs/deploy.md)\n"
 	        "  --web DIR          static files of the web client (default web)\n"
 	        "  --bot-delay MS     default pause before a bot moves (default 700)\n"
 	        "  --bot-threads N    the bot pool: threads all tables' bots share (default: the\n"
@@ -43,6 +45,12 @@ static void usage(FILE *f)
 	        "                     WebSocket (e.g. https://carc.example.org behind a proxy);\n"
 	        "                     repeatable. Without it only pages of the server's own\n"
 	        "                     address may (and clients that send no Origin)\n"
+	        "  --trust-proxy ADDR a reverse proxy (an address, or a network as 10.0.0.0/8)\n"
+	        "                     whose X-Forwarded-For / X-Real-IP headers name the\n"
+	        "                     client: the limits count that client, not the proxy,\n"
+	        "                     and the proxy's own connections are not limited;\n"
+	        "                     its X-Forwarded-Proto: https makes the session cookie\n"
+	        "                     Secure; repeatable. Without it the headers are ignored\n"
 	        "  --max-tables N     tables held in memory at once (20000)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
 	        "a refusal is 429 rate_limited with Retry-After; see docs/server.md):\n"
@@ -62,8 +70,6 @@ static void usage(FILE *f)
 	        "  --rate-logins N    logins and registrations an address may try a minute (10)\n"
 	        "  --auth-threads N   threads hashing passwords, 64 MiB each while hashing (1)\n"
 	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (8)\n"
-	        "  --trust-proxy      the server is behind a TLS proxy that sets X-Forwarded-Proto:\n"
-	        "                     then 'https' there makes the session cookie Secure\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -111,9 +117,6 @@ int cmd_serve(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--quiet")) {
 			c.quiet = 1;
-			continue;
-		} else if (!strcmp(a, "--trust-proxy")) {
-			c.trust_proxy = 1;
 			continue;
 		}
 		if (!v) {
@@ -191,6 +194,17 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			}
 			c.allow_origin[c.n_allow_origin++] = v;
+		} else if (!strcmp(a, "--trust-proxy")) {
+			if (srv_addr_match(v, "0.0.0.0") < 0) {
+				fprintf(stderr, "carc serve: --trust-proxy wants an address or a network "
+				                "(127.0.0.1, 10.0.0.0/8, ::1), not '%s'\n", v);
+				return 2;
+			}
+			if (c.n_trust_proxy == SRV_MAX_TRUST_PROXY) {
+				fprintf(stderr, "carc serve: at most %d --trust-proxy\n", SRV_MAX_TRUST_PROXY);
+				return 2;
+			}
+			c.trust_proxy[c.n_trust_proxy++] = v;
 		} else if (!strcmp(a, "--max-tables")) {
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;

@@ -17,7 +17,9 @@
 #include "accounts.h"
 #include "api.h"
 #include "chat.h"
+#include "cluster.h"
 #include "gamejson.h"
+#include "metrics.h"
 #include "limits.h"
 #include "options.h"
 #include "rematch.h"
@@ -201,6 +203,31 @@ static void get_health(api_resp *rs)
 	                     store_kind, "storage", storage, "tables", tables, "playing", playing,
 	                     "connections", conns, "writes_queued", writer_backlog(), "uptime_s",
 	                     (json_int_t)((srv_mono_us() - started_us) / 1000000)));
+}
+
+/* GET /api/metrics: the Prometheus text format (metrics.c). */
+static void get_metrics(api_resp *rs)
+{
+	metrics_gauges g = {.store = store_kind};
+	int by_status[STORE_STATUS_COUNT];
+	tables_counts(&g.tables, &g.playing, &g.ws_conns);
+	tables_metrics(by_status, &g.bots_pausing, &g.bots_thinking);
+	g.open_tables = by_status[STORE_OPEN];
+	g.over_tables = by_status[STORE_OVER];
+	writer_health h;
+	writer_health_get(&h);
+	g.storage_ok = h.ok;
+	g.failed_writes = h.failed_writes;
+	g.writes_queued = writer_backlog();
+	g.bot_tables_held = cluster_bots_held();
+	g.uptime_s = (double)(srv_mono_us() - started_us) / 1e6;
+	srv_sb b;
+	sb_init(&b);
+	metrics_render(&g, &b);
+	rs->status = 200;
+	rs->body_len = b.len;
+	rs->body = sb_take(&b);
+	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";
 }
 
 #define FINISHED_PAGE 20
@@ -617,6 +644,13 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	memset(rs, 0, sizeof *rs);
 	if (!strcmp(p, "/healthz") || !strcmp(p, "/api/health")) {
 		get_health(rs); /* never limited: monitoring must see the server under a flood */
+		return;
+	}
+	if (!strcmp(p, "/api/metrics")) {
+		if (!get)
+			reply_error(rs, SE_METHOD, "GET only");
+		else
+			get_metrics(rs); /* never limited, like the health */
 		return;
 	}
 	char lerr[256];

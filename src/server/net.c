@@ -11,6 +11,7 @@
  * resolved path. Responses and WebSocket messages go out in chunks of
  * CHUNK bytes, one per writable callback, so no client holds the loop.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +26,7 @@
 #include "accounts.h"
 #include "api.h"
 #include "bots.h"
+#include "cluster.h"
 #include "net.h"
 #include "tables.h"
 #include "writer.h"
@@ -555,12 +557,19 @@ static const char *method_name(int m)
 /* Whether the request came over TLS: the server itself speaks plain HTTP,
  * so only a proxy in front can tell, and its X-Forwarded-Proto is believed
  * only with --trust-proxy (anyone can send the header). */
+static int trusted_proxy(const char *addr);
+
 static int request_tls(struct lws *wsi)
 {
 	if (lws_is_ssl(wsi))
 		return 1;
-	if (!cfg->trust_proxy)
+	char peer[64];
+	if (!cfg->n_trust_proxy || !lws_get_peer_simple(wsi, peer, sizeof peer))
 		return 0;
+	if (!strncmp(peer, "::ffff:", 7) && strchr(peer + 7, '.'))
+		memmove(peer, peer + 7, strlen(peer + 7) + 1);
+	if (!trusted_proxy(peer))
+		return 0; /* the header is believed from a trusted proxy only */
 #if defined(LWS_WITH_CUSTOM_HEADERS)
 	char buf[32];
 	int n = lws_hdr_custom_copy(wsi, buf, (int)sizeof buf, "x-forwarded-proto:", 18);
@@ -699,16 +708,121 @@ static void conn_limit_message(char *out, size_t size)
 	         cfg->max_conns_per_addr);
 }
 
+/* ---- trusted proxies (--trust-proxy) ------------------------------------------------------ */
+
+/* An address as bytes (4 or 16) with its family; -1 when it is none. */
+static int addr_bytes(const char *s, unsigned char *b)
+{
+	if (inet_pton(AF_INET, s, b) == 1)
+		return 4;
+	if (inet_pton(AF_INET6, s, b) == 1)
+		return 16;
+	return -1;
+}
+
+int srv_addr_match(const char *spec, const char *addr)
+{
+	char net[64];
+	const char *slash = strchr(spec, '/');
+	size_t n = slash ? (size_t)(slash - spec) : strlen(spec);
+	if (n == 0 || n >= sizeof net)
+		return -1;
+	memcpy(net, spec, n);
+	net[n] = 0;
+	unsigned char nb[16], ab[16];
+	int len = addr_bytes(net, nb);
+	if (len < 0)
+		return -1;
+	long bits = len * 8;
+	if (slash) {
+		char *end;
+		bits = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end || bits < 0 || bits > len * 8)
+			return -1;
+	}
+	if (addr_bytes(addr, ab) != len)
+		return 0;
+	for (long i = 0; i < bits; i++)
+		if ((nb[i / 8] ^ ab[i / 8]) & (0x80 >> (i % 8)))
+			return 0;
+	return 1;
+}
+
+static int trusted_proxy(const char *addr)
+{
+	for (int i = 0; i < cfg->n_trust_proxy; i++)
+		if (srv_addr_match(cfg->trust_proxy[i], addr) == 1)
+			return 1;
+	return 0;
+}
+
+static void strip_v4_mapped(char *a)
+{
+	if (!strncmp(a, "::ffff:", 7) && strchr(a + 7, '.'))
+		memmove(a, a + 7, strlen(a + 7) + 1);
+}
+
+/* Behind a trusted proxy: the client named by the headers. In
+ * X-Forwarded-For every proxy appends the address it was reached from, so
+ * the client is the last entry that is not a trusted proxy itself (the
+ * entries before it may be made up by the client); X-Real-IP (nginx's
+ * $remote_addr) when there is no X-Forwarded-For. 0, or -1 when the
+ * headers name no address (then the proxy's address stays). */
+static int forwarded_client(struct lws *wsi, char *out, size_t size)
+{
+	char h[1024];
+	unsigned char b[16];
+	int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
+		char *end = h + strlen(h);
+		while (end > h) {
+			char *start = end;
+			while (start > h && start[-1] != ',')
+				start--;
+			char *a = start, *e = end;
+			while (a < e && (*a == ' ' || *a == '\t'))
+				a++;
+			while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			*e = 0;
+			strip_v4_mapped(a);
+			if (addr_bytes(a, b) < 0)
+				return -1; /* not an address: nothing after it is believed */
+			if (!trusted_proxy(a) || start == h) {
+				snprintf(out, size, "%s", a);
+				return 0;
+			}
+			end = start > h ? start - 1 : h;
+		}
+		return -1;
+	}
+	n = lws_hdr_custom_length(wsi, "x-real-ip:", 10);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_custom_copy(wsi, h, sizeof h, "x-real-ip:", 10) > 0) {
+		char *a = h;
+		while (*a == ' ')
+			a++;
+		a[strcspn(a, " \t")] = 0;
+		strip_v4_mapped(a);
+		if (addr_bytes(a, b) < 0)
+			return -1;
+		snprintf(out, size, "%s", a);
+		return 0;
+	}
+	return -1;
+}
+
 /* The peer's address as text ("" when unknown), the key of per-address
  * limits. An IPv4 client on a dual-stack socket reads "::ffff:1.2.3.4":
- * the prefix is dropped so that it counts once. */
+ * the prefix is dropped so that it counts once. Behind a proxy of
+ * --trust-proxy, the client the proxy names (once the headers are in). */
 static void peer_addr(struct lws *wsi, char *out, size_t size)
 {
 	out[0] = 0;
 	if (!lws_get_peer_simple(wsi, out, size))
 		out[0] = 0;
-	if (!strncmp(out, "::ffff:", 7) && strchr(out + 7, '.'))
-		memmove(out, out + 7, strlen(out + 7) + 1);
+	strip_v4_mapped(out);
+	if (cfg->n_trust_proxy && trusted_proxy(out))
+		forwarded_client(wsi, out, size); /* no headers yet (at accept): -1 */
 }
 
 /* ---- the WebSocket handshake ------------------------------------------------------------- */
@@ -868,11 +982,18 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		accounts_drain();
 		writer_drain();
 		tables_bots_drain();
+		cluster_drain(); /* what other processes changed (PostgreSQL) */
 		return 0;
 
 	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
 		char addr[64];
 		peer_addr(wsi, addr, sizeof addr);
+		if (cfg->n_trust_proxy && trusted_proxy(addr)) {
+			/* a proxy carries many clients: they are limited one by one
+			 * once their requests name them (limits.c) */
+			lws_set_opaque_user_data(wsi, NULL);
+			return 0;
+		}
 		addr_count *e = addr_take(addr);
 		lws_set_opaque_user_data(wsi, e ? (void *)e : (void *)&over_limit);
 		if (!e) {
@@ -1022,6 +1143,7 @@ static void begin_stop(void)
 	bots_stop();
 	accounts_stop();
 	writer_stop(); /* writes whatever is still queued: an accepted move is kept */
+	cluster_stop(); /* gives the tables' bots up (their locks go with the connection) */
 	tables_stop_timers();
 	lws_context_destroy(ctx);
 }
@@ -1065,6 +1187,18 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The --db value as it may be printed: a URL's password is left out. */
+static void db_shown(const char *db, char *out, size_t size)
+{
+	snprintf(out, size, "%s", db);
+	char *at = strchr(out, '@'), *scheme = strstr(out, "://");
+	if (!at || !scheme)
+		return;
+	char *colon = memchr(scheme + 3, ':', (size_t)(at - (scheme + 3)));
+	if (colon)
+		memmove(colon, at, strlen(at) + 1);
+}
+
 int srv_run(const srv_config *c)
 {
 	cfg = c;
@@ -1080,9 +1214,14 @@ int srv_run(const srv_config *c)
 	}
 
 	char err[STORE_ERR_SIZE];
-	store *wst = store_sqlite_open(c->db_path, c->sync_full, 1, err), *st = NULL;
+	/* the backend by the --db value: a PostgreSQL URL, else a SQLite path */
+	int pg = store_is_pg_url(c->db_path);
+	store *wst = pg ? store_pg_open(c->db_path, 1, err)
+	                : store_sqlite_open(c->db_path, c->sync_full, 1, err),
+	      *st = NULL;
 	if (wst)
-		st = store_sqlite_open(c->db_path, c->sync_full, 0, err);
+		st = pg ? store_pg_open(c->db_path, 0, err)
+		        : store_sqlite_open(c->db_path, c->sync_full, 0, err);
 	if (!st) {
 		srv_error("%s", err);
 		if (wst)
@@ -1130,9 +1269,13 @@ int srv_run(const srv_config *c)
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 	}
+	cluster_hooks ch;
+	tables_cluster_hooks(&ch);
 	if (writer_start(wst, ctx) || bots_start(c->bot_threads, ctx) ||
-	    tables_start(c, st, ctx) || accounts_start(c, st, ctx)) {
+	    cluster_start(c->db_path, &ch, ctx) || tables_start(c, st, ctx) ||
+	    accounts_start(c, st, ctx)) {
 		bots_stop();
+		cluster_stop();
 		accounts_stop();
 		writer_stop();
 		lws_context_destroy(ctx);
@@ -1142,8 +1285,10 @@ int srv_run(const srv_config *c)
 	int port = lws_get_vhost_listen_port(lws_get_vhost_by_name(ctx, "default"));
 	if (port <= 0)
 		port = c->port;
+	char shown[512];
+	db_shown(c->db_path, shown, sizeof shown);
 	printf("carc serve: listening on http://%s:%d/ (database %s, schema %d)\n", c->host, port,
-	       c->db_path, store_sqlite_schema_version());
+	       shown, pg ? store_pg_schema_version() : store_sqlite_schema_version());
 	fflush(stdout);
 	srv_event("listening on %s:%d", c->host, port);
 

@@ -15,7 +15,11 @@
  *   accounts.c   accounts, sessions, password hashing threads, their endpoints
  *   ratings.c    Glicko-2 for finished rated games (pure functions)
  *   writer.c     the storage thread: every write to the store, in order
- *   store.h      the storage interface; store_sqlite.c implements it
+ *   store.h      the storage interface; store_sqlite.c and store_pg.c
+ *                (PostgreSQL, libpq) implement it
+ *   cluster.c    several processes on one PostgreSQL database: other
+ *                processes' changes (LISTEN/NOTIFY), who plays the bots
+ *   metrics.c    the counters of /api/metrics
  *   util.c       logging, tokens, clocks, a growable string buffer
  *
  * Threading: one event-loop thread owns every table, game and connection;
@@ -39,11 +43,12 @@
 
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
+#define SRV_MAX_TRUST_PROXY 16
 
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
 	int port;              /* 0: any free port (printed at start) */
-	const char *db_path;   /* SQLite file */
+	const char *db_path;   /* SQLite file, or a postgresql:// URL */
 	const char *web_dir;   /* static files of the web client */
 	int bot_delay_ms;      /* default pause before a bot moves */
 	int bot_threads;       /* bot worker threads */
@@ -59,6 +64,12 @@ typedef struct srv_config {
 	 * a WebSocket, e.g. "https://carc.example.org" behind a proxy */
 	const char *allow_origin[SRV_MAX_ALLOW_ORIGIN];
 	int n_allow_origin;
+	/* proxies (an address or a network "10.0.0.0/8", "fd00::/8") whose
+	 * X-Forwarded-For / X-Real-IP name the client (--trust-proxy); the
+	 * limits then key on that client, and a proxy's connections are not
+	 * held to --max-conns-per-addr */
+	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
+	int n_trust_proxy;
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
 	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one
@@ -85,7 +96,6 @@ typedef struct srv_config {
 	int rate_logins;       /* logins + registrations per address per minute (0: off) */
 	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
-	int trust_proxy;       /* 1: X-Forwarded-Proto: https makes the cookie Secure */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */
@@ -94,6 +104,10 @@ typedef struct srv_config {
 } srv_config;
 
 void srv_config_default(srv_config *c);
+
+/* Whether the address `addr` is in `spec` (an address, or a network in
+ * CIDR form): 1 yes, 0 no, -1 when spec is neither (net.c). */
+int srv_addr_match(const char *spec, const char *addr);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
  * (already logged). */

@@ -1,8 +1,9 @@
 /*
- * store.h - where the server keeps its games: a small interface with one
- * implementation today (store_sqlite.c). A PostgreSQL backend (libpq) for
- * deployments with several server processes fills in the same table of
- * functions; nothing above this interface knows which backend runs.
+ * store.h - where the server keeps its games: a small interface with two
+ * implementations, store_sqlite.c (the embedded default) and store_pg.c
+ * (PostgreSQL, libpq, for several server processes on one database); the
+ * --db value picks one. Nothing above this interface knows which backend
+ * runs, but for STORE_CONFLICT, which only PostgreSQL returns.
  *
  * What is stored, per game: its id, status, rules and seed (and custom
  * pile), table options, the seats (name, human or bot with its spec, the
@@ -23,7 +24,7 @@
  * told is store_fault_text() of the handle's last_fault().
  *
  * A write is committed only while the database can keep it: before every
- * commit the backend checks that the file it writes is still the one at
+ * commit the SQLite backend checks that the file it writes is still the one at
  * its path (not deleted, not replaced) and still writable, and refuses
  * the write (STORE_FAULT_GONE, STORE_FAULT_READ_ONLY) rather than commit
  * into a file that is gone.
@@ -46,6 +47,10 @@
 #define STORE_NOT_FOUND (-2)
 /* account_create: the name (its case-folded key) is taken */
 #define STORE_DUPLICATE (-3)
+/* add_move, update_seat (PostgreSQL, several processes): another process
+ * changed the game first (stored a move for this turn, took this seat);
+ * nothing was written and the caller reloads the game. Not a fault. */
+#define STORE_CONFLICT (-4)
 
 /* Game status as stored. */
 enum {
@@ -161,6 +166,7 @@ typedef enum store_fault {
 	STORE_FAULT_IO,          /* a disk error */
 	STORE_FAULT_BUSY,        /* locked by another process for too long */
 	STORE_FAULT_OTHER,
+	STORE_FAULT_DOWN,        /* the database server cannot be reached (PostgreSQL) */
 	STORE_FAULT_COUNT
 } store_fault;
 
@@ -210,7 +216,10 @@ typedef struct store_ops {
 	int (*update_seat)(store *s, const char *id, const store_seat *seat, char *err);
 	int (*set_status)(store *s, const char *id, int status, int64_t at_ms, char *err);
 	/* One transaction: the move, the game's status/updated time, and the
-	 * result when r is not NULL. */
+	 * result when r is not NULL. PostgreSQL: under the game row's lock,
+	 * STORE_CONFLICT when m->turn is not the next turn (another process
+	 * stored it). update_seat likewise when a human takes a seat that is
+	 * not open any more. */
 	int (*add_move)(store *s, const char *id, const store_move *m,
 	                const store_result *r, char *err);
 	/* Every game with status OPEN or PLAYING, oldest first (uploaded
@@ -299,6 +308,11 @@ typedef struct store_ops {
 	/* The rematch of game `id` into out (STORE_ID_SIZE): 1 when it has
 	 * one (still stored), 0 when not, -1 on error. */
 	int (*get_rematch)(store *s, const char *id, char *out, char *err);
+	/* Several processes (PostgreSQL; NULL in SQLite, where load_one
+	 * serves): like load_one, but only the moves from turn `from` on are
+	 * handed to fn (what another process added to a game held here). */
+	int (*load_since)(store *s, const char *id, int from, store_load_fn fn, void *ctx,
+	                  char *err);
 } store_ops;
 
 struct store {
@@ -314,6 +328,32 @@ store *store_sqlite_open(const char *path, int sync_full, int writer, char *err)
 
 /* The schema version this build writes (and migrates older files to). */
 int store_sqlite_schema_version(void);
+
+/* ---- PostgreSQL (store_pg.c), for several server processes on one database ----
+ *
+ * --db postgresql://... or postgres://... (a libpq connection URL) picks it;
+ * anything else is a SQLite path. The writer's handle creates or migrates
+ * the schema (carc_schema holds its version, numbered as SQLite's
+ * user_version). A lost connection is STORE_FAULT_DOWN and is made again by
+ * the next call. Every write also announces itself to the other processes
+ * with a NOTIFY on STORE_NOTIFY_CHANNEL, delivered at its commit; the
+ * payload is "<kind> <table id>[ <n>]": */
+#define STORE_NOTIFY_CHANNEL "carc"
+#define STORE_NOTIFY_CREATED 'c' /* n: a table was made, with status n */
+#define STORE_NOTIFY_SEAT 's'    /* n: a seat was taken */
+#define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
+#define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */
+#define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
+
+store *store_pg_open(const char *url, int writer, char *err);
+/* A libpq connection to url with the server's timeouts and keepalives
+ * (cluster.c's connections too); `name` is its application_name. The
+ * caller PQfinishes it. */
+struct pg_conn;
+struct pg_conn *store_pg_connect(const char *url, const char *name);
+int store_pg_schema_version(void);
+/* Whether a --db value names a PostgreSQL database. */
+int store_is_pg_url(const char *db);
 
 const char *store_status_name(int status);
 

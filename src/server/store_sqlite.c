@@ -342,6 +342,7 @@ static const char *const FAULT_TEXT[STORE_FAULT_COUNT] = {
 	[STORE_FAULT_IO] = "a disk error",
 	[STORE_FAULT_BUSY] = "the database is locked by another program",
 	[STORE_FAULT_OTHER] = "the database refused the write",
+	[STORE_FAULT_DOWN] = "the database server cannot be reached",
 };
 
 const char *store_fault_text(store_fault f)

@@ -29,8 +29,10 @@
 #include "api.h"
 #include "bots.h"
 #include "chat.h"
+#include "cluster.h"
 #include "gamejson.h"
 #include "limits.h"
+#include "metrics.h"
 #include "net.h"
 #include "ratings.h"
 #include "tables.h"
@@ -131,12 +133,14 @@ static void free_table(srv_table *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	ntables--;
+	cluster_bots_release(t->id); /* cluster hook: nobody here plays its bots now */
 	lws_sul_cancel(&t->bot_sul);
 	lws_sul_cancel(&t->roster_sul);
 	clock_cancel(t);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
 	chat_free(t);
+	free(t->pm); /* at a stop: a move whose write was finished by writer_stop */
 	free(t);
 }
 
@@ -147,6 +151,8 @@ static srv_table *new_table(void)
 	clock_init(t);
 	return t;
 }
+
+static void tables_sync(srv_table *t);
 
 /* ---- announcing -------------------------------------------------------------------- */
 
@@ -479,6 +485,8 @@ static void bot_kick(srv_table *t)
 	int p = carc_to_move(&t->game);
 	if (!clock_bot_plays(t, p))
 		return;
+	if (!cluster_bots_mine(t->id))
+		return; /* cluster hook: another process plays this table's bots */
 	t->bot_state = 1;
 	t->bot_turn = t->game.nturns;
 	/* a move whose time ran out is played at once, without the pause */
@@ -539,6 +547,14 @@ static void move_done(wjob *j)
 	origin_of(j, &o);
 	t->pending_ops--;
 	t->pm = NULL;
+	if (j->conflict) {
+		/* cluster hook: another process stored a move for this turn first */
+		api_move_done(&o, t, SE_STALE_TURN,
+		              "another move was accepted for this turn first; nothing of yours changed");
+		free(pm);
+		tables_sync(t);
+		return;
+	}
 	if (j->failed) {
 		/* the details went to the log (writer_drain); the client learns why */
 		char msg[256];
@@ -568,6 +584,7 @@ static void move_done(wjob *j)
 		          carc_move_y(pm->m), carc_move_rot(pm->m),
 		          carc_move_seg(pm->m) == CARC_SEG_NONE ? "none" : "yes", pm->points);
 	free(pm);
+	metrics_move(1);
 	announce_move(t, t->log[t->nlog - 1]);
 	if (over) {
 		srv_event("table=%s event=over scores=%s winners=%s", t->id, j->result.scores,
@@ -575,6 +592,10 @@ static void move_done(wjob *j)
 		announce_table(t);
 	}
 	api_move_done(&o, t, SE_OK, NULL);
+	if (over)
+		cluster_bots_release(t->id); /* cluster hook */
+	if (t->cl_want > t->nlog || t->cl_stale)
+		tables_sync(t); /* cluster hook: others moved while this move was stored */
 	bot_kick(t);
 }
 
@@ -711,19 +732,21 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 		snprintf(err, errsize, "the game is over");
 		return SE_GAME_OVER;
 	}
-	int to_move = carc_to_move(&t->game);
-	if (t->seat[seat].forfeited) {
-		snprintf(err, errsize, "seat %d was given up: a bot plays it to the end", seat);
-		return SE_FORFEITED;
-	}
-	if (seat != to_move) {
-		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
-		return SE_NOT_YOUR_TURN;
-	}
+	/* a stale turn first: a client whose view is old (another process
+	 * took the turn) hears that, not whose turn it is now */
 	if (turn >= 0 && turn != t->game.nturns) {
 		snprintf(err, errsize, "the move is for turn %d but the game is at turn %d", turn,
 		         t->game.nturns);
 		return SE_STALE_TURN;
+	}
+	if (t->seat[seat].forfeited) {
+		snprintf(err, errsize, "seat %d was given up: a bot plays it to the end", seat);
+		return SE_FORFEITED;
+	}
+	int to_move = carc_to_move(&t->game);
+	if (seat != to_move) {
+		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
+		return SE_NOT_YOUR_TURN;
 	}
 	carc_move m;
 	if (gj_parse_move(&t->game, move, &m, err, errsize))
@@ -865,6 +888,17 @@ static void join_done(wjob *j)
 	origin_of(j, &o);
 	t->pending_ops--;
 	srv_seat *se = &t->seat[j->seatno];
+	if (j->conflict) {
+		/* cluster hook: another process gave the seat away first */
+		int colour = se->colour;
+		memset(se, 0, sizeof *se);
+		se->colour = colour;
+		char msg[96];
+		snprintf(msg, sizeof msg, "seat %d was taken by someone else first", j->seatno);
+		api_join_done(&o, t, -1, NULL, SE_SEAT_TAKEN, msg);
+		tables_sync(t);
+		return;
+	}
 	if (j->failed) {
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the seat was not taken");
@@ -1500,10 +1534,18 @@ static int load_active_one(void *ctx, const store_game *sg, const store_move *mv
 srv_table *tables_find(const char *id)
 {
 	srv_table *t = lookup(id);
+	/* cluster hook: a table changed by another process meanwhile, or one
+	 * that nobody here watches (its notifications may still be on the way:
+	 * a client arriving here sees what another process answered before) */
+	if (t && !t->expired &&
+	    (t->cl_stale || (cluster_on() && !t->conns && t->status <= STORE_PLAYING)))
+		tables_sync(t);
 	if (t || !id[0] || strlen(id) >= STORE_ID_SIZE)
 		return t && !t->expired ? t : NULL;
 	char err[STORE_ERR_SIZE];
+	int64_t t0 = srv_mono_us();
 	int rc = db->ops->load_one(db, id, load_game, &t, err);
+	metrics_store_read(srv_mono_us() - t0);
 	if (rc < 0)
 		srv_error("loading table %s: %s", id, err);
 	if (rc != 1 || !t)
@@ -1741,6 +1783,19 @@ json_t *tables_my_game(const char *id, int seat)
 	                 dl > 0 ? json_integer(dl) : json_null());
 }
 
+void tables_metrics(int *by_status, int *pausing, int *thinking)
+{
+	for (int i = 0; i < STORE_STATUS_COUNT; i++)
+		by_status[i] = 0;
+	*pausing = *thinking = 0;
+	for (srv_table *t = all_head; t; t = t->next) {
+		if (t->status >= 0 && t->status < STORE_STATUS_COUNT)
+			by_status[t->status]++;
+		*pausing += t->bot_state == 1;
+		*thinking += t->bot_state == 2;
+	}
+}
+
 void tables_counts(int *tables, int *playing, int *conns)
 {
 	*tables = ntables;
@@ -1810,6 +1865,179 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 		expire_if_due(t, now_ms);
 	lws_sul_schedule(lctx, 0, &evict_sul, evict, (lws_usec_t)sweep_s() * LWS_USEC_PER_SEC);
 	return 0;
+}
+
+/* ---- several processes (cluster.c) ------------------------------------------------------
+ *
+ * Another process changed a table (a move, a seat, the status) and
+ * committed it; the store has it. A table with clients here, or whose bots
+ * this process plays, loads what is new at once: its moves are applied and
+ * announced as if made here, its seats and status taken over. Any other
+ * table is only marked (cl_stale) and loads when it is next asked for. A
+ * table with a move of its own being stored loads once that is done. */
+
+static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int n)
+{
+	srv_table *t = ctx;
+	int changed = 0;
+	char e[CARC_ERRMSG_SIZE];
+	if (t->status == STORE_VIEW)
+		return 0;
+	for (int i = 0; i < sg->nseats; i++) {
+		const store_seat *ss = &sg->seats[i];
+		if (ss->seat < 0 || ss->seat >= t->nseats)
+			continue;
+		srv_seat *se = &t->seat[ss->seat];
+		if (se->pending || (se->kind == ss->kind && !strcmp(se->token_hash, ss->token_hash) &&
+		                    !strcmp(se->name, ss->name)))
+			continue;
+		se->kind = ss->kind;
+		memcpy(se->name, ss->name, sizeof se->name);
+		memcpy(se->level, ss->level, sizeof se->level);
+		memcpy(se->spec, ss->spec, sizeof se->spec);
+		memcpy(se->token_hash, ss->token_hash, sizeof se->token_hash);
+		if (se->kind == STORE_SEAT_BOT)
+			bot_spec_loaded(t, ss->seat);
+		changed = 1;
+	}
+	if (sg->status > t->status && sg->status != STORE_VIEW) {
+		t->status = sg->status;
+		changed = 1;
+	}
+	t->updated_ms = sg->updated_ms > t->updated_ms ? sg->updated_ms : t->updated_ms;
+	/* mv: every move (load_one) or those from t->nlog on (load_since) */
+	for (int k = 0; k < n; k++) {
+		int i = t->nlog;
+		if (mv[k].turn < i)
+			continue;
+		carc_game *before = &before_scratch;
+		if (mv[k].turn != i || (mv[k].tile >= 0 && carc_current_tile(&t->game) != mv[k].tile &&
+		                        carc_set_current_tile(&t->game, mv[k].tile) != CARC_OK)) {
+			srv_error("table=%s turn %d from the store does not follow (numbered %d)", t->id, i,
+			          mv[k].turn);
+			break;
+		}
+		carc_events ev;
+		carc_game_copy(before, &t->game);
+		if (carc_apply(&t->game, mv[k].move, &ev, e) != CARC_OK) {
+			carc_game_copy(&t->game, before);
+			srv_error("table=%s turn %d from the store: %s", t->id, i, e);
+			break;
+		}
+		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		metrics_move(0);
+		announce_move(t, t->log[t->nlog - 1]);
+	}
+	if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
+		t->status = STORE_OVER;
+		changed = 1;
+	}
+	if (t->status == STORE_OPEN && table_full(t))
+		start_if_full(t); /* the last seat was taken elsewhere: the game starts */
+	if (changed)
+		announce_table(t);
+	if (t->status == STORE_OVER)
+		cluster_bots_release(t->id);
+	return 0;
+}
+
+static void tables_sync(srv_table *t)
+{
+	if (t->pm) {
+		t->cl_stale = 1; /* after the move being stored (move_done) */
+		return;
+	}
+	t->cl_stale = 0;
+	char err[STORE_ERR_SIZE];
+	int64_t t0 = srv_mono_us();
+	int rc = db->ops->load_since ? db->ops->load_since(db, t->id, t->nlog, sync_game, t, err)
+	                             : db->ops->load_one(db, t->id, sync_game, t, err);
+	metrics_store_read(srv_mono_us() - t0);
+	if (rc < 0) {
+		srv_error("table=%s loading the changes of another process: %s", t->id, err);
+		t->cl_stale = 1;
+		return;
+	}
+	bot_kick(t);
+}
+
+static void cl_changed(char kind, const char *id, int n)
+{
+	if (kind == '*') {
+		/* notifications may have been missed: tables with clients or bots
+		 * here load now, the others when asked for */
+		for (srv_table *t = all_head; t; t = t->next)
+			t->cl_stale = 1;
+		for (srv_table *t = all_head; t; t = t->next)
+			if (t->conns || t->bot_state || t->status == STORE_PLAYING)
+				tables_sync(t);
+		return;
+	}
+	srv_table *t = lookup(id);
+	if (kind == STORE_NOTIFY_CREATED) {
+		/* the lobby of every process lists it; an uploaded record is
+		 * loaded where it is asked for, as at a start */
+		if (!t && n != STORE_VIEW)
+			tables_find(id);
+		return;
+	}
+	if (!t || t->expired)
+		return;
+	if (kind == STORE_NOTIFY_MOVE) {
+		if (n < t->nlog)
+			return; /* known here (this process's own move) */
+		if (n + 1 > t->cl_want)
+			t->cl_want = n + 1;
+	} else if (kind == STORE_NOTIFY_SEAT) {
+		if (n < 0 || n >= t->nseats || t->seat[n].pending || t->seat[n].kind != STORE_SEAT_OPEN)
+			return;
+	} else if (kind == STORE_NOTIFY_STATUS) {
+		if (n <= t->status)
+			return;
+	} else {
+		return;
+	}
+	/* the bots played here must hear of their turn now (whose turn it is
+	 * shows only once the new moves are in) */
+	if (t->conns || t->pm || cluster_bots_have(t->id))
+		tables_sync(t);
+	else
+		t->cl_stale = 1;
+}
+
+static int has_bot(const srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_BOT)
+			return 1;
+	return 0;
+}
+
+static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
+{
+	int n = 0;
+	/* a bot to move, or a stale table with a bot (its turn may have come) */
+	for (srv_table *t = all_head; t && n < max; t = t->next)
+		if (t->status == STORE_PLAYING && !t->expired && !t->bot_state && !t->pm &&
+		    !carc_game_over(&t->game) &&
+		    (t->seat[carc_to_move(&t->game)].kind == STORE_SEAT_BOT ||
+		     (t->cl_stale && has_bot(t))))
+			memcpy(ids[n++], t->id, STORE_ID_SIZE);
+	return n;
+}
+
+static void cl_claimed(const char *id)
+{
+	srv_table *t = lookup(id);
+	if (t)
+		tables_sync(t); /* what its last player did, then its bot moves */
+}
+
+void tables_cluster_hooks(struct cluster_hooks *h)
+{
+	h->changed = cl_changed;
+	h->bots_waiting = cl_bots_waiting;
+	h->claimed = cl_claimed;
 }
 
 void tables_stop_timers(void)

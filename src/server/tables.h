@@ -126,6 +126,10 @@ typedef struct srv_table {
 	srv_pending_move *pm;            /* a move being stored */
 	srv_clock clock;                 /* time control, timeouts, resignations (clock.c) */
 	struct chat_table *chat;         /* chat and rematch state (chat.c), NULL: none yet */
+	/* several processes (cluster.c): another process changed the table
+	 * and this one has not loaded it yet (it does when the table is asked
+	 * for); cl_want: moves the store is known to hold */
+	int cl_stale, cl_want;
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;
@@ -230,6 +234,9 @@ void tables_seat_stored(srv_table *t);
 
 /* Counts for the health endpoint. */
 void tables_counts(int *tables, int *playing, int *conns);
+/* For the metrics: tables in memory by status (STORE_STATUS_COUNT), bots
+ * in their pause, bot moves handed to the pool. */
+void tables_metrics(int *by_status, int *pausing, int *thinking);
 
 /* Called when a WebSocket client arrives at or leaves a table, or takes a
  * seat: keeps the seats' online flags and tells the table. */
@@ -238,5 +245,10 @@ void tables_conn_changed(srv_table *t);
 void tables_recount(srv_table *t);
 /* The event loop calls this when bot moves may be waiting. */
 void tables_bots_drain(void);
+
+/* Several processes on one database (cluster.c): the hooks through which
+ * the cluster tells the tables what other processes changed. */
+struct cluster_hooks;
+void tables_cluster_hooks(struct cluster_hooks *h);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "metrics.h"
 #include "server.h"
 #include "writer.h"
 
@@ -74,6 +75,7 @@ static void job_free(wjob *j)
 static void run(wjob *j)
 {
 	int rc = -1;
+	int64_t t0 = srv_mono_us();
 	switch (j->kind) {
 	case WJ_CREATE:
 		rc = wst->ops->create_game(wst, &j->game, j->err);
@@ -107,7 +109,9 @@ static void run(wjob *j)
 		break;
 	}
 	j->failed = rc != 0;
-	if (j->failed) {
+	j->conflict = rc == STORE_CONFLICT;
+	metrics_store_write(srv_mono_us() - t0, j->failed && !j->conflict);
+	if (j->failed && !j->conflict) {
 		j->fault = wst->ops->last_fault(wst);
 		if (j->fault == STORE_FAULT_NONE)
 			j->fault = STORE_FAULT_OTHER;
@@ -171,7 +175,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&mu);
 		run(j);
 		pthread_mutex_lock(&mu);
-		note(j->failed ? j->fault : STORE_FAULT_NONE, j->err, 1);
+		note(j->failed && !j->conflict ? j->fault : STORE_FAULT_NONE, j->err, 1);
 		push(&done_head, &done_tail, j);
 		if (!stopping)
 			lws_cancel_service(wake_ctx);
@@ -212,7 +216,9 @@ void writer_drain(void)
 		pthread_mutex_unlock(&mu);
 		if (!j)
 			return;
-		if (j->failed)
+		if (j->conflict)
+			srv_event("table=%s event=conflict %s", j->id, j->err);
+		else if (j->failed)
 			srv_error("table=%s store: %s (%s)", j->id, j->err, store_fault_text(j->fault));
 		if (j->done)
 			j->done(j);

@@ -51,6 +51,8 @@ typedef struct wjob {
 	char tokens[8][STORE_TOKEN_SIZE];
 	/* set by the writer */
 	int failed;
+	int conflict;         /* failed with STORE_CONFLICT: another server process
+	                       * changed the game first (not a fault) */
 	store_fault fault;    /* why it failed (for the client) */
 	char err[STORE_ERR_SIZE]; /* details (for the log only) */
 	/* for the loop: who is waiting and what to do after */

@@ -22,6 +22,40 @@ import unittest
 
 HOST = "127.0.0.1"
 CARC = os.environ.get("CARC", "build/release/carc")
+# CARC_TEST_DB=postgresql://USER@HOST:PORT/DB: the servers keep their games
+# in PostgreSQL (DB is only where new databases are made from): one
+# database per test database path, created at the first start, so that a
+# restart on the same path finds its games (tests/pg/run.sh sets this)
+PG_ADMIN = os.environ.get("CARC_TEST_DB") or None
+PSQL = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
+
+
+def psql(url, sql):
+    """Runs SQL with psql on `url`; returns its output (unaligned rows)."""
+    p = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1", url,
+                        "-c", sql],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode:
+        raise RuntimeError("psql: %s" % p.stderr.strip())
+    return p.stdout
+
+
+def pg_url_for(db):
+    """The PostgreSQL database standing for the SQLite path `db` (made if
+    missing), as a URL for --db."""
+    name = "carc_" + hashlib.sha1(os.path.abspath(db).encode()).hexdigest()[:20]
+    base, _, _ = PG_ADMIN.rpartition("/")
+    if not psql(PG_ADMIN, "select 1 from pg_database where datname='%s'" % name).strip():
+        psql(PG_ADMIN, "create database %s" % name)
+    return base + "/" + name
+
+
+def pg_drop(db):
+    name = "carc_" + hashlib.sha1(os.path.abspath(db).encode()).hexdigest()[:20]
+    try:
+        psql(PG_ADMIN, "drop database if exists %s with (force)" % name)
+    except RuntimeError:
+        pass
 
 
 class Server:
@@ -30,7 +64,8 @@ class Server:
     def __init__(self, db, extra=(), web=None, log_path=None):
         self.db = db
         self.log_path = log_path or (db + ".log")
-        args = [CARC, "serve", "--host", HOST, "--port", "0", "--db", db,
+        self.db_arg = pg_url_for(db) if PG_ADMIN and not db.startswith("postgres") else db
+        args = [CARC, "serve", "--host", HOST, "--port", "0", "--db", self.db_arg,
                 "--bot-delay", "0"]
         args += ["--web", web or os.path.join(os.path.dirname(db), "no-web")]
         args += list(extra)
@@ -352,6 +387,9 @@ class ServerCase(unittest.TestCase):
             w.close()
         for s in self.servers:
             s.kill()
+        if PG_ADMIN:
+            for db in sorted(set(s.db for s in self.servers)):
+                pg_drop(db)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def start(self, db="carc.sqlite", extra=(), web=None):

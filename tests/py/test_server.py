@@ -18,7 +18,54 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import (CARC, HOST, Server, ServerCase, WSClosed, first_legal,  # noqa: E402
                         schema_version)
+from carcserver import PG_ADMIN, psql  # noqa: E402
 
+
+class _PgRows:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return self.rows
+
+
+class _PgCon:
+    """The few sqlite3 calls the tests make, on the server's PostgreSQL
+    database (CARC_TEST_DB): `?` parameters quoted in, numbers back as int."""
+
+    def __init__(self, url):
+        self.url = url
+
+    def execute(self, sql, args=()):
+        if sql == "pragma user_version":
+            sql = "select version from carc_schema"
+        for a in args:
+            sql = sql.replace("?", "'%s'" % str(a).replace("'", "''"), 1)
+        out = psql(self.url, sql)
+        rows = []
+        for line in out.splitlines():
+            rows.append(tuple(int(v) if v.lstrip("-").isdigit() else v
+                              for v in line.split("\x1f")))
+        return _PgRows(rows)
+
+    def close(self):
+        pass
+
+
+def open_db(srv):
+    """The server's database for reading: its SQLite file, or (under
+    CARC_TEST_DB) its PostgreSQL database."""
+    if PG_ADMIN:
+        return _PgCon(srv.db_arg)
+    import sqlite3
+    return sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+
+
+def skip_under_pg(why):
+    return unittest.skipIf(bool(PG_ADMIN), "SQLite only (%s)" % why)
 
 MAX_TURNS = 200  # a base game has 71 turns (plus discards); every loop is bounded
 PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]
@@ -104,14 +151,23 @@ class ServerTest(ServerCase):
             self.assertTrue(p.stderr, bad)
         # a database from a newer carc is refused, not guessed at
         db = os.path.join(self.dir, "future.sqlite")
-        import sqlite3
-        con = sqlite3.connect(db)
-        con.execute("pragma user_version=999")
-        con.close()
+        if PG_ADMIN:
+            from carcserver import pg_url_for
+            db = pg_url_for(db)
+            psql(db, "create table carc_schema (version integer not null);"
+                     "insert into carc_schema values (999)")
+        else:
+            import sqlite3
+            con = sqlite3.connect(db)
+            con.execute("pragma user_version=999")
+            con.close()
         p = subprocess.run([CARC, "serve", "--port", "0", "--db", db], capture_output=True,
                            text=True, timeout=10)
         self.assertEqual(p.returncode, 1)
         self.assertIn("newer", p.stderr)
+        if PG_ADMIN:
+            from carcserver import pg_drop
+            pg_drop(os.path.join(self.dir, "future.sqlite"))
 
     def test_health_tiles_options_static(self):
         web = os.path.join(self.dir, "web")
@@ -127,7 +183,7 @@ class ServerTest(ServerCase):
         st, h, _ = srv.get("/api/health")
         self.assertEqual(st, 200)
         self.assertTrue(h["ok"])
-        self.assertEqual(h["store"], "sqlite")
+        self.assertEqual(h["store"], "postgresql" if PG_ADMIN else "sqlite")
         self.assertEqual(srv.get("/healthz")[0], 200)
 
         st, tiles, _ = srv.get("/api/tiles")
@@ -235,8 +291,7 @@ class ServerTest(ServerCase):
         self.assertEqual([t["scores"] for t in rec["turns"]], [e["scores"] for e in log])
         self.assertEqual(self.replay_scores(json.dumps(rec)), final)
         # what the database holds
-        import sqlite3
-        con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+        con = open_db(srv)
         self.assertEqual(con.execute("pragma user_version").fetchone()[0], schema_version())
         self.assertEqual(con.execute("select status, players, seed from games where id=?",
                                      (tid,)).fetchone(), ("over", 2, 20240607))
@@ -601,8 +656,7 @@ class ServerTest(ServerCase):
         self.assertEqual(colours(six), PALETTE)
 
         # refused with a message naming the seat; nothing is made
-        import sqlite3
-        con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+        con = open_db(srv)
         games_before = con.execute("select count(*) from games").fetchone()[0]
         tables_before = srv.get("/api/health")[1]["tables"]
         bad = [
@@ -644,6 +698,7 @@ class ServerTest(ServerCase):
         self.assertEqual(colours(srv2.get("/api/tables/" + b)[1]), ["black", "yellow"])
         self.assertEqual(colours(srv2.get("/api/tables/" + up["id"])[1]), ["black", "yellow"])
 
+    @skip_under_pg("the migration of a SQLite file of schema 1")
     def test_a_database_of_schema_1_is_migrated(self):
         import sqlite3
         # games written by this server: a finished one and an open one ...

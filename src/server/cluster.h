@@ -1,0 +1,69 @@
+/*
+ * cluster.h - several `carc serve` processes on one PostgreSQL database:
+ * hearing what the others changed, and which process plays a table's bots.
+ *
+ * - A thread LISTENs on its own connection (channel STORE_NOTIFY_CHANNEL)
+ *   and queues what arrives; it wakes the loop (lws_cancel_service), where
+ *   cluster_drain() hands every notification to hooks.changed. The writes
+ *   that notify are committed before the notification is delivered
+ *   (store_pg.c), so what the hook loads is in the store. When the
+ *   listening connection was lost and is made again, notifications may
+ *   have been missed: hooks.changed gets kind '*' (everything may have
+ *   changed).
+ * - The bots of a table are played by the process that holds the table's
+ *   session-level advisory lock (pg_try_advisory_lock on a connection of
+ *   this module, held while the process lives). A process that dies loses
+ *   its connection and so its locks; every CLUSTER_POLL_MS each process
+ *   tries to take the locks of the tables whose bot is to move and that
+ *   nobody plays (hooks.bots_waiting), and hooks.claimed tells tables.c
+ *   that it plays them now. The move itself is still checked by the store
+ *   (the turn under the row lock), so even two processes that both thought
+ *   they held a table could not both store a move for one turn.
+ *
+ * Without PostgreSQL (SQLite: one process) the module does nothing and
+ * cluster_bots_mine() is always 1. Everything here runs on the loop thread
+ * but the listener.
+ */
+#ifndef CARC_SERVER_CLUSTER_H
+#define CARC_SERVER_CLUSTER_H
+
+#include <libwebsockets.h>
+
+#include "store.h"
+
+#define CLUSTER_POLL_MS 1000
+#define CLUSTER_MAX_WAITING 512 /* tables asked about in one poll */
+
+typedef struct cluster_hooks {
+	/* a notification: kind STORE_NOTIFY_*, the table, its number (-1: none);
+	 * kind '*': any table may have changed (id "") */
+	void (*changed)(char kind, const char *id, int n);
+	/* tables in memory whose bot is to move (ids, at most max): their
+	 * owner is looked for */
+	int (*bots_waiting)(char (*ids)[STORE_ID_SIZE], int max);
+	/* this process plays the table's bots from now on */
+	void (*claimed)(const char *id);
+} cluster_hooks;
+
+/* Starts listening when db is a PostgreSQL URL (else does nothing).
+ * Returns 0, or -1 after logging why. The hooks are copied. */
+int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ctx);
+/* Loop thread: hands the queued notifications to the hooks. */
+void cluster_drain(void);
+/* Stops the listener and the poll timer; closes the connections (so the
+ * locks go). */
+void cluster_stop(void);
+/* 1 when this process plays the table's bots (taking the table's lock when
+ * nobody holds it), 0 when another process does. */
+int cluster_bots_mine(const char *id);
+/* The table's bots need nobody any more (the game is over, the table left
+ * memory): the lock is given back. */
+void cluster_bots_release(const char *id);
+/* 1 when this process holds the table's bot lock (asks nobody). */
+int cluster_bots_have(const char *id);
+/* Tables whose bots this process plays (for the metrics). */
+int cluster_bots_held(void);
+/* 1 when several processes may share the database. */
+int cluster_on(void);
+
+#endif

@@ -1,0 +1,92 @@
+#!/bin/sh
+# The server tests against PostgreSQL, and the tests of several processes
+# on one database behind nginx (tests/py/test_pg.py).
+#
+#   tests/pg/run.sh                  uses build/release/carc
+#   CARC=build/test/carc tests/pg/run.sh
+#
+# Installs PostgreSQL (Debian's postgresql, postgresql-client) and nginx
+# (nginx-light) with apt-get when missing. Starts a PostgreSQL of its own as
+# a user would: initdb in a temporary folder, postgres on a free port of
+# 127.0.0.1 (and a socket in that folder), no system service. PostgreSQL
+# refuses to run as root: as root, initdb and postgres run as the user
+# `postgres` (runuser -u postgres; the postgresql package makes that user),
+# which owns the data folder. fsync is off: a test's database need not
+# survive a power cut. Then test_server.py runs with CARC_TEST_DB pointing
+# at it (every test server gets a fresh database) and test_pg.py (three
+# server processes, nginx in front). Prints "pg: N passed, F failed" last;
+# exits non-zero on any failure. Everything it started is stopped.
+set -eu
+cd "$(dirname "$0")/../.."
+CARC=${CARC:-build/release/carc}
+export CARC
+export DEBIAN_FRONTEND=noninteractive
+
+if [ ! -x "$CARC" ]; then
+	echo "pg: $CARC not found: build it first (make)" >&2
+	exit 1
+fi
+pgbin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+need=""
+[ -n "$(pgbin)" ] && [ -x "$(pgbin)/initdb" ] || need="$need postgresql"
+command -v psql >/dev/null 2>&1 || need="$need postgresql-client"
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-light"
+if [ -n "$need" ]; then
+	echo "pg: installing$need"
+	if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+	timeout 600 $SUDO apt-get update -qq
+	timeout 600 $SUDO apt-get install -y -qq $need >/dev/null
+fi
+BIN=$(pgbin)
+
+tmp=$(mktemp -d /tmp/carc-pg-run.XXXXXX)
+data=$tmp/data
+cleanup() {
+	if [ -f "$data/postmaster.pid" ]; then
+		kill -INT "$(head -1 "$data/postmaster.pid")" 2>/dev/null || true
+		for _ in $(seq 50); do [ -f "$data/postmaster.pid" ] || break; sleep 0.1; done
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+if [ "$(id -u)" = 0 ]; then
+	RUN="runuser -u postgres --"
+	chmod 755 "$tmp"
+	mkdir -m 700 "$data"
+	chown postgres "$data"
+else
+	RUN=""
+fi
+$RUN "$BIN/initdb" -D "$data" -A trust -U postgres -E UTF8 --locale=C --no-sync \
+	>"$tmp/initdb.log" 2>&1 || { cat "$tmp/initdb.log"; exit 1; }
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+$RUN "$BIN/postgres" -D "$data" -k "$data" -p "$port" -c listen_addresses=127.0.0.1 \
+	-c fsync=off -c max_connections=200 >"$tmp/postgres.log" 2>&1 &
+export CARC_TEST_DB="postgresql://postgres@127.0.0.1:$port/postgres"
+ok=0
+for _ in $(seq 200); do
+	if psql -X -q -t -c "select 1" "$CARC_TEST_DB" >/dev/null 2>&1; then ok=1; break; fi
+	sleep 0.1
+done
+if [ $ok = 0 ]; then
+	echo "pg: postgres did not start:" >&2
+	cat "$tmp/postgres.log" >&2
+	exit 1
+fi
+
+pass=0; fail=0
+for t in tests/py/test_server.py tests/py/test_pg.py; do
+	rc=0
+	out=$(python3 "$t" 2>&1) || rc=$?
+	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
+	f=$(echo "$out" | sed -n 's/.*FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' | tail -1); f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass + n - f)); fail=$((fail + f))
+	if [ $rc -ne 0 ]; then echo "$out"; else
+		echo "$out" | grep -E 'test_pg:|skipped' || true
+		echo "$(basename "$t") (PostgreSQL): $n passed"
+	fi
+done
+echo "pg: $pass passed, $fail failed"
+[ $fail -eq 0 ]
