@@ -423,25 +423,36 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, e, err);
 }
 
-/* POST /api/tables/<id>/resign {"token": ...} (or the token's header or
- * cookie, as for a move). */
-static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
+/* The seat token of a request whose body may name it ({"token": ...},
+ * else the header or the table's cookie) into token; 0, or -1 with the
+ * error answered. */
+static int body_token(const srv_table *t, const api_req *rq, api_resp *rs, char *token,
+                      size_t size)
 {
 	json_t *o = parse_body(rq, rs, 0);
 	if (!o)
-		return;
-	char token[STORE_TOKEN_SIZE * 2];
+		return -1;
 	json_t *jt = json_object_get(o, "token");
 	if (jt && !json_is_string(jt)) {
 		json_decref(o);
 		reply_error(rs, SE_MALFORMED, "token must be a string");
-		return;
+		return -1;
 	}
 	if (jt)
-		snprintf(token, sizeof token, "%s", json_string_value(jt));
+		snprintf(token, size, "%s", json_string_value(jt));
 	else
-		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+		token_for(t->id, rq->token, rq->cookie, token, size);
 	json_decref(o);
+	return 0;
+}
+
+/* POST /api/tables/<id>/resign {"token": ...} (or the token's header or
+ * cookie, as for a move). */
+static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	char token[STORE_TOKEN_SIZE * 2];
+	if (body_token(t, rq, rs, token, sizeof token))
+		return;
 	char err[256];
 	srv_origin origin = {rq->serial, 1, NULL, 0};
 	srv_err e = tables_resign(t, token, &origin, err, sizeof err);
@@ -453,21 +464,9 @@ static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
  * game (body "token", the header or the cookie): a seat at its rematch. */
 static void post_rematch(srv_table *t, const api_req *rq, api_resp *rs)
 {
-	json_t *o = parse_body(rq, rs, 0);
-	if (!o)
-		return;
 	char token[STORE_TOKEN_SIZE * 2];
-	json_t *jt = json_object_get(o, "token");
-	if (jt && !json_is_string(jt)) {
-		json_decref(o);
-		reply_error(rs, SE_MALFORMED, "token must be a string");
+	if (body_token(t, rq, rs, token, sizeof token))
 		return;
-	}
-	if (jt)
-		snprintf(token, sizeof token, "%s", json_string_value(jt));
-	else
-		token_for(t->id, rq->token, rq->cookie, token, sizeof token);
-	json_decref(o);
 	char err[256];
 	int wait;
 	srv_origin origin = {rq->serial, 1, NULL, 0};

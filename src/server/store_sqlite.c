@@ -711,6 +711,29 @@ static int rate_game(sqlite_store *s, const char *id, const store_result *r, cha
 	return 0;
 }
 
+/* Inside a write's transaction: game `id` is over at at_ms with result r,
+ * rated in the same transaction when r says so. 0, or -1 (the caller rolls
+ * back). */
+static int write_result(sqlite_store *s, const char *id, int64_t at_ms, const store_result *r,
+                        char *err)
+{
+	sqlite3_stmt *st = s->st[ST_TOUCH];
+	bind_text(st, 1, store_status_name(STORE_OVER));
+	sqlite3_bind_int64(st, 2, at_ms);
+	bind_text(st, 3, id);
+	if (step_done(s, ST_TOUCH, err))
+		return -1;
+	st = s->st[ST_INS_RESULT];
+	bind_text(st, 1, id);
+	bind_text(st, 2, r->scores);
+	bind_text(st, 3, r->by_kind);
+	bind_text(st, 4, r->winners);
+	sqlite3_bind_int64(st, 5, r->at_ms);
+	if (step_done(s, ST_INS_RESULT, err))
+		return -1;
+	return r->nrated > 0 ? rate_game(s, id, r, err) : 0;
+}
+
 static int sq_add_move(store *base, const char *id, const store_move *m,
                        const store_result *r, char *err)
 {
@@ -730,21 +753,7 @@ static int sq_add_move(store *base, const char *id, const store_move *m,
 	if (r) {
 		/* the game's row changes only when the game ends: a move writes one
 		 * row, so a commit is about one page of WAL */
-		st = s->st[ST_TOUCH];
-		bind_text(st, 1, store_status_name(STORE_OVER));
-		sqlite3_bind_int64(st, 2, m->at_ms);
-		bind_text(st, 3, id);
-		if (step_done(s, ST_TOUCH, err))
-			goto bad;
-		st = s->st[ST_INS_RESULT];
-		bind_text(st, 1, id);
-		bind_text(st, 2, r->scores);
-		bind_text(st, 3, r->by_kind);
-		bind_text(st, 4, r->winners);
-		sqlite3_bind_int64(st, 5, r->at_ms);
-		if (step_done(s, ST_INS_RESULT, err))
-			goto bad;
-		if (r->nrated > 0 && rate_game(s, id, r, err))
+		if (write_result(s, id, m->at_ms, r, err))
 			goto bad;
 	}
 	return commit(s, err);
@@ -1097,21 +1106,7 @@ static int sq_save_clock(store *base, const char *id, const store_clock *c,
 	if (step_done(s, ST_UPS_CLOCK, err))
 		goto bad;
 	if (r) {
-		st = s->st[ST_TOUCH];
-		bind_text(st, 1, store_status_name(STORE_OVER));
-		sqlite3_bind_int64(st, 2, r->at_ms);
-		bind_text(st, 3, id);
-		if (step_done(s, ST_TOUCH, err))
-			goto bad;
-		st = s->st[ST_INS_RESULT];
-		bind_text(st, 1, id);
-		bind_text(st, 2, r->scores);
-		bind_text(st, 3, r->by_kind);
-		bind_text(st, 4, r->winners);
-		sqlite3_bind_int64(st, 5, r->at_ms);
-		if (step_done(s, ST_INS_RESULT, err))
-			goto bad;
-		if (r->nrated > 0 && rate_game(s, id, r, err))
+		if (write_result(s, id, r->at_ms, r, err))
 			goto bad;
 	}
 	return commit(s, err);
