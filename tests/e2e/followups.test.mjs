@@ -208,3 +208,133 @@ test('counts follow the language\'s plural rules: tiles, players, seats, points,
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+// --- the screens as a person sees them -------------------------------------
+
+const SIZES = [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]];
+const PW = 'correct horse';
+
+async function account(page, act, name) {
+  await page.goto(BASE + '/');
+  await ready(page);
+  await openMenu(page);
+  await page.click('[data-testid=login-open]');
+  await page.fill('[data-testid=acc-name]', name);
+  await page.fill('[data-testid=acc-password]', PW);
+  await page.click(`[data-testid=${act}]`);
+  await page.waitForSelector('[data-testid=account-name]', { state: 'attached' });
+  await ready(page);
+}
+
+// on a narrow screen the header's items are in the menu
+async function openMenu(page) {
+  if (await page.locator('[data-testid=menu]').isVisible() && !(await page.locator('.top.menu-open').count())) {
+    await page.click('[data-testid=menu]');
+    await page.waitForSelector('.top.menu-open nav');
+  }
+}
+
+// every element of `sel` inside the window (not cut off at its edges)
+async function inView(page, sel, what) {
+  const boxes = await page.$$eval(sel, (ns) => ns.filter((n) => n.getClientRects().length).map((n) => { const b = n.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom, w: innerWidth, h: innerHeight, s: n.className }; }));
+  assert.ok(boxes.length, `${what}: ${sel} is shown`);
+  for (const b of boxes) assert.ok(b.l >= -1 && b.r <= b.w + 1 && b.t >= -1 && b.b <= b.h + 1, `${what}: ${sel} (${b.s}) at ${JSON.stringify(b)}`);
+}
+
+test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leaderboard, profile', async () => {
+  const suffix = Date.now().toString(36).slice(-5);
+  const name = `Zoë ${suffix}`;
+  // a rated game for the leaderboard and the profile
+  const setup = await newPage(browser);
+  await account(setup, 'register', name);
+  await postJson('/api/tables', { players: 2, name: 'Long-named player Bartholomew', seats: [{}, { bot: 'random' }], bot_delay_ms: 0, tiles: { U: 2, E: 1 } });
+  await setup.fill('[data-testid=my-name]', name);
+  await setup.selectOption('[data-testid=who-1]', 'bot:random');
+  await setup.click('details.advanced summary');
+  await setup.fill('[data-testid=pile]', 'U:2, E:1');
+  await setup.fill('[data-testid=bot-delay]', '0');
+  await setup.click('[data-testid=create]');
+  await setup.waitForURL(/\?table=[0-9a-f]{16}/);
+  await ready(setup);
+  for (let i = 0; i < 10 && await waitTurnOrEnd(setup) !== 'over'; i++) await playTurn(setup, { follower: true });
+  assert.ok(await isOver(setup));
+  await setup.context().close();
+
+  for (const [size, viewport] of SIZES) {
+    // the lobby, not logged in
+    const anon = await newPage(browser, { viewport });
+    await anon.goto(BASE + '/');
+    await ready(anon);
+    await anon.waitForSelector('.list.over .trow');
+    await shot(anon, `screen-lobby-${size}.png`);
+    await noOverflow(anon, `lobby ${size}`);
+    await openMenu(anon);
+    for (const sel of ['[data-testid=login-open]', '[data-testid=nav-mygames]', '[data-testid=nav-leaderboard]', '.top .help', '[data-testid=notify]', '[data-testid=lang]']) await inView(anon, sel, `header ${size}`);
+    await anon.click('[data-testid=login-open]');
+    await inView(anon, '[data-testid=account-form]', `log-in form ${size}`);
+    await shot(anon, `screen-header-${size}.png`);
+    await noOverflow(anon, `header ${size}`);
+    // logged in
+    const page = await newPage(browser, { viewport });
+    await account(page, 'login', name);
+    await page.waitForSelector('.list.over .trow');
+    await shot(page, `screen-lobby-login-${size}.png`);
+    await noOverflow(page, `lobby logged in ${size}`);
+    await openMenu(page);
+    await inView(page, '[data-testid=account-name]', `lobby logged in ${size}`);
+    await inView(page, '[data-testid=logout]', `lobby logged in ${size}`);
+    await noOverflow(page, `header logged in ${size}`);
+
+    // a table in play, two people and the chat
+    const t = await postJson('/api/tables', { players: 2, name, seats: [{}, {}] });
+    const j = await postJson(`/api/tables/${t.id}/join`, { name: 'Bob' });
+    const tp = await seated(t, { viewport });
+    const bob = await seated({ id: t.id, seat: j.seat, token: j.token });
+    assert.equal(await waitTurnOrEnd(tp), 'mine');
+    await playTurn(tp, { follower: true });
+    await bob.waitForSelector('[data-testid=chat-input]');
+    await bob.fill('[data-testid=chat-input]', 'Hi! Good luck, nice to play with you again – a longish line to see it wrap in the panel.');
+    await bob.press('[data-testid=chat-input]', 'Enter');
+    await tp.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 1);
+    if (size === 'phone') {
+      // on a phone the chat is in the sheet the strip of scores opens
+      await tp.click('[data-testid=mini-scores]');
+    }
+    await tp.fill('[data-testid=chat-input]', 'Thanks! Averyveryverylongwordwithoutanyspacesatalltoseethatitbreaks');
+    await tp.press('[data-testid=chat-input]', 'Enter');
+    await tp.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 2);
+    await tp.click('[data-testid=phrase-gl]');
+    await tp.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 3);
+    await tp.locator('[data-testid=chat-input]').scrollIntoViewIfNeeded();
+    await shot(tp, `screen-table-chat-${size}.png`);
+    await noOverflow(tp, `table ${size}`);
+    await inView(tp, '[data-testid=chat-input]', `table ${size}`);
+    await bob.context().close();
+
+    // the clock card of a timed game
+    const c = await postJson('/api/tables', { players: 2, name, seats: [{}, { bot: 'random' }], bot_delay_ms: 0, clock: { mode: 'realtime', move_s: 60, reserve_s: 120 } });
+    const cp = await seated(c, { viewport });
+    await cp.waitForSelector('[data-testid=clock-0].running');
+    await cp.locator('[data-testid=clock]').scrollIntoViewIfNeeded();
+    await shot(cp, `screen-clock-${size}.png`);
+    await cp.locator('[data-testid=clock]').screenshot({ path: `${process.env.E2E_ARTIFACTS}/screen-clock-card-${size}.png` });
+    await noOverflow(cp, `clock ${size}`);
+    await inView(cp, '[data-testid=clock]', `clock ${size}`);
+    await inView(cp, '[data-testid=resign]', `clock ${size}`);
+    await cp.context().close();
+
+    // the leaderboard and a profile
+    await page.goto(BASE + '/?leaderboard');
+    await ready(page);
+    await page.waitForSelector('[data-testid=board-row]');
+    await shot(page, `screen-leaderboard-${size}.png`);
+    await noOverflow(page, `leaderboard ${size}`);
+    await page.goto(`${BASE}/?player=${encodeURIComponent(name)}`);
+    await ready(page);
+    await page.waitForSelector('[data-testid=profile-game]');
+    await shot(page, `screen-profile-${size}.png`);
+    await noOverflow(page, `profile ${size}`);
+    for (const p of [anon, page, tp]) assert.deepEqual(p.errors, [], size);
+    for (const p of [anon, page, tp]) await p.context().close();
+  }
+});
