@@ -267,6 +267,7 @@ test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leader
     await ready(anon);
     await anon.waitForSelector('.list.over .trow');
     await shot(anon, `screen-lobby-${size}.png`);
+    await anon.screenshot({ path: `${process.env.E2E_ARTIFACTS}/screen-lobby-full-${size}.png`, fullPage: true });
     await noOverflow(anon, `lobby ${size}`);
     await openMenu(anon);
     for (const sel of ['[data-testid=login-open]', '[data-testid=nav-mygames]', '[data-testid=nav-leaderboard]', '.top .help', '[data-testid=notify]', '[data-testid=lang]']) await inView(anon, sel, `header ${size}`);
@@ -334,6 +335,13 @@ test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leader
     await page.waitForSelector('[data-testid=profile-game]');
     await shot(page, `screen-profile-${size}.png`);
     await noOverflow(page, `profile ${size}`);
+    // my games: a table the account made (with its session) is there
+    const mine = await page.evaluate(async (nm) => (await (await fetch('/api/tables', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ players: 2, name: nm, seats: [{}, { bot: 'random' }], bot_delay_ms: 0 }) })).json()).id, name);
+    await page.goto(BASE + '/?mygames');
+    await ready(page);
+    await page.waitForSelector(`[data-testid=mygame-${mine}]`);
+    await shot(page, `screen-mygames-${size}.png`);
+    await noOverflow(page, `my games ${size}`);
     for (const p of [anon, page, tp]) assert.deepEqual(p.errors, [], size);
     for (const p of [anon, page, tp]) await p.context().close();
   }
