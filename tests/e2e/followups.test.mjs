@@ -298,8 +298,16 @@ test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leader
     await bob.press('[data-testid=chat-input]', 'Enter');
     await tp.waitForFunction(() => document.querySelectorAll('[data-testid=chat-text]').length >= 1);
     if (size === 'phone') {
-      // on a phone the chat is in the sheet the strip of scores opens
+      // on a phone the chat is in the sheet the strip of scores opens, so the
+      // board keeps the screen; a line comes as a toast while it is closed
+      await tp.waitForFunction(() => [...document.querySelectorAll('.toast')].some((n) => n.textContent.startsWith('Bob: Hi! Good luck')));
+      assert.equal(await tp.locator('[data-testid=chat]').isVisible(), false, 'no chat in the bottom panel');
+      const bw = await tp.locator('.board-wrap').boundingBox();
+      assert.ok(bw.height >= 0.5 * viewport.height, `the board takes the screen: ${JSON.stringify(bw)}`);
+      await shot(tp, `screen-table-${size}.png`);
       await tp.click('[data-testid=mini-scores]');
+      await tp.locator('[data-testid=chat]').waitFor();
+      await inView(tp, '[data-testid=resign]', 'the resign button in the sheet');
     }
     await tp.fill('[data-testid=chat-input]', 'Thanks! Averyveryverylongwordwithoutanyspacesatalltoseethatitbreaks');
     await tp.press('[data-testid=chat-input]', 'Enter');

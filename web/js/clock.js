@@ -118,6 +118,9 @@ export class ClockView {
     // without a clock the seats are listed once one of them is played by the bot
     const list = timed || c.seats.some((s) => s.forfeited);
     this.node.classList.toggle('hidden', !list && !canResign && !c.ended);
+    // no seats listed (a game without a clock): only the resign button or the note;
+    // on a phone that goes in the sheet, so the board keeps the screen
+    this.node.classList.toggle('bare', !list);
     const ol = this.node.querySelector('.clock-seats');
     ol.replaceChildren();
     if (list) {
