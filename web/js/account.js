@@ -49,12 +49,13 @@ function errorText(data) {
 export function mountAccount(nav) {
   const box = document.createElement('span');
   box.className = 'account';
-  nav.prepend(box);
   const board = document.createElement('a');
   board.className = 'leaderboard-link';
   board.href = '/?leaderboard';
   board.dataset.testid = 'nav-leaderboard';
-  nav.prepend(board);
+  // the header: my games, leaderboard, help (links), then the account, then the buttons
+  const help = nav.querySelector('.help');
+  if (help) { help.before(board); help.after(box); } else nav.prepend(box, board);
   let open = false;
 
   const paint = () => {

@@ -138,7 +138,15 @@ export class ChatBox {
   }
 
   onMessage(m) {
-    if (m.type === 'chat') this.add(m);
+    if (m.type === 'chat') {
+      const fresh = !this.lines.has(m.n);
+      this.add(m);
+      // on a phone the chat is in the sheet: while that is closed, another's line shows as a toast
+      const li = this.lines.get(m.n)?.li;
+      if (fresh && li && m.seat !== this.view.you && !this.node.getClientRects().length) {
+        toast(`${li.querySelector('.who').textContent}: ${li.querySelector('.text').textContent}`, 'info', 'chat');
+      }
+    }
     else if (m.type === 'state' || m.type === 'table') this.paint();
   }
 }

@@ -10,6 +10,8 @@
 import { t } from './i18n.js';
 import { sound } from './sound.js';
 import { toast } from './ui.js';
+import { badge } from './colors.js';
+import { seatColors } from './players.js';
 
 const LOW_TURN_MS = 3600 * 1000; // turn-based games: the last hour
 
@@ -81,7 +83,7 @@ export class ClockView {
   update(m, you) {
     const c = m.type === 'move' ? m.clock : m.table?.clock;
     // a move's "table" is the table's id; state and table messages carry the table
-    if (m.table && typeof m.table === 'object') { this.seats = m.table.seats || this.seats; this.status = m.table.status; }
+    if (m.table && typeof m.table === 'object') { this.seats = m.table.seats || this.seats; this.status = m.table.status; this.colors = seatColors(m.table); }
     this.you = you ?? null;
     if (m.type === 'resigned') toast(t('clock.you_resigned'));
     if (!c) return;
@@ -116,6 +118,9 @@ export class ClockView {
     // without a clock the seats are listed once one of them is played by the bot
     const list = timed || c.seats.some((s) => s.forfeited);
     this.node.classList.toggle('hidden', !list && !canResign && !c.ended);
+    // no seats listed (a game without a clock): only the resign button or the note;
+    // on a phone that goes in the sheet, so the board keeps the screen
+    this.node.classList.toggle('bare', !list);
     const ol = this.node.querySelector('.clock-seats');
     ol.replaceChildren();
     if (list) {
@@ -124,6 +129,8 @@ export class ClockView {
         li.dataset.testid = `clock-${i}`;
         const nm = document.createElement('span'); nm.className = 'clock-name'; nm.textContent = this.name(i);
         const tm = document.createElement('span'); tm.className = 'clock-time';
+        // the seat's colour and mark, as everywhere else at the table
+        if (this.colors?.[i]) { const bd = document.createElement('span'); bd.className = 'clock-badge'; bd.innerHTML = badge(this.colors[i], 14); li.append(bd); }
         li.append(nm, tm);
         if (s.forfeited) {
           const b = document.createElement('em'); b.className = 'clock-bot';

@@ -11,6 +11,7 @@ import { t, tOr, esc, listJoin } from './i18n.js';
 import { seatColors, serverColours, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
 import { sound } from './sound.js';
 import { ClockView } from './clock.js';
+import { NAME_BYTES, fitName } from './names.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
@@ -189,6 +190,19 @@ export class GameView {
     if (scored) sound.play('score');
   }
 
+  // The result once the game is over: played to its end (next.final), or
+  // ended by a resignation (the table's clock.ended; the scores as they stood,
+  // docs/protocol.md "Resigning"). null while it goes on.
+  result() {
+    const g = this.game, n = g?.next;
+    if (!n) return null;
+    if (n.over) return n.final ? { ...n.final, resigned: null } : null;
+    const e = this.table?.clock?.ended;
+    if (this.table?.status !== 'over' || !e || e.reason !== 'resigned') return null;
+    const scores = n.scores || g.log[g.log.length - 1]?.scores || Array(this.table.options.players).fill(0);
+    return { winners: e.winners || [], scores, by_kind: g.by_kind || scores.map(() => ({})), resigned: e.seat ?? null };
+  }
+
   myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && this.table?.status === 'playing'; }
 
   // --- rendering ----------------------------------------------------------
@@ -247,9 +261,11 @@ export class GameView {
     document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;
     if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
-    if (n.over) {
-      const w = n.final?.winners || [];
-      line.innerHTML = w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: w.length ? this.who(w[0]) : '?' });
+    const res = this.result();
+    if (res) {
+      const w = res.winners;
+      line.innerHTML = (res.resigned !== null ? `<span class="resigned-line" data-testid="resigned-line">${t('clock.resigned', { name: this.who(res.resigned) })}</span> ` : '')
+        + (w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: w.length ? this.who(w[0]) : '?' }));
       act.innerHTML = `<div class="row"><button data-act="showfinal" data-testid="show-final">${t('final.title')}</button><a class="button" href="/?replay=${this.id}">${t('info.replay')}</a></div>`;
       return;
     }
@@ -484,7 +500,7 @@ export class GameView {
     if (!this.table || !this.colors) return;
     const sc = this.currentScores();
     const n = this.table.options.players;
-    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + `<span class="ms-more">${t('sheet.more')}</span>`;
+    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && this.table.status === 'playing' && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + `<span class="ms-more">${t('sheet.more')}</span>`;
     b.title = t('sheet.toggle');
   }
   setTrack(on, save = false) {
@@ -619,7 +635,7 @@ export class GameView {
     let h = `<div class="card"><h2>${t('wait.title')}</h2>`;
     const visitor = this.you === null && open > 0;
     if (visitor) {
-      h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="40" value="${esc(localStorage.getItem('carc.name') || '')}" data-testid="join-name"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><p class="hint">${t('join.watching')}</p>`;
+      h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="${NAME_BYTES}" value="${esc(fitName(localStorage.getItem('carc.name') || '').name)}" data-testid="join-name" aria-describedby="join-name-cut"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><small id="join-name-cut" class="name-cut${this.joinCut ? '' : ' hidden'}" data-testid="join-name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small><p class="hint">${t('join.watching')}</p>`;
     }
     h += `<p>${t('wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
@@ -628,11 +644,18 @@ export class GameView {
     const again = w.querySelector('.join-name');
     if (again && typed !== null) { again.value = typed; if (focused) again.focus(); } else if (again && !typing) again.focus();
     again?.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.join(); });
+    // maxlength counts UTF-16 units; fitName holds the name to the server's 63 bytes (as the lobby's form)
+    again?.addEventListener('input', () => {
+      const { name, cut } = fitName(again.value);
+      if (cut) again.value = name;
+      this.joinCut = cut;
+      w.querySelector('[data-testid=join-name-cut]')?.classList.toggle('hidden', !cut);
+    });
   }
 
   async join() {
     const input = this.$('.join-name');
-    const name = (input?.value || '').trim() || t('player.guest');
+    const name = fitName((input?.value || '').trim()).name.trim() || t('player.guest');
     localStorage.setItem('carc.name', name);
     try {
       const r = await api.join(this.id, name);
@@ -658,14 +681,14 @@ export class GameView {
 
   renderFinal() {
     const box = this.$('.final-box');
-    const n = this.game?.next;
-    const showIt = this.replay ? this.step === this.game?.log.length && n?.over : n?.over;
-    if (!showIt || !n.final) { box.classList.add('hidden'); return; }
-    const f = n.final;
+    const f = this.result();
+    const showIt = f && (!this.replay || this.step === this.game.log.length);
+    if (!showIt) { box.classList.add('hidden'); return; }
     const players = this.table.options.players;
     const kinds = SCORE_KINDS.filter((k) => f.by_kind.some((b) => b[k] !== undefined));
     const w = f.winners || [];
     let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
+    if (f.resigned !== null) h += `<p class="resigned" data-testid="final-resigned">${t('final.resigned', { name: this.who(f.resigned) })}</p>`;
     h += `<p class="winners" data-testid="winners">${w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: this.who(w[0]) })}</p>`;
     const order = [...Array(players).keys()].sort((a, b) => f.scores[b] - f.scores[a]);
     const crown = (i) => (w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : '');

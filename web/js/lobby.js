@@ -15,21 +15,6 @@ import { pnp } from './passplay.js';
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
 
-// A count in words by the language's plural rules (Intl.PluralRules): the
-// value holds the forms, "one:{n} seat open|other:{n} seats open" (Slovenian
-// also two: and few:), as i18n.js's plural forms do.
-function tn(key, n) {
-  const s = t(key), forms = {};
-  for (const part of s.split('|')) {
-    const m = /^(zero|one|two|few|many|other):/.exec(part);
-    if (m) forms[m[1]] = part.slice(m[0].length);
-  }
-  let c = 'other';
-  try { c = new Intl.PluralRules(currentLanguage()).select(n); } catch { /* no Intl: other */ }
-  const f = Object.keys(forms).length ? (forms[c] ?? forms.other ?? s) : s;
-  return f.replace(/\{n\}/g, String(n));
-}
-
 export class LobbyView {
   constructor(root) {
     this.root = root;
@@ -390,20 +375,22 @@ export class LobbyView {
     const won = new Set(tb.winners || []);
     const names = tb.seats.map((s, i) => {
       const pts = tb.scores?.[i];
-      const score = pts === undefined ? '' : ` <b class="pts" title="${esc(tn('lobby.points', pts))}">${pts}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`;
+      const score = pts === undefined ? '' : ` <b class="pts" title="${esc(t('lobby.points', { n: pts }))}">${pts}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`;
       // a name of up to 63 bytes, unbroken: cut with an ellipsis, whole in the title
       const nm = esc(seatName(tb, i, cols));
       return `<span class="who" data-colour="${cols[i].id}">${badge(cols[i], 14)}<span class="nm" title="${nm}">${nm}</span>${score}</span>`;
     }).join(' ');
     const open = tb.status === 'playing' || tb.status === 'over' ? 0 : tb.seats.filter((s) => s.kind === 'open').length;
     const meta = [];
-    if (open) meta.push(`<span class="open-seats">${esc(tn('lobby.seats.open', open))}</span>`);
+    if (open) meta.push(`<span class="open-seats">${esc(t('lobby.seats.open', { n: open }))}</span>`);
     const ms = tb.finished_ms || tb.updated_ms || tb.created_ms || Date.now();
     const d = new Date(ms), lang = currentLanguage();
     // older than today: with the date
     const when = d.toDateString() === new Date().toDateString()
       ? d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' })
       : d.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' });
+    // a game ended by a resignation (the finished list's `ended`)
+    if (tb.ended?.reason === 'resigned') meta.push(`<span class="resigned" data-testid="resigned-${tb.id}">${esc(t('lobby.resigned', { name: seatName(tb, tb.ended.seat, cols) }))}</span>`);
     meta.push(...optionsSummary(tb.options).slice(1));
     if (tb.status === 'playing') meta.push(t('lobby.turn', { n: (tb.turn ?? 0) + 1 }));
     meta.push(when);

@@ -9,6 +9,27 @@ import { TileSet } from './tiles.js';
 import { sound } from './sound.js';
 import { mountBell } from './notify.js';
 
+// On a narrow screen (CSS: max-width 820px) the header's links, account,
+// bell, sound and language fold into a menu that opens under the bar, so the
+// bar keeps its 48 px and nothing runs off the screen.
+function mountMenu(header) {
+  const nav = header.querySelector('nav');
+  nav.id = 'top-nav';
+  const b = Object.assign(document.createElement('button'), { type: 'button', className: 'menu-toggle icon' });
+  b.dataset.testid = 'menu';
+  b.setAttribute('aria-controls', nav.id);
+  b.innerHTML = '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path d="M3 6h18M3 12h18M3 18h18" stroke="currentColor" stroke-width="2.4" stroke-linecap="round"/></svg>';
+  const paint = () => { b.title = t('nav.menu'); b.setAttribute('aria-label', b.title); b.setAttribute('aria-expanded', String(header.classList.contains('menu-open'))); };
+  const close = () => { header.classList.remove('menu-open'); paint(); };
+  b.addEventListener('click', () => { header.classList.toggle('menu-open'); paint(); });
+  // a click outside closes it (not one on a control the click itself replaced: account.js redraws)
+  document.addEventListener('click', (e) => { if (e.target.isConnected && !header.contains(e.target)) close(); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && header.classList.contains('menu-open')) { close(); b.focus(); } });
+  window.addEventListener('langchange', paint);
+  header.append(b);
+  paint();
+}
+
 async function main() {
   await setLanguage(pickLanguage());
   const header = document.querySelector('.top');
@@ -37,6 +58,7 @@ async function main() {
   const root = document.querySelector('main');
   const account = await import('./account.js');
   account.mountAccount(header.querySelector('nav'));
+  mountMenu(header);
   try {
     if (q.has('leaderboard')) {
       const { LeaderboardView } = await import('./leaderboard.js');
