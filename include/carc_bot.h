@@ -53,6 +53,12 @@ void carc_bot_info(carc_bot *b, char *buf, size_t size);
  * default and range. Returns 0, or -1 for an unknown name. */
 int carc_bot_describe(const char *name, char *buf, size_t size);
 
+/* The heuristic evaluation greedy plays by (src/ai/eval.c with its default
+ * weights) for player p: p's expected final score minus the best expected
+ * final score of the other players, in points. For a finished game, the
+ * final margin. It reads the position only (cheap: a few microseconds). */
+double carc_eval_margin(const carc_game *g, int player);
+
 #ifdef __cplusplus
 }
 #endif
