@@ -5,6 +5,7 @@
  * worse on a small fixed sample. Budgets are tiny: the tests run against
  * a build that checks the whole state after every move.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,61 @@ static void softgreedy_plays_like_a_weaker_greedy(void **state)
 	free(g);
 }
 
+/* ---- the start of a learned evaluation ------------------------------------------- */
+
+/* The features: named, finite, the per-player ones antisymmetric between
+ * two players; the ridge fit recovers the weights of an exact linear
+ * relation. */
+static void eval_features_and_fit(void **state)
+{
+	(void)state;
+	int nf = carc_eval_nfeatures();
+	assert_true(nf > 8 && nf <= 64);
+	assert_null(carc_eval_feature_name(nf));
+	assert_string_equal(carc_eval_feature_name(nf - 1), "const");
+	carc_game *g = new_game(2, 3);
+	carc_bot *b = bot("greedy", 1);
+	double f0[64], f1[64];
+	while (!carc_game_over(g)) {
+		assert_int_equal(carc_eval_features(g, 0, f0), nf);
+		assert_int_equal(carc_eval_features(g, 1, f1), nf);
+		for (int i = 0; i < nf; i++) {
+			const char *name = carc_eval_feature_name(i);
+			assert_non_null(name);
+			assert_true(f0[i] == f0[i] && f0[i] < 1e6 && f0[i] > -1e6);
+			if (strcmp(name, "tiles_left_t") && strcmp(name, "const"))
+				assert_true(fabs(f0[i] + f1[i]) < 1e-9);
+			else
+				assert_true(f0[i] == f1[i]);
+		}
+		assert_true(fabs(f0[nf - 4] - carc_eval_margin(g, 0)) < 1e-9);
+		assert_int_equal(carc_apply(g, carc_bot_choose(b, g), NULL, NULL), CARC_OK);
+	}
+	carc_bot_free(b);
+	free(g);
+
+	enum { ROWS = 200, COLS = 3 };
+	double x[ROWS * COLS], y[ROWS], w[COLS], want[COLS] = {2.5, -1, 0.25};
+	uint64_t r = 7;
+	for (int i = 0; i < ROWS; i++) {
+		y[i] = 0;
+		for (int j = 0; j < COLS; j++) {
+			x[i * COLS + j] = (double)(carc_rng_next(&r) % 2001) / 100.0 - 10;
+			y[i] += want[j] * x[i * COLS + j];
+		}
+	}
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 0, w), 0);
+	for (int j = 0; j < COLS; j++)
+		assert_true(fabs(w[j] - want[j]) < 1e-6);
+	/* a penalty shrinks the weights */
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 1e6, w), 0);
+	assert_true(fabs(w[0]) < 2.5);
+	/* one feature always 0 and no penalty: singular */
+	for (int i = 0; i < ROWS; i++)
+		x[i * COLS + 1] = 0;
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 0, w), -1);
+}
+
 /* ---- Star2.5 pruning is exact ----------------------------------------------------- */
 
 /* star25 with wide bounds and no probing (plain expectimax with alpha-beta
@@ -450,6 +506,7 @@ int main(void)
 		cmocka_unit_test(every_bot_plays_the_expansions),
 		cmocka_unit_test(same_seed_same_moves),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),
+		cmocka_unit_test(eval_features_and_fit),
 		cmocka_unit_test(star_pruning_is_exact),
 		cmocka_unit_test(stop_ends_a_long_search),
 		cmocka_unit_test(star_depth_follows_the_time),
