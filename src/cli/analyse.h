@@ -6,9 +6,9 @@
  * (carc_eval_margin): the mover's expected final score minus the best
  * other player's. The bot only chooses the best move (greedy's choice is
  * the evaluation's best; mcts's is its search's). The win probability is
- * logistic(margin / 20), the curve mcts turns an evaluated margin into a
- * reward with (its escale); a finished game is 1, 1/k for a k-way tie for
- * first, or 0.
+ * logistic(margin / (3 + 12 t)), t the share of tiles left (72 = 1),
+ * fitted on 500 greedy games (bench/bots/win_scale.py; docs/cli.md); a
+ * finished game is 1, 1/k for a k-way tie for first, or 0.
  */
 #ifndef CARC_CLI_ANALYSE_H
 #define CARC_CLI_ANALYSE_H
