@@ -315,6 +315,42 @@ static void start_job(engine *e, json_t *req, json_t *id, int analyse)
 	e->thread_live = 1;
 }
 
+/* Reads one line of at most MAX_LINE bytes into *buf (grown as needed, up
+ * to MAX_LINE + 1); a longer line is read to its end and dropped. Returns
+ * the length, -2 for a line too long, -3 for a line with a NUL byte, -1
+ * at the end of input. */
+static long read_line(char **buf, size_t *cap)
+{
+	size_t n = 0;
+	int c, nul = 0, any = 0;
+	while ((c = getchar()) != EOF) {
+		any = 1;
+		if (c == '\n')
+			break;
+		if (c == 0)
+			nul = 1;
+		if (n >= MAX_LINE) {
+			n = MAX_LINE + 1;
+			continue;
+		}
+		if (n + 1 >= *cap) {
+			size_t nc = *cap ? *cap * 2 : 4096;
+			char *nb = realloc(*buf, nc);
+			if (!nb)
+				return -2;
+			*buf = nb;
+			*cap = nc;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (!any)
+		return -1;
+	if (n > MAX_LINE)
+		return -2;
+	(*buf)[n] = 0;
+	return nul ? -3 : (long)n;
+}
+
 /* Handles one request line; returns 1 on quit. */
 static int handle(engine *e, const char *line)
 {
@@ -470,18 +506,21 @@ int cmd_engine(int argc, char **argv)
 	snprintf(e->bot_spec, sizeof e->bot_spec, "%s", spec);
 	char *line = NULL;
 	size_t cap = 0;
-	ssize_t n;
+	long n;
 	int quit = 0;
-	while (!quit && (n = getline(&line, &cap, stdin)) >= 0) {
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+	while (!quit && (n = read_line(&line, &cap)) != -1) {
+		if (n == -2) {
+			error_answer(NULL, "bad_json", "a line longer than %d bytes", MAX_LINE);
+			continue;
+		}
+		if (n == -3) {
+			error_answer(NULL, "bad_json", "a line with a NUL byte");
+			continue;
+		}
+		while (n > 0 && line[n - 1] == '\r')
 			line[--n] = 0;
 		if (n == 0)
 			continue;
-		if (n > MAX_LINE || strlen(line) != (size_t)n) {
-			error_answer(NULL, "bad_json", "a line of %zd bytes%s: at most %d, no NUL bytes", n,
-			             strlen(line) != (size_t)n ? " with a NUL byte" : "", MAX_LINE);
-			continue;
-		}
 		quit = handle(e, line);
 	}
 	if (!quit) { /* end of input: as quit, without an answer */

@@ -2,9 +2,10 @@
 # carc engine: two engines (mcts with a tiny budget, greedy) play a whole
 # game through the line protocol, each told the other's moves; the record
 # one of them writes replays with `carc replay` and ends with the scores
-# both engines report. Bad lines get error objects and the engine goes on
-# (the game unchanged); "stop" cuts a long search short; a record can be
-# loaded; end of input ends the engine.
+# both engines report. Bad lines (a line over 4 MiB and one with a NUL
+# byte among them) get error objects and the engine goes on (the game
+# unchanged); "stop" cuts a long search short; a record can be loaded;
+# end of input ends the engine.
 CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_engine: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
@@ -50,6 +51,8 @@ for e in (a, b):
 # bad lines, each answered with an error; the game goes on unchanged
 bad = [
     ("garbage", "bad_json"),
+    ('{"cmd": "state", "pad": "' + "x" * (5 << 20) + '"}', "bad_json"),  # over 4 MiB
+    ('{"cmd": "st\x00ate"}', "bad_json"),
     ("[1, 2]", "bad_request"),
     ({"cmd": "fly"}, "bad_command"),
     ({"nocmd": 1}, "bad_request"),
