@@ -12,6 +12,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 "$CARC" engine --help | grep -q "usage: carc engine" || fail "--help"
 "$CARC" engine --bot alphago </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --bot: status"
+"$CARC" sim --games 1 --seed 3 --players 4 --record "$tmp/exp" \
+	--expansions inns-cathedrals,traders-builders,abbot,river >/dev/null || fail "sim with expansions"
 CARC=$CARC TMP=$tmp timeout 300 python3 - <<'PY' || fail "the protocol test failed"
 import json, os, subprocess, sys, time
 
@@ -128,6 +130,29 @@ r = a.read()
 check(r["type"] == "bestmove" and time.time() - t0 < 10, (r, time.time() - t0))
 check(a.read()["id"] == "after", "the state after the search")
 check(a.ask({"cmd": "stop"})["type"] == "ok", "stop when idle")
+
+# every expansion, 4 players: half a random game loaded, greedy plays it
+# out (big followers, builders, pigs, abbots and their recall as moves)
+exp = json.load(open(os.path.join(tmp, "exp", "game-3.json")))
+kinds = {t["meeple"]["kind"] for t in exp["turns"] if t.get("meeple")}
+check({"big", "builder", "pig", "abbot"} & kinds, kinds)
+half = dict(exp, turns=exp["turns"][:60])
+half.pop("final")
+s = b.ask({"cmd": "new", "record": half})
+check(s["turns"] == 60 and s["to_move"] is not None, s)
+for t in exp["turns"][60:70]:  # the record's own moves are legal again
+    s = b.ask({"cmd": "tile", "tile": t["tile"]})
+    check(s["type"] == "state", s)
+    mv = {k: t[k] for k in ("x", "y", "rot", "meeple", "abbot_recalled", "discarded") if k in t}
+    s = b.ask({"cmd": "move", "move": mv})
+    check(s["type"] == "state" and s["scores"] == t["scores"], (s, t))
+while not s["over"]:
+    s = b.ask({"cmd": "move", "move": b.ask({"cmd": "go"})["move"]})
+    check(s["type"] == "state", s)
+with open(os.path.join(tmp, "exp.json"), "w") as f:
+    json.dump(b.ask({"cmd": "record"})["record"], f)
+out = subprocess.run([carc, "replay", os.path.join(tmp, "exp.json")], capture_output=True, text=True)
+check(out.returncode == 0 and ": ok (" in out.stdout, out.stdout + out.stderr)
 check(a.ask({"cmd": "quit"})["type"] == "bye", "quit")
 check(a.p.wait(timeout=30) == 0, "exit status after quit")
 b.close()  # end of input
