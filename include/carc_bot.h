@@ -53,6 +53,24 @@ void carc_bot_info(carc_bot *b, char *buf, size_t size);
  * default and range. Returns 0, or -1 for an unknown name. */
 int carc_bot_describe(const char *name, char *buf, size_t size);
 
+/* The heuristic evaluation greedy plays by (src/ai/eval.c with its default
+ * weights) for player p: p's expected final score minus the best expected
+ * final score of the other players, in points. For a finished game, the
+ * final margin. It reads the position only (cheap: a few microseconds). */
+double carc_eval_margin(const carc_game *g, int player);
+
+/* The start of a learned evaluation (src/ai/learn.c; nothing plays by it
+ * yet). carc_eval_features writes the features of g for player p into
+ * out[carc_eval_nfeatures()] and returns their count; the names are
+ * carc_eval_feature_name(i) (NULL out of range). carc_eval_fit fits
+ * y ~ x w by ridge regression (x: rows x cols, row-major; lambda on every
+ * weight) into w[cols]; 0, or -1 (singular, out of memory). */
+int carc_eval_nfeatures(void);
+const char *carc_eval_feature_name(int i);
+int carc_eval_features(const carc_game *g, int p, double *out);
+int carc_eval_fit(const double *x, const double *y, int rows, int cols, double lambda,
+                  double *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
  * worse on a small fixed sample. Budgets are tiny: the tests run against
  * a build that checks the whole state after every move.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,15 +78,15 @@ static void specs_parse_and_normalise(void **state)
 {
 	(void)state;
 	const char *const *names = carc_bot_names();
-	const char *want[] = {"random", "greedy", "star25", "mcts"};
-	for (int i = 0; i < 4; i++) {
+	const char *want[] = {"random", "greedy", "star25", "mcts", "softgreedy"};
+	for (int i = 0; i < 5; i++) {
 		assert_non_null(names[i]);
 		assert_string_equal(names[i], want[i]);
 		char buf[4096];
 		assert_int_equal(carc_bot_describe(names[i], buf, sizeof buf), 0);
 		assert_non_null(strstr(buf, names[i]));
 	}
-	assert_null(names[4]);
+	assert_null(names[5]);
 	char buf[64];
 	assert_int_equal(carc_bot_describe("nobody", buf, sizeof buf), -1);
 
@@ -178,7 +179,8 @@ static void every_bot_plays_the_expansions(void **state)
 		assert_true(t >= 0);
 		pile[t]++;
 	}
-	const char *const specs[] = {"mcts:iter=6", "greedy", "star25:depth=2,width=2", "random",
+	const char *const specs[] = {"mcts:iter=6", "greedy", "star25:depth=2,width=2",
+	                             "softgreedy:temp=2",
 	                             "mcts:iter=4,playout=random,cutoff=-1", "greedy:versus=best"};
 	char err[CARC_ERRMSG_SIZE];
 	for (int players = 2; players <= 6; players += 4) {
@@ -242,6 +244,123 @@ static void same_seed_same_moves(void **state)
 		assert_memory_equal(a, b, sizeof a[0] * (size_t)n1);
 		assert_memory_equal(s1, s2, sizeof s1[0] * 2);
 	}
+}
+
+/* ---- softgreedy ----------------------------------------------------------------- */
+
+/* softgreedy: legal in 2 to 4 players and with the expansions, the same
+ * moves for the same seed, temp=0 is greedy move for move, a high
+ * temperature leaves greedy's move sometimes, and the default (the easy
+ * level) still beats random and loses to greedy on a small sample. */
+static void softgreedy_plays_like_a_weaker_greedy(void **state)
+{
+	(void)state;
+	int s[CARC_MAX_PLAYERS];
+	for (int players = 2; players <= 4; players++) {
+		const char *seats[] = {"softgreedy", "softgreedy:temp=5", "greedy", "random"};
+		play(seats, players, 40 + (uint64_t)players, s, NULL);
+	}
+	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	int s2[CARC_MAX_PLAYERS];
+	const char *soft[] = {"softgreedy:temp=2", "softgreedy"};
+	int n1 = play(soft, 2, 6, s, a), n2 = play(soft, 2, 6, s2, b);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(a, b, sizeof a[0] * (size_t)n1);
+
+	/* the same position, the same seed: temp=0 picks greedy's move; a
+	 * hot one differs from it at least once in 14 turns of 3 games */
+	carc_bot *cold = bot("softgreedy:temp=0", 9), *greedy = bot("greedy", 9);
+	assert_string_equal(carc_bot_spec(cold), "softgreedy:temp=0");
+	int differ = 0, turns = 0;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		carc_game *g = new_game(2, seed);
+		carc_bot *hot = bot("softgreedy:temp=20", seed);
+		carc_bot *mover = bot("random", seed);
+		while (!carc_game_over(g)) {
+			carc_move mg = carc_bot_choose(greedy, g);
+			assert_int_equal(carc_bot_choose(cold, g), mg);
+			carc_move mh = carc_bot_choose(hot, g);
+			assert_int_equal(carc_check_move(g, mh, NULL), CARC_OK);
+			differ += mh != mg;
+			turns++;
+			assert_int_equal(carc_apply(g, carc_bot_choose(mover, g), NULL, NULL), CARC_OK);
+		}
+		carc_bot_free(hot);
+		carc_bot_free(mover);
+		free(g);
+	}
+	carc_bot_free(cold);
+	carc_bot_free(greedy);
+	if (differ == 0)
+		fail_msg("softgreedy:temp=20 played greedy's move in all %d turns", turns);
+	if (differ == turns)
+		fail_msg("softgreedy:temp=20 never played greedy's move (%d turns)", turns);
+	/* a hot bot draws among many moves: over a whole game its choices
+	 * depend on its seed */
+	carc_game *g = new_game(2, 8);
+	carc_bot *h1 = bot("softgreedy:temp=50", 1), *h2 = bot("softgreedy:temp=50", 2);
+	int seeds_differ = 0;
+	for (int k = 0; k < 8; k++)
+		seeds_differ += carc_bot_choose(h1, g) != carc_bot_choose(h2, g);
+	assert_true(seeds_differ > 0);
+	carc_bot_free(h1);
+	carc_bot_free(h2);
+	free(g);
+}
+
+/* ---- the start of a learned evaluation ------------------------------------------- */
+
+/* The features: named, finite, the per-player ones antisymmetric between
+ * two players; the ridge fit recovers the weights of an exact linear
+ * relation. */
+static void eval_features_and_fit(void **state)
+{
+	(void)state;
+	int nf = carc_eval_nfeatures();
+	assert_true(nf > 8 && nf <= 64);
+	assert_null(carc_eval_feature_name(nf));
+	assert_string_equal(carc_eval_feature_name(nf - 1), "const");
+	carc_game *g = new_game(2, 3);
+	carc_bot *b = bot("greedy", 1);
+	double f0[64], f1[64];
+	while (!carc_game_over(g)) {
+		assert_int_equal(carc_eval_features(g, 0, f0), nf);
+		assert_int_equal(carc_eval_features(g, 1, f1), nf);
+		for (int i = 0; i < nf; i++) {
+			const char *name = carc_eval_feature_name(i);
+			assert_non_null(name);
+			assert_true(f0[i] == f0[i] && f0[i] < 1e6 && f0[i] > -1e6);
+			if (strcmp(name, "tiles_left_t") && strcmp(name, "const"))
+				assert_true(fabs(f0[i] + f1[i]) < 1e-9);
+			else
+				assert_true(f0[i] == f1[i]);
+		}
+		assert_true(fabs(f0[nf - 4] - carc_eval_margin(g, 0)) < 1e-9);
+		assert_int_equal(carc_apply(g, carc_bot_choose(b, g), NULL, NULL), CARC_OK);
+	}
+	carc_bot_free(b);
+	free(g);
+
+	enum { ROWS = 200, COLS = 3 };
+	double x[ROWS * COLS], y[ROWS], w[COLS], want[COLS] = {2.5, -1, 0.25};
+	uint64_t r = 7;
+	for (int i = 0; i < ROWS; i++) {
+		y[i] = 0;
+		for (int j = 0; j < COLS; j++) {
+			x[i * COLS + j] = (double)(carc_rng_next(&r) % 2001) / 100.0 - 10;
+			y[i] += want[j] * x[i * COLS + j];
+		}
+	}
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 0, w), 0);
+	for (int j = 0; j < COLS; j++)
+		assert_true(fabs(w[j] - want[j]) < 1e-6);
+	/* a penalty shrinks the weights */
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 1e6, w), 0);
+	assert_true(fabs(w[0]) < 2.5);
+	/* one feature always 0 and no penalty: singular */
+	for (int i = 0; i < ROWS; i++)
+		x[i * COLS + 1] = 0;
+	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 0, w), -1);
 }
 
 /* ---- Star2.5 pruning is exact ----------------------------------------------------- */
@@ -373,6 +492,9 @@ static void stronger_is_not_worse(void **state)
 	(void)state;
 	assert_true(match("greedy", "random", 3) >= 5.5);
 	assert_true(match("mcts:iter=30", "random", 2) >= 3.5);
+	/* the easy level sits between them */
+	assert_true(match("softgreedy", "random", 3) >= 5.5);
+	assert_true(match("softgreedy", "greedy", 3) <= 3);
 }
 
 int main(void)
@@ -383,6 +505,8 @@ int main(void)
 		cmocka_unit_test(every_bot_plays_legal_games),
 		cmocka_unit_test(every_bot_plays_the_expansions),
 		cmocka_unit_test(same_seed_same_moves),
+		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),
+		cmocka_unit_test(eval_features_and_fit),
 		cmocka_unit_test(star_pruning_is_exact),
 		cmocka_unit_test(stop_ends_a_long_search),
 		cmocka_unit_test(star_depth_follows_the_time),

@@ -93,6 +93,7 @@ typedef struct ai_bot_ops {
 
 extern const ai_bot_ops ai_random_ops;
 extern const ai_bot_ops ai_greedy_ops;
+extern const ai_bot_ops ai_softgreedy_ops;
 extern const ai_bot_ops ai_star25_ops;
 extern const ai_bot_ops ai_mcts_ops;
 

@@ -92,10 +92,10 @@ const ai_bot_ops ai_random_ops = {
 /* ---- the table of bots ------------------------------------------------------ */
 
 static const ai_bot_ops *const BOTS[] = {&ai_random_ops, &ai_greedy_ops, &ai_star25_ops,
-                                         &ai_mcts_ops};
+                                         &ai_mcts_ops, &ai_softgreedy_ops};
 #define NBOTS ((int)(sizeof BOTS / sizeof BOTS[0]))
 
-static const char *const NAMES[] = {"random", "greedy", "star25", "mcts", NULL};
+static const char *const NAMES[] = {"random", "greedy", "star25", "mcts", "softgreedy", NULL};
 
 const char *const *carc_bot_names(void) { return NAMES; }
 
@@ -162,15 +162,16 @@ carc_bot *carc_bot_new(const char *spec, uint64_t seed, char *err, size_t errsiz
 		errsize = sizeof dummy;
 	}
 	if (!spec || !*spec) {
-		snprintf(err, errsize, "empty bot spec (known: random, greedy, star25, mcts)");
+		snprintf(err, errsize, "empty bot spec (known: random, greedy, star25, mcts, softgreedy)");
 		return NULL;
 	}
 	const char *colon = strchr(spec, ':');
 	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
 	const ai_bot_ops *ops = find_ops(spec, nlen);
 	if (!ops) {
-		snprintf(err, errsize, "unknown bot '%.*s' (known: random, greedy, star25, mcts)",
-		         (int)nlen, spec);
+		snprintf(err, errsize,
+		         "unknown bot '%.*s' (known: random, greedy, star25, mcts, softgreedy)", (int)nlen,
+		         spec);
 		return NULL;
 	}
 	double vals[AI_MAX_PARAMS];

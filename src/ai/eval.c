@@ -202,6 +202,14 @@ double eval_for(const carc_game *g, const eval_weights *w, int p)
 	return relative(w, e, carc_players(g), p);
 }
 
+double carc_eval_margin(const carc_game *g, int player)
+{
+	eval_weights w;
+	eval_default(&w);
+	w.relative = 1;
+	return eval_for(g, &w, player);
+}
+
 /* ---- the moves of one position: incremental evaluation -------------------- */
 
 /*

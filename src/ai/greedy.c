@@ -3,7 +3,15 @@
  * (eval.c: points scored plus the expected value of the features held, the
  * farms and the followers in supply, minus the others') is best.
  * Equal values are broken at random (from the bot's seed).
+ *
+ * softgreedy: the same scores, but the move is drawn with probability
+ * proportional to exp((value - best value) / temp), so it plays sensible
+ * moves (a move 3 * temp points worse than the best is 20 times less
+ * likely than it), just not always the best: a weaker level that still
+ * looks like Carcassonne. temp = 0 is greedy, move for move under the same
+ * seed.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,7 +22,7 @@ typedef struct greedy_bot {
 	eval_weights w;
 	carc_move moves[CARC_MAX_MOVES];
 	double vals[CARC_MAX_MOVES];
-	double last;
+	double last, temp;
 	int nmoves;
 } greedy_bot;
 
@@ -29,7 +37,12 @@ static const ai_param GREEDY_PARAMS[] = {
 	{"fill_k", 12, 0.1, 1000, 0, NULL, "a cloister square gets filled with chance T/(T+fill_k)"},
 	{"versus", 0, 0, 1, 1, RELATIVE,
 	 "compare with the mean of the other players or the best of them"},
+	/* softgreedy only (greedy's table stops before it) */
+	{"temp", 1, 0, 1000, 0, NULL,
+	 "softmax temperature in points: a move d points worse than the best is "
+	 "exp(d/temp) times less likely (0: greedy)"},
 };
+#define NGREEDY 7
 
 static void *greedy_create(const double *vals, uint64_t seed, char *err, size_t errsize)
 {
@@ -48,6 +61,29 @@ static void *greedy_create(const double *vals, uint64_t seed, char *err, size_t 
 	b->w.fill_k = vals[5];
 	b->w.relative = (int)vals[6];
 	return b;
+}
+
+static void *soft_create(const double *vals, uint64_t seed, char *err, size_t errsize)
+{
+	greedy_bot *b = greedy_create(vals, seed, err, errsize);
+	if (b)
+		b->temp = vals[NGREEDY];
+	return b;
+}
+
+/* Draws a move index with weights exp((vals[i] - vals[best]) / temp). */
+static int soft_pick(greedy_bot *b, int n, int best)
+{
+	double top = b->vals[best], sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += exp((b->vals[i] - top) / b->temp);
+	double u = ai_unit(&b->rng) * sum;
+	for (int i = 0; i < n; i++) {
+		u -= exp((b->vals[i] - top) / b->temp);
+		if (u < 0)
+			return i;
+	}
+	return best; /* rounding left u at about 0 */
 }
 
 static carc_move greedy_choose(void *self, const carc_game *g)
@@ -69,6 +105,8 @@ static carc_move greedy_choose(void *self, const carc_game *g)
 				best = i;
 		}
 	}
+	if (b->temp > 0)
+		best = soft_pick(b, n, best);
 	b->last = b->vals[best];
 	return b->moves[best];
 }
@@ -83,5 +121,11 @@ static void greedy_destroy(void *self) { free(self); }
 
 const ai_bot_ops ai_greedy_ops = {
 	"greedy", "one ply: best points plus estimated value of features, farms, followers",
-	GREEDY_PARAMS, (int)(sizeof GREEDY_PARAMS / sizeof GREEDY_PARAMS[0]), greedy_create, greedy_choose, greedy_destroy, NULL, greedy_info,
+	GREEDY_PARAMS, NGREEDY, greedy_create, greedy_choose, greedy_destroy, NULL, greedy_info,
+};
+
+const ai_bot_ops ai_softgreedy_ops = {
+	"softgreedy", "greedy's scores, the move drawn by a softmax with temperature temp",
+	GREEDY_PARAMS, (int)(sizeof GREEDY_PARAMS / sizeof GREEDY_PARAMS[0]), soft_create,
+	greedy_choose, greedy_destroy, NULL, greedy_info,
 };

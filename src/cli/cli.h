@@ -16,5 +16,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_analyse(int argc, char **argv);
+int cmd_engine(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 #endif

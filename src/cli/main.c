@@ -22,6 +22,9 @@ static const command COMMANDS[] = {
 	{"bench", cmd_bench, "the fixed speed benchmark, with its signature"},
 	{"arena", cmd_arena, "play bots against each other and rate them"},
 	{"play", cmd_play, "play against bots (or friends) in the terminal"},
+	{"analyse", cmd_analyse, "go through a recorded game: the best moves, the points lost"},
+	{"engine", cmd_engine, "the bots behind a JSON line protocol on stdin and stdout"},
+	{"train", cmd_train, "self-play positions, a linear evaluation fitted and measured"},
 	{"serve", cmd_serve, "run the web game server"},
 };
 

@@ -39,7 +39,7 @@ static const struct {
 	const char *level, *spec;
 } BUILTIN_LEVELS[] = {
 	{"random", "random"},
-	{"easy", "random"},
+	{"easy", "softgreedy"},
 	{"medium", "greedy"},
 	{"hard", "mcts:time=1.0"},
 };

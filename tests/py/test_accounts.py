@@ -71,6 +71,8 @@ def bot_rating(spec):
         return 1000.0
     if spec == "greedy":
         return 1700.0
+    if spec == "softgreedy":
+        return 1159.0
     if spec.startswith("mcts:time="):
         t = float(spec.split("=", 1)[1])
         return 2175 + 60 * math.log10(t / 0.25)
@@ -438,7 +440,7 @@ class AccountTest(ServerCase):
         self.assertEqual(got, want)
         self.assertEqual(got["medium"][0], 2)
         self.assertEqual({x["level"]: x["rating"] for x in p["bots"]},
-                         {"random": 1000, "easy": 1000, "medium": 1700})
+                         {"random": 1000, "easy": 1159, "medium": 1700})
         st, r, _ = srv.get("/api/player?name=nobody")
         self.assertEqual((st, r["error"]["code"]), (404, "not_found"))
 

@@ -1,0 +1,179 @@
+/*
+ * learn.c - the start of a learned evaluation (issue 15, point 1): the
+ * features of a position for a player, and a ridge-regression fit of a
+ * linear model over them. Nothing plays by it yet: `carc train` makes the
+ * data from self-play, fits the model and measures it against the
+ * heuristic on held-out games.
+ *
+ * Features, for player p: for each per-player quantity, p's value minus
+ * the mean of the others' (so the model is the same for any seat and 2
+ * to 6 players), then the heuristic margin (carc_eval_margin) and a few
+ * products with the share of tiles left t = T / 72, and a constant. A
+ * feature held by several players with equal majority weight counts for
+ * each of them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai.h"
+
+enum {
+	PF_SCORE, PF_SUPPLY, PF_SUPPLY_T, PF_ROAD, PF_ROAD_OPEN, PF_CITY, PF_CITY_OPEN,
+	PF_CITY_T, PF_CLOISTER, PF_CLOISTER_T, PF_FARM_DONE, PF_FARM_OPEN, PF_FARM_T,
+	PF_TO_MOVE, PF_COUNT
+};
+
+static const char *const NAMES[] = {
+	"score", "supply", "supply_t", "road_tiles", "road_open", "city_tiles", "city_open",
+	"city_tiles_t", "cloister", "cloister_empty_t", "farm_done_cities", "farm_open_cities",
+	"farm_cities_t", "to_move",
+	/* the global ones */
+	"eval_margin", "eval_margin_t", "tiles_left_t", "const"};
+
+#define NFEAT ((int)(sizeof NAMES / sizeof NAMES[0]))
+
+int carc_eval_nfeatures(void) { return NFEAT; }
+
+const char *carc_eval_feature_name(int i) { return i >= 0 && i < NFEAT ? NAMES[i] : NULL; }
+
+#define MAX_HELD (CARC_MAX_FIGURES + 8)
+
+int carc_eval_features(const carc_game *g, int p, double *out)
+{
+	int np = carc_players(g);
+	double f[CARC_MAX_PLAYERS][PF_COUNT];
+	memset(f, 0, sizeof f);
+	double t = carc_tiles_left(g) / 72.0;
+	int sc[CARC_MAX_PLAYERS];
+	carc_game_scores(g, sc);
+	for (int q = 0; q < np; q++) {
+		f[q][PF_SCORE] = sc[q];
+		f[q][PF_SUPPLY] = carc_supply(g, q, CARC_FIG_FOLLOWER);
+		f[q][PF_SUPPLY_T] = f[q][PF_SUPPLY] * t;
+		f[q][PF_TO_MOVE] = !carc_game_over(g) && carc_to_move(g) == q;
+	}
+	carc_feature_info held[MAX_HELD];
+	int n = carc_held_features(g, held, MAX_HELD, 1);
+	if (n > MAX_HELD)
+		n = MAX_HELD;
+	for (int i = 0; i < n; i++) {
+		const carc_feature_info *h = &held[i];
+		int top = 0;
+		for (int q = 0; q < np; q++)
+			if (h->weight[q] > top)
+				top = h->weight[q];
+		if (!top || h->done)
+			continue;
+		double cities_done = 0, cities_open = 0;
+		if (h->kind == CARC_FEAT_FIELD) {
+			uint16_t ids[64];
+			int nc = carc_field_cities(g, h->id, ids, 64);
+			for (int k = 0; k < nc && k < 64; k++) {
+				if (carc_feature_done(g, ids[k]))
+					cities_done++;
+				else
+					cities_open++;
+			}
+		}
+		for (int q = 0; q < np; q++) {
+			if (h->weight[q] != top)
+				continue;
+			switch (h->kind) {
+			case CARC_FEAT_ROAD:
+				f[q][PF_ROAD] += h->tiles;
+				f[q][PF_ROAD_OPEN] += h->open;
+				break;
+			case CARC_FEAT_CITY:
+				f[q][PF_CITY] += h->tiles + h->shields;
+				f[q][PF_CITY_OPEN] += h->open;
+				f[q][PF_CITY_T] += (h->tiles + h->shields) * t;
+				break;
+			case CARC_FEAT_CLOISTER:
+			case CARC_FEAT_GARDEN:
+				f[q][PF_CLOISTER] += 1 + h->neighbours;
+				f[q][PF_CLOISTER_T] += (8 - h->neighbours) * t;
+				break;
+			case CARC_FEAT_FIELD:
+				f[q][PF_FARM_DONE] += cities_done;
+				f[q][PF_FARM_OPEN] += cities_open;
+				f[q][PF_FARM_T] += (cities_done + cities_open) * t;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	for (int k = 0; k < PF_COUNT; k++) {
+		double others = 0;
+		for (int q = 0; q < np; q++)
+			if (q != p)
+				others += f[q][k];
+		out[k] = f[p][k] - (np > 1 ? others / (np - 1) : 0);
+	}
+	double m = carc_eval_margin(g, p);
+	out[PF_COUNT] = m;
+	out[PF_COUNT + 1] = m * t;
+	out[PF_COUNT + 2] = t;
+	out[PF_COUNT + 3] = 1;
+	return NFEAT;
+}
+
+int carc_eval_fit(const double *x, const double *y, int rows, int cols, double lambda,
+                  double *w)
+{
+	if (rows < 1 || cols < 1 || cols > 256)
+		return -1;
+	double *a = calloc((size_t)cols * (size_t)cols, sizeof *a), *b = calloc((size_t)cols, sizeof *b);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (int r = 0; r < rows; r++) {
+		const double *xr = x + (size_t)r * (size_t)cols;
+		for (int i = 0; i < cols; i++) {
+			b[i] += xr[i] * y[r];
+			for (int j = 0; j <= i; j++)
+				a[i * cols + j] += xr[i] * xr[j];
+		}
+	}
+	for (int i = 0; i < cols; i++)
+		a[i * cols + i] += lambda;
+	/* Cholesky: a = L L^T, L in the lower triangle */
+	int rc = 0;
+	for (int j = 0; j < cols && !rc; j++) {
+		double d = a[j * cols + j];
+		for (int k = 0; k < j; k++)
+			d -= a[j * cols + k] * a[j * cols + k];
+		if (!(d > 1e-12)) {
+			rc = -1;
+			break;
+		}
+		d = sqrt(d);
+		a[j * cols + j] = d;
+		for (int i = j + 1; i < cols; i++) {
+			double s = a[i * cols + j];
+			for (int k = 0; k < j; k++)
+				s -= a[i * cols + k] * a[j * cols + k];
+			a[i * cols + j] = s / d;
+		}
+	}
+	if (!rc) {
+		for (int i = 0; i < cols; i++) { /* L z = b */
+			double s = b[i];
+			for (int k = 0; k < i; k++)
+				s -= a[i * cols + k] * w[k];
+			w[i] = s / a[i * cols + i];
+		}
+		for (int i = cols - 1; i >= 0; i--) { /* L^T w = z */
+			double s = w[i];
+			for (int k = i + 1; k < cols; k++)
+				s -= a[k * cols + i] * w[k];
+			w[i] = s / a[i * cols + i];
+		}
+	}
+	free(a);
+	free(b);
+	return rc;
+}
