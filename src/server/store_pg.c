@@ -45,6 +45,7 @@
 #include "carc.h"
 #include "server.h"
 #include "store.h"
+#include "tables.h"
 
 /* migrations, by the version they lead to */
 typedef struct pg_store pg_store;
@@ -181,11 +182,12 @@ static const char *const SQL[Q_COUNT] = {
 	               " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)",
 	[Q_INS_SEAT] = "INSERT INTO seats (game_id, seat, kind, name, level, bot_spec, token,"
 	               " colour, account) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-	/* a human takes a seat only while it is open: another process may have
-	 * given it away (0 rows: STORE_CONFLICT) */
+	/* a human takes a seat only while it is open or reserved (a rematch's,
+	 * pass and play's: token "r:..."): another process may have given it
+	 * away (0 rows: STORE_CONFLICT) */
 	[Q_UPD_SEAT] = "UPDATE seats SET kind=$1, name=$2, level=$3, bot_spec=$4, token=$5,"
 	               " colour=$6, account=$9 WHERE game_id=$7 AND seat=$8"
-	               " AND (kind='open' OR $1<>'human')",
+	               " AND (kind='open' OR $1<>'human' OR token LIKE '" SRV_RESERVED_PREFIX "%')",
 	[Q_SET_STATUS] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	/* the game's row locked for the move's transaction; then its turn, in
 	 * a statement of its own: under READ COMMITTED each statement sees
