@@ -12,7 +12,8 @@
  * Adding an operation: a Q_ name and its SQL in SQL[] (prepared on every
  * connection as "q<N>"), a pg_<op> function that runs it through q() (in
  * begin()/commit() when it writes), and the function in PG_OPS.
- * Adding a migration: an entry {version, sql} at the end of MIGRATIONS
+ * Adding a migration: an entry {version, sql, hook} at the end of MIGRATIONS
+ * (hook: NULL, or C run after the SQL in the same transaction)
  * (version = SQLite's user_version after its migration of the same
  * number); migrate() applies every entry above the stored version, all in
  * one transaction, under an advisory lock, so processes starting together
@@ -24,7 +25,12 @@
  * gets STORE_CONFLICT and nothing is written. Every write sends a NOTIFY
  * on channel "carc" inside its transaction: PostgreSQL delivers it at the
  * commit and only then, so no process hears of a change that is not
- * committed (payloads in store.h, STORE_NOTIFY_*).
+ * committed (payloads in store.h, STORE_NOTIFY_*). A chat line is
+ * announced too (STORE_NOTIFY_CHAT) but no process acts on it yet: chat
+ * is broadcast live only within the process that took the line. A clock
+ * save announces only a result (a resignation: the status). Ratings are
+ * written in the transaction of the game's result (rate_game), so a game
+ * is rated exactly once.
  *
  * Faults: a lost connection is STORE_FAULT_DOWN; the next call (or the
  * writer's probe) reconnects (PQreset) and prepares the statements again.

@@ -18,7 +18,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import ServerCase, first_legal  # noqa: E402
-from carcserver import PG_ADMIN, pg_url_for  # noqa: E402
+from carcserver import PG_ADMIN, pg_url_for, psql  # noqa: E402
 
 
 def connect_db(path):
@@ -259,8 +259,13 @@ class AccountTest(ServerCase):
         self.assertEqual(len(hashes), 1)
         self.assertNotIn(a.session, hashes)
         srv.stop()
-        with open(srv.db, "rb") as f:
-            data = f.read()
+        if PG_ADMIN:  # every row of the account tables, as PostgreSQL stores them
+            data = psql(srv.db_arg, "SELECT a::text FROM accounts a UNION ALL"
+                                    " SELECT s::text FROM sessions s").encode()
+            self.assertIn(pw_hash.encode(), data)
+        else:
+            with open(srv.db, "rb") as f:
+                data = f.read()
         self.assertNotIn(PW.encode(), data)
         self.assertNotIn(a.session.encode(), data)
 
