@@ -615,19 +615,27 @@ class AccountTest(ServerCase):
         st, r, _ = srv.http("POST", "/api/account/logout", timeout=2)
         self.assertEqual(st, 200)
 
-    @unittest.skipIf(bool(PG_ADMIN), "SQLite only (reads sqlite_master and the key's blob;"
-                     " the PostgreSQL schema is made by store_pg.c's migrations)")
     def test_schema(self):
         srv = self.start()
-        m = [ln for ln in srv.read_log().splitlines()]  # noqa: F841
         con = connect_db(srv.db)
-        ver = con.execute("PRAGMA user_version").fetchone()[0]
-        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        (key,), = con.execute("SELECT value FROM server_keys WHERE name='seat'")
+        if PG_ADMIN:  # store_pg.c's migrations: the same tables, the key as bytea
+            ver = con.execute("SELECT version FROM carc_schema").fetchone()[0]
+            tables = {n for (n,) in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema='public'")}
+            (key,), = con.execute("SELECT encode(value, 'hex') FROM server_keys WHERE name='seat'")
+            key = bytes.fromhex(key)
+            (acc,), = con.execute("SELECT count(*) FROM information_schema.columns"
+                                  " WHERE table_name='seats' AND column_name='account'")
+            self.assertEqual(acc, 1)
+        else:
+            ver = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            (key,), = con.execute("SELECT value FROM server_keys WHERE name='seat'")
         con.close()
         self.assertGreaterEqual(ver, 4)
         self.assertTrue({"accounts", "sessions", "ratings", "server_keys"} <= tables)
         self.assertEqual(len(key), 32)
+        self.assertNotEqual(key, bytes(32))
 
 
 if __name__ == "__main__":
