@@ -172,7 +172,7 @@ enum {
 	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_DELETE, Q_UPLOAD_USAGE,
 	Q_PROBE, Q_NOTIFY,
 	Q_UPS_CLOCK, Q_SEL_CLOCK,
-	Q_SEL_RATING, Q_UPD_RATING, Q_INS_RATING,
+	Q_LOCK_ACCOUNTS, Q_SEL_RATING, Q_UPD_RATING, Q_INS_RATING,
 	Q_INS_ACCOUNT, Q_SEL_ACC_NAME, Q_SEL_ACC_ID, Q_INS_SESSION, Q_DEL_EXPIRED,
 	Q_SEL_SESSION, Q_DEL_SESSION, Q_SEL_KEY, Q_ACC_GAMES, Q_LEADERBOARD,
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
@@ -242,9 +242,12 @@ static const char *const SQL[Q_COUNT] = {
 	                " ON CONFLICT (game_id) DO UPDATE SET turn=excluded.turn,"
 	                " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[Q_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=$1",
-	/* the accounts' rows locked: two processes rating two games of one
-	 * player do it one after the other */
-	[Q_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=$1 FOR UPDATE",
+	/* the rated accounts' rows locked, in id order (two processes rating
+	 * two games with the same players do it one after the other, and
+	 * never wait for each other in a circle) */
+	[Q_LOCK_ACCOUNTS] = "SELECT id FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id"
+	                    " FOR UPDATE",
+	[Q_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=$1",
 	[Q_UPD_RATING] = "UPDATE accounts SET rating=$1, rd=$2, vol=$3, games=games+1 WHERE id=$4",
 	[Q_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
 	                 " rd_after, vol_after, at_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
@@ -682,13 +685,25 @@ static int pg_set_status(store *base, const char *id, int status, int64_t at_ms,
  * its result (add_move's, or save_clock's): the result's row (its primary
  * key) and the ratings' rows go in together or not at all, so a game is
  * rated exactly once, also across processes and restarts. The accounts'
- * rows are locked (FOR UPDATE) while their ratings are read. */
+ * rows are locked first (FOR UPDATE, in id order), then read. */
 static int rate_game(pg_store *s, const char *id, const store_result *r, char *err)
 {
 	int64_t t0 = srv_mono_us();
 	store_rating rt[STORE_MAX_RATED];
 	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
 	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
+	char ids[STORE_MAX_RATED * 24 + 3] = "{";
+	for (int i = 0; i < n; i++)
+		if (rt[i].account) {
+			size_t len = strlen(ids);
+			snprintf(ids + len, sizeof ids - len, "%s%lld", len > 1 ? "," : "",
+			         (long long)rt[i].account);
+		}
+	strcat(ids, "}");
+	params pl = {0};
+	p_str(&pl, ids);
+	if (q_do(s, Q_LOCK_ACCOUNTS, &pl, err))
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (!rt[i].account)
 			continue;
