@@ -344,6 +344,8 @@ int store_sqlite_schema_version(void);
 #define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
 #define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */
 #define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
+#define STORE_NOTIFY_CHAT 'h'    /* n: chat line n was added (not acted on yet:
+                                  * chat is broadcast live within one process) */
 
 store *store_pg_open(const char *url, int writer, char *err);
 /* A libpq connection to url with the server's timeouts and keepalives

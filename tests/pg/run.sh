@@ -76,7 +76,8 @@ if [ $ok = 0 ]; then
 fi
 
 pass=0; fail=0
-for t in tests/py/test_server.py tests/py/test_pg.py; do
+for t in tests/py/test_server.py tests/py/test_accounts.py tests/py/test_clocks.py \
+	tests/py/test_chat.py tests/py/test_pg.py; do
 	rc=0
 	out=$(python3 "$t" 2>&1) || rc=$?
 	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}

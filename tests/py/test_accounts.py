@@ -18,6 +18,32 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import ServerCase, first_legal  # noqa: E402
+from carcserver import PG_ADMIN, pg_url_for, psql  # noqa: E402
+
+
+def connect_db(path):
+    """The database of the server started on `path`, for reading: its SQLite
+    file, or under CARC_TEST_DB (tests/pg/run.sh) its PostgreSQL database
+    through test_server's _PgCon (numbers back as int or float)."""
+    if not PG_ADMIN:
+        import sqlite3
+        return sqlite3.connect(path)
+    from test_server import _PgCon, _PgRows
+
+    import re
+
+    def num(v):
+        return float(v) if isinstance(v, str) and re.fullmatch(r"-?\d+\.\d+(e[-+]?\d+)?", v) else v
+
+    class Rows(_PgRows):
+        def __iter__(self):
+            return iter(self.rows)
+
+    class Con(_PgCon):
+        def execute(self, sql, args=()):
+            rows = _PgCon.execute(self, sql, args).fetchall()
+            return Rows([tuple(num(v) for v in r) for r in rows])
+    return Con(pg_url_for(path))
 
 PW = "correct horse"
 SHORT = {"U": 2, "E": 1}  # a game of four tiles (the start tile and three)
@@ -130,7 +156,7 @@ def recompute(db_path):
     """Ratings of every account from the stored results alone: the games
     in the order they ended, each rated when its humans all have accounts
     (no account twice) and its bots fixed ratings."""
-    con = sqlite3.connect(db_path)
+    con = connect_db(db_path)
     acc = {i: {"r": 1500.0, "rd": 350.0, "vol": 0.06, "games": 0}
            for (i,) in con.execute("SELECT id FROM accounts")}
     rated = []
@@ -227,7 +253,7 @@ class AccountTest(ServerCase):
         self.assertEqual((st, r["error"]["code"]), (401, "not_logged_in"))
         self.assertEqual(a.call("GET", "/api/me")[0], 200)
         # the store keeps hashes only: of the password and of the cookie
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         (pw_hash,), = con.execute("SELECT pwhash FROM accounts")
         self.assertTrue(pw_hash.startswith("$argon2id$"), pw_hash)
         hashes = [h for (h,) in con.execute("SELECT hash FROM sessions")]
@@ -235,8 +261,13 @@ class AccountTest(ServerCase):
         self.assertEqual(len(hashes), 1)
         self.assertNotIn(a.session, hashes)
         srv.stop()
-        with open(srv.db, "rb") as f:
-            data = f.read()
+        if PG_ADMIN:  # every row of the account tables, as PostgreSQL stores them
+            data = psql(srv.db_arg, "SELECT a::text FROM accounts a UNION ALL"
+                                    " SELECT s::text FROM sessions s").encode()
+            self.assertIn(pw_hash.encode(), data)
+        else:
+            with open(srv.db, "rb") as f:
+                data = f.read()
         self.assertNotIn(PW.encode(), data)
         self.assertNotIn(a.session.encode(), data)
 
@@ -247,7 +278,7 @@ class AccountTest(ServerCase):
             st, r, _ = Client(srv).register(name)
             self.assertEqual((st, r["error"]["code"]), (409, "name_taken"), name)
         self.assertEqual(Client(srv).register("Bjorn Borg")[0], 201)  # o is not ö
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         self.assertEqual(con.execute("SELECT count(*) FROM accounts").fetchone()[0], 2)
         con.close()
 
@@ -269,7 +300,7 @@ class AccountTest(ServerCase):
         self.assertEqual(st, 405)
         for name in ("Élise-Ŝtef_3", "abc", "x" * 24, "Žiga Čop"):
             self.assertEqual(Client(srv).register(name)[0], 201, name)
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         self.assertEqual(con.execute("SELECT count(*) FROM accounts").fetchone()[0], 4)
         con.close()
 
@@ -286,7 +317,7 @@ class AccountTest(ServerCase):
         st, _, _ = a.login("Shortlived")
         self.assertEqual(st, 200)
         self.assertEqual(a.call("GET", "/api/me")[0], 200)
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         self.assertEqual(con.execute("SELECT count(*) FROM sessions").fetchone()[0], 1)
         con.close()
 
@@ -381,7 +412,7 @@ class AccountTest(ServerCase):
         a.srv = b.srv = srv
         acc, rated = recompute(srv.db)
         self.assertEqual(sorted(rated), sorted(ids))
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         rows = {i: (r, rd, vol, n) for i, r, rd, vol, n in
                 con.execute("SELECT id, rating, rd, vol, games FROM accounts")}
         hist = con.execute("SELECT account, game_id FROM ratings").fetchall()
@@ -420,7 +451,7 @@ class AccountTest(ServerCase):
             self.assertEqual(g["replay"], "/?replay=" + g["id"])
             self.assertEqual(g["rated"], g["id"] != unrated)
             self.assertEqual(srv.get("/api/tables/%s/record" % g["id"])[0], 200)
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         want = {}
         for gid in ids:
             scores = json.loads(con.execute("SELECT scores FROM results WHERE game_id=?",
@@ -459,7 +490,7 @@ class AccountTest(ServerCase):
         self.wait_over(srv, t["id"])
         srv.stop()
         srv = self.start()  # nothing rated twice over a restart
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         rows = dict(con.execute("SELECT name, rating FROM accounts").fetchall())
         hist = con.execute("SELECT account, game_id FROM ratings").fetchall()
         con.close()
@@ -553,7 +584,7 @@ class AccountTest(ServerCase):
         if st == 200:
             self.skipTest("this build has no fault injection (a release build)")
         self.assertEqual((st, r["error"]["code"]), (503, "storage"), r)
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         self.assertEqual(con.execute("SELECT count(*) FROM results").fetchone()[0], 0)
         self.assertEqual(con.execute("SELECT count(*) FROM ratings").fetchone()[0], 0)
         self.assertEqual(con.execute("SELECT sum(games) FROM accounts").fetchone()[0], 0)
@@ -570,7 +601,7 @@ class AccountTest(ServerCase):
         srv = self.start()
         acc, rated = recompute(srv.db)
         self.assertEqual(rated, [tid])
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         self.assertEqual(con.execute("SELECT count(*) FROM ratings").fetchone()[0], 2)
         for i, r, n in con.execute("SELECT id, rating, games FROM accounts"):
             self.assertAlmostEqual(r, acc[i]["r"], places=6)
@@ -588,15 +619,25 @@ class AccountTest(ServerCase):
 
     def test_schema(self):
         srv = self.start()
-        m = [ln for ln in srv.read_log().splitlines()]  # noqa: F841
-        con = sqlite3.connect(srv.db)
-        ver = con.execute("PRAGMA user_version").fetchone()[0]
-        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        (key,), = con.execute("SELECT value FROM server_keys WHERE name='seat'")
+        con = connect_db(srv.db)
+        if PG_ADMIN:  # store_pg.c's migrations: the same tables, the key as bytea
+            ver = con.execute("SELECT version FROM carc_schema").fetchone()[0]
+            tables = {n for (n,) in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema='public'")}
+            (key,), = con.execute("SELECT encode(value, 'hex') FROM server_keys WHERE name='seat'")
+            key = bytes.fromhex(key)
+            (acc,), = con.execute("SELECT count(*) FROM information_schema.columns"
+                                  " WHERE table_name='seats' AND column_name='account'")
+            self.assertEqual(acc, 1)
+        else:
+            ver = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            (key,), = con.execute("SELECT value FROM server_keys WHERE name='seat'")
         con.close()
         self.assertGreaterEqual(ver, 4)
         self.assertTrue({"accounts", "sessions", "ratings", "server_keys"} <= tables)
         self.assertEqual(len(key), 32)
+        self.assertNotEqual(key, bytes(32))
 
 
 if __name__ == "__main__":

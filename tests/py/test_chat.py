@@ -15,6 +15,32 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import CARC, ServerCase, first_legal  # noqa: E402
+from carcserver import PG_ADMIN, pg_url_for  # noqa: E402
+
+
+def connect_db(path):
+    """The database of the server started on `path`, for reading: its SQLite
+    file, or under CARC_TEST_DB (tests/pg/run.sh) its PostgreSQL database
+    through test_server's _PgCon (numbers back as int or float)."""
+    if not PG_ADMIN:
+        import sqlite3
+        return sqlite3.connect(path)
+    from test_server import _PgCon, _PgRows
+
+    import re
+
+    def num(v):
+        return float(v) if isinstance(v, str) and re.fullmatch(r"-?\d+\.\d+(e[-+]?\d+)?", v) else v
+
+    class Rows(_PgRows):
+        def __iter__(self):
+            return iter(self.rows)
+
+    class Con(_PgCon):
+        def execute(self, sql, args=()):
+            rows = _PgCon.execute(self, sql, args).fetchall()
+            return Rows([tuple(num(v) for v in r) for r in rows])
+    return Con(pg_url_for(path))
 
 
 def schema_version():
@@ -188,7 +214,7 @@ class ChatTest(ChatBase):
         wb.send({"type": "chat", "text": "still full"})
         self.assertEqual(recv_until(wb, err_of)["code"], "chat_full")
         # the line is a row of the migration's own table in the database
-        db = sqlite3.connect(os.path.join(self.dir, "carc.sqlite"))
+        db = connect_db(os.path.join(self.dir, "carc.sqlite"))
         n = db.execute("SELECT count(*) FROM chat WHERE game_id=?", (tid,)).fetchone()[0]
         version = db.execute("pragma user_version").fetchone()[0]
         db.close()
@@ -254,7 +280,7 @@ class RematchTest(ChatBase):
         self.assertEqual(srv.state(nid, results[1][1]["token"])["you"], {"seat": 0})
         self.assertIsNone(srv.state(nid, tokens[1])["you"])
         # exactly one new game in the database, linked from the old one
-        db = sqlite3.connect(os.path.join(self.dir, "carc.sqlite"))
+        db = connect_db(os.path.join(self.dir, "carc.sqlite"))
         rows = db.execute("SELECT id FROM games WHERE id <> ?", (tid,)).fetchall()
         link = db.execute("SELECT rematch FROM games WHERE id=?", (tid,)).fetchone()[0]
         db.close()

@@ -14,6 +14,32 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import CARC, Server, ServerCase, first_legal  # noqa: E402
+from carcserver import PG_ADMIN, pg_url_for  # noqa: E402
+
+
+def connect_db(path):
+    """The database of the server started on `path`, for reading: its SQLite
+    file, or under CARC_TEST_DB (tests/pg/run.sh) its PostgreSQL database
+    through test_server's _PgCon (numbers back as int or float)."""
+    if not PG_ADMIN:
+        import sqlite3
+        return sqlite3.connect(path)
+    from test_server import _PgCon, _PgRows
+
+    import re
+
+    def num(v):
+        return float(v) if isinstance(v, str) and re.fullmatch(r"-?\d+\.\d+(e[-+]?\d+)?", v) else v
+
+    class Rows(_PgRows):
+        def __iter__(self):
+            return iter(self.rows)
+
+    class Con(_PgCon):
+        def execute(self, sql, args=()):
+            rows = _PgCon.execute(self, sql, args).fetchall()
+            return Rows([tuple(num(v) for v in r) for r in rows])
+    return Con(pg_url_for(path))
 
 
 # the takeover level of the latency measurement (its thinking time is part
@@ -49,10 +75,10 @@ def wait_stored_clock(db, tid, turn, timeout=5):
     import sqlite3
     end = time.time() + timeout
     while time.time() < end:
-        con = sqlite3.connect(db)
+        con = connect_db(db)
         try:
             row = con.execute("select turn from clocks where game_id=?", (tid,)).fetchone()
-        except sqlite3.OperationalError:
+        except (sqlite3.OperationalError, RuntimeError):
             row = None
         finally:
             con.close()
@@ -448,7 +474,7 @@ class ClockTest(ServerCase):
         self.assertEqual(clock_of(spec.recv_type("state"))["seat"], 0)
         # the deadline is stored (the clocks table of the migration)
         import sqlite3
-        con = sqlite3.connect(srv.db)
+        con = connect_db(srv.db)
         row = con.execute("select turn, deadline_ms from clocks where game_id=?",
                           (r["id"],)).fetchone()
         con.close()
