@@ -473,11 +473,17 @@ class ClockTest(ServerCase):
         spec = self.ws(srv, r["id"])
         self.assertEqual(clock_of(spec.recv_type("state"))["seat"], 0)
         # the deadline is stored (the clocks table of the migration)
-        import sqlite3
-        con = connect_db(srv.db)
-        row = con.execute("select turn, deadline_ms from clocks where game_id=?",
-                          (r["id"],)).fetchone()
-        con.close()
+        # (by the storage thread, which may still be writing it as the move
+        # is announced: a restart before that starts the turn afresh)
+        deadline = time.time() + 5
+        while True:
+            con = connect_db(srv.db)
+            row = con.execute("select turn, deadline_ms from clocks where game_id=?",
+                              (r["id"],)).fetchone()
+            con.close()
+            if (row and row[1] == m["clock"]["deadline_ms"]) or time.time() > deadline:
+                break
+            time.sleep(0.02)
         self.assertEqual(row[1], m["clock"]["deadline_ms"])
         # no clock: the clock says so, no deadline and no stored row
         n = srv.create(players=2, seats=[{}, {"bot": "random"}], name="Free")
