@@ -271,6 +271,23 @@ class AccountTest(ServerCase):
         self.assertNotIn(PW.encode(), data)
         self.assertNotIn(a.session.encode(), data)
 
+    def test_secure_cookie_only_through_a_trusted_tls_proxy(self):
+        # X-Forwarded-Proto is believed only from an address --trust-proxy
+        # names (anybody can send the header to a server reached directly)
+        body = {"name": "Carol", "password": PW}
+        hdr = {"X-Forwarded-Proto": "https"}
+        srv = self.start(extra=["--trust-proxy", "10.9.9.9"])  # not us
+        st, r, h = srv.http("POST", "/api/account/register", body, headers=hdr)
+        self.assertEqual(st, 201, r)
+        self.assertNotIn("Secure", session_of(h)[1])
+        srv2 = self.start(db="b.sqlite", extra=["--trust-proxy", "127.0.0.1"])
+        st, r, h = srv2.http("POST", "/api/account/register", body, headers=hdr)
+        self.assertEqual(st, 201, r)
+        self.assertIn("Secure", session_of(h)[1])
+        st, r, h = srv2.http("POST", "/api/account/register", dict(body, name="Dave"))
+        self.assertEqual(st, 201, r)
+        self.assertNotIn("Secure", session_of(h)[1])  # the proxy said plain http
+
     def test_duplicate_names(self):
         srv = self.start()
         self.assertEqual(Client(srv).register("Björn Borg")[0], 201)
