@@ -35,9 +35,10 @@
 
 static int port = 8080;
 static int port2 = 0; /* --port2: the second seat's clients go to another server process */
+static int port3 = 0; /* --port3: with --port2, clients spread over three processes */
 static int ngames = 100, nbotgames = 0, bot_delay = 700, think_ms = 1000;
 static double duration = 30, warmup = 5;
-static int server_pid = 0, server_pid2 = 0;
+static int server_pid = 0, server_pid2 = 0, server_pid3 = 0;
 static uint64_t rng_state = 0x1234567;
 
 static int64_t now_us(void)
@@ -253,7 +254,16 @@ static void ws_send(client *c, const char *text)
 
 static void start_connect(client *c)
 {
-	c->fd = connect_loopback_to(1, port2 && c->seat == 1 ? port2 : port);
+	/* two processes: seat 1 on the second; three: game and seat spread the
+	 * clients over all of them, the two seats of a game on different ones */
+	int to = port;
+	if (port3) {
+		int k = (c->game + c->seat) % 3;
+		to = k == 0 ? port : k == 1 ? port2 : port3;
+	} else if (port2 && c->seat == 1) {
+		to = port2;
+	}
+	c->fd = connect_loopback_to(1, to);
 	c->state = C_CONNECTING;
 	c->inlen = c->msglen = c->outlen = 0;
 	struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN, .data.u32 = (uint32_t)(c - clients)};
@@ -657,6 +667,10 @@ int main(int argc, char **argv)
 			port2 = atoi(v);
 		else if (!strcmp(a, "--server-pid2"))
 			server_pid2 = atoi(v);
+		else if (!strcmp(a, "--port3"))
+			port3 = atoi(v);
+		else if (!strcmp(a, "--server-pid3"))
+			server_pid3 = atoi(v);
 		else
 			die("unknown option %s", a);
 	}
@@ -726,10 +740,13 @@ int main(int argc, char **argv)
 			seen0 = moves_seen;
 			if (server_pid)
 				proc_usage(server_pid, &cpu0, &rss);
-			if (server_pid2) {
+			for (int k = 0; k < 2; k++) {
+				int pid = k ? server_pid3 : server_pid2;
 				double c2, r2;
-				proc_usage(server_pid2, &c2, &r2);
-				cpu0 += c2;
+				if (pid) {
+					proc_usage(pid, &c2, &r2);
+					cpu0 += c2;
+				}
 			}
 			proc_usage(getpid(), &self_cpu0, &self_rss0);
 		}
@@ -765,11 +782,14 @@ int main(int argc, char **argv)
 	double secs = duration;
 	if (server_pid)
 		proc_usage(server_pid, &cpu1, &rss);
-	if (server_pid2) {
+	for (int k = 0; k < 2; k++) {
+		int pid = k ? server_pid3 : server_pid2;
 		double c2, r2;
-		proc_usage(server_pid2, &c2, &r2);
-		cpu1 += c2;
-		rss += r2;
+		if (pid) {
+			proc_usage(pid, &c2, &r2);
+			cpu1 += c2;
+			rss += r2;
+		}
 	}
 	qsort(lat, nlat, sizeof *lat, cmp64);
 	int open = 0;
@@ -789,7 +809,7 @@ int main(int argc, char **argv)
 	       nlat, pct(50), pct(90), pct(99), pct(99.9), nlat ? (double)lat[nlat - 1] / 1000.0 : 0);
 	if (server_pid) {
 		printf("server:               cpu %.0f%% of one core, rss %.0f MB%s\n",
-		       100.0 * (cpu1 - cpu0) / secs, rss, server_pid2 ? " (both processes)" : "");
+		       100.0 * (cpu1 - cpu0) / secs, rss, server_pid3 ? " (all three processes)" : server_pid2 ? " (both processes)" : "");
 		long long all = moves + bot_moves;
 		if (all > 0)
 			printf("server cpu per move:  %.0f us (%lld client + %lld bot moves), i.e. about %.0f "

@@ -14,7 +14,9 @@
 # fresh database made there (carcload_PID, dropped after the run), and
 # LOAD_PROCS=2 starts a second server process on the same database; the
 # second seat of every game then connects to it (--port2), so every move
-# goes from one process to the other through LISTEN/NOTIFY.
+# goes from one process to the other through LISTEN/NOTIFY. LOAD_PROCS=3
+# starts a third: the clients spread over the three by game and seat, the
+# two seats of a game always on different processes (--port3).
 set -e
 CARC=${CARC:-build/release/carc}
 CC=${CC:-cc}
@@ -22,10 +24,12 @@ here=$(dirname "$0")
 tmp=$(mktemp -d ${LOAD_TMP:-/tmp}/serverload.XXXXXX)
 server=""
 server2=""
+server3=""
 dbname=""
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
 	[ -n "$server2" ] && kill "$server2" 2>/dev/null && wait "$server2" 2>/dev/null
+	[ -n "$server3" ] && kill "$server3" 2>/dev/null && wait "$server3" 2>/dev/null
 	[ -n "$dbname" ] && psql -X -q "$LOAD_PG" -c "drop database if exists $dbname" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
@@ -58,12 +62,19 @@ start_server s1
 server=$!
 port=$(wait_port s1)
 extra=""
-if [ "${LOAD_PROCS:-1}" = 2 ]; then
+if [ "${LOAD_PROCS:-1}" -ge 2 ]; then
 	start_server s2
 	server2=$!
 	port2=$(wait_port s2)
 	extra="--port2 $port2 --server-pid2 $server2"
 	echo "load: second server process pid $server2 on 127.0.0.1:$port2"
+fi
+if [ "${LOAD_PROCS:-1}" -ge 3 ]; then
+	start_server s3
+	server3=$!
+	port3=$(wait_port s3)
+	extra="$extra --port3 $port3 --server-pid3 $server3"
+	echo "load: third server process pid $server3 on 127.0.0.1:$port3"
 fi
 echo "load: server pid $server on 127.0.0.1:$port ($(nproc) cores, database $(echo "$db" | sed 's|.*/||'))"
 ${SERVER_PREFIX:-} timeout 900 "$tmp/loadgen" --port "$port" --server-pid "$server" $extra "$@"
