@@ -396,9 +396,11 @@ class LimitsTest(ServerCase):
         self.assertIn("event=expired", srv.read_log())
         # the deletion is a write of the storage thread: wait for it before
         # the kill (a kill before it leaves the table to the next start)
-        deadline = time.time() + 5
-        while srv.get("/api/health")[1]["writes_queued"] and time.time() < deadline:
-            time.sleep(0.02)
+        def settle(server):
+            deadline = time.time() + 5
+            while server.get("/api/health")[1]["writes_queued"] and time.time() < deadline:
+                time.sleep(0.02)
+        settle(srv)
         srv.kill()
         # gone from the store too; an open table that expired while the server
         # was down goes at start, by its stored time
@@ -410,6 +412,7 @@ class LimitsTest(ServerCase):
         srv3 = self.start(extra=("--open-expiry", "1"))
         self.assertEqual(srv3.get("/api/tables/" + old)[0], 404)
         self.assertEqual(srv3.get("/api/tables/" + playing)[0], 200)
+        settle(srv3)  # its deletion at start, as above
         srv3.kill()
         srv4 = self.start()
         self.assertEqual(srv4.get("/api/tables/" + old)[0], 404)
