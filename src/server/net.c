@@ -936,6 +936,16 @@ static int http_begin(srv_conn *c, struct lws *wsi, const char *path)
 	c->close_after = 0;
 	serial_new(c);
 	peer_addr(wsi, c->addr, sizeof c->addr);
+	/* a client (or proxy) that asks to close gets "connection: close" on
+	 * the answer and the close after it (RFC 9112 9.6): without the header
+	 * a proxy keeping upstream connections would send its next request on
+	 * a connection about to close (nginx: "upstream prematurely closed") */
+	char conn_hdr[64];
+	header_copy(wsi, WSI_TOKEN_CONNECTION, conn_hdr, sizeof conn_hdr);
+	for (char *q = conn_hdr; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	if (strstr(conn_hdr, "close"))
+		c->close_after = 1;
 	char *uri;
 	int ulen;
 	c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);

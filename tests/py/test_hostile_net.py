@@ -171,6 +171,22 @@ class HostileNetTest(ServerCase):
 
     # -- defect 1 --------------------------------------------------------------
 
+    def test_connection_close_is_answered_with_close(self):
+        # a proxy that keeps upstream connections (nginx with keepalive)
+        # reuses a connection unless the answer says it closes: without the
+        # header it sent the next request on a closing connection (502
+        # "upstream prematurely closed" in test_pg.py's nginx test)
+        srv = self.start()
+        t0 = time.time()
+        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                      timeout=5)
+        head = out.split(b"\r\n\r\n", 1)[0].lower()
+        self.assertTrue(head.startswith(b"http/1.1 200"), out[:80])
+        self.assertIn(b"\r\nconnection: close", head)
+        self.assertLess(time.time() - t0, 4)  # closed by the server, not the timeout
+        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n", timeout=1)
+        self.assertNotIn(b"connection: close", out.lower())  # keep-alive stays
+
     def test_bodies_that_froze_the_loop(self):
         """curl -X POST -d '' and friends spun the loop at 100% CPU forever
         (the body buffer grew from capacity 0 by doubling)."""

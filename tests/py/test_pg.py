@@ -115,7 +115,7 @@ http {{
     fastcgi_temp_path {dir}/nginx-fastcgi;
     uwsgi_temp_path {dir}/nginx-uwsgi;
     scgi_temp_path {dir}/nginx-scgi;
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' ''; }}
     upstream carc {{
         # any process serves any client of any table: no stickiness needed
 {servers}
