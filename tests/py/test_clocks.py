@@ -14,32 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import CARC, Server, ServerCase, first_legal  # noqa: E402
-from carcserver import PG_ADMIN, pg_url_for  # noqa: E402
-
-
-def connect_db(path):
-    """The database of the server started on `path`, for reading: its SQLite
-    file, or under CARC_TEST_DB (tests/pg/run.sh) its PostgreSQL database
-    through test_server's _PgCon (numbers back as int or float)."""
-    if not PG_ADMIN:
-        import sqlite3
-        return sqlite3.connect(path)
-    from test_server import _PgCon, _PgRows
-
-    import re
-
-    def num(v):
-        return float(v) if isinstance(v, str) and re.fullmatch(r"-?\d+\.\d+(e[-+]?\d+)?", v) else v
-
-    class Rows(_PgRows):
-        def __iter__(self):
-            return iter(self.rows)
-
-    class Con(_PgCon):
-        def execute(self, sql, args=()):
-            rows = _PgCon.execute(self, sql, args).fetchall()
-            return Rows([tuple(num(v) for v in r) for r in rows])
-    return Con(pg_url_for(path))
+from carcserver import connect_db  # noqa: E402
 
 
 # the takeover level of the latency measurement (its thinking time is part
