@@ -54,7 +54,7 @@ CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)
 CLI_SRC = $(wildcard src/cli/*.c) $(wildcard src/server/*.c)
 TEST_SRC = $(wildcard tests/test_*.c)
 
-CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/evalmodel.o
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -77,6 +77,21 @@ $(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h incl
 	$(call say,GEN,$@)
 	$(Q)$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c
 	$(Q)$(BUILD)/gen/gentab > $@.tmp && mv $@.tmp $@
+
+# The learned evaluation's weights (data/eval-linear.txt, written by
+# `carc train --out`) are compiled in as the file's text, byte for byte:
+# learn.c parses it when a bot asks for it, tests/test_model.c compares it
+# with the file and its checksum (data/eval-linear.txt.sha256).
+$(BUILD)/gen/evalmodel.c: data/eval-linear.txt
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q){ printf 'extern const char ai_eval_model_text[];\nconst char ai_eval_model_text[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  printf ';\n'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/evalmodel.o: $(BUILD)/gen/evalmodel.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 # V=1 shows the whole commands
 ifeq ($(V),1)

@@ -59,8 +59,7 @@ int carc_bot_describe(const char *name, char *buf, size_t size);
  * final margin. It reads the position only (cheap: a few microseconds). */
 double carc_eval_margin(const carc_game *g, int player);
 
-/* The start of a learned evaluation (src/ai/learn.c; nothing plays by it
- * yet). carc_eval_features writes the features of g for player p into
+/* The learned evaluation (src/ai/learn.c, docs/bots.md). carc_eval_features writes the features of g for player p into
  * out[carc_eval_nfeatures()] and returns their count; the names are
  * carc_eval_feature_name(i) (NULL out of range). carc_eval_fit fits
  * y ~ x w by ridge regression (x: rows x cols, row-major; lambda on every
@@ -70,6 +69,16 @@ const char *carc_eval_feature_name(int i);
 int carc_eval_features(const carc_game *g, int p, double *out);
 int carc_eval_fit(const double *x, const double *y, int rows, int cols, double lambda,
                   double *w);
+/* The shipped model: the text of data/eval-linear.txt as built in (lines
+ * "NAME WEIGHT" in the order of carc_eval_feature_name, '#' comments).
+ * carc_eval_model_parse reads such a text into w[max]: the count, or -1
+ * with a message in err (a name out of order, a bad number, too few).
+ * carc_eval_learned is the model's predicted final margin of player p (own
+ * score minus the best other's): carc_eval_margin + t * (w . features), t
+ * the share of tiles left; a finished game's true margin. */
+const char *carc_eval_model_text(void);
+int carc_eval_model_parse(const char *text, double *w, int max, char *err, size_t errsize);
+double carc_eval_learned(const carc_game *g, int player, const double *w);
 
 #ifdef __cplusplus
 }

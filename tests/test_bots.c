@@ -363,6 +363,65 @@ static void eval_features_and_fit(void **state)
 	assert_int_equal(carc_eval_fit(x, y, ROWS, COLS, 0, w), -1);
 }
 
+/* The shipped model (data/eval-linear.txt, compiled in) loads; a text with
+ * a name out of order, a bad number, a weight missing or one too many is
+ * refused with the line; the learned margin is the heuristic plus t times
+ * the weighted features, and a finished game's true margin. */
+static void learned_model_loads(void **state)
+{
+	(void)state;
+	int nf = carc_eval_nfeatures();
+	double w[64], x[64];
+	char err[200];
+	assert_int_equal(carc_eval_model_parse(carc_eval_model_text(), w, 64, err, sizeof err), nf);
+	/* a text of our own: every weight 0.5 */
+	char text[4096];
+	size_t n = (size_t)snprintf(text, sizeof text, "# a comment\n\n");
+	for (int i = 0; i < nf; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s 0.5\n", carc_eval_feature_name(i));
+	assert_int_equal(carc_eval_model_parse(text, w, 64, err, sizeof err), nf);
+	for (int i = 0; i < nf; i++)
+		assert_true(w[i] == 0.5);
+	assert_int_equal(carc_eval_model_parse(text, w, nf - 1, err, sizeof err), -1);
+	char bad[4200];
+	snprintf(bad, sizeof bad, "%sextra 1\n", text);
+	assert_int_equal(carc_eval_model_parse(bad, w, 64, err, sizeof err), -1);
+	assert_non_null(strstr(err, "extra"));
+	snprintf(bad, sizeof bad, "%s", text);
+	*strrchr(bad, '\n') = 0;
+	*(strrchr(bad, '\n') + 1) = 0; /* the last weight gone */
+	assert_int_equal(carc_eval_model_parse(bad, w, 64, err, sizeof err), -1);
+	snprintf(bad, sizeof bad, "%s", text);
+	memcpy(strstr(bad, " 0.5"), " 0,5", 4);
+	assert_int_equal(carc_eval_model_parse(bad, w, 64, err, sizeof err), -1);
+	assert_non_null(strstr(err, "line 3"));
+	snprintf(bad, sizeof bad, "%s 1\n%s", carc_eval_feature_name(1), text);
+	assert_int_equal(carc_eval_model_parse(bad, w, 64, err, sizeof err), -1);
+	assert_non_null(strstr(err, "line 1"));
+
+	assert_int_equal(carc_eval_model_parse(carc_eval_model_text(), w, 64, err, sizeof err), nf);
+	carc_game *g = new_game(2, 5);
+	carc_bot *b = bot("greedy", 1);
+	int differs = 0;
+	while (!carc_game_over(g)) {
+		carc_eval_features(g, 1, x);
+		double s = 0;
+		for (int i = 0; i < nf; i++)
+			s += w[i] * x[i];
+		double t = carc_tiles_left(g) / 72.0, want = carc_eval_margin(g, 1) + t * s;
+		double got = carc_eval_learned(g, 1, w);
+		assert_true(fabs(got - want) < 1e-9 * (1 + fabs(want)));
+		differs += fabs(got - carc_eval_margin(g, 1)) > 0.01;
+		assert_int_equal(carc_apply(g, carc_bot_choose(b, g), NULL, NULL), CARC_OK);
+	}
+	assert_true(differs > 10);
+	int sc[CARC_MAX_PLAYERS];
+	carc_game_scores(g, sc);
+	assert_true(carc_eval_learned(g, 0, w) == sc[0] - sc[1]);
+	carc_bot_free(b);
+	free(g);
+}
+
 /* ---- Star2.5 pruning is exact ----------------------------------------------------- */
 
 /* star25 with wide bounds and no probing (plain expectimax with alpha-beta
@@ -507,6 +566,7 @@ int main(void)
 		cmocka_unit_test(same_seed_same_moves),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),
 		cmocka_unit_test(eval_features_and_fit),
+		cmocka_unit_test(learned_model_loads),
 		cmocka_unit_test(star_pruning_is_exact),
 		cmocka_unit_test(stop_ends_a_long_search),
 		cmocka_unit_test(star_depth_follows_the_time),

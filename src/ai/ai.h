@@ -69,7 +69,7 @@ typedef struct ai_param {
 	const char *doc;
 } ai_param;
 
-#define AI_MAX_PARAMS 16
+#define AI_MAX_PARAMS 24
 
 /* ---- the bot table ---------------------------------------------------------- */
 
@@ -117,6 +117,12 @@ static inline int ai_new_tile(const carc_game *child, const carc_game *parent)
 	return n > carc_board_tiles(parent) ? n - 1 : -1;
 }
 
+/* The text of data/eval-linear.txt (gen/evalmodel.c, made by the Makefile). */
+extern const char ai_eval_model_text[];
+/* The heuristic margin of p plus `blend` times the learned correction
+ * (learn.c; blend 1 is carc_eval_learned). */
+double ai_learned_margin(const carc_game *g, int p, const double *w, double blend);
+
 /* ---- evaluation (eval.c) --------------------------------------------------------- */
 
 typedef struct eval_weights {
@@ -126,6 +132,8 @@ typedef struct eval_weights {
 	double growth;     /* scale of the growth of open features */
 	double close_k;    /* an open side closes with chance T / (T + close_k) */
 	double fill_k;     /* a cloister square fills with chance T / (T + fill_k) */
+	double goods;      /* share of a good's final 10 points its majority holds now */
+	double builder;    /* points a builder brings per tile its feature will grow */
 	int relative;      /* 0: minus the mean of the others, 1: minus the best */
 } eval_weights;
 

@@ -1,9 +1,10 @@
 /*
- * learn.c - the start of a learned evaluation (issue 15, point 1): the
- * features of a position for a player, and a ridge-regression fit of a
- * linear model over them. Nothing plays by it yet: `carc train` makes the
- * data from self-play, fits the model and measures it against the
- * heuristic on held-out games.
+ * learn.c - the learned evaluation: the features of a position for a
+ * player, a ridge-regression fit of a linear model over them (`carc train`
+ * makes the data from self-play and fits it), and the shipped model: the
+ * text of data/eval-linear.txt compiled in (the Makefile makes
+ * gen/evalmodel.c from it), parsed by a bot into weights of its own when
+ * it is made (mcts:eval=learned).
  *
  * Features, for player p: for each per-player quantity, p's value minus
  * the mean of the others' (so the model is the same for any seat and 2
@@ -13,6 +14,7 @@
  * each of them.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +119,68 @@ int carc_eval_features(const carc_game *g, int p, double *out)
 	out[PF_COUNT + 2] = t;
 	out[PF_COUNT + 3] = 1;
 	return NFEAT;
+}
+
+const char *carc_eval_model_text(void) { return ai_eval_model_text; }
+
+int carc_eval_model_parse(const char *text, double *w, int max, char *err, size_t errsize)
+{
+	int n = 0, line = 0;
+	const char *s = text;
+	if (max < NFEAT) {
+		snprintf(err, errsize, "room for %d weights, the model has %d", max, NFEAT);
+		return -1;
+	}
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		line++;
+		if (len && *s != '#') {
+			char buf[128], name[64];
+			double v;
+			int used = 0;
+			if (len >= sizeof buf) {
+				snprintf(err, errsize, "line %d: too long", line);
+				return -1;
+			}
+			memcpy(buf, s, len);
+			buf[len] = 0;
+			if (sscanf(buf, "%63s %lf %n", name, &v, &used) != 2 || buf[used] || !isfinite(v)) {
+				snprintf(err, errsize, "line %d: NAME NUMBER expected", line);
+				return -1;
+			}
+			if (n >= NFEAT || strcmp(name, NAMES[n]) != 0) {
+				snprintf(err, errsize, "line %d: '%s' where %s%s was expected", line, name,
+				         n < NFEAT ? "feature " : "the end", n < NFEAT ? NAMES[n] : "");
+				return -1;
+			}
+			w[n++] = v;
+		}
+		s += len + (e != NULL);
+	}
+	if (n != NFEAT) {
+		snprintf(err, errsize, "%d weights, the model has %d features", n, NFEAT);
+		return -1;
+	}
+	return NFEAT;
+}
+
+double ai_learned_margin(const carc_game *g, int p, const double *w, double blend)
+{
+	if (carc_game_over(g))
+		return carc_eval_margin(g, p);
+	double x[NFEAT];
+	carc_eval_features(g, p, x);
+	double s = 0;
+	for (int i = 0; i < NFEAT; i++)
+		s += w[i] * x[i];
+	/* x[PF_COUNT] is the heuristic margin, x[PF_COUNT + 2] the share of tiles left */
+	return x[PF_COUNT] + blend * x[PF_COUNT + 2] * s;
+}
+
+double carc_eval_learned(const carc_game *g, int p, const double *w)
+{
+	return ai_learned_margin(g, p, w, 1);
 }
 
 int carc_eval_fit(const double *x, const double *y, int rows, int cols, double lambda,

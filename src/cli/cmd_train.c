@@ -39,6 +39,7 @@ static void help(FILE *f)
 	fprintf(f,
 	        "usage: carc train [--games N] [--test-games M] [--seed S] [--bot SPEC]\n"
 	        "                  [--lambda L] [--out FILE] [--dump FILE] [--json] [rules]\n"
+	        "       carc train --model\n"
 	        "\n"
 	        "Plays N self-play games of the bot (training) and M more (held out),\n"
 	        "takes every position after a move for every player: the features of the\n"
@@ -47,7 +48,9 @@ static void help(FILE *f)
 	        "regression on the training positions and prints the mean absolute error\n"
 	        "of its prediction on the held-out positions, next to the error of the\n"
 	        "heuristic evaluation (its expected margin taken as the prediction).\n"
-	        "Nothing plays by the model yet.\n"
+	        "The model mcts plays by with learned=1 is data/eval-linear.txt, compiled\n"
+	        "into the binary; `carc train --model` prints it (docs/bots.md says which\n"
+	        "command made it).\n"
 	        "\n"
 	        "options:\n"
 	        "  --games N       training games (default 50)\n"
@@ -61,6 +64,7 @@ static void help(FILE *f)
 	        "  --dump FILE     write every position as CSV: set, game, turn, player,\n"
 	        "                  the features, margin\n"
 	        "  --json          print one JSON object instead of the text\n"
+	        "  --model         print the model built into this binary and check it loads\n"
 	        "  -h, --help      this help\n");
 	ropt_rules_help(f);
 	fprintf(f, "\nexample:\n  carc train --games 200 --test-games 50 --out weights.txt\n");
@@ -170,7 +174,18 @@ int cmd_train(int argc, char **argv)
 			help(stdout);
 			return 0;
 		}
-		if (!strcmp(argv[i], "--json")) {
+		if (!strcmp(argv[i], "--model")) {
+			if (argc != 2)
+				return ropt_usage(CMD, "--model takes no other options");
+			double w[64];
+			char err[256];
+			if (carc_eval_model_parse(carc_eval_model_text(), w, 64, err, sizeof err) < 0) {
+				fprintf(stderr, "carc train: the built-in model does not load: %s\n", err);
+				return 1;
+			}
+			fputs(carc_eval_model_text(), stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
 			as_json = 1;
 		} else if ((st = ropt_rules(CMD, argc, argv, &i, &r)) != 0) {
 			if (st < 0)
