@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ai.h"
@@ -99,6 +100,10 @@ typedef struct mcts_params {
 	int cutoff;        /* playout moves before the evaluation (-1: to the end) */
 	int policy;        /* playout policy: 0 random, 1 greedy */
 	double escale;     /* reward of an evaluated leaf: logistic(margin / escale) */
+	double learned;    /* leaf: weight of the learned model's correction (0: heuristic) */
+	int cpu;           /* time counts the search thread's CPU time, not the wall clock */
+	double cutgrow;    /* cutoff * (time / 0.25)^cutgrow with a time budget */
+	int cut;           /* the playout length in use (cutoff, grown; set by choose) */
 } mcts_params;
 
 typedef struct mcts_tree {
@@ -117,6 +122,7 @@ typedef struct mcts_tree {
 	carc_move moves[CARC_MAX_MOVES];
 	double vals[CARC_MAX_MOVES];
 	eval_weights ew;
+	const double *lw;     /* the learned model's weights (the bot's) */
 } mcts_tree;
 
 typedef struct mcts_bot {
@@ -126,6 +132,7 @@ typedef struct mcts_bot {
 	atomic_int stop;
 	double deadline;
 	long per_thread;
+	double lw[64];        /* the learned model (data/eval-linear.txt) */
 	/* last choice, for info */
 	long last_iters, last_nodes, last_reused;
 	double last_value, last_time;
@@ -133,6 +140,7 @@ typedef struct mcts_bot {
 
 static const char *const ONOFF[] = {"off", "on", NULL};
 static const char *const POLICIES[] = {"random", "greedy", NULL};
+static const char *const CLOCKS[] = {"wall", "cpu", NULL};
 
 static const ai_param MCTS_PARAMS[] = {
 	{"time", 0, 0, 3600, 0, NULL, "seconds per move (0: iterations decide)"},
@@ -159,6 +167,14 @@ static const ai_param MCTS_PARAMS[] = {
 	 "tile order"},
 	{"escale", 20, 1, 1000, 0, NULL,
 	 "an evaluated leaf's reward is logistic(expected margin / escale)"},
+	{"learned", 0, 0, 1, 0, NULL,
+	 "leaf evaluation: the heuristic plus this share of the learned model's correction "
+	 "(data/eval-linear.txt; 1: the model)"},
+	{"clock", 0, 0, 1, 1, CLOCKS,
+	 "what `time` counts: wall (the clock on the wall) or cpu (the search threads' own "
+	 "CPU time, for matches on a busy machine)"},
+	{"cutgrow", 0, 0, 2, 0, NULL,
+	 "with a time budget the playouts are cutoff * (time / 0.25)^cutgrow moves long"},
 };
 #define MCTS_NPARAMS ((int)(sizeof MCTS_PARAMS / sizeof MCTS_PARAMS[0]))
 
@@ -315,6 +331,14 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
 {
 	double e[CARC_MAX_PLAYERS];
 	const int np = carc_players(g);
+	if (p->learned > 0) {
+		/* the predicted margins; the best other's is 0 in the formula below */
+		for (int i = 0; i < np; i++) {
+			double m = ai_learned_margin(g, i, t->lw, p->learned);
+			out[i] = (float)(1.0 / (1.0 + exp(-m / p->escale)));
+		}
+		return;
+	}
 	eval_expected(g, &t->ew, e);
 	for (int i = 0; i < np; i++) {
 		double other = -1e9;
@@ -328,7 +352,7 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
 static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending,
                     int done)
 {
-	int left = p->cutoff < 0 ? 1 << 30 : p->cutoff - done;
+	int left = p->cut < 0 ? 1 << 30 : p->cut - done;
 	if (pending != CARC_MOVE_NONE) {
 		carc_move m = pending;
 		if (m != CARC_MOVE_DISCARD && ai_unit(&t->rng) < p->follower) {
@@ -505,10 +529,10 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 			/* a new state is a leaf for a playout to the end; with an
 			 * evaluation cut-off it is expanded at once and the search
 			 * goes on to its best reply by the prior */
-			if (P[n].visits == 0 && n != t->root && p->cutoff != 0) {
+			if (P[n].visits == 0 && n != t->root && p->cut != 0) {
 				/* with greedy playouts the first playout move is the best
 				 * prior move: expand now and make it a tree move */
-				if (p->policy != 1 || !p->prior || p->cutoff < 1)
+				if (p->policy != 1 || !p->prior || p->cut < 1)
 					goto leaf;
 				free_moves = 1;
 			}
@@ -579,6 +603,14 @@ typedef struct mcts_job {
 	const carc_game *g;
 } mcts_job;
 
+/* The calling thread's CPU time in seconds. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void *search(void *arg)
 {
 	mcts_job *j = arg;
@@ -588,11 +620,12 @@ static void *search(void *arg)
 	carc_game_copy(&t->root_game, j->g);
 	t->iters = 0;
 	t->crn_seed = ai_rand(&t->rng);
+	double cpu0 = p->cpu ? cpu_now() : 0;
 	for (;;) {
 		if (t->iters > 0 && atomic_load_explicit(&b->stop, memory_order_relaxed))
 			break;
 		if (p->time > 0) {
-			if (t->iters > 0 && ai_now() >= b->deadline)
+			if (t->iters > 0 && (p->cpu ? cpu_now() - cpu0 >= p->time : ai_now() >= b->deadline))
 				break;
 		} else if (t->iters >= b->per_thread) {
 			break;
@@ -626,6 +659,19 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->p.policy = (int)v[13];
 	b->p.crn = (int)v[14];
 	b->p.escale = v[15];
+	b->p.learned = v[16];
+	b->p.cpu = (int)v[17];
+	b->p.cutgrow = v[18];
+	b->p.cut = b->p.cutoff;
+	if (b->p.learned > 0 &&
+	    carc_eval_model_parse(ai_eval_model_text, b->lw, (int)(sizeof b->lw / sizeof b->lw[0]),
+	                          err, errsize) < 0) {
+		char why[200];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errsize, "the learned model (data/eval-linear.txt) does not load: %s", why);
+		free(b);
+		return NULL;
+	}
 	if (b->p.threads == 0) {
 		long nc = sysconf(_SC_NPROCESSORS_ONLN);
 		b->p.threads = nc < 1 ? 1 : nc > 64 ? 64 : (int)nc;
@@ -643,6 +689,7 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 			goto nomem;
 		t->rng.s = ai_mix(seed + 0x1000u * (uint64_t)i);
 		eval_default(&t->ew);
+		t->lw = b->lw;
 	}
 	atomic_init(&b->stop, 0);
 	return b;
@@ -678,6 +725,11 @@ static carc_move mcts_choose(void *self, const carc_game *g)
 	if (np == 0)
 		return CARC_MOVE_NONE;
 	b->deadline = t0 + b->p.time;
+	b->p.cut = b->p.cutoff;
+	if (b->p.cutoff > 0 && b->p.time > 0 && b->p.cutgrow > 0) {
+		double c = b->p.cutoff * pow(b->p.time / 0.25, b->p.cutgrow);
+		b->p.cut = c < 1 ? 1 : c > 200 ? 200 : (int)lround(c);
+	}
 	b->per_thread = (b->p.iterations + b->nthreads - 1) / b->nthreads;
 	for (int i = 0; i < b->nthreads; i++) {
 		mcts_tree *t = &b->trees[i];
@@ -780,8 +832,8 @@ static void mcts_stop(void *self)
 static void mcts_info(void *self, char *buf, size_t size)
 {
 	mcts_bot *b = self;
-	snprintf(buf, size, "iterations=%ld reused=%ld nodes=%ld value=%.3f time=%.3f",
-	         b->last_iters, b->last_reused, b->last_nodes, b->last_value, b->last_time);
+	snprintf(buf, size, "iterations=%ld reused=%ld nodes=%ld value=%.3f time=%.3f cutoff=%d",
+	         b->last_iters, b->last_reused, b->last_nodes, b->last_value, b->last_time, b->p.cut);
 }
 
 const ai_bot_ops ai_mcts_ops = {
