@@ -19,6 +19,10 @@
  *   fill     = T / (T + 12)          share of a cloister's empty squares filled
  *   growth   = growth * o * 0.5 * T / (T + 15)   tiles the feature will gain
  *   fv       = follower * T / (T + 20)           a follower in supply
+ *      + goods (Traders & Builders): `goods` * 10 to the holders of each
+ *        good's majority of tokens now (10 at the end)
+ *      + builders (Traders & Builders): `builder` points to the owner for
+ *        every tile the builder's open road or city is expected to grow by
  * Farm scoring is estimated as "international" under every edition; the
  * estimate is the same for every rule set and expansion (big followers
  * count double in majorities, pigs make a farm pay 4 a city).
@@ -40,7 +44,47 @@ void eval_default(eval_weights *w)
 	w->growth = 0.75;
 	w->close_k = 19;
 	w->fill_k = 12;
+	w->goods = 1.0;
+	w->builder = 1.0;
 	w->relative = 0;
+}
+
+/* Traders & Builders: each good's majority of tokens scores 10 at the
+ * end; the players holding it now get `goods` times that. */
+static void add_goods(const carc_game *g, const eval_weights *w, double *out)
+{
+	const int np = carc_players(g);
+	if (w->goods == 0)
+		return;
+	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
+		int best = 0, n[CARC_MAX_PLAYERS];
+		for (int p = 0; p < np; p++) {
+			n[p] = carc_goods_held(g, p, k);
+			if (n[p] > best)
+				best = n[p];
+		}
+		if (best)
+			for (int p = 0; p < np; p++)
+				if (n[p] == best)
+					out[p] += 10.0 * w->goods;
+	}
+}
+
+/* Traders & Builders: a builder on an open road or city gives its owner
+ * a second tile each time he extends that feature; worth `builder` points
+ * for every tile the feature is still expected to grow by (grow1 an open
+ * side). */
+static void add_builders(const carc_game *g, const eval_weights *w, double grow1, double *out)
+{
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int n = carc_board_figures(g, f, CARC_MAX_FIGURES);
+	for (int i = 0; i < n && i < CARC_MAX_FIGURES; i++) {
+		if (f[i].kind != CARC_FIG_BUILDER)
+			continue;
+		int id = carc_feature_id(g, f[i].tile, f[i].seg);
+		if (id >= 0 && !carc_feature_done(g, id))
+			out[f[i].owner] += w->builder * grow1 * carc_feature_open(g, id);
+	}
 }
 
 static double completion(const eval_weights *w, int open, int T)
@@ -56,6 +100,7 @@ typedef struct eval_env {
 	int T;
 	int farmers; /* the rules' farmers option, read once */
 	double fv, fill, grow1;
+	int builders; /* Traders & Builders is on and builders are valued */
 } eval_env;
 
 static void env_at(const carc_game *g, const eval_weights *w, int T, eval_env *e)
@@ -67,6 +112,7 @@ static void env_at(const carc_game *g, const eval_weights *w, int T, eval_env *e
 	e->fv = w->follower * T / (T + w->follower_k);
 	e->fill = T / (T + w->fill_k);
 	e->grow1 = w->growth * 0.5 * T / (T + 15.0);
+	e->builders = (r.expansions & CARC_EXP_TRADERS) && w->builder != 0;
 }
 
 /* Completed cities (and the chances of the open ones) among city roots
@@ -167,6 +213,9 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	add_goods(g, w, out);
+	if (e.builders)
+		add_builders(g, w, e.grow1, out);
 	for (int k = 0; k < nh; k++) {
 		double cities = 0;
 		if (held[k].kind == CARC_FEAT_FIELD && e.farmers) {
@@ -384,6 +433,9 @@ static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w,
 	const eval_env *e = &c->env;
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	add_goods(g, w, out);
+	if (e->builders)
+		add_builders(g, w, e->grow1, out);
 	int ti = ai_new_tile(g, c->pg);
 	uint16_t touched[CARC_MAX_SEGS];
 	int nt = 0;

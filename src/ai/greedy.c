@@ -37,12 +37,16 @@ static const ai_param GREEDY_PARAMS[] = {
 	{"fill_k", 12, 0.1, 1000, 0, NULL, "a cloister square gets filled with chance T/(T+fill_k)"},
 	{"versus", 0, 0, 1, 1, RELATIVE,
 	 "compare with the mean of the other players or the best of them"},
+	{"goods", 1.0, 0, 2, 0, NULL,
+	 "share of a good's final 10 points (Traders & Builders) its majority holds now"},
+	{"builder", 1.0, 0, 20, 0, NULL,
+	 "points a builder brings for each tile its open road or city is expected to grow by"},
 	/* softgreedy only (greedy's table stops before it) */
 	{"temp", 1, 0, 1000, 0, NULL,
 	 "softmax temperature in points: a move d points worse than the best is "
 	 "exp(d/temp) times less likely (0: greedy)"},
 };
-#define NGREEDY 7
+#define NGREEDY 9
 
 static void *greedy_create(const double *vals, uint64_t seed, char *err, size_t errsize)
 {
@@ -60,6 +64,8 @@ static void *greedy_create(const double *vals, uint64_t seed, char *err, size_t 
 	b->w.close_k = vals[4];
 	b->w.fill_k = vals[5];
 	b->w.relative = (int)vals[6];
+	b->w.goods = vals[7];
+	b->w.builder = vals[8];
 	return b;
 }
 
