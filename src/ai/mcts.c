@@ -167,13 +167,13 @@ static const ai_param MCTS_PARAMS[] = {
 	 "tile order"},
 	{"escale", 20, 1, 1000, 0, NULL,
 	 "an evaluated leaf's reward is logistic(expected margin / escale)"},
-	{"learned", 0, 0, 1, 0, NULL,
+	{"learned", 0.5, 0, 1, 0, NULL,
 	 "leaf evaluation: the heuristic plus this share of the learned model's correction "
 	 "(data/eval-linear.txt; 1: the model)"},
 	{"clock", 0, 0, 1, 1, CLOCKS,
 	 "what `time` counts: wall (the clock on the wall) or cpu (the search threads' own "
 	 "CPU time, for matches on a busy machine)"},
-	{"cutgrow", 0, 0, 2, 0, NULL,
+	{"cutgrow", 0.5, 0, 2, 0, NULL,
 	 "with a time budget the playouts are cutoff * (time / 0.25)^cutgrow moves long"},
 };
 #define MCTS_NPARAMS ((int)(sizeof MCTS_PARAMS / sizeof MCTS_PARAMS[0]))
