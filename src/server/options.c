@@ -4,12 +4,14 @@
  * checked here, before any table exists; the engine's carc_game_init has
  * the last word on the rules.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bots.h"
 #include "options.h"
+#include "ratings.h"
 #include "server.h"
 
 /* Expansions come from the engine by name (carc_expansion_name of each
@@ -41,7 +43,8 @@ static const struct {
 	{"random", "random"},
 	{"easy", "softgreedy"},
 	{"medium", "greedy"},
-	{"hard", "mcts:time=1.0"},
+	{"hard", "mcts:time=0.1"},
+	{"expert", "mcts:time=1"},
 };
 #define NBUILTIN ((int)(sizeof BUILTIN_LEVELS / sizeof BUILTIN_LEVELS[0]))
 
@@ -316,6 +319,9 @@ json_t *opt_choices_json(void)
 		json_object_set_new(e, "level", json_string(levels[i].level));
 		json_object_set_new(e, "spec", json_string(levels[i].spec));
 		json_object_set_new(e, "available", json_boolean(levels[i].available));
+		double r;
+		json_object_set_new(e, "rating", ratings_bot(levels[i].spec, &r) ? json_integer((json_int_t)lround(r))
+		                                                                  : json_null());
 		json_array_append_new(lv, e);
 	}
 	json_object_set_new(o, "bot_levels", lv);

@@ -2,18 +2,17 @@
  * ratings.c - Glicko-2 (Glickman, "Example of the Glicko-2 system", 2013)
  * over the pairwise results of a game; see ratings.h for what is rated.
  *
- * The fixed ratings of the bots come from the arena matches of
- * docs/bots.md, anchored at random = 1000 (docs/server.md, "Ratings"):
- *   greedy beat random in 200 of 200 games: Elo +inf, 95% bound +687:
- *     greedy = 1700
- *   softgreedy (temp=1, the easy level) won 4.2% of 200 games against
- *     greedy: -541: 1700 - 541 = 1159 (it beat random in 200 of 200, a
- *     bound of +687 that the figure against greedy, the closer opponent,
- *     overrides)
- *   mcts:time=0.25 beat greedy 93.9% of 400 games: +475: 2175
- *   mcts:time=1 beat mcts:time=0.1 58.5%: +60 for ten times the time,
- *     taken as +60 a decade of time around 0.25 s: mcts:time=T =
- *     2175 + 60 log10(T / 0.25) for T in [0.1, 1] (hard, 1 s: 2211)
+ * The fixed ratings of the bots come from the level ladder of docs/bots.md
+ * (arena matches of adjacent levels, 2 players, base game), anchored at
+ * random = 1000 (docs/server.md, "Ratings"):
+ *   greedy (medium) beat random in 200 of 200 games: Elo +inf, 95% bound
+ *     +687: greedy = 1700
+ *   softgreedy (temp=1, easy) won 4.2% of 200 games against greedy: -541:
+ *     1159 (it beat random in 200 of 200, a bound of +687 that the figure
+ *     against greedy, the closer opponent, overrides)
+ *   mcts:time=0.1 (hard) against greedy: RATING_HARD_ELO
+ *   mcts:time=1 (expert) against mcts:time=0.1: RATING_EXPERT_ELO
+ *   mcts:time=T in between: linear in log10(T) from hard to expert
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +20,10 @@
 #include <string.h>
 
 #include "ratings.h"
+
+/* the ladder's measured differences (docs/bots.md, "Levels") */
+#define RATING_HARD_ELO 999.0
+#define RATING_EXPERT_ELO 999.0
 
 #define SCALE 173.7178
 #define EPS 1e-6
@@ -44,7 +47,7 @@ int ratings_bot(const char *spec, double *rating)
 	double t;
 	char tail;
 	if (sscanf(spec, "mcts:time=%lf%c", &t, &tail) == 1 && t >= 0.1 - 1e-9 && t <= 1 + 1e-9) {
-		*rating = 2175 + 60 * log10(t / 0.25);
+		*rating = 1700 + RATING_HARD_ELO + RATING_EXPERT_ELO * log10(t / 0.1);
 		return 1;
 	}
 	return 0;

@@ -26,8 +26,9 @@
 #define RATING_TAU 0.5      /* Glicko-2's system constant: how fast volatility moves */
 #define RATING_BOT_RD 60.0  /* the fixed ratings' uncertainty (docs/server.md) */
 
-/* The fixed rating of a bot spec ("random", "greedy", "mcts:time=T" with
- * T from 0.1 to 1): 1, or 0 when the spec has none (the game is unrated). */
+/* The fixed rating of a bot spec ("random", "softgreedy", "greedy",
+ * "mcts:time=T" with T from 0.1 to 1): 1, or 0 when the spec has none
+ * (the game is unrated). */
 int ratings_bot(const char *spec, double *rating);
 
 /* A seat as ratings_prepare sees it. */

@@ -66,6 +66,7 @@ class Client:
 SCALE = 173.7178
 TAU = 0.5
 BOT_RD = 60.0
+HARD_ELO, EXPERT_ELO = 999.0, 999.0  # src/server/ratings.c, from docs/bots.md's ladder
 
 
 def bot_rating(spec):
@@ -76,8 +77,9 @@ def bot_rating(spec):
     if spec == "softgreedy":
         return 1159.0
     if spec.startswith("mcts:time="):
+        # the level ladder of docs/bots.md: hard (0.1 s) and expert (1 s)
         t = float(spec.split("=", 1)[1])
-        return 2175 + 60 * math.log10(t / 0.25)
+        return 1700 + HARD_ELO + EXPERT_ELO * math.log10(t / 0.1)
     return None
 
 

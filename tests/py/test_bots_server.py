@@ -21,7 +21,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import CARC, HOST, ServerCase  # noqa: E402
 
-BUILTIN_LEVELS = ["random", "easy", "medium", "hard"]
+BUILTIN_LEVELS = ["random", "easy", "medium", "hard", "expert"]
 EVIL = "mcts:time=3600,threads=64,nodes=67108864"  # the spec of the defect
 
 
@@ -127,6 +127,12 @@ class BotLevels(BotCase):
         # every level the server lists is accepted, with the spec it lists
         levels = levels_of(srv)
         self.assertEqual(sorted(levels), sorted(BUILTIN_LEVELS))
+        # each built-in level has its fixed rating, and they rise with the level
+        ratings = [levels[n]["rating"] for n in BUILTIN_LEVELS]
+        self.assertTrue(all(isinstance(r, int) for r in ratings), ratings)
+        self.assertEqual(ratings, sorted(ratings), ratings)
+        self.assertEqual(len(set(ratings)), len(ratings), ratings)
+        self.assertEqual(ratings[0], 1000)  # random, the anchor
         for name, l in levels.items():
             self.assertTrue(l["available"], l)
             c = srv.create(seats=[{"bot": name}, {}], name="p")
@@ -141,6 +147,9 @@ class BotLevels(BotCase):
         self.assertEqual(sorted(levels), sorted(BUILTIN_LEVELS + ["quick"]))
         self.assertEqual(levels["hard"]["spec"], "mcts:iter=40")
         self.assertEqual(levels["quick"]["spec"], "random")
+        # a spec of no measured strength has no rating (its games are unrated)
+        self.assertIsNone(levels["hard"]["rating"])
+        self.assertEqual(levels["quick"]["rating"], 1000)
         c = srv.create(seats=[{"bot": "quick"}, {"bot": "hard"}], tiles={"U": 3, "V": 2})
         self.assertEqual(bot_specs(c["table"]), ["random", "mcts:iter=40"])
         self.assertEqual(self.wait_over(srv, c["id"], timeout=10)["status"], "over")

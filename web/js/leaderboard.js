@@ -1,5 +1,6 @@
 // The leaderboard (/?leaderboard): accounts by Glicko-2 rating.
-import { t, esc } from './i18n.js';
+import { t, tOr, esc } from './i18n.js';
+import { api } from './api.js';
 
 export class LeaderboardView {
   constructor(root) {
@@ -10,6 +11,8 @@ export class LeaderboardView {
   }
 
   async load() {
+    // the bots' fixed ratings, from the levels this server offers
+    if (!this.levels) api.options().then((o) => { this.levels = o?.bot_levels || []; this.render(); }).catch(() => {});
     try {
       const r = await fetch(`/api/leaderboard?limit=50&offset=${this.offset}`);
       this.data = await r.json();
@@ -37,7 +40,9 @@ export class LeaderboardView {
       if (d.more) h += `<button type="button" data-act="next">${t('board.next')}</button>`;
       h += '</div>';
     }
-    h += `<p class="hint">${t('board.about')}</p></section>`;
+    const bots = (this.levels || []).filter((l) => l.available !== false && l.rating != null)
+      .map((l) => `${esc(tOr(`bot.${l.level}`, l.level))} ${l.rating}`).join(', ');
+    h += `<p class="hint" data-testid="board-about">${t('board.about')}${bots ? ' ' + t('board.bots', { list: bots }) : ''}</p></section>`;
     this.root.innerHTML = h;
     this.root.querySelector('[data-act=prev]')?.addEventListener('click', () => { this.offset = Math.max(0, this.offset - 50); this.load(); });
     this.root.querySelector('[data-act=next]')?.addEventListener('click', () => { this.offset += 50; this.load(); });

@@ -12,7 +12,7 @@ import { toast, expName, expHelp, optionsSummary } from './ui.js';
 import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 
-const BOT_LEVELS = ['random', 'easy', 'medium', 'hard'];
+const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
 
 export class LobbyView {
@@ -143,12 +143,15 @@ export class LobbyView {
   // tree search) · up to 1 s a move". A level the operator added
   // (--bot-level NAME=SPEC) has no translated name: its spec is shown too.
   botHint(level) {
-    const spec = this.options?.bot_levels?.find((b) => b.level === level)?.spec ?? '';
+    const lv = this.options?.bot_levels?.find((b) => b.level === level);
+    const spec = lv?.spec ?? '';
     const does = tOr(`create.bot.does.${spec.split(':')[0]}`, '');
     const parts = does ? [does] : [];
     const time = /(?:^|[:,])time=(\d+(?:\.\d+)?)/.exec(spec);
     if (does && time) parts.push(t('create.bot.time', { s: new Intl.NumberFormat(currentLanguage()).format(Number(time[1])) }));
     if (!does || tOr(`bot.${level}`, null) === null) parts.push(spec);
+    // the level's fixed rating, measured in bot matches (docs/bots.md, "Levels")
+    if (lv?.rating != null) parts.push(t('create.bot.rating', { r: lv.rating }));
     return { text: parts.filter(Boolean).join(' · '), spec };
   }
   quickLevel() {
