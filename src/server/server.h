@@ -101,6 +101,12 @@ typedef struct srv_config {
 	int chat_burst;        /* chat lines in a row before the rate applies */
 	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
 	int chat_len;          /* characters (Unicode code points) of one chat line */
+	/* analyses of finished games (analysis.c), computed in the bot pool */
+	const char *analysis_bot; /* bot spec choosing the best move; NULL: mcts:time=<analysis_time> */
+	double analysis_time;  /* seconds one move of an analysis may take */
+	double analysis_max_time; /* seconds one game's analysis may take; then greedy goes on */
+	int analysis_queue;    /* analyses computing (or being stored) at once; more: busy */
+	int rate_analyses;     /* analyses started per address per hour (0: off) */
 } srv_config;
 
 void srv_config_default(srv_config *c);
