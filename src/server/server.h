@@ -12,6 +12,9 @@
  *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
+ *   analysis.c   analyses of finished games, on request, in the bot pool
+ *                behind the live moves, stored once (analyse.c: one
+ *                position, shared with `carc analyse`; move_json.c)
  *   accounts.c   accounts, sessions, password hashing threads, their endpoints
  *   ratings.c    Glicko-2 for finished rated games (pure functions)
  *   writer.c     the storage thread: every write to the store, in order
