@@ -13,7 +13,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import PG_ADMIN, ServerCase, first_legal  # noqa: E402
+from carcserver import PG_ADMIN, ServerCase, connect_db, first_legal  # noqa: E402
 
 # the bots of the games analysed: random is instant, so a game ends at once
 FAST = ["--bot-level", "quick=random"]
@@ -106,6 +106,12 @@ class TestAnalysis(AnalysisCase):
         st, m, _ = srv.get("/api/metrics")
         self.assertIn('carc_analyses_total{result="done"} 1', m)
         self.assertEqual(srv.read_log().count("analysis started"), 1)
+        # in the store's table of schema 7, as answered
+        con = connect_db(srv.db)
+        rows = list(con.execute("SELECT analysis FROM analyses WHERE game_id=?", (tid,)))
+        con.close()
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(json.loads(rows[0][0]), a)
         # after a restart it comes from the store, the same, not recomputed
         srv.stop()
         srv2 = self.start(extra=FAST)

@@ -43,7 +43,7 @@ export class AnalysisPanel {
   id() { return this.view.id; }
 
   async start() {
-    this.state = 'pending'; this.error = null; this.progress = null; this.render();
+    this.state = 'pending'; this.error = null; this.progress = null; this.pollStart = null; this.render();
     try {
       this.take(await api.analyse(this.id()));
     } catch (e) { this.fail(e); }
