@@ -108,6 +108,8 @@ export class AnalysisPanel {
     if (k) this.view.goStep(k - 1);
     else this.onStep(this.view.step);
     this.render();
+    // the line in words in view (on a phone the panel scrolls under the board)
+    this.box.querySelector('.an-sel')?.scrollIntoView?.({ block: 'nearest' });
   }
 
   // the replay moved to `step` (turns shown)
