@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../server/analysis.h"
 #include "../server/options.h"
 #include "../server/server.h"
 #include "cli.h"
@@ -75,6 +76,15 @@ static void usage(FILE *f)
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
 	        "  --chat-max N       chat lines stored per game; more are refused (300)\n"
 	        "  --chat-len N       characters of one chat line, 1..2000 (300)\n"
+	        "analyses of finished games (docs/server.md, \"Analyses\"), in the bot pool:\n"
+	        "  --analysis-bot SPEC  the bot that finds the best move (default\n"
+	        "                     mcts:time=<--analysis-time>)\n"
+	        "  --analysis-time S  seconds one move of an analysis may take (0.05); a live\n"
+	        "                     table's bot waits for analyses at most this long\n"
+	        "  --analysis-max-time S  seconds one game's analysis may take (30); the\n"
+	        "                     turns left after it are analysed with greedy\n"
+	        "  --analysis-queue N analyses computing at once (4); more are refused (busy)\n"
+	        "  --rate-analyses N  analyses an address may start an hour (30; 0: off)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -153,6 +163,30 @@ int cmd_serve(int argc, char **argv)
 			if (real_arg(a, v, 0.01, 3600, &x))
 				return 2;
 			c.bot_max_time = x;
+		} else if (!strcmp(a, "--analysis-bot")) {
+			if (!v) {
+				fprintf(stderr, "carc serve: --analysis-bot wants a bot spec\n");
+				return 2;
+			}
+			c.analysis_bot = v;
+		} else if (!strcmp(a, "--analysis-time")) {
+			double x;
+			if (real_arg(a, v, 0.001, 60, &x))
+				return 2;
+			c.analysis_time = x;
+		} else if (!strcmp(a, "--analysis-max-time")) {
+			double x;
+			if (real_arg(a, v, 0.01, 3600, &x))
+				return 2;
+			c.analysis_max_time = x;
+		} else if (!strcmp(a, "--analysis-queue")) {
+			if (num_arg(a, v, 1, 1000, &n))
+				return 2;
+			c.analysis_queue = (int)n;
+		} else if (!strcmp(a, "--rate-analyses")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.rate_analyses = (int)n;
 		} else if (!strcmp(a, "--bot-max-threads")) {
 			if (num_arg(a, v, 1, 64, &n))
 				return 2;
@@ -291,6 +325,11 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	if (opt_levels_init(&c, 0, err, sizeof err)) {
 		fprintf(stderr, "carc serve: %s\n", err);
+		return 2;
+	}
+	char aspec[STORE_SPEC_SIZE];
+	if (analysis_spec(&c, aspec, sizeof aspec, err, sizeof err)) {
+		fprintf(stderr, "carc serve: --analysis-bot: %s\n", err);
 		return 2;
 	}
 	return srv_run(&c);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "analysis.h"
 #include "api.h"
 #include "chat.h"
 #include "cluster.h"
@@ -220,6 +221,7 @@ static void get_metrics(api_resp *rs)
 	g.failed_writes = h.failed_writes;
 	g.writes_queued = writer_backlog();
 	g.bot_tables_held = cluster_bots_held();
+	g.analyses = analysis_running();
 	g.uptime_s = (double)(srv_mono_us() - started_us) / 1e6;
 	srv_sb b;
 	sb_init(&b);
@@ -627,6 +629,19 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 			reply_error(rs, code, err);
 		else
 			reply_json(rs, 200, o);
+	} else if (!strcmp(sub, "/analysis")) {
+		if (!get && !post)
+			{ reply_error(rs, SE_METHOD, "GET or POST"); return; }
+		int status, wait;
+		srv_err code;
+		char err[300];
+		char *text = analysis_http(t, post, rq->addr, &status, &code, &wait, err, sizeof err);
+		if (!text) {
+			reply_error(rs, code, err);
+			rs->retry_after = wait;
+		} else {
+			reply_text(rs, status, text);
+		}
 	} else if (!strcmp(sub, "/rematch")) {
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }

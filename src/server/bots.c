@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyse.h"
 #include "bots.h"
 #include "carc_bot.h"
 
@@ -27,6 +28,10 @@
 
 typedef struct job {
 	void *tag;
+	int analysis;        /* 1: a move of a game's analysis (an_position) */
+	int ok;              /* analysis: an_position worked */
+	carc_move played;    /* analysis: the move played there */
+	an_move result;      /* analysis */
 	int turn;
 	uint64_t seed;
 	double budget_s;
@@ -46,6 +51,10 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER; /* jobs for the workers */
 static pthread_cond_t wd_cv;                          /* the watchdog (monotonic clock) */
 static job *jobs_head, *jobs_tail, *done_head, *done_tail;
+/* analysis moves: served only when no live move waits, by at most
+ * max_analysing workers at once; their results have a queue of their own */
+static job *ajobs_head, *ajobs_tail, *adone_head, *adone_tail;
+static int analysing, max_analysing, nqueued_analysis;
 static int stopping;
 static int nthreads;
 static pthread_t workers[MAX_WORKERS];
@@ -80,13 +89,18 @@ static void *worker(void *arg)
 	slot *me = arg;
 	for (;;) {
 		pthread_mutex_lock(&mu);
-		while (!stopping && !jobs_head)
+		while (!stopping && !jobs_head && !(ajobs_head && analysing < max_analysing))
 			pthread_cond_wait(&cv, &mu);
 		if (stopping) {
 			pthread_mutex_unlock(&mu);
 			return NULL;
 		}
 		job *j = pop(&jobs_head, &jobs_tail);
+		if (!j) {
+			j = pop(&ajobs_head, &ajobs_tail);
+			nqueued_analysis--;
+			analysing++;
+		}
 		pthread_mutex_unlock(&mu);
 
 		char err[160];
@@ -106,17 +120,31 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&mu);
 			if (quit) {
 				carc_bot_free(b);
+				pthread_mutex_lock(&mu);
+				if (j->analysis)
+					analysing--;
+				pthread_mutex_unlock(&mu);
 				free(j);
 				return NULL;
 			}
-			j->move = carc_bot_choose(b, &j->game);
+			if (j->analysis)
+				j->ok = !an_position(b, &j->game, j->played, &j->result);
+			else
+				j->move = carc_bot_choose(b, &j->game);
 			pthread_mutex_lock(&mu);
 			me->bot = NULL;
 			pthread_mutex_unlock(&mu);
 			carc_bot_free(b);
 		}
 		pthread_mutex_lock(&mu);
-		push(&done_head, &done_tail, j);
+		if (j->analysis) {
+			analysing--;
+			push(&adone_head, &adone_tail, j);
+			if (ajobs_head) /* another worker may take the next one now */
+				pthread_cond_signal(&cv);
+		} else {
+			push(&done_head, &done_tail, j);
+		}
 		pthread_mutex_unlock(&mu);
 		lws_cancel_service(wake_ctx);
 	}
@@ -172,6 +200,10 @@ int bots_start(int n, struct lws_context *ctx)
 	if (pthread_create(&wd_thread, NULL, watchdog, NULL))
 		return -1;
 	wd_started = 1;
+	/* a worker is kept free for the live tables when there are several */
+	max_analysing = n > 1 ? n - 1 : 1;
+	analysing = 0;
+	nqueued_analysis = 0;
 	for (nthreads = 0; nthreads < n; nthreads++)
 		if (pthread_create(&workers[nthreads], NULL, worker, &slots[nthreads]))
 			return -1;
@@ -202,12 +234,17 @@ void bots_stop(void)
 		free(j);
 	while ((j = pop(&done_head, &done_tail)))
 		free(j);
+	while ((j = pop(&ajobs_head, &ajobs_tail)))
+		free(j);
+	while ((j = pop(&adone_head, &adone_tail)))
+		free(j);
+	nqueued_analysis = analysing = 0;
 }
 
-void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
-                 double budget_s)
+static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
+                    double budget_s)
 {
-	job *j = srv_xmalloc(sizeof *j);
+	job *j = srv_xcalloc(1, sizeof *j);
 	j->tag = tag;
 	j->turn = turn;
 	j->seed = seed;
@@ -215,9 +252,53 @@ void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed,
 	snprintf(j->spec, sizeof j->spec, "%s", spec);
 	j->move = CARC_MOVE_NONE;
 	carc_game_copy(&j->game, g);
+	return j;
+}
+
+void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
+                 double budget_s)
+{
+	job *j = new_job(tag, g, spec, seed, turn, budget_s);
 	pthread_mutex_lock(&mu);
 	push(&jobs_head, &jobs_tail, j);
 	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+void bots_submit_analysis(void *tag, const carc_game *g, carc_move played, const char *spec,
+                          uint64_t seed, int turn, double budget_s)
+{
+	job *j = new_job(tag, g, spec, seed, turn, budget_s);
+	j->analysis = 1;
+	j->played = played;
+	pthread_mutex_lock(&mu);
+	push(&ajobs_head, &ajobs_tail, j);
+	nqueued_analysis++;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+int bots_poll_analysis(void **tag, int *turn, an_move *out)
+{
+	pthread_mutex_lock(&mu);
+	job *j = pop(&adone_head, &adone_tail);
+	pthread_mutex_unlock(&mu);
+	if (!j)
+		return 0;
+	*tag = j->tag;
+	*turn = j->turn;
+	int ok = j->ok;
+	if (ok)
+		*out = j->result;
+	free(j);
+	return ok ? 1 : -1;
+}
+
+void bots_analysis_load(int *queued, int *running)
+{
+	pthread_mutex_lock(&mu);
+	*queued = nqueued_analysis;
+	*running = analysing;
 	pthread_mutex_unlock(&mu);
 }
 

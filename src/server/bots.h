@@ -14,6 +14,14 @@
  * thinks at most its budget: a watchdog thread stops a bot that is still
  * thinking at its deadline (carc_bot_stop). A job therefore waits at most
  * (jobs ahead of it / threads) budgets, whatever the other tables ask for.
+ *
+ * Analyses of finished games (analysis.c) are jobs of a second kind, one
+ * move each (an_position with the analysis bot), in a queue of their own
+ * that a worker serves only when no live move waits, and by at most
+ * threads - 1 workers at once (1 with one thread). A live move therefore
+ * waits for an analysis at most one analysis move's budget (the worker it
+ * needs finishes the move it has, which the watchdog stops at its budget);
+ * with two or more threads one worker is always free for live moves.
  */
 #ifndef CARC_SERVER_BOTS_H
 #define CARC_SERVER_BOTS_H
@@ -22,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyse.h"
 #include "carc.h"
 #include "server.h"
 
@@ -39,6 +48,17 @@ void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed,
 /* Takes one finished job: returns 1 and fills the outputs, or 0 when none
  * is ready. `move` is CARC_MOVE_NONE if the bot could not be made. */
 int bots_poll(void **tag, int *turn, carc_move *move);
+
+/* An analysis job: the position g before the move `played` (CARC_MOVE_NONE:
+ * none), analysed with a bot of `spec` (an_position) within budget_s. */
+void bots_submit_analysis(void *tag, const carc_game *g, carc_move played, const char *spec,
+                          uint64_t seed, int turn, double budget_s);
+/* Takes one finished analysis job: 1 with *out filled, -1 when it failed
+ * (the bot could not be made, or `played` was not legal), 0 when none is
+ * ready. */
+int bots_poll_analysis(void **tag, int *turn, an_move *out);
+/* Analysis jobs waiting for a worker, and being thought on. */
+void bots_analysis_load(int *queued, int *running);
 
 /* Holds a bot spec to the ceilings of c (bot_max_time, bot_max_threads,
  * bot_max_nodes): a parameter over a ceiling (given, or by its default) is

@@ -54,6 +54,7 @@ static const struct {
 	[LIM_TABLES] = {"tables created", "--rate-tables", "minute", 60 * 1000000LL},
 	[LIM_UPLOADS] = {"records uploaded", "--rate-uploads", "hour", 3600 * 1000000LL},
 	[LIM_LOGINS] = {"logins and registrations", "--rate-logins", "minute", 60 * 1000000LL},
+	[LIM_ANALYSES] = {"analyses started", "--rate-analyses", "hour", 3600 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -63,6 +64,7 @@ static int limit_of(lim_kind k)
 	case LIM_TABLES: return cfg->rate_tables;
 	case LIM_UPLOADS: return cfg->rate_uploads;
 	case LIM_LOGINS: return cfg->rate_logins;
+	case LIM_ANALYSES: return cfg->rate_analyses;
 	default: return 0;
 	}
 }

@@ -22,6 +22,7 @@ typedef enum lim_kind {
 	LIM_TABLES,       /* tables created, per minute */
 	LIM_UPLOADS,      /* records uploaded, per hour */
 	LIM_LOGINS,       /* logins and registrations, per minute */
+	LIM_ANALYSES,     /* analyses of finished games started, per hour */
 	LIM_KIND_COUNT
 } lim_kind;
 

@@ -19,7 +19,7 @@ typedef struct histo {
 } histo;
 
 static histo writes, reads;
-static atomic_llong moves_own, moves_other, writes_failed;
+static atomic_llong moves_own, moves_other, writes_failed, analyses_done, analyses_failed;
 
 #define MOVES_WINDOW_S 10
 static atomic_llong per_second[MOVES_WINDOW_S]; /* moves in second k % window */
@@ -56,6 +56,8 @@ void metrics_store_write(int64_t us, int failed)
 }
 
 void metrics_store_read(int64_t us) { observe(&reads, us); }
+
+void metrics_analysis(int failed) { atomic_fetch_add(failed ? &analyses_failed : &analyses_done, 1); }
 
 static void render_histo(srv_sb *b, const char *name, const char *help, histo *h)
 {
@@ -113,5 +115,11 @@ void metrics_render(const metrics_gauges *g, srv_sb *b)
 	      g->bots_thinking);
 	gauge(b, "carc_bot_tables_held", "Tables whose bots this process plays (several "
 	      "processes: the advisory lock of each).", g->bot_tables_held);
+	sb_printf(b, "# HELP carc_analyses_total Analyses of finished games: stored (done) or "
+	          "given up (failed).\n# TYPE carc_analyses_total counter\n"
+	          "carc_analyses_total{result=\"done\"} %lld\ncarc_analyses_total{result=\"failed\"} "
+	          "%lld\n", atomic_load(&analyses_done), atomic_load(&analyses_failed));
+	gauge(b, "carc_analyses_running", "Analyses of finished games computing or being stored.",
+	      g->analyses);
 	gauge(b, "carc_uptime_seconds", "Seconds since the start.", g->uptime_s);
 }

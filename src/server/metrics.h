@@ -20,6 +20,9 @@ void metrics_store_write(int64_t us, int failed);
 /* A store read on the event loop took `us` microseconds. */
 void metrics_store_read(int64_t us);
 
+/* An analysis of a finished game ended: stored (failed = 0) or not. */
+void metrics_analysis(int failed);
+
 typedef struct metrics_gauges {
 	const char *store;       /* "sqlite", "postgresql" */
 	int tables, playing, open_tables, over_tables;
@@ -30,6 +33,7 @@ typedef struct metrics_gauges {
 	int bots_pausing;        /* bots waiting for their pause */
 	int bots_thinking;       /* bot jobs handed to the pool, queued or thinking */
 	int bot_tables_held;     /* tables whose bots this process plays (PostgreSQL) */
+	int analyses;            /* analyses computing or being stored */
 	double uptime_s;
 } metrics_gauges;
 

@@ -12,6 +12,9 @@
  *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
  *   options.c    table options -> engine rules, bot levels -> bot specs
  *   bots.c       the bot worker threads (they see copies of games only)
+ *   analysis.c   analyses of finished games, on request, in the bot pool
+ *                behind the live moves, stored once (analyse.c: one
+ *                position, shared with `carc analyse`; move_json.c)
  *   accounts.c   accounts, sessions, password hashing threads, their endpoints
  *   ratings.c    Glicko-2 for finished rated games (pure functions)
  *   writer.c     the storage thread: every write to the store, in order
@@ -101,6 +104,12 @@ typedef struct srv_config {
 	int chat_burst;        /* chat lines in a row before the rate applies */
 	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
 	int chat_len;          /* characters (Unicode code points) of one chat line */
+	/* analyses of finished games (analysis.c), computed in the bot pool */
+	const char *analysis_bot; /* bot spec choosing the best move; NULL: mcts:time=<analysis_time> */
+	double analysis_time;  /* seconds one move of an analysis may take */
+	double analysis_max_time; /* seconds one game's analysis may take; then greedy goes on */
+	int analysis_queue;    /* analyses computing (or being stored) at once; more: busy */
+	int rate_analyses;     /* analyses started per address per hour (0: off) */
 } srv_config;
 
 void srv_config_default(srv_config *c);

@@ -313,7 +313,19 @@ typedef struct store_ops {
 	 * handed to fn (what another process added to a game held here). */
 	int (*load_since)(store *s, const char *id, int from, store_load_fn fn, void *ctx,
 	                  char *err);
+	/* ---- analyses (analysis.c) ---- */
+	/* Stores the analysis of game `id` (JSON text of at most
+	 * STORE_ANALYSIS_MAX bytes, else refused); one that is stored already
+	 * stays as it is (no error). */
+	int (*save_analysis)(store *s, const char *id, const char *json, int64_t at_ms, char *err);
+	/* The analysis of game `id`: 1 with *out (malloc'd, the caller frees
+	 * it), 0 when there is none, -1 on error. */
+	int (*load_analysis)(store *s, const char *id, char **out, char *err);
 } store_ops;
+
+/* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES
+ * turns takes about 350 bytes a turn. */
+#define STORE_ANALYSIS_MAX (512 * 1024)
 
 struct store {
 	const store_ops *ops;

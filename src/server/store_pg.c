@@ -155,6 +155,11 @@ static const struct {
 	    "  at_ms bigint NOT NULL,"
 	    "  PRIMARY KEY (game_id, n));"
 	    "ALTER TABLE games ADD COLUMN rematch text COLLATE \"C\";", NULL},
+	/* SQLite 6 -> 7: a finished game's analysis (analysis.c) */
+	{7, "CREATE TABLE analyses ("
+	    "  game_id text COLLATE \"C\" PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+	    "  analysis text NOT NULL,"
+	    "  at_ms bigint NOT NULL);", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -176,6 +181,7 @@ enum {
 	Q_INS_ACCOUNT, Q_SEL_ACC_NAME, Q_SEL_ACC_ID, Q_INS_SESSION, Q_DEL_EXPIRED,
 	Q_SEL_SESSION, Q_DEL_SESSION, Q_SEL_KEY, Q_ACC_GAMES, Q_LEADERBOARD,
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
+	Q_INS_ANALYSIS, Q_SEL_ANALYSIS,
 	Q_COUNT
 };
 
@@ -288,6 +294,10 @@ static const char *const SQL[Q_COUNT] = {
 	                   " rematch NOT IN (SELECT id FROM games WHERE id <> $1))",
 	[Q_SEL_REMATCH] = "SELECT g.rematch FROM games g JOIN games r ON r.id = g.rematch"
 	                  " WHERE g.id=$1",
+	/* the first one stays: an analysis is never recomputed */
+	[Q_INS_ANALYSIS] = "INSERT INTO analyses (game_id, analysis, at_ms) VALUES ($1,$2,$3)"
+	                   " ON CONFLICT (game_id) DO NOTHING",
+	[Q_SEL_ANALYSIS] = "SELECT analysis FROM analyses WHERE game_id=$1",
 };
 
 struct pg_store {
@@ -1467,6 +1477,48 @@ static int pg_get_rematch(store *base, const char *id, char *out, char *err)
 	return found;
 }
 
+static int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
+                            char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (strlen(json) > STORE_ANALYSIS_MAX) {
+		s->fault = STORE_FAULT_OTHER;
+		snprintf(err, STORE_ERR_SIZE, "the analysis of %s is over %d bytes", id,
+		         STORE_ANALYSIS_MAX);
+		return -1;
+	}
+	if (begin(s, err))
+		return -1;
+	params p = {0};
+	p_str(&p, id);
+	p_str(&p, json);
+	p_i64(&p, at_ms);
+	if (q_do(s, Q_INS_ANALYSIS, &p, err)) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int pg_load_analysis(store *base, const char *id, char **out, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	s->fault = STORE_FAULT_NONE;
+	*out = NULL;
+	if (ensure(s, err))
+		return -1;
+	params p = {0};
+	p_str(&p, id);
+	PGresult *r = q(s, Q_SEL_ANALYSIS, &p, err);
+	if (!r)
+		return -1;
+	int found = PQntuples(r) == 1;
+	if (found)
+		*out = srv_xstrdup(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return found;
+}
+
 /* ---- faults ------------------------------------------------------------------------------- */
 
 static store_fault pg_last_fault(store *base) { return ((pg_store *)base)->fault; }
@@ -1526,6 +1578,8 @@ static const store_ops PG_OPS = {
 	.count_chat = pg_count_chat,
 	.create_rematch = pg_create_rematch,
 	.get_rematch = pg_get_rematch,
+	.save_analysis = pg_save_analysis,
+	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
 };
 

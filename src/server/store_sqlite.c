@@ -163,6 +163,12 @@ static const char *const MIGRATIONS[] = {
 	"  at_ms INTEGER NOT NULL,"
 	"  PRIMARY KEY (game_id, n)) WITHOUT ROWID;"
 	"ALTER TABLE games ADD COLUMN rematch TEXT;",
+	/* 6 -> 7 (analysis.c): a finished game's analysis, as the JSON the
+	 * API answers with (at most STORE_ANALYSIS_MAX bytes) */
+	"CREATE TABLE analyses ("
+	"  game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+	"  analysis TEXT NOT NULL,"
+	"  at_ms INTEGER NOT NULL) WITHOUT ROWID;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -1204,6 +1210,61 @@ static int sq_count_chat(store *base, const char *id, char *err)
 	return n;
 }
 
+static int sq_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
+                            char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	if (strlen(json) > STORE_ANALYSIS_MAX) {
+		s->fault = STORE_FAULT_OTHER;
+		snprintf(err, STORE_ERR_SIZE, "the analysis of %s is over %d bytes", id,
+		         STORE_ANALYSIS_MAX);
+		return -1;
+	}
+	if (begin(s, err))
+		return -1;
+	/* the first one stays: an analysis is never recomputed */
+	if (prep(s, "INSERT INTO analyses (game_id, analysis, at_ms) VALUES (?,?,?)"
+	            " ON CONFLICT(game_id) DO NOTHING", &st, err)) {
+		rollback(s);
+		return -1;
+	}
+	bind_text(st, 1, id);
+	bind_text(st, 2, json);
+	sqlite3_bind_int64(st, 3, at_ms);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		fail(s, err, "storing an analysis");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static int sq_load_analysis(store *base, const char *id, char **out, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	*out = NULL;
+	s->fault = STORE_FAULT_NONE;
+	if (prep(s, "SELECT analysis FROM analyses WHERE game_id=?", &st, err))
+		return -1;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st), found = 0;
+	if (rc == SQLITE_ROW) {
+		const unsigned char *tx = sqlite3_column_text(st, 0);
+		*out = srv_xstrdup(tx ? (const char *)tx : "");
+		found = 1;
+	} else if (rc != SQLITE_DONE) {
+		fail(s, err, "reading an analysis");
+		found = -1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 static int sq_create_rematch(store *base, const char *old_id, const store_game *g, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
@@ -1522,6 +1583,8 @@ static const store_ops SQLITE_OPS = {
 	.count_chat = sq_count_chat,
 	.create_rematch = sq_create_rematch,
 	.get_rematch = sq_get_rematch,
+	.save_analysis = sq_save_analysis,
+	.load_analysis = sq_load_analysis,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)

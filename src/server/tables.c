@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "analysis.h"
 #include "api.h"
 #include "bots.h"
 #include "chat.h"
@@ -695,6 +696,7 @@ void tables_bots_drain(void)
 		if (e != SE_PENDING)
 			srv_error("table=%s turn=%d bot move failed: %s", t->id, turn, err);
 	}
+	analysis_drain(); /* the analyses' moves come back from the same pool */
 }
 
 int tables_seat_of(const srv_table *t, const char *token)
@@ -1840,6 +1842,8 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	lim_start(c);
 	clock_setup(ctx, c, clock_due);
 	chat_start(c, st);
+	if (analysis_start(c, st))
+		return -1;
 	int count = 0;
 	char err[STORE_ERR_SIZE];
 	if (opt_levels_init(c, 1, err, sizeof err)) {
@@ -2056,5 +2060,6 @@ void tables_stop(void)
 {
 	while (all_head)
 		free_table(all_head);
+	analysis_stop();
 	lim_stop();
 }

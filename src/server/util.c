@@ -294,4 +294,9 @@ void srv_config_default(srv_config *c)
 	c->chat_burst = 5;
 	c->chat_max = 300;
 	c->chat_len = 300;
+	c->analysis_bot = NULL;
+	c->analysis_time = 0.05;
+	c->analysis_max_time = 30;
+	c->analysis_queue = 4;
+	c->rate_analyses = 30;
 }

@@ -77,7 +77,9 @@ fi
 
 pass=0; fail=0
 suites="tests/py/test_server.py tests/py/test_accounts.py tests/py/test_clocks.py
-	tests/py/test_chat.py tests/py/test_pg.py"
+	tests/py/test_chat.py tests/py/test_analysis.py tests/py/test_pg.py"
+# PG_SUITES='tests/py/test_analysis.py' runs only those
+suites=${PG_SUITES:-$suites}
 # under the sanitizers (CARC_SANITIZE, tests/run.sh) the several-process
 # tests only: they run the PostgreSQL store and cluster.c through every
 # kind of write; the other suites' logic ran under the sanitizers on SQLite

@@ -37,6 +37,9 @@ export const api = {
   record: (id) => call('GET', `/api/tables/${id}/record`),
   upload: (text) => call('POST', '/api/records', text),
   recordUrl: (id) => `/api/tables/${id}/record`,
+  // a finished game's analysis: what the server has (GET), or asked for (POST)
+  analysis: (id) => call('GET', `/api/tables/${id}/analysis`),
+  analyse: (id) => call('POST', `/api/tables/${id}/analysis`),
 };
 
 // Seats this browser holds: table id -> {seat, token}. Kept so that a reload

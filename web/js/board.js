@@ -24,7 +24,7 @@ export class BoardView {
     this.defs.innerHTML = DEFS + '<filter id="glow" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="4" result="b"/><feMerge><feMergeNode in="b"/><feMergeNode in="SourceGraphic"/></feMerge></filter>';
     this.view = el('g', { class: 'viewport' }, this.svg);
     this.layers = {};
-    for (const n of ['tiles', 'last', 'cands', 'pending', 'flash', 'mark', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
+    for (const n of ['tiles', 'last', 'cands', 'pending', 'hint', 'flash', 'mark', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
     container.appendChild(this.svg);
     this.defined = new Set();
     this.placed = new Map();
@@ -113,6 +113,27 @@ export class BoardView {
   preview(p) { // hover ghost
     this.layers.pending.querySelectorAll('.ghost').forEach((n) => n.remove());
     if (p) this.tileNode(p, this.layers.pending, 'tile ghost');
+  }
+  // the analysis (analysis.js): the better move as a ghost tile with its
+  // figure in a dashed frame, the square of the move played in a plain one;
+  // h = {best: {x, y, rot, tile, meeple} | null, played: {x, y} | null, player}, or null
+  setHint(h, colorOf) {
+    const L = this.layers.hint;
+    L.replaceChildren();
+    if (!h) return;
+    if (h.played) el('rect', { x: h.played.x * T + 3, y: h.played.y * T + 3, width: T - 6, height: T - 6, rx: 6, class: 'hint-played' }, L);
+    const b = h.best;
+    if (!b) return;
+    const n = this.tileNode(b, L, 'tile hint-ghost');
+    n.dataset.testid = 'hint-ghost';
+    el('rect', { x: b.x * T + 1, y: b.y * T + 1, width: T - 2, height: T - 2, rx: 4, class: 'hint-frame' }, L);
+    if (b.meeple) {
+      const [px, py] = this.tiles.spotAt(b.tile, b.rot, b.meeple.at);
+      const seg = this.tiles.segmentAt(b.tile, b.rot, b.meeple.at);
+      const kind = b.meeple.kind || 'follower';
+      const g = el('g', { class: 'hint-figure', 'data-testid': 'hint-figure' }, L);
+      g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px, b.y * T + py, { lying: seg?.kind === 'field' && kind !== 'pig', boost: this.figureBoost() });
+    }
   }
   // spots: [{at, kind, x, y (tile), pos [px,py] in tile units, selected}], colour of the mover
   setSpots(spots, color) {

@@ -1,6 +1,7 @@
 // The table screen: the board with everything around it. One class serves a
 // live game (WebSocket, placing tiles) and a replay (stepping through the log).
 import { api, seats, Live } from './api.js';
+import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { mountSocial } from './chat.js';
 import { badge, figureIcon } from './colors.js';
@@ -51,6 +52,7 @@ export class GameView {
       <button class="linkish tiles-left" data-act="tilesleft" data-testid="tiles-left"></button>
       <div class="tiles-view hidden"></div>
     </section>
+    <section class="analysis hidden" data-testid="analysis"></section>
     <section class="players" data-testid="players"></section>
     <section class="log-wrap"><h3 data-i18n="log.title"></h3><ol class="log" data-testid="log"></ol></section>
     <section class="table-info"></section>
@@ -87,6 +89,7 @@ export class GameView {
   }
 
   destroy() {
+    this.analysis?.destroy();
     this.clock.destroy();
     this.social?.destroy();
     this.live?.close();
@@ -223,6 +226,7 @@ export class GameView {
     this.renderWaiting(); this.renderInfo(); this.renderFinal(); this.renderReplayBar();
     this.node.querySelectorAll('[data-i18n-title]').forEach((n) => { n.title = t(n.dataset.i18nTitle); n.setAttribute('aria-label', n.title); });
     this.node.querySelectorAll('[data-i18n]').forEach((n) => { n.textContent = t(n.dataset.i18n); });
+    this.analysis?.render();
   }
 
   name(i) { return seatName(this.table, i, this.colors); }
@@ -721,6 +725,7 @@ export class GameView {
       const q = Number(new URLSearchParams(location.search).get('step'));
       this.step = Number.isFinite(q) && q > 0 ? Math.min(q, st.game.log.length) : 0;
       this.renderAll(true);
+      if (st.game.next?.over) this.analysis = new AnalysisPanel(this, this.$('.analysis'));
     } catch (e) {
       this.root.innerHTML = `<div class="card error"><h2>${t('replay.title')}</h2><p>${esc(e.message)}</p><a href="/">${t('nav.lobby')}</a></div>`;
     }
@@ -789,6 +794,7 @@ export class GameView {
     this.renderStep(false);
     if (forward) this.flashEvents(this.game.log[k - 1], this.sim.board);
     this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderFinal(); this.renderReplayBar();
+    this.analysis?.onStep(k);
     if (k === n) this.stopPlay();
   }
   togglePlay() {

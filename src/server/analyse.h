@@ -1,6 +1,8 @@
 /*
  * analyse.h - the analysis of one position and move, shared by `carc
- * analyse` (a whole record) and `carc engine` (its "analyse" command).
+ * analyse` (a whole record), `carc engine` (its "analyse" command) and the
+ * server's analyses of finished games (analysis.c, on the bot pool's
+ * threads: everything here is reentrant).
  *
  * Values come from the heuristic evaluation of src/ai/eval.c
  * (carc_eval_margin): the mover's expected final score minus the best
@@ -10,8 +12,8 @@
  * fitted on 500 greedy games (bench/bots/win_scale.py; docs/cli.md); a
  * finished game is 1, 1/k for a k-way tie for first, or 0.
  */
-#ifndef CARC_CLI_ANALYSE_H
-#define CARC_CLI_ANALYSE_H
+#ifndef CARC_SERVER_ANALYSE_H
+#define CARC_SERVER_ANALYSE_H
 
 #include "carc.h"
 #include "carc_bot.h"
@@ -32,5 +34,9 @@ double an_win(const carc_game *g, int p, double margin);
  * g (not over), with b choosing the best move. 0, or -1 if played is not
  * legal. */
 int an_position(carc_bot *b, const carc_game *g, carc_move played, an_move *out);
+
+/* The game at the start of a record (carc-record-1 text): the record with
+ * no turns and no final, replayed into g. 0, or -1 with a message. */
+int an_start_of(const char *text, size_t len, carc_game *g, char *err, size_t errsize);
 
 #endif

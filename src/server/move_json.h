@@ -1,6 +1,7 @@
 /*
- * move_json.h - moves as JSON and as text for `carc analyse` and `carc
- * engine`, in the form of a record's turn (docs/records.md):
+ * move_json.h - moves as JSON and as text for `carc analyse`, `carc
+ * engine` and the server's analyses (analysis.c), in the form of a
+ * record's turn (docs/records.md):
  *
  *   {"x": 1, "y": 0, "rot": 3, "meeple": null}
  *   {"x": 1, "y": 0, "rot": 3, "meeple": {"kind": "follower", "at": "E1"}}
@@ -10,8 +11,8 @@
  * A move is read by matching it against the position's legal moves, so a
  * move read is always legal in the position it was read for.
  */
-#ifndef CARC_CLI_MOVE_JSON_H
-#define CARC_CLI_MOVE_JSON_H
+#ifndef CARC_SERVER_MOVE_JSON_H
+#define CARC_SERVER_MOVE_JSON_H
 
 #include <jansson.h>
 #include <stddef.h>

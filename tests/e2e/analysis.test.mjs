@@ -1,0 +1,115 @@
+// The analysis on the replay screen: a bot game played to the end, its
+// replay opened, "Analyse" clicked, the progress line, then the
+// win-probability curve (one path per player, a point per turn and the
+// start), the marked turns; a marked turn selected shows the position
+// before it with the better move as a ghost on the board and a line in
+// words; a click on the curve goes to that turn. Also at a phone size, and
+// the stored analysis comes back at once on a second visit.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, launch, newPage, ready, shot } from './lib.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function postJson(p, body) {
+  const r = await fetch(BASE + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const j = await r.json();
+  assert.ok(r.status < 300, `${p}: ${r.status} ${JSON.stringify(j)}`);
+  return j;
+}
+const getJson = async (p) => (await fetch(BASE + p)).json();
+
+async function botGame() {
+  const t = await postJson('/api/tables', { seats: [{ bot: 'random' }, { bot: 'random' }], bot_delay_ms: 0 });
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    if ((await getJson(`/api/tables/${t.id}`)).status === 'over') return t.id;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the bot game did not end');
+}
+
+let gameId;
+
+test('analyse a finished game on its replay: curve, marked turns, the better move on the board', async () => {
+  gameId = await botGame();
+  const state = await getJson(`/api/tables/${gameId}/state`);
+  const n = state.game.log.length;
+  const page = await newPage(browser);
+  await page.goto(`${BASE}/?replay=${gameId}`);
+  await ready(page);
+  await page.waitForSelector('[data-testid=an-start]');
+  await page.click('[data-testid=an-start]');
+  await page.waitForSelector('[data-testid=an-progress]');
+  await page.waitForSelector('[data-testid=an-curve]', { timeout: 90000 });
+  // one path per player, each with a point per turn and the start
+  const paths = await page.$$eval('[data-testid=an-curve] path.an-line', (ps) => ps.map((p) => ({ player: p.dataset.player, points: Number(p.dataset.points), d: p.getAttribute('d'), stroke: p.getAttribute('stroke') })));
+  assert.equal(paths.length, 2, 'a line per player');
+  for (const p of paths) {
+    assert.equal(p.points, n + 1, `player ${p.player}: ${n} turns and the start`);
+    assert.equal((p.d.match(/[ML]/g) || []).length, n + 1, 'as many points in the path');
+  }
+  assert.notEqual(paths[0].stroke, paths[1].stroke, 'each in the player\'s colour');
+  const a = await getJson(`/api/tables/${gameId}/analysis`);
+  assert.equal(a.status, 'done');
+  assert.equal(a.turns.length, n);
+  // the marked turns: on the curve and in the list, the same ones
+  const marks = await page.$$eval('[data-testid=an-mark]', (ms) => ms.map((m) => Number(m.dataset.anTurn)));
+  const listed = await page.$$eval('[data-testid=an-worst] [data-an-turn]', (ms) => ms.map((m) => Number(m.dataset.anTurn)));
+  assert.ok(marks.length > 0, 'random bots lose points somewhere');
+  assert.deepEqual(listed, marks);
+  // the largest loss of each player is among them
+  for (const lg of a.largest) if (lg.turn && lg.lost >= 1) assert.ok(marks.includes(lg.turn), `turn ${lg.turn} marked`);
+  // select the largest loss: the position before it, the ghost of the better move
+  const k = a.largest_turn;
+  assert.ok(listed.includes(k), 'the largest loss of the game is listed');
+  await page.click(`[data-testid=an-worst] [data-an-turn="${k}"]`);
+  await page.waitForSelector('[data-testid=an-selected]');
+  assert.match(await page.textContent('[data-testid=replay-step]'), new RegExp(`\\b${k - 1}\\b`));
+  const best = a.turns[k - 1].best;
+  if (!best.discarded) {
+    await page.waitForSelector('[data-testid=hint-ghost]', { state: 'attached' });
+    const tr = await page.getAttribute('[data-testid=hint-ghost]', 'transform');
+    assert.match(tr, new RegExp(`translate\\(${best.x * 100} ${best.y * 100}\\)`), 'the ghost is where the better move goes');
+    assert.equal(await page.locator('[data-testid=hint-figure]').count(), best.meeple ? 1 : 0, 'its figure with it');
+    assert.equal(await page.locator('.layer-hint .hint-played').count(), a.turns[k - 1].played.discarded ? 0 : 1, 'the move played framed');
+  }
+  const line = await page.textContent('[data-testid=an-selected]');
+  assert.ok(line.includes(state.table.seats[a.turns[k - 1].player].name) || line.length > 20, line);
+  await page.locator('[data-testid=board]').scrollIntoViewIfNeeded();
+  await shot(page, 'analysis-desktop.png');
+  // a click on the curve goes to that turn and takes the ghost away
+  const box = await page.locator('[data-testid=an-curve]').boundingBox();
+  await page.mouse.click(box.x + box.width - 3, box.y + box.height / 2);
+  await page.waitForFunction((nn) => new RegExp(`\\b${nn}\\b.*\\b${nn}\\b`).test(document.querySelector('[data-testid=replay-step]').textContent), n);
+  assert.equal(await page.locator('[data-testid=hint-ghost]').count(), 0);
+  // stepping moves the cursor
+  const x1 = await page.getAttribute('[data-testid=an-cursor]', 'x1');
+  await page.keyboard.press('Home');
+  await page.waitForFunction((v) => document.querySelector('[data-testid=an-cursor]').getAttribute('x1') !== v, x1);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a stored analysis shows at once, also on a phone', async () => {
+  assert.ok(gameId, 'needs the game of the first test');
+  const page = await newPage(browser, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await page.goto(`${BASE}/?replay=${gameId}`);
+  await ready(page);
+  await page.waitForSelector('[data-testid=an-curve]');
+  assert.equal(await page.locator('[data-testid=an-start]').count(), 0, 'no button: it is stored');
+  const first = page.locator('[data-testid=an-worst] [data-an-turn]').first();
+  await first.scrollIntoViewIfNeeded();
+  await first.click();
+  await page.waitForSelector('[data-testid=an-selected]');
+  // nothing runs off the screen sideways
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 390, `page width ${wide}`);
+  const curve = await page.locator('[data-testid=an-curve]').boundingBox();
+  assert.ok(curve.width > 200 && curve.x >= 0 && curve.x + curve.width <= 390, JSON.stringify(curve));
+  await shot(page, 'analysis-phone.png');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

@@ -1,0 +1,237 @@
+// The analysis of a finished game on the replay screen (docs/web.md,
+// "Analysis"): the server computes it on request (POST
+// /api/tables/<id>/analysis, docs/protocol.md) and keeps it. Shown here: a
+// win-probability curve over the game (one line per player, the current
+// step marked, a click goes to that turn), the turns where each player lost
+// most (on the curve and as a list), and for a selected turn the position
+// before it with the better move drawn on the board as a ghost.
+import { api, ApiError } from './api.js';
+import { t, esc } from './i18n.js';
+import { roleName } from './story.js';
+
+const W = 300, H = 96, PAD = 4; // the curve's box in SVG units
+const WORST_PER_PLAYER = 3;     // turns listed per player
+const MIN_LOST = 1;             // points: smaller losses are not worth a mark
+const POLL_FIRST_MS = 400, POLL_MAX_MS = 4000, POLL_GIVE_UP_MS = 5 * 60 * 1000;
+
+export class AnalysisPanel {
+  // view: the GameView (replay); box: the element the panel lives in
+  constructor(view, box) {
+    this.view = view; this.box = box;
+    this.data = null; this.state = 'none'; this.progress = null; this.error = null;
+    this.selected = null; this.timer = null; this.gone = false;
+    this.box.addEventListener('click', (e) => this.onClick(e));
+    this.box.addEventListener('keydown', (e) => {
+      const m = e.target.closest?.('[data-an-turn]');
+      if (m && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); this.select(Number(m.dataset.anTurn)); }
+    });
+    this.box.classList.remove('hidden');
+    this.render();
+    this.load();
+  }
+
+  destroy() { this.gone = true; clearTimeout(this.timer); }
+
+  // what the server has: a stored analysis is shown at once, one computing is followed
+  async load() {
+    try {
+      const r = await api.analysis(this.id());
+      this.take(r);
+    } catch (e) { this.fail(e); }
+  }
+
+  id() { return this.view.id; }
+
+  async start() {
+    this.state = 'pending'; this.error = null; this.progress = null; this.pollStart = null; this.render();
+    try {
+      this.take(await api.analyse(this.id()));
+    } catch (e) { this.fail(e); }
+  }
+
+  take(r) {
+    if (this.gone) return;
+    if (!r || r.status === 'none') { this.state = 'none'; this.render(); return; }
+    if (r.status === 'failed') { this.state = 'error'; this.error = r.message || ''; this.render(); return; }
+    if (r.status === 'pending') {
+      this.state = 'pending'; this.progress = r; this.render();
+      this.poll();
+      return;
+    }
+    if (r.status === 'done') {
+      clearTimeout(this.timer);
+      this.state = 'done'; this.data = r; this.render();
+    }
+  }
+
+  fail(e) {
+    if (this.gone) return;
+    clearTimeout(this.timer);
+    this.state = 'error';
+    this.error = e instanceof ApiError && e.code === 'rate_limited' ? t('an.err.rate')
+      : e instanceof ApiError && e.code === 'busy' ? t('an.err.busy') : (e.message || String(e));
+    this.render();
+  }
+
+  // polls with a growing pause, and gives up after a while
+  poll() {
+    clearTimeout(this.timer);
+    if (!this.pollStart) { this.pollStart = Date.now(); this.pollWait = POLL_FIRST_MS; }
+    if (Date.now() - this.pollStart > POLL_GIVE_UP_MS) { this.fail(new Error(t('an.err.slow'))); return; }
+    this.timer = setTimeout(async () => {
+      this.pollWait = Math.min(POLL_MAX_MS, Math.round(this.pollWait * 1.5));
+      try {
+        const r = await api.analysis(this.id());
+        this.take(r);
+      } catch (e) { this.fail(e); }
+    }, this.pollWait);
+  }
+
+  onClick(e) {
+    const a = e.target.closest('[data-an-act]');
+    if (a) { if (a.dataset.anAct === 'start') this.start(); if (a.dataset.anAct === 'clear') this.select(null); return; }
+    const m = e.target.closest('[data-an-turn]');
+    if (m) { this.select(Number(m.dataset.anTurn)); return; }
+    const svg = e.target.closest('svg.an-curve');
+    if (svg && this.data) {
+      const r = svg.getBoundingClientRect();
+      const n = this.data.turns.length;
+      const k = Math.round(((e.clientX - r.left) / r.width * W - PAD) / (W - 2 * PAD) * n);
+      this.selected = null;
+      this.view.goStep(Math.max(0, Math.min(n, k)));
+    }
+  }
+
+  // turn k (1-based) selected: the position before it with the better move; null: none
+  select(k) {
+    this.selected = k;
+    if (k) this.view.goStep(k - 1);
+    else this.onStep(this.view.step);
+    this.render();
+    // the line in words in view (on a phone the panel scrolls under the board)
+    this.box.querySelector('.an-sel')?.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  // the replay moved to `step` (turns shown)
+  onStep(step) {
+    if (this.selected && step !== this.selected - 1) { this.selected = null; this.render(); }
+    this.drawHint();
+    this.moveCursor(step);
+  }
+
+  // the better move of the selected turn on the board, and where the played one went
+  drawHint() {
+    const a = this.data, k = this.selected;
+    if (!a || !k) { this.view.board.setHint(null); return; }
+    const turn = a.turns[k - 1], e = this.view.game.log[k - 1];
+    if (!turn || !e) { this.view.board.setHint(null); return; }
+    const b = turn.best;
+    this.view.board.setHint({
+      best: b.discarded ? null : { x: b.x, y: b.y, rot: b.rot, tile: e.tile, meeple: b.meeple },
+      played: e.discarded ? null : { x: e.x, y: e.y },
+      player: turn.player,
+    }, (p) => this.view.colors[p]);
+    if (!b.discarded) this.view.board.ensureVisible(b.x, b.y);
+  }
+
+  // for each player, the turns with the largest losses
+  worst() {
+    const a = this.data;
+    const out = [];
+    for (let p = 0; p < (a.players || 2); p++) {
+      const mine = a.turns.filter((x) => x.player === p && x.lost >= MIN_LOST).sort((x, y) => y.lost - x.lost).slice(0, WORST_PER_PLAYER);
+      out.push(...mine);
+    }
+    return out.sort((x, y) => x.turn - y.turn);
+  }
+
+  // per player, the points [turn, win] of the curve: with two players each
+  // turn gives both (the other's chance is the rest), with more a player's
+  // line has a point at each of their own turns
+  series() {
+    const a = this.data, np = a.players || 2;
+    const s = [...Array(np)].map(() => [[0, 1 / np]]);
+    for (const x of a.turns) {
+      s[x.player].push([x.turn, x.win_played]);
+      if (np === 2) s[1 - x.player].push([x.turn, 1 - x.win_played]);
+    }
+    return s;
+  }
+
+  xy(turn, win) {
+    const n = Math.max(1, this.data.turns.length);
+    return [PAD + turn / n * (W - 2 * PAD), PAD + (1 - win) * (H - 2 * PAD)];
+  }
+
+  curveSvg() {
+    const a = this.data, colors = this.view.colors;
+    const f = (v) => v.toFixed(1);
+    let s = `<svg class="an-curve" data-testid="an-curve" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" role="img" aria-label="${esc(t('an.curve'))}">`;
+    s += `<rect x="0" y="0" width="${W}" height="${H}" class="an-bg"/>`;
+    const [, mid] = this.xy(0, 0.5);
+    s += `<line x1="${PAD}" x2="${W - PAD}" y1="${f(mid)}" y2="${f(mid)}" class="an-mid"/>`;
+    this.series().forEach((pts, p) => {
+      const d = pts.map(([k, w], i) => { const [x, y] = this.xy(k, w); return `${i ? 'L' : 'M'}${f(x)} ${f(y)}`; }).join('');
+      s += `<path d="${d}" class="an-line" data-player="${p}" data-points="${pts.length}" stroke="${colors[p].hex}"/>`;
+    });
+    const [cx] = this.xy(this.view.step, 0);
+    s += `<line class="an-cursor" data-testid="an-cursor" x1="${f(cx)}" x2="${f(cx)}" y1="0" y2="${H}"/>`;
+    for (const x of this.worst()) {
+      const [mx, my] = this.xy(x.turn, x.win_played);
+      s += `<circle class="an-mark${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}" data-testid="an-mark" cx="${f(mx)}" cy="${f(my)}" r="3.2" fill="${colors[x.player].hex}"><title>${esc(t('an.turn', { k: x.turn }))}</title></circle>`;
+    }
+    return s + '</svg>';
+  }
+
+  moveCursor(step) {
+    const c = this.box.querySelector('.an-cursor');
+    if (!c || !this.data) return;
+    const [cx] = this.xy(step, 0);
+    c.setAttribute('x1', cx.toFixed(1)); c.setAttribute('x2', cx.toFixed(1));
+  }
+
+  // "a knight" for a figure on the tile of the turn, or "" without one
+  figureWords(tile, m) {
+    if (!m || m.meeple === null || m.meeple === undefined) return '';
+    const seg = this.view.tiles.segmentAt(tile, m.rot, m.meeple.at);
+    return roleName(m.meeple.kind || 'follower', seg?.kind);
+  }
+
+  moveWords(tile, m) {
+    if (!m || m.discarded) return t('an.move.discard');
+    const fig = this.figureWords(tile, m);
+    return fig ? t('an.move.fig', { fig }) : t('an.move.nofig');
+  }
+
+  selectedHtml() {
+    const k = this.selected, a = this.data;
+    const x = a.turns[k - 1], e = this.view.game.log[k - 1];
+    if (!x || !e) return '';
+    const who = this.view.who(x.player);
+    const same = JSON.stringify(x.best) === JSON.stringify(x.played);
+    const line = same ? t('an.same', { name: who })
+      : t('an.better', { name: who, played: this.moveWords(e.tile, x.played), best: this.moveWords(e.tile, x.best), n: Math.round(x.lost) });
+    return `<div class="an-sel" data-testid="an-selected"><p><span class="an-key"><i class="k-best"></i>${t('an.key.best')}</span> <span class="an-key"><i class="k-played"></i>${t('an.key.played')}</span></p><p>${line}</p><button class="linkish" data-an-act="clear">${t('an.clear')}</button></div>`;
+  }
+
+  render() {
+    if (this.gone) return;
+    let h = `<h3>${t('an.title')}</h3>`;
+    if (this.state === 'none') {
+      h += `<p class="small">${t('an.intro')}</p><button data-an-act="start" data-testid="an-start">${t('an.start')}</button>`;
+    } else if (this.state === 'pending') {
+      const p = this.progress;
+      h += `<p class="an-progress" data-testid="an-progress" role="status">${p && p.total ? t('an.progress', { k: p.done, n: p.total }) : t('an.starting')}</p>`;
+    } else if (this.state === 'error') {
+      h += `<p class="an-error" role="alert">${esc(this.error || '')}</p><button data-an-act="start" data-testid="an-start">${t('an.retry')}</button>`;
+    } else if (this.state === 'done') {
+      h += this.curveSvg();
+      const w = this.worst();
+      h += w.length ? `<ol class="an-worst" data-testid="an-worst">${w.map((x) => `<li><button class="linkish${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}">${t('an.lost', { k: x.turn, name: this.view.who(x.player), n: Math.round(x.lost) })}</button></li>`).join('')}</ol>`
+        : `<p class="small">${t('an.none')}</p>`;
+      if (this.selected) h += this.selectedHtml();
+    }
+    this.box.innerHTML = h;
+    this.drawHint();
+  }
+}
