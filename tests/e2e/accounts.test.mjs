@@ -83,6 +83,12 @@ test('two players register, play against bots, and see their ratings', async () 
     assert.match(row[2], /^\d{3,4}$/);
     assert.equal(row[3], '1');
   }
+  // the bots' fixed ratings, as the server lists them for its levels
+  const levels = (await (await fetch(`${BASE}/api/options`)).json()).bot_levels.filter((l) => l.rating != null);
+  assert.ok(levels.some((l) => l.level === 'expert'), JSON.stringify(levels));
+  await bob.waitForFunction((n) => (document.querySelector('[data-testid=board-about]')?.textContent.match(/\d{4}/g) || []).length >= n, levels.length);
+  const about = await bob.textContent('[data-testid=board-about]');
+  for (const l of levels) assert.ok(about.includes(`${l.level} ${l.rating}`), `${l.level} ${l.rating} in "${about}"`);
   await shot(bob, 'accounts-leaderboard.png');
   await bob.click(`text=${names[0]}`);
   await bob.waitForSelector('[data-testid=profile]');

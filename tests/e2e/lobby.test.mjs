@@ -348,6 +348,7 @@ test('each bot level is described by what its bot does, in every language; a lev
         assert.ok(label.includes(lv.level), `${lang}: the operator's level is named: ${label}`);
         assert.ok(hint.includes(lv.spec), `${lang}: and its spec is shown: ${hint}`);
       } else assert.ok(label.includes(cat[`bot.${lv.level}`]), label);
+      if (lv.rating != null) assert.ok(hint.includes(cat['create.bot.rating'].replace('{r}', lv.rating)), `${lang}: the rating of ${lv.level} in "${hint}"`);
       if (/time=/.test(lv.spec)) {
         const secs = new Intl.NumberFormat(lang).format(Number(/time=([\d.]+)/.exec(lv.spec)[1]));
         assert.ok(hint.includes(cat['create.bot.time'].replace('{s}', secs)), `${lang}: the time of ${lv.spec} in "${hint}"`);
