@@ -34,6 +34,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #define STORE_ERR_SIZE 256
 #define STORE_ID_SIZE 24
@@ -326,6 +328,16 @@ typedef struct store_ops {
 /* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES
  * turns takes about 350 bytes a turn. */
 #define STORE_ANALYSIS_MAX (512 * 1024)
+
+/* Both stores refuse a larger one the same way: -1 with the message in
+ * err (STORE_ERR_SIZE), else 0. */
+static inline int store_analysis_too_big(const char *id, const char *json, char *err)
+{
+	if (strlen(json) <= STORE_ANALYSIS_MAX)
+		return 0;
+	snprintf(err, STORE_ERR_SIZE, "the analysis of %s is over %d bytes", id, STORE_ANALYSIS_MAX);
+	return -1;
+}
 
 struct store {
 	const store_ops *ops;

@@ -1481,10 +1481,8 @@ static int pg_save_analysis(store *base, const char *id, const char *json, int64
                             char *err)
 {
 	pg_store *s = (pg_store *)base;
-	if (strlen(json) > STORE_ANALYSIS_MAX) {
+	if (store_analysis_too_big(id, json, err)) {
 		s->fault = STORE_FAULT_OTHER;
-		snprintf(err, STORE_ERR_SIZE, "the analysis of %s is over %d bytes", id,
-		         STORE_ANALYSIS_MAX);
 		return -1;
 	}
 	if (begin(s, err))

@@ -1215,10 +1215,8 @@ static int sq_save_analysis(store *base, const char *id, const char *json, int64
 {
 	sqlite_store *s = (sqlite_store *)base;
 	sqlite3_stmt *st;
-	if (strlen(json) > STORE_ANALYSIS_MAX) {
+	if (store_analysis_too_big(id, json, err)) {
 		s->fault = STORE_FAULT_OTHER;
-		snprintf(err, STORE_ERR_SIZE, "the analysis of %s is over %d bytes", id,
-		         STORE_ANALYSIS_MAX);
 		return -1;
 	}
 	if (begin(s, err))

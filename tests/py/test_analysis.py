@@ -258,13 +258,7 @@ class TestAnalysis(AnalysisCase):
         self.assertEqual((st, r["error"]["code"]), (503, "storage"), r)
         # it fails while the analysis computes: the client is told, nothing is stored
         os.remove(fault)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            st, r, _ = srv.post(apath(b))
-            if st == 202:
-                break
-            time.sleep(0.2)
-        self.assertEqual(st, 202, r)
+        self.ask_until_pending(srv, b)
         with open(fault, "w") as f:
             f.write("io")
         r = self.poll_failed_or_done(srv, b)
@@ -272,14 +266,18 @@ class TestAnalysis(AnalysisCase):
         self.assertIn("stored", r["message"])
         # the database works again: asking again computes and stores it
         os.remove(fault)
-        deadline = time.time() + 10
+        self.ask_until_pending(srv, b)
+        self.poll_done(srv, b)
+
+    def ask_until_pending(self, srv, tid, timeout=10):
+        """POSTs the analysis of tid until it is accepted (202)."""
+        deadline = time.time() + timeout
         while time.time() < deadline:
-            st, r, _ = srv.post(apath(b))
+            st, r, _ = srv.post(apath(tid))
             if st == 202:
-                break
+                return r
             time.sleep(0.2)
         self.assertEqual(st, 202, r)
-        self.poll_done(srv, b)
 
     def poll_failed_or_done(self, srv, tid, timeout=30):
         deadline = time.time() + timeout
