@@ -66,7 +66,7 @@ class Client:
 SCALE = 173.7178
 TAU = 0.5
 BOT_RD = 60.0
-HARD_ELO, EXPERT_ELO = 999.0, 999.0  # src/server/ratings.c, from docs/bots.md's ladder
+HARD_ELO, EXPERT_ELO = 604.0, 104.0  # src/server/ratings.c, from docs/bots.md's ladder
 
 
 def bot_rating(spec):
