@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accounts.h"
 #include "fuzz_server.h"
 #include "store.h"
 #include "writer.h"
@@ -654,6 +655,10 @@ static void open_stores(void)
 		fz_fail("cannot start the storage thread");
 	if (tables_start(&fz_cfg, reader, lctx))
 		fz_fail("cannot start the tables");
+	/* the account routes (leaderboard, player, me, login) read their store
+	 * and key from here, as in net.c */
+	if (accounts_start(&fz_cfg, reader, lctx))
+		fz_fail("cannot start the accounts");
 	/* no timer ever fires here: keep the tables from setting any */
 	tables_stop_timers();
 	api_set_start(srv_mono_us(), reader->ops->name);
@@ -673,6 +678,7 @@ static void close_stores(void)
 {
 	fz_settle();
 	writer_stop();
+	accounts_stop();
 	tables_stop();
 	if (reader)
 		reader->ops->close(reader);
@@ -744,6 +750,7 @@ void fz_init(void)
 	fz_cfg.quiet = 1;
 	fz_cfg.bot_delay_ms = 0;
 	fz_cfg.bot_threads = 1;
+	fz_cfg.auth_threads = 1;
 	fz_cfg.max_msg = 4096;
 	fz_cfg.max_tables = MAX_TABLES;
 	/* the per-address limits would soon refuse the harness's own requests
