@@ -119,9 +119,10 @@ static inline int ai_new_tile(const carc_game *child, const carc_game *parent)
 
 /* The text of data/eval-linear.txt (gen/evalmodel.c, made by the Makefile). */
 extern const char ai_eval_model_text[];
-/* The heuristic margin of p plus `blend` times the learned correction
- * (learn.c; blend 1 is carc_eval_learned). */
-double ai_learned_margin(const carc_game *g, int p, const double *w, double blend);
+/* For every player p, out[p] = the heuristic margin of p plus `blend`
+ * times the learned correction (learn.c; blend 1 is carc_eval_learned),
+ * from one pass over the position. */
+void ai_learned_margins(const carc_game *g, const double *w, double blend, double *out);
 
 /* ---- evaluation (eval.c) --------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * makes the data from self-play and fits it), and the shipped model: the
  * text of data/eval-linear.txt compiled in (the Makefile makes
  * gen/evalmodel.c from it), parsed by a bot into weights of its own when
- * it is made (mcts:eval=learned).
+ * it is made (mcts:learned=B).
  *
  * Features, for player p: for each per-player quantity, p's value minus
  * the mean of the others' (so the model is the same for any seat and 2
@@ -41,11 +41,12 @@ const char *carc_eval_feature_name(int i) { return i >= 0 && i < NFEAT ? NAMES[i
 
 #define MAX_HELD (CARC_MAX_FIGURES + 8)
 
-int carc_eval_features(const carc_game *g, int p, double *out)
+/* The per-player quantities of every player (f) and the heuristic margin
+ * of each (m: carc_eval_margin), from one pass over the position. */
+static void features_all(const carc_game *g, double f[CARC_MAX_PLAYERS][PF_COUNT], double *m)
 {
 	int np = carc_players(g);
-	double f[CARC_MAX_PLAYERS][PF_COUNT];
-	memset(f, 0, sizeof f);
+	memset(f, 0, sizeof(double) * CARC_MAX_PLAYERS * PF_COUNT);
 	double t = carc_tiles_left(g) / 72.0;
 	int sc[CARC_MAX_PLAYERS];
 	carc_game_scores(g, sc);
@@ -106,6 +107,26 @@ int carc_eval_features(const carc_game *g, int p, double *out)
 			}
 		}
 	}
+	/* the margins as carc_eval_margin: expected score minus the best other's */
+	eval_weights w;
+	eval_default(&w);
+	double e[CARC_MAX_PLAYERS];
+	eval_expected(g, &w, e);
+	for (int q = 0; q < np; q++) {
+		double other = -1e9;
+		for (int r = 0; r < np; r++)
+			if (r != q && e[r] > other)
+				other = e[r];
+		m[q] = e[q] - other;
+	}
+}
+
+/* Player p's features from features_all's tables. */
+static void features_of(const carc_game *g, double f[CARC_MAX_PLAYERS][PF_COUNT], const double *m,
+                        int p, double *out)
+{
+	int np = carc_players(g);
+	double t = carc_tiles_left(g) / 72.0;
 	for (int k = 0; k < PF_COUNT; k++) {
 		double others = 0;
 		for (int q = 0; q < np; q++)
@@ -113,11 +134,17 @@ int carc_eval_features(const carc_game *g, int p, double *out)
 				others += f[q][k];
 		out[k] = f[p][k] - (np > 1 ? others / (np - 1) : 0);
 	}
-	double m = carc_eval_margin(g, p);
-	out[PF_COUNT] = m;
-	out[PF_COUNT + 1] = m * t;
+	out[PF_COUNT] = m[p];
+	out[PF_COUNT + 1] = m[p] * t;
 	out[PF_COUNT + 2] = t;
 	out[PF_COUNT + 3] = 1;
+}
+
+int carc_eval_features(const carc_game *g, int p, double *out)
+{
+	double f[CARC_MAX_PLAYERS][PF_COUNT], m[CARC_MAX_PLAYERS];
+	features_all(g, f, m);
+	features_of(g, f, m, p, out);
 	return NFEAT;
 }
 
@@ -165,22 +192,31 @@ int carc_eval_model_parse(const char *text, double *w, int max, char *err, size_
 	return NFEAT;
 }
 
-double ai_learned_margin(const carc_game *g, int p, const double *w, double blend)
+void ai_learned_margins(const carc_game *g, const double *w, double blend, double *out)
 {
-	if (carc_game_over(g))
-		return carc_eval_margin(g, p);
-	double x[NFEAT];
-	carc_eval_features(g, p, x);
-	double s = 0;
-	for (int i = 0; i < NFEAT; i++)
-		s += w[i] * x[i];
-	/* x[PF_COUNT] is the heuristic margin, x[PF_COUNT + 2] the share of tiles left */
-	return x[PF_COUNT] + blend * x[PF_COUNT + 2] * s;
+	int np = carc_players(g);
+	double f[CARC_MAX_PLAYERS][PF_COUNT], m[CARC_MAX_PLAYERS];
+	features_all(g, f, m);
+	for (int p = 0; p < np; p++) {
+		if (carc_game_over(g)) {
+			out[p] = m[p]; /* the final margin */
+			continue;
+		}
+		double x[NFEAT];
+		features_of(g, f, m, p, x);
+		double s = 0;
+		for (int i = 0; i < NFEAT; i++)
+			s += w[i] * x[i];
+		/* x[PF_COUNT] is the heuristic margin, x[PF_COUNT + 2] the share of tiles left */
+		out[p] = x[PF_COUNT] + blend * x[PF_COUNT + 2] * s;
+	}
 }
 
 double carc_eval_learned(const carc_game *g, int p, const double *w)
 {
-	return ai_learned_margin(g, p, w, 1);
+	double out[CARC_MAX_PLAYERS];
+	ai_learned_margins(g, w, 1, out);
+	return out[p];
 }
 
 int carc_eval_fit(const double *x, const double *y, int rows, int cols, double lambda,

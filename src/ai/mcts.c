@@ -333,10 +333,9 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
 	const int np = carc_players(g);
 	if (p->learned > 0) {
 		/* the predicted margins; the best other's is 0 in the formula below */
-		for (int i = 0; i < np; i++) {
-			double m = ai_learned_margin(g, i, t->lw, p->learned);
-			out[i] = (float)(1.0 / (1.0 + exp(-m / p->escale)));
-		}
+		ai_learned_margins(g, t->lw, p->learned, e);
+		for (int i = 0; i < np; i++)
+			out[i] = (float)(1.0 / (1.0 + exp(-e[i] / p->escale)));
 		return;
 	}
 	eval_expected(g, &t->ew, e);
