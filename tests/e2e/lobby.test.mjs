@@ -366,3 +366,25 @@ test('each bot level is described by what its bot does, in every language; a lev
     await page.context().close();
   }
 });
+
+test('the lobby is ready only when the server\'s options are in: a slow /api/options leaves no empty bot hint and no default level list', async () => {
+  const s = await serveWith('slow-options.sqlite', ['--bot-level', 'blitz=mcts:time=0.2']);
+  const page = await newPage(browser);
+  let answered = false;
+  await page.route('**/api/options', async (route) => {
+    await new Promise((r) => setTimeout(r, 800));
+    answered = true;
+    await route.continue();
+  });
+  await page.goto(s.url + '/');
+  await ready(page);
+  assert.ok(answered, 'ready came after the options were answered');
+  // the operator's level is only in the server's list
+  const values = await page.$$eval('[data-testid=who-1] option', (os) => os.map((o) => o.value));
+  assert.ok(values.includes('bot:blitz'), values.join(' '));
+  await page.selectOption('[data-testid=who-1]', 'bot:medium');
+  const hint = await page.textContent('[data-testid=bot-hint-1]');
+  assert.ok(hint.startsWith(catalogue('en')['create.bot.does.greedy']), `"${hint}"`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

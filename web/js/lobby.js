@@ -31,7 +31,8 @@ export class LobbyView {
     this.showHandler = (e) => { if (e.persisted) this.setBusy(false); };
     window.addEventListener('pageshow', this.showHandler);
     this.render();
-    this.load();
+    // the page is marked ready once the server's options (levels, expansions) are in
+    this.loaded = this.load();
     this.timer = setInterval(() => this.refresh(), 4000);
   }
   destroy() {

@@ -78,6 +78,7 @@ async function main() {
       await account.currentAccount(); // a logged-in player's name in the lobby's form
       const { LobbyView } = await import('./lobby.js');
       window.carcView = new LobbyView(root);
+      await window.carcView.loaded;
     }
   } catch (e) {
     root.innerHTML = `<div class="card error"><p>${t('err.load')}</p><pre>${String(e.message || e)}</pre></div>`;
