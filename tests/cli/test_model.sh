@@ -18,14 +18,14 @@ n=$(grep -vc '^#' "$tmp/model")
 [ "$n" -ge 10 ] || fail "only $n weights"
 "$CARC" train --model --games 3 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--model with options: status"
 for k in 1 2; do
-	"$CARC" arena --bots mcts:iter=60,learned=1 greedy --games 2 --seed 5 --quiet \
+	"$CARC" arena --bots mcts:iter=30,learned=1 greedy --games 2 --seed 5 --jobs 2 --quiet \
 		--record "$tmp/r$k" >"$tmp/a$k" 2>&1 || fail "arena with learned=1: $(cat "$tmp/a$k")"
 done
 for f in "$tmp"/r1/*; do
 	"$CARC" replay "$f" >/dev/null 2>&1 || fail "record $f does not replay"
 	cmp -s "$f" "$tmp/r2/$(basename "$f")" || fail "learned=1 is not deterministic: records differ"
 done
-"$CARC" arena --bots mcts:iter=60 greedy --games 2 --seed 5 --quiet --record "$tmp/h" >/dev/null 2>&1 \
+"$CARC" arena --bots mcts:iter=30 greedy --games 2 --seed 5 --jobs 2 --quiet --record "$tmp/h" >/dev/null 2>&1 \
 	|| fail "arena, heuristic"
 same=1
 for f in "$tmp"/r1/*; do cmp -s "$f" "$tmp/h/$(basename "$f")" || same=0; done
