@@ -449,6 +449,16 @@ static PGresult *q(pg_store *s, int k, const params *p, char *err)
 	return r;
 }
 
+/* A read outside a transaction: clears the last fault, connects again if
+ * the connection was lost, then runs k (q's result). */
+static PGresult *q_read(pg_store *s, int k, const params *p, char *err)
+{
+	s->fault = STORE_FAULT_NONE;
+	if (ensure(s, err))
+		return NULL;
+	return q(s, k, p, err);
+}
+
 /* Runs k and throws the result away. 0, or -1. */
 static int q_do(pg_store *s, int k, const params *p, char *err)
 {
@@ -950,10 +960,7 @@ out:
 static int pg_load_active(store *base, store_load_fn fn, void *ctx, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
-	PGresult *r = q(s, Q_SEL_ACTIVE, NULL, err);
+	PGresult *r = q_read(s, Q_SEL_ACTIVE, NULL, err);
 	if (!r)
 		return -1;
 	int ret = 0;
@@ -968,12 +975,9 @@ static int pg_load_since(store *base, const char *id, int from, store_load_fn fn
                          char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_str(&p, id);
-	PGresult *r = q(s, Q_SEL_ONE, &p, err);
+	PGresult *r = q_read(s, Q_SEL_ONE, &p, err);
 	if (!r)
 		return -1;
 	int ret = PQntuples(r) == 1 ? (load_row(s, r, 0, from, fn, ctx, err) ? -1 : 1) : 0;
@@ -991,10 +995,7 @@ static int pg_counts(store *base, int *counts, char *err)
 	pg_store *s = (pg_store *)base;
 	for (int i = 0; i < STORE_STATUS_COUNT; i++)
 		counts[i] = 0;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
-	PGresult *r = q(s, Q_COUNTS, NULL, err);
+	PGresult *r = q_read(s, Q_COUNTS, NULL, err);
 	if (!r)
 		return -1;
 	for (int i = 0; i < PQntuples(r); i++) {
@@ -1062,10 +1063,7 @@ static int pg_list_finished(store *base, const char *before, int limit, store_su
 static int pg_upload_usage(store *base, long *count, int64_t *bytes, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
-	PGresult *r = q(s, Q_UPLOAD_USAGE, NULL, err);
+	PGresult *r = q_read(s, Q_UPLOAD_USAGE, NULL, err);
 	if (!r)
 		return -1;
 	*count = atol(PQgetvalue(r, 0, 0));
@@ -1103,12 +1101,9 @@ static int pg_load_clock(store *base, const char *id, store_clock *out, char **s
 {
 	pg_store *s = (pg_store *)base;
 	*state = NULL;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_str(&p, id);
-	PGresult *r = q(s, Q_SEL_CLOCK, &p, err);
+	PGresult *r = q_read(s, Q_SEL_CLOCK, &p, err);
 	if (!r)
 		return -1;
 	int found = PQntuples(r) == 1;
@@ -1141,10 +1136,7 @@ static void read_account(const PGresult *r, int row, store_account *a)
 /* A statement that returns one account row or none: 1, 0, or -1. */
 static int one_account(pg_store *s, int k, const params *p, store_account *a, char *err)
 {
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
-	PGresult *r = q(s, k, p, err);
+	PGresult *r = q_read(s, k, p, err);
 	if (!r)
 		return -1;
 	int found = PQntuples(r) == 1;
@@ -1261,12 +1253,9 @@ static int hex_digit(int c)
 static int pg_get_key(store *base, const char *name, unsigned char *out, size_t size, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_str(&p, name);
-	PGresult *r = q(s, Q_SEL_KEY, &p, err);
+	PGresult *r = q_read(s, Q_SEL_KEY, &p, err);
 	if (!r)
 		return -1;
 	int ok = PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, 0)) == 2 * size;
@@ -1288,14 +1277,11 @@ static int pg_account_games(store *base, int64_t account, int only_over, int lim
                             store_seat_game_fn fn, void *ctx, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_i64(&p, account);
 	p_i64(&p, only_over);
 	p_i64(&p, limit);
-	PGresult *r = q(s, Q_ACC_GAMES, &p, err);
+	PGresult *r = q_read(s, Q_ACC_GAMES, &p, err);
 	if (!r)
 		return -1;
 	int n = 0, ret = 0;
@@ -1338,13 +1324,10 @@ static int pg_leaderboard(store *base, int limit, int offset, store_account_fn f
                           char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_i64(&p, limit);
 	p_i64(&p, offset);
-	PGresult *r = q(s, Q_LEADERBOARD, &p, err);
+	PGresult *r = q_read(s, Q_LEADERBOARD, &p, err);
 	if (!r)
 		return -1;
 	int n = 0;
@@ -1389,13 +1372,10 @@ static int pg_list_chat(store *base, const char *id, int limit, store_chat_fn fn
                         char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_str(&p, id);
 	p_i64(&p, limit);
-	PGresult *r = q(s, Q_LIST_CHAT, &p, err);
+	PGresult *r = q_read(s, Q_LIST_CHAT, &p, err);
 	if (!r)
 		return -1;
 	int count = 0;
@@ -1419,12 +1399,9 @@ static int pg_list_chat(store *base, const char *id, int limit, store_chat_fn fn
 static int pg_count_chat(store *base, const char *id, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	if (ensure(s, err))
-		return -1;
 	params p = {0};
 	p_str(&p, id);
-	PGresult *r = q(s, Q_COUNT_CHAT, &p, err);
+	PGresult *r = q_read(s, Q_COUNT_CHAT, &p, err);
 	if (!r)
 		return -1;
 	int n = atoi(PQgetvalue(r, 0, 0));
