@@ -713,27 +713,41 @@ int tables_seat_of(const srv_table *t, const char *token)
 	return seat;
 }
 
-srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
-                    const srv_origin *o, char *err, size_t errsize)
+/* The seat a token holds at a table whose game is being played, for a
+ * move or a resignation: SE_OK and *seat, or the refusal in err (no_token:
+ * what is said without a token; not_started: while seats are open). */
+static srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
+                            const char *not_started, int *seat, char *err, size_t errsize)
 {
 	if (t->status == STORE_VIEW) {
-		snprintf(err, errsize, "this table shows an uploaded record; nobody moves here");
+		snprintf(err, errsize, "this table shows an uploaded record; nobody plays here");
 		return SE_READ_ONLY;
 	}
-	int seat = tables_seat_of(t, token);
-	if (seat < 0) {
-		snprintf(err, errsize, "%s", token && *token ? "this token holds no seat at this table"
-		                                             : "a move needs the seat's token");
+	*seat = tables_seat_of(t, token);
+	if (*seat < 0) {
+		snprintf(err, errsize, "%s",
+		         token && *token ? "this token holds no seat at this table" : no_token);
 		return SE_BAD_TOKEN;
 	}
 	if (t->status == STORE_OPEN) {
-		snprintf(err, errsize, "the game has not started: seats are still open");
+		snprintf(err, errsize, "%s", not_started);
 		return SE_NOT_STARTED;
 	}
 	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
 		snprintf(err, errsize, "the game is over");
 		return SE_GAME_OVER;
 	}
+	return SE_OK;
+}
+
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+                    const srv_origin *o, char *err, size_t errsize)
+{
+	int seat;
+	srv_err e = playing_seat(t, token, "a move needs the seat's token",
+	                         "the game has not started: seats are still open", &seat, err, errsize);
+	if (e != SE_OK)
+		return e;
 	/* a stale turn first: a client whose view is old (another process
 	 * took the turn) hears that, not whose turn it is now */
 	if (turn >= 0 && turn != t->game.nturns) {
@@ -791,24 +805,12 @@ static void resign_done(wjob *j)
 srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
                       size_t errsize)
 {
-	if (t->status == STORE_VIEW) {
-		snprintf(err, errsize, "this table shows an uploaded record; nobody plays here");
-		return SE_READ_ONLY;
-	}
-	int seat = tables_seat_of(t, token);
-	if (seat < 0) {
-		snprintf(err, errsize, "%s", token && *token ? "this token holds no seat at this table"
-		                                             : "resigning needs the seat's token");
-		return SE_BAD_TOKEN;
-	}
-	if (t->status == STORE_OPEN) {
-		snprintf(err, errsize, "the game has not started: leave the table instead");
-		return SE_NOT_STARTED;
-	}
-	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
-		snprintf(err, errsize, "the game is over");
-		return SE_GAME_OVER;
-	}
+	int seat;
+	srv_err e = playing_seat(t, token, "resigning needs the seat's token",
+	                         "the game has not started: leave the table instead", &seat, err,
+	                         errsize);
+	if (e != SE_OK)
+		return e;
 	if (t->seat[seat].forfeited) {
 		snprintf(err, errsize, "seat %d was already given up", seat);
 		return SE_FORFEITED;
