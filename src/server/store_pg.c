@@ -486,35 +486,7 @@ static int exec_plain(pg_store *s, const char *sql, char *err)
 /* Test builds: the fault the file named by CARC_TEST_STORE_FAULT asks for. */
 static store_fault injected(const pg_store *s, char *err)
 {
-#ifdef CARC_DEBUG_CHECK
-	static const struct {
-		const char *word;
-		store_fault f;
-	} KINDS[] = {{"read_only", STORE_FAULT_READ_ONLY}, {"io", STORE_FAULT_IO},
-	             {"full", STORE_FAULT_FULL}, {"gone", STORE_FAULT_GONE},
-	             {"down", STORE_FAULT_DOWN}};
-	if (!s->fault_file)
-		return STORE_FAULT_NONE;
-	FILE *f = fopen(s->fault_file, "r");
-	if (!f)
-		return STORE_FAULT_NONE;
-	char word[32] = "";
-	if (!fgets(word, sizeof word, f))
-		word[0] = 0;
-	fclose(f);
-	word[strcspn(word, " \r\n")] = 0;
-	for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-		if (!strcmp(word, KINDS[i].word)) {
-			snprintf(err, STORE_ERR_SIZE, "injected fault '%s' (CARC_TEST_STORE_FAULT=%s)", word,
-			         s->fault_file);
-			return KINDS[i].f;
-		}
-	return STORE_FAULT_NONE;
-#else
-	(void)s;
-	(void)err;
-	return STORE_FAULT_NONE;
-#endif
+	return store_test_fault(s->fault_file, 1, err);
 }
 
 static int begin(pg_store *s, char *err)
