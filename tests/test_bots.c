@@ -236,6 +236,7 @@ static void same_seed_same_moves(void **state)
 		{"mcts:iter=8", "greedy"},
 		{"mcts:iter=8,threads=2", "star25:depth=2,width=3"},
 		{"mcts:iter=8,reuse=off", "random"},
+		{"mcts:iter=30,ptemp=3", "greedy"},
 	};
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
 		int n1 = play(specs[k], 2, 5, s1, a);
@@ -244,6 +245,32 @@ static void same_seed_same_moves(void **state)
 		assert_memory_equal(a, b, sizeof a[0] * (size_t)n1);
 		assert_memory_equal(s1, s2, sizeof s1[0] * 2);
 	}
+}
+
+/* Softmax playouts (ptemp): ptemp=0 is the default move for move; with a
+ * temperature the playouts leave greedy's move, so the search chooses
+ * otherwise somewhere in a few games. */
+static void playout_temperature(void **state)
+{
+	(void)state;
+	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	int s1[CARC_MAX_PLAYERS], s2[CARC_MAX_PLAYERS];
+	const char *plain[] = {"mcts:iter=40", "greedy"};
+	const char *zero[] = {"mcts:iter=40,ptemp=0", "greedy"};
+	const char *warm[] = {"mcts:iter=40,ptemp=5", "greedy"};
+	int differ = 0;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		int n1 = play(plain, 2, seed, s1, a);
+		int n2 = play(zero, 2, seed, s2, b);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(a, b, sizeof a[0] * (size_t)n1);
+		n2 = play(warm, 2, seed, s2, b);
+		differ += n1 != n2 || memcmp(a, b, sizeof a[0] * (size_t)n1) != 0;
+	}
+	assert_true(differ > 0);
+	char err[256];
+	assert_null(carc_bot_new("mcts:ptemp=-1", 1, err, sizeof err));
+	assert_non_null(strstr(err, "ptemp"));
 }
 
 /* ---- softgreedy ----------------------------------------------------------------- */
@@ -564,6 +591,7 @@ int main(void)
 		cmocka_unit_test(every_bot_plays_legal_games),
 		cmocka_unit_test(every_bot_plays_the_expansions),
 		cmocka_unit_test(same_seed_same_moves),
+		cmocka_unit_test(playout_temperature),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),
 		cmocka_unit_test(eval_features_and_fit),
 		cmocka_unit_test(learned_model_loads),

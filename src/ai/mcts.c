@@ -103,6 +103,7 @@ typedef struct mcts_params {
 	double learned;    /* leaf: weight of the learned model's correction (0: heuristic) */
 	int cpu;           /* time counts the search thread's CPU time, not the wall clock */
 	double cutgrow;    /* cutoff * (time / 0.25)^cutgrow with a time budget */
+	double ptemp;      /* greedy playouts: softmax temperature in points (0: the best move) */
 	int cut;           /* the playout length in use (cutoff, grown; set by choose) */
 } mcts_params;
 
@@ -175,6 +176,9 @@ static const ai_param MCTS_PARAMS[] = {
 	 "CPU time, for matches on a busy machine)"},
 	{"cutgrow", 0.5, 0, 2, 0, NULL,
 	 "with a time budget the playouts are cutoff * (time / 0.25)^cutgrow moves long"},
+	{"ptemp", 0, 0, 100, 0, NULL,
+	 "greedy playouts: a move d points worse than the best is played exp(d/ptemp) times "
+	 "less often (0: always the best)"},
 };
 #define MCTS_NPARAMS ((int)(sizeof MCTS_PARAMS / sizeof MCTS_PARAMS[0]))
 
@@ -348,6 +352,33 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
 	}
 }
 
+/* A greedy playout's move: the best by the heuristic (the first of equal
+ * ones), or with ptemp > 0 one drawn with weight exp((value - best) / ptemp). */
+static carc_move playout_move(mcts_tree *t, const mcts_params *p, const carc_game *g)
+{
+	int n = eval_moves(g, &t->ew, carc_to_move(g), t->moves, t->vals, CARC_MAX_MOVES);
+	if (n <= 0)
+		return CARC_MOVE_NONE;
+	int bi = 0;
+	for (int i = 1; i < n; i++)
+		if (t->vals[i] > t->vals[bi])
+			bi = i;
+	if (p->ptemp <= 0 || n == 1)
+		return t->moves[bi];
+	double top = t->vals[bi], sum = 0;
+	for (int i = 0; i < n; i++) {
+		t->vals[i] = exp((t->vals[i] - top) / p->ptemp);
+		sum += t->vals[i];
+	}
+	double u = ai_unit(&t->rng) * sum;
+	for (int i = 0; i < n; i++) {
+		u -= t->vals[i];
+		if (u <= 0)
+			return t->moves[i];
+	}
+	return t->moves[bi];
+}
+
 static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move pending,
                     int done)
 {
@@ -365,8 +396,7 @@ static void playout(mcts_tree *t, const mcts_params *p, carc_game *g, carc_move 
 	while (!carc_game_over(g) && left-- > 0) {
 		carc_move m;
 		if (p->policy == 1) {
-			double v;
-			m = eval_best_move(g, &t->ew, carc_to_move(g), &v);
+			m = playout_move(t, p, g);
 		} else {
 			m = ai_random_move(g, &t->rng, p->follower);
 		}
@@ -661,6 +691,7 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 	b->p.learned = v[16];
 	b->p.cpu = (int)v[17];
 	b->p.cutgrow = v[18];
+	b->p.ptemp = v[19];
 	b->p.cut = b->p.cutoff;
 	if (b->p.learned > 0 &&
 	    carc_eval_model_parse(ai_eval_model_text, b->lw, (int)(sizeof b->lw / sizeof b->lw[0]),
