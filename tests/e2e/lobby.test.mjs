@@ -367,7 +367,7 @@ test('each bot level is described by what its bot does, in every language; a lev
   }
 });
 
-test('the lobby is ready only when the server\'s options are in: a slow /api/options leaves no empty bot hint and no default level list', async () => {
+test('the lobby and the leaderboard are ready only when the server\'s options are in: a slow /api/options leaves no empty bot hint, no default level list, no missing bot rating', async () => {
   const s = await serveWith('slow-options.sqlite', ['--bot-level', 'blitz=mcts:time=0.2']);
   const page = await newPage(browser);
   let answered = false;
@@ -385,6 +385,14 @@ test('the lobby is ready only when the server\'s options are in: a slow /api/opt
   await page.selectOption('[data-testid=who-1]', 'bot:medium');
   const hint = await page.textContent('[data-testid=bot-hint-1]');
   assert.ok(hint.startsWith(catalogue('en')['create.bot.does.greedy']), `"${hint}"`);
+  // the leaderboard too: ready with the bots' ratings from the same slow options
+  answered = false;
+  await page.goto(s.url + '/?leaderboard');
+  await ready(page);
+  assert.ok(answered, 'the leaderboard was ready after the options');
+  const opts = await getJson(`${s.url}/api/options`);
+  const about = await page.textContent('[data-testid=board-about]');
+  for (const l of opts.bot_levels.filter((b) => b.rating != null)) assert.ok(about.includes(`${l.level} ${l.rating}`), `${l.level} in "${about}"`);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

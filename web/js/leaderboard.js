@@ -7,12 +7,12 @@ export class LeaderboardView {
     this.root = root;
     this.offset = 0;
     window.addEventListener('langchange', () => this.render());
-    this.load();
+    this.loaded = this.load();
   }
 
   async load() {
     // the bots' fixed ratings, from the levels this server offers
-    if (!this.levels) api.options().then((o) => { this.levels = o?.bot_levels || []; this.render(); }).catch(() => {});
+    const levels = this.levels ? null : api.options().then((o) => { this.levels = o?.bot_levels || []; }).catch(() => {});
     try {
       const r = await fetch(`/api/leaderboard?limit=50&offset=${this.offset}`);
       this.data = await r.json();
@@ -21,6 +21,7 @@ export class LeaderboardView {
       this.data = null;
       this.error = String(e.message || e);
     }
+    await levels;
     this.render();
   }
 

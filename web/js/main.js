@@ -78,8 +78,9 @@ async function main() {
       await account.currentAccount(); // a logged-in player's name in the lobby's form
       const { LobbyView } = await import('./lobby.js');
       window.carcView = new LobbyView(root);
-      await window.carcView.loaded;
     }
+    // a view that loads its data marks the page ready once the first of it is shown
+    await window.carcView?.loaded?.catch(() => {});
   } catch (e) {
     root.innerHTML = `<div class="card error"><p>${t('err.load')}</p><pre>${String(e.message || e)}</pre></div>`;
   }

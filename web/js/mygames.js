@@ -20,7 +20,7 @@ export class MyGamesView {
     window.addEventListener('langchange', this.langHandler);
     this.games = null;
     this.render();
-    this.load();
+    this.loaded = this.load();
     this.timer = setInterval(() => this.load(), REFRESH_MS);
   }
   destroy() { clearInterval(this.timer); window.removeEventListener('langchange', this.langHandler); }

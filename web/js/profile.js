@@ -15,7 +15,7 @@ export class ProfileView {
     this.root = root;
     this.name = name;
     window.addEventListener('langchange', () => this.render());
-    this.load();
+    this.loaded = this.load();
   }
 
   async load() {
