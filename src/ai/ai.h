@@ -150,8 +150,4 @@ double eval_for(const carc_game *g, const eval_weights *w, int p);
 int eval_moves(const carc_game *g, const eval_weights *w, int p,
                carc_move *moves, double *vals, int max);
 
-/* The best move for p by the heuristic (the first of equal ones); *val
- * gets its value. */
-carc_move eval_best_move(const carc_game *g, const eval_weights *w, int p, double *val);
-
 #endif

@@ -608,22 +608,3 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 	free(c);
 	return n;
 }
-carc_move eval_best_move(const carc_game *g, const eval_weights *w, int p, double *val)
-{
-	carc_move moves[CARC_MAX_MOVES];
-	double *vals = malloc(sizeof *vals * CARC_MAX_MOVES);
-	if (!vals) {
-		*val = 0;
-		carc_legal_moves(g, moves, 1);
-		return moves[0];
-	}
-	int n = eval_moves(g, w, p, moves, vals, CARC_MAX_MOVES);
-	int bi = 0;
-	for (int i = 1; i < n; i++)
-		if (vals[i] > vals[bi])
-			bi = i;
-	*val = n ? vals[bi] : 0;
-	carc_move m = n ? moves[bi] : CARC_MOVE_NONE;
-	free(vals);
-	return m;
-}
