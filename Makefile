@@ -51,7 +51,11 @@ SERVER_LIBS = -lsqlite3 -lpq -lwebsockets -lsodium
 
 # libcarc = core + ai; the carc command = cli + server, linked to libcarc
 CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)
-CLI_SRC = $(wildcard src/cli/*.c) $(wildcard src/server/*.c)
+# the server's layers, top to bottom (src/server/README.md): each folder
+# sees the headers of the others by name
+SERVER_DIRS = transport api table people storage base
+SERVER_INC = $(foreach d,$(SERVER_DIRS),-iquote src/server/$(d))
+CLI_SRC = $(wildcard src/cli/*.c) $(foreach d,$(SERVER_DIRS),$(wildcard src/server/$(d)/*.c))
 TEST_SRC = $(wildcard tests/test_*.c)
 
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/evalmodel.o
@@ -102,7 +106,9 @@ else
   say = @echo "  $(1) $(2)"
 endif
 
-$(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/*/*.h tests/*.h)
+$(CLI_OBJ): CFLAGS_ALL += $(SERVER_INC)
+
+$(BUILD)/%.o: %.c $(BUILD)/gen/tiletab.h $(wildcard include/*.h src/*/*.h src/server/*/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
@@ -159,8 +165,8 @@ FUZZ_TARGETS ?= record http ws
 FUZZ_BUILD = $(BUILD_ROOT)/fuzz
 FUZZ_SAN = $(FUZZ_BUILD)/san-clang
 FUZZ_CFLAGS = $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Iinclude -iquote src/server
-FUZZ_SERVER_OBJ = $(patsubst %.c,$(FUZZ_SAN)/%.o,$(wildcard src/server/*.c))
+	-Iinclude $(SERVER_INC)
+FUZZ_SERVER_OBJ = $(patsubst %.c,$(FUZZ_SAN)/%.o,$(foreach d,$(SERVER_DIRS),$(wildcard src/server/$(d)/*.c)))
 FUZZ_WRAP = $(foreach f,net_send net_send_text net_broadcast net_close_after_flush net_conn_find \
 	net_http_answer,-Wl,--wrap=$(f))
 fuzz: | $(DEPS_STAMP)

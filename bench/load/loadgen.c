@@ -402,7 +402,7 @@ static long int_after(const char *text, const char *key)
 /* A "move" message, read without a full JSON parse unless this client is
  * the one to move next: the generator must stay cheaper than the server
  * it measures. The server writes these keys in a fixed order
- * (docs/protocol.md, src/server/gamejson.c). */
+ * (docs/protocol.md, src/server/table/gamejson.c). */
 static int on_move_fast(client *c, const char *text, size_t len)
 {
 	static const char HEAD[] = "{\"type\":\"move\",\"table\":\"";

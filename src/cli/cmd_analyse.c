@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/analyse.h"
+#include "analyse.h"
 #include "board_draw.h"
 #include "cli.h"
-#include "../server/move_json.h"
+#include "move_json.h"
 #include "rules_opts.h"
 
 static const char *const CMD = "analyse";

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/analysis.h"
-#include "../server/options.h"
-#include "../server/server.h"
+#include "analysis.h"
+#include "options.h"
+#include "server.h"
 #include "cli.h"
 
 static void usage(FILE *f)

@@ -61,12 +61,12 @@ class Client:
         return self.call("POST", "/api/account/login", {"name": name, "password": pw})
 
 
-# ---- Glicko-2, again (src/server/ratings.c) -------------------------------------------------
+# ---- Glicko-2, again (src/server/people/ratings.c) -------------------------------------------------
 
 SCALE = 173.7178
 TAU = 0.5
 BOT_RD = 60.0
-HARD_ELO, EXPERT_ELO = 604.0, 104.0  # src/server/ratings.c, from docs/bots.md's ladder
+HARD_ELO, EXPERT_ELO = 604.0, 104.0  # src/server/people/ratings.c, from docs/bots.md's ladder
 
 
 def bot_rating(spec):

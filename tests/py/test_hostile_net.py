@@ -1,4 +1,4 @@
-"""Hostile clients against the transport of `carc serve` (src/server/net.c):
+"""Hostile clients against the transport of `carc serve` (src/server/transport/net.c):
 request bodies and lengths that froze or leaked, WebSocket handshakes from
 other sites and with a token in the URL, frames the protocol does not take,
 the response headers, and the per-address and total-queue limits.

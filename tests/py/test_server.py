@@ -72,7 +72,7 @@ PALETTE = ["blue", "red", "yellow", "black", "green", "pink"]
 
 
 # The database as the first schema (version 1) made it: the SQL of the first
-# migration of src/server/store_sqlite.c, before seats had colours.
+# migration of src/server/storage/store_sqlite.c, before seats had colours.
 SCHEMA_1 = """
 CREATE TABLE games (
   id TEXT PRIMARY KEY,

@@ -1,5 +1,5 @@
 // Player names as the server takes them: 1 to 63 bytes of UTF-8 (the store
-// keeps 64 with the terminating zero: STORE_NAME_SIZE in src/server/store.h),
+// keeps 64 with the terminating zero: STORE_NAME_SIZE in src/server/storage/store.h),
 // no control characters. A form's maxlength counts UTF-16 units, not bytes,
 // so a name of 40 "ä" (80 bytes) would pass it and be refused; fitName cuts
 // what is typed to what the server takes, at a whole character (a grapheme:

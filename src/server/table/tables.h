@@ -18,7 +18,7 @@
 
 #include "carc.h"
 #include "clock.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "options.h"
 #include "server.h"
 #include "store.h"

@@ -2,28 +2,25 @@
  * server.h - the inside of `carc serve`: the game server behind the web
  * client (HTTP + WebSocket on one port, tables and seats, bots, storage).
  *
- * Layers, each in its own file:
+ * Layers, top to bottom, one folder each (src/server/README.md); a layer
+ * calls only the layers below it:
  *
- *   net.c        transport: libwebsockets event loop, HTTP routing, static
- *                files, WebSocket framing, per-connection output queues
- *   api.c        the HTTP API and the WebSocket messages (JSON in, JSON out)
- *   tables.c     tables, seats, tokens, applying moves, the bot pacing;
- *                every game change goes through tables.c
- *   gamejson.c   JSON views of a game (state, log entries, legal moves, tiles)
- *   options.c    table options -> engine rules, bot levels -> bot specs
- *   bots.c       the bot worker threads (they see copies of games only)
- *   analysis.c   analyses of finished games, on request, in the bot pool
- *                behind the live moves, stored once (analyse.c: one
- *                position, shared with `carc analyse`; move_json.c)
- *   accounts.c   accounts, sessions, password hashing threads, their endpoints
- *   ratings.c    Glicko-2 for finished rated games (pure functions)
- *   writer.c     the storage thread: every write to the store, in order
- *   store.h      the storage interface; store_sqlite.c and store_pg.c
- *                (PostgreSQL, libpq) implement it
- *   cluster.c    several processes on one PostgreSQL database: other
- *                processes' changes (LISTEN/NOTIFY), who plays the bots
- *   metrics.c    the counters of /api/metrics
- *   util.c       logging, tokens, clocks, a growable string buffer
+ *   transport/  net.c: the libwebsockets event loop, HTTP routing, static
+ *               files, WebSocket framing, per-connection output queues
+ *   api/        api.c: the HTTP API and the WebSocket messages (JSON in,
+ *               JSON out): parse, check, call the domain, answer
+ *   table/      the table domain: tables, seats, moves (tables.c), clocks
+ *               (clock.c), chat (chat.c), rematches (rematch.c), the bot
+ *               pool and pacing (bots.c), analyses (analysis.c, analyse.c,
+ *               move_json.c), the JSON views (gamejson.c), table options
+ *               and bot levels (options.c)
+ *   people/     accounts, sessions, password hashing (accounts.c), Glicko-2
+ *               ratings (ratings.c)
+ *   storage/    the store interface (store.h) and its SQLite and PostgreSQL
+ *               implementations, the writer thread (writer.c), several
+ *               processes on one database (cluster.c)
+ *   base/       configuration and helpers (this header, util.c), per-address
+ *               limits (ratelimit.c), the counters of /api/metrics (metrics.c)
  *
  * Threading: one event-loop thread owns every table, game and connection;
  * nothing of them is locked. Writes go to the storage thread (writer.c), so
@@ -82,7 +79,7 @@ typedef struct srv_config {
 	long bot_max_nodes;    /* search tree nodes of one bot (all its threads) */
 	int nbot_levels;
 	const char *bot_levels[SRV_MAX_BOT_LEVELS]; /* "NAME=SPEC" (--bot-level), in order */
-	/* limits (limits.c); 0 turns a limit off */
+	/* limits (ratelimit.c); 0 turns a limit off */
 	int rate_requests;     /* API requests + WebSocket messages per address per minute */
 	int rate_tables;       /* tables created per address per minute */
 	int max_open_tables;   /* open (unstarted) tables per address */

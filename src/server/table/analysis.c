@@ -22,7 +22,7 @@
 #include "analysis.h"
 #include "bots.h"
 #include "carc_bot.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "metrics.h"
 #include "move_json.h"
 #include "writer.h"

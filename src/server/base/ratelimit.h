@@ -1,12 +1,12 @@
 /*
- * limits.h - per-address rate limits and the caps on stored uploads
+ * ratelimit.h - per-address rate limits and the caps on stored uploads
  * (docs/server.md, "Limits"). api.c asks before it does the work; a
  * refusal is SE_RATE_LIMITED (429) with the seconds to wait.
  *
  * An address is the peer's IPv4 address, or the /64 prefix of an IPv6
  * address (one host holds a whole /64). The counters live in one table of
  * a fixed size, allocated once at start: a flood from many addresses
- * cannot make it grow (see limits.c for what happens when it is full).
+ * cannot make it grow (see ratelimit.c for what happens when it is full).
  * Everything here runs on the event-loop thread.
  */
 #ifndef CARC_SERVER_LIMITS_H

@@ -18,7 +18,7 @@
 
 #include "api.h"
 #include "chat.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "rematch.h"
 #include "writer.h"
 

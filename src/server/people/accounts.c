@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "accounts.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "ratings.h"
 #include "tables.h"
 #include "writer.h"

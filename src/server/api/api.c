@@ -5,7 +5,7 @@
  * a script driving the HTTP API and a browser on the WebSocket see the same
  * rules and the same error codes.
  *
- * Limits (limits.c) are asked before any work: every API request but the
+ * Limits (ratelimit.c) are asked before any work: every API request but the
  * health check and every WebSocket message count against the address's
  * request budget; creating a table and uploading a record against their
  * own budgets besides.
@@ -21,7 +21,7 @@
 #include "cluster.h"
 #include "gamejson.h"
 #include "metrics.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "options.h"
 #include "rematch.h"
 #include "tables.h"
@@ -704,7 +704,7 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 
 static void ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t *ref, int wait)
 {
-	if (e != SE_RATE_LIMITED) /* limits.c logs those, not each one of a flood */
+	if (e != SE_RATE_LIMITED) /* ratelimit.c logs those, not each one of a flood */
 		srv_event("table=%s event=rejected code=%s: %s", c->table ? c->table->id : "-",
 		          srv_err_name(e), msg);
 	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",

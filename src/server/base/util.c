@@ -275,7 +275,7 @@ void srv_config_default(srv_config *c)
 	c->bot_max_time = 2.0;
 	c->bot_max_threads = 1;
 	c->bot_max_nodes = 1L << 20; /* mcts: about 36 MB, its default tree */
-	/* limits (limits.c) */
+	/* limits (ratelimit.c) */
 	c->rate_requests = 3000;
 	c->rate_tables = 60;
 	c->max_open_tables = 50;

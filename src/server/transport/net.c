@@ -1000,7 +1000,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		peer_addr(wsi, addr, sizeof addr);
 		if (cfg->n_trust_proxy && trusted_proxy(addr)) {
 			/* a proxy carries many clients: they are limited one by one
-			 * once their requests name them (limits.c) */
+			 * once their requests name them (ratelimit.c) */
 			lws_set_opaque_user_data(wsi, NULL);
 			return 0;
 		}

@@ -1,6 +1,6 @@
 /*
- * limits.c - per-address rate limits and the caps on stored uploads (see
- * limits.h and docs/server.md, "Limits").
+ * ratelimit.c - per-address rate limits and the caps on stored uploads (see
+ * ratelimit.h and docs/server.md, "Limits").
  *
  * Each limit is "at most N per period" as a token bucket that holds N and
  * refills N per period, kept as one number per address and kind: the
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "limits.h"
+#include "ratelimit.h"
 
 #define PROBE 8
 #define LOG_EVERY_US (10 * 1000000LL) /* refusals of one address are logged this often */

@@ -32,7 +32,7 @@
 #include "chat.h"
 #include "cluster.h"
 #include "gamejson.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "metrics.h"
 #include "net.h"
 #include "ratings.h"
