@@ -26,12 +26,13 @@ for s in tests/py/test_*.py; do
 		echo "test_binding.py: skipped under the sanitizers (an instrumented libcarc.so cannot be loaded into python; the normal run covers it)"
 		continue
 	fi
-	if [ "$(basename "$s")" = test_pg.py ]; then
+	if case "$(basename "$s")" in test_pg*.py) true ;; *) false ;; esac; then
 		continue # run by tests/pg/run.sh below, on its PostgreSQL
 	fi
 	out=$(python3 "$s" 2>&1); rc=$?; took
 	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
-	f=$(echo "$out" | sed -n 's/.*FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' | tail -1); f=${f:-0}
+	f=$(echo "$out" | sed -n 's/^FAILED (\(.*\))$/\1/p' | tail -1 | tr ',' '\n' |
+		sed -n 's/^ *\(failures\|errors\)=\([0-9]*\)$/\2/p' | awk '{f += $1} END {print f + 0}')
 	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
 	pass=$((pass + n - f)); fail=$((fail + f))
 	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed$dt"; fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The server tests against PostgreSQL, and the tests of several processes
-# on one database behind nginx (tests/py/test_pg.py).
+# on one database behind nginx (tests/py/test_pg*.py).
 #
 #   tests/pg/run.sh                  uses build/release/carc
 #   CARC=build/test/carc tests/pg/run.sh
@@ -13,7 +13,7 @@
 # `postgres` (runuser -u postgres; the postgresql package makes that user),
 # which owns the data folder. fsync is off: a test's database need not
 # survive a power cut. Then test_server.py runs with CARC_TEST_DB pointing
-# at it (every test server gets a fresh database) and test_pg.py (three
+# at it (every test server gets a fresh database) and test_pg*.py (three
 # server processes, nginx in front). Prints "pg: N passed, F failed" last;
 # exits non-zero on any failure. Everything it started is stopped.
 set -eu
@@ -75,21 +75,26 @@ if [ $ok = 0 ]; then
 	exit 1
 fi
 
+# "FAILED (failures=1, errors=2)" is 3 failed tests
+unittest_failed() {
+	echo "$1" | sed -n 's/^FAILED (\(.*\))$/\1/p' | tail -1 | tr ',' '\n' |
+		sed -n 's/^ *\(failures\|errors\)=\([0-9]*\)$/\2/p' | awk '{f += $1} END {print f + 0}'
+}
 pass=0; fail=0
 suites="tests/py/test_server.py tests/py/test_accounts.py tests/py/test_clocks.py
-	tests/py/test_chat.py tests/py/test_analysis.py tests/py/test_pg.py"
+	tests/py/test_chat.py tests/py/test_analysis.py $(ls tests/py/test_pg*.py)"
 # PG_SUITES='tests/py/test_analysis.py' runs only those
 suites=${PG_SUITES:-$suites}
 # under the sanitizers (CARC_SANITIZE, tests/run.sh) the several-process
 # tests only: they run the PostgreSQL store and cluster.c through every
 # kind of write; the other suites' logic ran under the sanitizers on SQLite
 # and on PostgreSQL in the normal run (this keeps CI's time down)
-if [ -n "${CARC_SANITIZE:-}" ]; then suites="tests/py/test_pg.py"; fi
+if [ -n "${CARC_SANITIZE:-}" ]; then suites=$(ls tests/py/test_pg*.py); fi
 for t in $suites; do
 	rc=0
 	out=$(python3 "$t" 2>&1) || rc=$?
 	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
-	f=$(echo "$out" | sed -n 's/.*FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' | tail -1); f=${f:-0}
+	f=$(unittest_failed "$out")
 	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
 	pass=$((pass + n - f)); fail=$((fail + f))
 	if [ $rc -ne 0 ]; then echo "$out"; else
