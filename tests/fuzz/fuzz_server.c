@@ -208,8 +208,8 @@ void __wrap_net_send_text(srv_conn *c, const char *text)
 void __wrap_net_broadcast(struct srv_table *t, const char *text, size_t len)
 {
 	int n = 0;
-	for (srv_conn *c = t->conns; c; c = c->tnext, n++)
-		to_conn(c, text, len);
+	for (srv_client *cl = t->conns; cl; cl = cl->tnext, n++)
+		to_conn(net_conn_of(cl), text, len);
 	if (n != t->nconns)
 		fz_fail("table %s counts %d connections but lists %d", t->id, t->nconns, n);
 }
@@ -371,7 +371,7 @@ srv_conn *fz_ws_open(const char *path, const char *token, const char *cookie)
 
 void fz_ws_message(srv_conn *c, const char *text, size_t len)
 {
-	int attached = c->table != NULL && !c->closing;
+	int attached = c->cl.table != NULL && !c->closing;
 	fz_snap before[FZ_NSLOTS];
 	snap(before);
 	ws_heard = ws_errors = 0;
@@ -396,7 +396,7 @@ void fz_ws_close(srv_conn *c)
 	ws_is_open = 0; /* net.c forgets the serial before api_ws_close */
 	api_ws_close(c);
 	fz_settle();
-	if (c->table)
+	if (c->cl.table)
 		fz_fail("a closed connection still sits at a table");
 }
 
@@ -653,6 +653,7 @@ static void open_stores(void)
 		fz_fail("%s: %s", dbfile, err);
 	if (writer_start(w, lctx))
 		fz_fail("cannot start the storage thread");
+	api_start();
 	if (tables_start(&fz_cfg, reader, lctx))
 		fz_fail("cannot start the tables");
 	/* the account routes (leaderboard, player, me, login) read their store

@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "ratelimit.h"
 #include "options.h"
+#include "outbox.h"
 #include "rematch.h"
 #include "tables.h"
 #include "writer.h"
@@ -34,6 +35,42 @@ void api_set_start(int64_t mono_us, const char *store_name)
 {
 	started_us = mono_us;
 	store_kind = store_name;
+}
+
+/* ---- the hooks of the layers below ------------------------------------------------ */
+
+static void out_send_text(uint64_t conn, const char *text)
+{
+	srv_conn *c = net_conn_find(conn);
+	if (c)
+		net_send_text(c, text);
+}
+
+static void out_close_after_flush(srv_client *cl)
+{
+	net_close_after_flush(net_conn_of(cl));
+}
+
+static const srv_outbox outbox = {
+	.broadcast = net_broadcast,
+	.send_text = out_send_text,
+	.close_after_flush = out_close_after_flush,
+	.move_done = api_move_done,
+	.resign_done = api_resign_done,
+	.join_done = api_join_done,
+	.create_done = api_create_done,
+	.rematch_done = api_rematch_done,
+};
+
+static const acc_hooks acc_out = {
+	.http_answer = net_http_answer,
+	.live_game = tables_my_game,
+};
+
+void api_start(void)
+{
+	tables_outbox_set(&outbox);
+	accounts_hooks_set(&acc_out);
 }
 
 int api_is_api_path(const char *path)
@@ -705,7 +742,7 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 static void ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t *ref, int wait)
 {
 	if (e != SE_RATE_LIMITED) /* ratelimit.c logs those, not each one of a flood */
-		srv_event("table=%s event=rejected code=%s: %s", c->table ? c->table->id : "-",
+		srv_event("table=%s event=rejected code=%s: %s", c->cl.table ? c->cl.table->id : "-",
 		          srv_err_name(e), msg);
 	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",
 	                      msg);
@@ -713,8 +750,8 @@ static void ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t 
 		json_object_set_new(o, "retry_after_s", json_integer(wait));
 	if (ref)
 		json_object_set(o, "ref", (json_t *)ref);
-	if (c->table)
-		json_object_set_new(o, "turn", json_integer(c->table->game.nturns));
+	if (c->cl.table)
+		json_object_set_new(o, "turn", json_integer(c->cl.table->game.nturns));
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (s) {
@@ -730,26 +767,26 @@ static void ws_error(srv_conn *c, srv_err e, const char *msg, const json_t *ref)
 
 static void send_state(srv_conn *c)
 {
-	tables_recount(c->table);
-	char *s = tables_state_text(c->table, c->seat);
+	tables_recount(c->cl.table);
+	char *s = tables_state_text(c->cl.table, c->cl.seat);
 	net_send_text(c, s);
 	free(s);
 }
 
 static void attach(srv_conn *c, srv_table *t)
 {
-	c->table = t;
-	c->tprev = NULL;
-	c->tnext = t->conns;
+	c->cl.table = t;
+	c->cl.tprev = NULL;
+	c->cl.tnext = t->conns;
 	if (t->conns)
-		t->conns->tprev = c;
-	t->conns = c;
+		t->conns->tprev = &c->cl;
+	t->conns = &c->cl;
 	t->nconns++;
 }
 
 void api_ws_open(srv_conn *c, const char *path, const char *token, const char *cookie)
 {
-	c->seat = -1;
+	c->cl.seat = -1;
 	if (strncmp(path, "/ws/", 4) || !path[4] || strlen(path + 4) >= STORE_ID_SIZE ||
 	    strchr(path + 4, '/')) {
 		ws_error(c, SE_NOT_FOUND, "connect to /ws/<table id>", NULL);
@@ -771,8 +808,8 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 	}
 	attach(c, t);
 	token_for(t->id, token, cookie, c->token, sizeof c->token);
-	c->seat = tables_seat_of(t, c->token);
-	if (c->token[0] && c->seat < 0)
+	c->cl.seat = tables_seat_of(t, c->token);
+	if (c->token[0] && c->cl.seat < 0)
 		ws_error(c, SE_BAD_TOKEN, "this token holds no seat at this table: watching", NULL);
 	send_state(c);
 	tables_conn_changed(t);
@@ -780,17 +817,17 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 
 void api_ws_close(srv_conn *c)
 {
-	srv_table *t = c->table;
+	srv_table *t = c->cl.table;
 	if (!t)
 		return;
-	if (c->tprev)
-		c->tprev->tnext = c->tnext;
+	if (c->cl.tprev)
+		c->cl.tprev->tnext = c->cl.tnext;
 	else
-		t->conns = c->tnext;
-	if (c->tnext)
-		c->tnext->tprev = c->tprev;
+		t->conns = c->cl.tnext;
+	if (c->cl.tnext)
+		c->cl.tnext->tprev = c->cl.tprev;
 	t->nconns--;
-	c->table = NULL;
+	c->cl.table = NULL;
 	tables_conn_changed(t);
 }
 
@@ -803,7 +840,7 @@ void api_ws_too_large(srv_conn *c, size_t limit)
 
 void api_ws_message(srv_conn *c, const char *text, size_t len)
 {
-	srv_table *t = c->table;
+	srv_table *t = c->cl.table;
 	if (!t || c->closing)
 		return;
 	char lerr[256];
@@ -863,7 +900,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			ws_error(c, SE_BAD_TOKEN, "this token holds no seat at this table", ref);
 		} else {
 			snprintf(c->token, sizeof c->token, "%s", token);
-			c->seat = seat;
+			c->cl.seat = seat;
 			send_state(c);
 			tables_conn_changed(t);
 		}
@@ -893,7 +930,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			ws_error(c, e, err, ref);
 	} else if (!strcmp(type, "chat")) {
 		int cw;
-		srv_err e = chat_say(t, c, o, err, sizeof err, &cw);
+		srv_err e = chat_say(t, &c->cl, c->serial, o, err, sizeof err, &cw);
 		if (e != SE_PENDING)
 			ws_error_wait(c, e, err, ref, cw);
 	} else if (!strcmp(type, "rematch")) {
@@ -945,14 +982,14 @@ void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *toke
 		return;
 	}
 	srv_conn *c = net_conn_find(o->conn);
-	if (!c || c->table != t)
+	if (!c || c->cl.table != t)
 		return;
 	if (e != SE_OK) {
 		ws_error(c, e, err, o->ref);
 		return;
 	}
 	snprintf(c->token, sizeof c->token, "%s", token);
-	c->seat = seat;
+	c->cl.seat = seat;
 	json_t *r = json_pack("{s:s, s:i, s:s}", "type", "joined", "seat", seat, "token", token);
 	if (o->ref)
 		json_object_set(r, "ref", o->ref);

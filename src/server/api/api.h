@@ -9,32 +9,9 @@
 #include <stddef.h>
 
 #include "net.h"
+#include "request.h"
 #include "server.h"
 #include "tables.h"
-
-typedef struct api_req {
-	uint64_t serial;         /* the request's serial (net.c), for late answers */
-	int method;              /* LWSHUMETH_GET, LWSHUMETH_POST, ... */
-	const char *path;        /* without the query */
-	const char *query;       /* "a=1&b=2" or "" */
-	const char *body;
-	size_t body_len;
-	int body_too_large;
-	const char *token;       /* from Authorization: Bearer or X-Carc-Token, or "" */
-	const char *cookie;      /* the Cookie header, or "" */
-	const char *addr;        /* the client's address, for per-address limits */
-	int tls;                 /* came over TLS (as far as the server can tell) */
-} api_req;
-
-typedef struct api_resp {
-	int status;              /* 0: answered later (net_http_answer) */
-	const char *ctype;
-	char *body;              /* malloc'd; net.c frees it */
-	size_t body_len;
-	char set_cookie[200];    /* "" or a Set-Cookie value */
-	char disposition[128];   /* "" or a Content-Disposition value */
-	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
-} api_resp;
 
 /* 1 when the path belongs to the API (the rest are static files). */
 int api_is_api_path(const char *path);
@@ -48,7 +25,8 @@ void api_ws_too_large(srv_conn *c, size_t limit);
 void api_ws_close(srv_conn *c);
 
 /* Answers to requests that waited for the storage thread (tables.c calls
- * these on the loop thread). t is NULL when the table could not be made. */
+ * these on the loop thread, through its outbox). t is NULL when the table
+ * could not be made. */
 void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err);
 void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err);
 void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
@@ -60,6 +38,11 @@ void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *to
 /* A seat at the rematch `nt` of table `old` (rematch.c). */
 void api_rematch_done(const srv_origin *o, srv_table *old, srv_table *nt, int seat,
                       const char *token, srv_err e, const char *err);
+
+/* Installs what the domain and the accounts say upwards: the tables'
+ * outbox (outbox.h: net.c's sending, the api_*_done above) and the
+ * accounts' hooks. Before tables_start and accounts_start. */
+void api_start(void);
 
 /* Seconds since the server started (for the health endpoint). */
 void api_set_start(int64_t mono_us, const char *store_name);

@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "errcode.h"
 #include "ratelimit.h"
 #include "ratings.h"
-#include "tables.h"
 #include "writer.h"
 
 #define SESSION_BYTES 32 /* a session cookie: 64 hex digits */
@@ -37,6 +37,7 @@
 static const srv_config *cfg;
 static store *db;
 static struct lws_context *lctx;
+static const acc_hooks *hooks; /* the upper layers (accounts.h) */
 static unsigned char seat_key[KEY_SIZE];
 
 /* ---- names ------------------------------------------------------------------------------ */
@@ -248,8 +249,8 @@ static void answer(uint64_t serial, int status, json_t *o, const char *cookie)
 {
 	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
-	net_http_answer(serial, status, "application/json", body, body ? strlen(body) : 0, cookie,
-	                NULL);
+	hooks->http_answer(serial, status, "application/json", body, body ? strlen(body) : 0,
+	                   cookie, NULL);
 }
 
 static void answer_error(uint64_t serial, srv_err e, const char *msg)
@@ -640,7 +641,7 @@ static int add_my_game(void *ctx, const store_game *g, int seat, const store_res
 	(void)r;
 	(void)rr;
 	my_games *m = ctx;
-	json_t *o = tables_my_game(g->id, seat);
+	json_t *o = hooks->live_game(g->id, seat);
 	if (!o)
 		o = json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:n}", "id", g->id, "seat", seat,
 		              "status", store_status_name(g->status), "your_turn", 0, "players",
@@ -909,6 +910,11 @@ int accounts_http(const api_req *rq, api_resp *rs)
 }
 
 /* ---- start and stop ------------------------------------------------------------------------------ */
+
+void accounts_hooks_set(const acc_hooks *h)
+{
+	hooks = h;
+}
 
 int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 {

@@ -18,10 +18,11 @@
 #ifndef CARC_SERVER_ACCOUNTS_H
 #define CARC_SERVER_ACCOUNTS_H
 
+#include <jansson.h>
 #include <libwebsockets.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "request.h"
 #include "server.h"
 #include "store.h"
 
@@ -29,6 +30,22 @@
 #define ACC_NAME_MAX 24
 #define ACC_PASSWORD_MIN 8 /* bytes */
 #define ACC_PASSWORD_MAX 128
+
+/* What the accounts need from the layers above them; the API installs it
+ * at start (api_start), before accounts_start. */
+typedef struct acc_hooks {
+	/* Answers the HTTP request `serial` that waited (api_resp.status 0):
+	 * takes the body (malloc'd); dropped if the client has gone. */
+	void (*http_answer)(uint64_t serial, int status, const char *ctype, char *body, size_t len,
+	                    const char *cookie, const char *disposition);
+	/* A game of "my games" as its table in memory shows it for seat `seat`
+	 * (a new reference, as tables_my_game), or NULL when the table is not
+	 * in memory. */
+	json_t *(*live_game)(const char *id, int seat);
+} acc_hooks;
+
+/* Installs the hooks (borrowed for the server's life; every member set). */
+void accounts_hooks_set(const acc_hooks *h);
 
 /* Starts the hashing threads and reads the seat secret with the loop's
  * reading handle (borrowed for the server's life). 0, or -1 logged. */

@@ -43,6 +43,9 @@
 #define STORE_SPEC_SIZE 128
 #define STORE_TOKEN_SIZE 40      /* a token as clients hold it: 32 hex digits */
 #define STORE_TOKEN_HASH_SIZE 65 /* its SHA-256 as 64 hex digits */
+/* The start of a reserved seat's token_hash, never a hash's (tables.h,
+ * tables_seat_reserved): a rematch's seat kept for an old seat's player. */
+#define SRV_RESERVED_PREFIX "r:"
 #define STORE_COLOUR_SIZE 16
 
 /* list_finished: the game named as the page's start is not a finished game */

@@ -51,7 +51,6 @@
 #include "carc.h"
 #include "server.h"
 #include "store.h"
-#include "tables.h"
 
 /* migrations, by the version they lead to */
 typedef struct pg_store pg_store;

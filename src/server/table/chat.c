@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "chat.h"
+#include "outbox.h"
 #include "writer.h"
 
 static const srv_config *cfg;
@@ -191,9 +192,6 @@ static json_t *line_json(const char *table, const store_chat *m)
 
 static void send_error(uint64_t conn, srv_err e, const char *msg, const json_t *ref)
 {
-	srv_conn *c = net_conn_find(conn);
-	if (!c)
-		return;
 	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e),
 	                      "message", msg);
 	if (ref)
@@ -201,7 +199,7 @@ static void send_error(uint64_t conn, srv_err e, const char *msg, const json_t *
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
-		net_send_text(c, s);
+		tables_outbox()->send_text(conn, s);
 		free(s);
 	}
 }
@@ -221,8 +219,8 @@ static void said(wjob *j)
 	tables_broadcast(t, line_json(t->id, &j->chat));
 }
 
-srv_err chat_say(srv_table *t, srv_conn *c, const json_t *msg, char *err, size_t errsize,
-                 int *wait_s)
+srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, char *err,
+                 size_t errsize, int *wait_s)
 {
 	*wait_s = 0;
 	if (t->status == STORE_VIEW) {
@@ -298,7 +296,7 @@ srv_err chat_say(srv_table *t, srv_conn *c, const json_t *msg, char *err, size_t
 		return SE_RATE_LIMITED;
 	}
 	wjob *j = tables_job(t, WJ_CHAT, said, NULL);
-	j->origin = c->serial;
+	j->origin = conn;
 	j->ref = json_incref(json_object_get(msg, "ref"));
 	j->chat.n = ct->next_n++;
 	j->chat.seat = seat;

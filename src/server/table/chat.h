@@ -21,7 +21,6 @@
 
 #include <jansson.h>
 
-#include "net.h"
 #include "tables.h"
 
 /* The state of a table kept by chat.c and rematch.c (owned by the table,
@@ -68,11 +67,12 @@ int chat_phrase_ok(const char *id);
 /* The known phrases as a JSON array text (static). */
 const char *chat_phrases(void);
 
-/* A "chat" message from connection c at table t. SE_PENDING (the line is
- * sent to the table once stored; an error after that goes to c alone), or
- * an error with nothing changed; *wait_s is set for SE_RATE_LIMITED. */
-srv_err chat_say(srv_table *t, srv_conn *c, const json_t *msg, char *err, size_t errsize,
-                 int *wait_s);
+/* A "chat" message from client c at table t, on the connection with
+ * serial `conn`. SE_PENDING (the line is sent to the table once stored; an
+ * error after that goes to that connection alone), or an error with
+ * nothing changed; *wait_s is set for SE_RATE_LIMITED. */
+srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, char *err,
+                 size_t errsize, int *wait_s);
 /* The table's chat lines, oldest first: {"chat": [...], "spectator_chat":
  * bool, "max": n, "len": n, "phrases": [...]}. NULL with *code and err set
  * when the store cannot be read. */

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
 #include "chat.h"
+#include "outbox.h"
 #include "ratelimit.h"
 #include "rematch.h"
 #include "writer.h"
@@ -67,7 +67,7 @@ static void answer(uint64_t conn, int http, json_t *ref, srv_table *nt, int seat
 	srv_table *old = NULL;
 	if (nt && nt->chat && nt->chat->rematch_of[0])
 		old = tables_find(nt->chat->rematch_of);
-	api_rematch_done(&o, old, nt, seat, token, e, err);
+	tables_outbox()->rematch_done(&o, old, nt, seat, token, e, err);
 }
 
 static void claimed(wjob *j)

@@ -27,14 +27,13 @@
 
 #include "accounts.h"
 #include "analysis.h"
-#include "api.h"
 #include "bots.h"
 #include "chat.h"
 #include "cluster.h"
 #include "gamejson.h"
 #include "ratelimit.h"
 #include "metrics.h"
-#include "net.h"
+#include "outbox.h"
 #include "ratings.h"
 #include "tables.h"
 #include "writer.h"
@@ -48,45 +47,7 @@ static srv_table *buckets[NBUCKETS];
 static srv_table *all_head;
 static int ntables;
 static lws_sorted_usec_list_t evict_sul;
-
-static const struct {
-	const char *name;
-	int http;
-} ERRS[SE_COUNT] = {
-	[SE_OK] = {"ok", 200},
-	[SE_MALFORMED] = {"malformed", 400},
-	[SE_TOO_LARGE] = {"too_large", 413},
-	[SE_UNKNOWN_TYPE] = {"unknown_type", 400},
-	[SE_NOT_FOUND] = {"not_found", 404},
-	[SE_BAD_TOKEN] = {"bad_token", 403},
-	[SE_NOT_YOUR_TURN] = {"not_your_turn", 409},
-	[SE_STALE_TURN] = {"stale_turn", 409},
-	[SE_ILLEGAL] = {"illegal_move", 422},
-	[SE_NOT_STARTED] = {"not_started", 409},
-	[SE_GAME_OVER] = {"game_over", 409},
-	[SE_READ_ONLY] = {"read_only", 409},
-	[SE_TABLE_FULL] = {"table_full", 409},
-	[SE_SEAT_TAKEN] = {"seat_taken", 409},
-	[SE_BAD_OPTION] = {"bad_option", 400},
-	[SE_BAD_RECORD] = {"bad_record", 422},
-	[SE_STORAGE] = {"storage", 503},
-	[SE_BUSY] = {"busy", 503},
-	[SE_METHOD] = {"method_not_allowed", 405},
-	[SE_RATE_LIMITED] = {"rate_limited", 429},
-	[SE_PENDING] = {"pending", 202},
-	[SE_FORFEITED] = {"forfeited", 409},
-	[SE_NOT_LOGGED_IN] = {"not_logged_in", 401},
-	[SE_BAD_LOGIN] = {"bad_login", 401},
-	[SE_NAME_TAKEN] = {"name_taken", 409},
-	[SE_BAD_NAME] = {"bad_name", 400},
-	[SE_BAD_PASSWORD] = {"bad_password", 400},
-	[SE_CHAT_OFF] = {"chat_off", 403},
-	[SE_CHAT_FULL] = {"chat_full", 409},
-	[SE_NOT_OVER] = {"not_over", 409},
-};
-
-const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
-int srv_err_http_status(srv_err e) { return e < SE_COUNT ? ERRS[e].http : 500; }
+static const srv_outbox *box; /* the upper layers (outbox.h) */
 
 /* ---- the registry ------------------------------------------------------------------ */
 
@@ -188,7 +149,7 @@ json_t *tables_info(const srv_table *t)
 	}
 	json_object_set_new(o, "seats", seats);
 	int watchers = 0;
-	for (srv_conn *c = t->conns; c; c = c->tnext)
+	for (srv_client *c = t->conns; c; c = c->tnext)
 		watchers += c->seat < 0;
 	json_object_set_new(o, "spectators", json_integer(watchers));
 	json_object_set_new(o, "turn", json_integer(t->game.nturns));
@@ -210,7 +171,7 @@ static void broadcast_json(srv_table *t, json_t *o)
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
-		net_broadcast(t, s, strlen(s));
+		box->broadcast(t, s, strlen(s));
 		free(s);
 	}
 }
@@ -235,7 +196,7 @@ void tables_recount(srv_table *t)
 {
 	for (int i = 0; i < t->nseats; i++)
 		t->seat[i].online = 0;
-	for (srv_conn *c = t->conns; c; c = c->tnext)
+	for (srv_client *c = t->conns; c; c = c->tnext)
 		if (c->seat >= 0 && c->seat < t->nseats)
 			t->seat[c->seat].online++;
 }
@@ -336,7 +297,7 @@ static void announce_move(srv_table *t, const char *entry)
 	sb_adds(&b, cs ? cs : "null");
 	free(cs);
 	sb_adds(&b, "}");
-	net_broadcast(t, b.s, b.len);
+	box->broadcast(t, b.s, b.len);
 	sb_free(&b);
 }
 
@@ -550,8 +511,8 @@ static void move_done(wjob *j)
 	t->pm = NULL;
 	if (j->conflict) {
 		/* cluster hook: another process stored a move for this turn first */
-		api_move_done(&o, t, SE_STALE_TURN,
-		              "another move was accepted for this turn first; nothing of yours changed");
+		box->move_done(&o, t, SE_STALE_TURN,
+		               "another move was accepted for this turn first; nothing of yours changed");
 		free(pm);
 		tables_sync(t);
 		return;
@@ -560,7 +521,7 @@ static void move_done(wjob *j)
 		/* the details went to the log (writer_drain); the client learns why */
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the move was not stored and nothing changed");
-		api_move_done(&o, t, SE_STORAGE, msg);
+		box->move_done(&o, t, SE_STORAGE, msg);
 		if (pm->bot)
 			bot_retry(t); /* try again after a pause (a full disk may clear) */
 		free(pm);
@@ -592,7 +553,7 @@ static void move_done(wjob *j)
 		          j->result.winners);
 		announce_table(t);
 	}
-	api_move_done(&o, t, SE_OK, NULL);
+	box->move_done(&o, t, SE_OK, NULL);
 	if (over)
 		cluster_bots_release(t->id); /* cluster hook */
 	if (t->cl_want > t->nlog || t->cl_stale)
@@ -784,7 +745,7 @@ static void resign_done(wjob *j)
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the resignation was not stored and nothing changed");
 		clock_resign_undo(t, seat);
-		api_resign_done(&o, t, seat, SE_STORAGE, msg);
+		box->resign_done(&o, t, seat, SE_STORAGE, msg);
 		bot_kick(t);
 		return;
 	}
@@ -798,7 +759,7 @@ static void resign_done(wjob *j)
 		          t->opts.clock.takeover);
 	}
 	announce_table(t);
-	api_resign_done(&o, t, seat, SE_OK, NULL);
+	box->resign_done(&o, t, seat, SE_OK, NULL);
 	bot_kick(t); /* the bot takes the seat's move when it is the seat's turn */
 }
 
@@ -899,7 +860,7 @@ static void join_done(wjob *j)
 		se->colour = colour;
 		char msg[96];
 		snprintf(msg, sizeof msg, "seat %d was taken by someone else first", j->seatno);
-		api_join_done(&o, t, -1, NULL, SE_SEAT_TAKEN, msg);
+		box->join_done(&o, t, -1, NULL, SE_SEAT_TAKEN, msg);
 		tables_sync(t);
 		return;
 	}
@@ -909,7 +870,7 @@ static void join_done(wjob *j)
 		int colour = se->colour;
 		memset(se, 0, sizeof *se);
 		se->colour = colour;
-		api_join_done(&o, t, -1, NULL, SE_STORAGE, msg);
+		box->join_done(&o, t, -1, NULL, SE_STORAGE, msg);
 		announce_table(t);
 		return;
 	}
@@ -917,7 +878,7 @@ static void join_done(wjob *j)
 	srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, j->seatno, se->name);
 	start_if_full(t);
 	announce_table(t);
-	api_join_done(&o, t, j->seatno, j->token, SE_OK, NULL);
+	box->join_done(&o, t, j->seatno, j->token, SE_OK, NULL);
 }
 
 /* Takes a seat for `name` in memory (kind human, a new token): the token
@@ -1052,7 +1013,7 @@ static void create_done(wjob *j)
 	if (j->failed) {
 		char msg[256];
 		storage_msg(msg, sizeof msg, j, "the table was not made");
-		api_create_done(&o, NULL, -1, NULL, NULL, SE_STORAGE, msg);
+		box->create_done(&o, NULL, -1, NULL, NULL, SE_STORAGE, msg);
 		if (t->status == STORE_VIEW && j->game.record)
 			lim_uploads_release(strlen(j->game.record));
 		if (!t->pending_ops && !t->conns)
@@ -1077,9 +1038,9 @@ static void create_done(wjob *j)
 			bot_kick(t);
 		}
 	}
-	api_create_done(&o, t, seat, seat >= 0 ? j->token : NULL,
-	                t->opts.pass_and_play ? (const char(*)[STORE_TOKEN_SIZE])j->tokens : NULL,
-	                SE_OK, NULL);
+	box->create_done(&o, t, seat, seat >= 0 ? j->token : NULL,
+	                 t->opts.pass_and_play ? (const char(*)[STORE_TOKEN_SIZE])j->tokens : NULL,
+	                 SE_OK, NULL);
 }
 
 int tables_open_of(const char *owner, int64_t *oldest_ms)
@@ -1395,13 +1356,13 @@ static void expire_if_due(srv_table *t, int64_t now_ms)
 		snprintf(msg, sizeof msg, "{\"type\":\"expired\",\"table\":\"%s\",\"message\":"
 		         "\"the table was not started within %d s and is closed (--open-expiry)\"}",
 		         t->id, cfg->open_expiry_s);
-		net_broadcast(t, msg, strlen(msg));
-		srv_conn *c = t->conns;
+		box->broadcast(t, msg, strlen(msg));
+		srv_client *c = t->conns;
 		while (c) {
-			srv_conn *next = c->tnext;
+			srv_client *next = c->tnext;
 			c->table = NULL;
 			c->tnext = c->tprev = NULL;
-			net_close_after_flush(c);
+			box->close_after_flush(c);
 			c = next;
 		}
 		t->conns = NULL;
@@ -1834,6 +1795,16 @@ static void evict(lws_sorted_usec_list_t *sul)
 		t = next;
 	}
 	lws_sul_schedule(lctx, 0, &evict_sul, evict, (lws_usec_t)sweep_s() * LWS_USEC_PER_SEC);
+}
+
+void tables_outbox_set(const srv_outbox *ob)
+{
+	box = ob;
+}
+
+const srv_outbox *tables_outbox(void)
+{
+	return box;
 }
 
 int tables_start(const srv_config *c, store *st, struct lws_context *ctx)

@@ -7,8 +7,8 @@
  *
  * The store write is done by the storage thread (writer.c): a request that
  * writes (a move, a join, a new table) answers SE_PENDING, and the answer
- * goes out from the api_*_done callbacks of api.c once the write is
- * committed. Everything here runs on the event-loop thread (see server.h).
+ * goes out through the outbox (outbox.h: the api_*_done of api.c) once
+ * the write is committed. Everything here runs on the event-loop thread (see server.h).
  */
 #ifndef CARC_SERVER_TABLES_H
 #define CARC_SERVER_TABLES_H
@@ -18,47 +18,13 @@
 
 #include "carc.h"
 #include "clock.h"
+#include "errcode.h"
 #include "ratelimit.h"
 #include "options.h"
 #include "server.h"
 #include "store.h"
 #include "writer.h"
 
-/* Error codes of requests, as named in the protocol. */
-typedef enum srv_err {
-	SE_OK = 0,
-	SE_MALFORMED,      /* not JSON, or not a message of the protocol */
-	SE_TOO_LARGE,      /* message or body over the size limit */
-	SE_UNKNOWN_TYPE,   /* a message type the server does not know */
-	SE_NOT_FOUND,      /* no such table (or path) */
-	SE_BAD_TOKEN,      /* no token, or one that holds no seat here */
-	SE_NOT_YOUR_TURN,  /* the token's seat is not the one to move */
-	SE_STALE_TURN,     /* the move names a turn that is not the current one */
-	SE_ILLEGAL,        /* the engine refuses the move */
-	SE_NOT_STARTED,    /* seats are still open */
-	SE_GAME_OVER,
-	SE_READ_ONLY,      /* an uploaded record: nobody moves */
-	SE_TABLE_FULL,     /* no open seat left */
-	SE_SEAT_TAKEN,
-	SE_BAD_OPTION,     /* a table option is wrong */
-	SE_BAD_RECORD,     /* an uploaded record does not replay */
-	SE_STORAGE,        /* the database refused the write: nothing changed */
-	SE_BUSY,           /* the server holds as many tables as it may */
-	SE_METHOD,         /* HTTP method not allowed on this path */
-	SE_RATE_LIMITED,   /* over a per-address or total limit: try again later */
-	SE_PENDING,        /* accepted; the answer follows once it is stored */
-	SE_FORFEITED,      /* the seat was given up (resigned, timed out): a bot plays it */
-	/* accounts (accounts.c) */
-	SE_NOT_LOGGED_IN,  /* no valid session cookie */
-	SE_BAD_LOGIN,      /* no such name, or the wrong password */
-	SE_NAME_TAKEN,     /* an account of that name (in any case) exists */
-	SE_BAD_NAME,       /* an account name that breaks the rules */
-	SE_BAD_PASSWORD,   /* a password too short or too long */
-	SE_CHAT_OFF,       /* spectators may not write in this table's chat */
-	SE_CHAT_FULL,      /* the game has as many chat lines stored as it may */
-	SE_NOT_OVER,       /* a rematch of a game that has not ended */
-	SE_COUNT
-} srv_err;
 
 /* Who waits for the answer to a request: a connection's serial (net.c),
  * whether it is an HTTP request, and the WebSocket message's "ref". */
@@ -71,10 +37,16 @@ typedef struct srv_origin {
 
 typedef struct srv_pending_move srv_pending_move;
 
-const char *srv_err_name(srv_err e);
-int srv_err_http_status(srv_err e);
-
-typedef struct srv_conn srv_conn;
+/* A WebSocket client at a table, as the table sees it. The transport's
+ * connection holds one (srv_conn.cl, net.h); the API links it into its
+ * table's list (t->conns) and out again. */
+typedef struct srv_client {
+	struct srv_table *table;     /* the table it is at, NULL: none */
+	int seat;                    /* seat held (-1: watching) */
+	double chat_tokens;          /* chat.c: this connection's chat allowance */
+	int64_t chat_us;             /* when it was last filled (0: never) */
+	struct srv_client *tnext, *tprev;
+} srv_client;
 
 typedef struct srv_seat {
 	int kind;                        /* STORE_SEAT_* */
@@ -95,8 +67,8 @@ typedef struct srv_seat {
 /* A seat of a rematch kept for the person who held seat i of the old
  * game: kind human, token_hash SRV_RESERVED_PREFIX + the first 62 hex
  * digits of the old seat's token hash (never a token's hash: no token
- * holds it) until they claim it (rematch.c). */
-#define SRV_RESERVED_PREFIX "r:"
+ * holds it) until they claim it (rematch.c). SRV_RESERVED_PREFIX is in
+ * store.h: the store's queries know it too. */
 int tables_seat_reserved(const srv_seat *s);
 
 struct chat_table;
@@ -114,7 +86,7 @@ typedef struct srv_table {
 	int64_t idle_since_us;           /* when the last watcher left */
 	char owner[LIM_KEY_SIZE];        /* the creator's address key ("": not known) */
 	int expired;                     /* open too long: being removed, not found any more */
-	srv_conn *conns;                 /* WebSocket clients at this table */
+	srv_client *conns;               /* WebSocket clients at this table */
 	int nconns;
 	lws_sorted_usec_list_t bot_sul;  /* the bot's pause */
 	lws_sorted_usec_list_t roster_sul; /* a "table" message about comings and goings */

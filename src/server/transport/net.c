@@ -146,7 +146,7 @@ static void queue_free(srv_conn *c)
 static void ws_drop(srv_conn *c, const char *why)
 {
 	srv_error("client at table %s dropped: %zu bytes waiting (%s)",
-	          c->table ? c->table->id : "-", c->qbytes, why);
+	          c->cl.table ? c->cl.table->id : "-", c->qbytes, why);
 	c->dropped = 1;
 	queue_free(c);
 	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
@@ -207,8 +207,8 @@ void net_send_text(srv_conn *c, const char *text)
 void net_broadcast(struct srv_table *t, const char *text, size_t len)
 {
 	srv_msg *m = net_msg(text, len);
-	for (srv_conn *c = t->conns; c; c = c->tnext)
-		net_send(c, m);
+	for (srv_client *cl = t->conns; cl; cl = cl->tnext)
+		net_send(net_conn_of(cl), m);
 	net_msg_unref(m);
 }
 
@@ -1071,7 +1071,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		memset(c, 0, sizeof *c);
 		c->kind = CONN_WS;
 		c->wsi = wsi;
-		c->seat = -1;
+		c->cl.seat = -1;
 		serial_new(c);
 		ws_link(c);
 		peer_addr(wsi, c->addr, sizeof c->addr);
@@ -1274,6 +1274,7 @@ int srv_run(const srv_config *c)
 		wst->ops->close(wst);
 		return 1;
 	}
+	api_start();
 	api_set_start(srv_mono_us(), st->ops->name);
 	if (!use_uv) {
 		signal(SIGINT, on_signal);

@@ -19,6 +19,7 @@
 
 #include "server.h"
 #include "store.h"
+#include "tables.h"
 
 struct srv_table;
 
@@ -59,8 +60,7 @@ struct srv_conn {
 	char resp_disp[128];
 	int resp_retry_after;        /* > 0: a Retry-After header, in seconds */
 	/* WebSocket */
-	struct srv_table *table;
-	int seat;                    /* seat held (-1: watching) */
+	srv_client cl;               /* its table and seat, as the table sees them */
 	char token[STORE_TOKEN_SIZE];
 	srv_qnode *qh, *qt;
 	size_t qbytes, qoff;
@@ -70,12 +70,15 @@ struct srv_conn {
 	int rx_over;
 	int closing;                 /* close once the queue is empty */
 	int dropped;                 /* being killed: send nothing more */
-	double chat_tokens;          /* chat.c: this connection's chat allowance */
-	int64_t chat_us;             /* when it was last filled (0: never) */
-	struct srv_conn *tnext, *tprev;
 	struct srv_conn *anext, *aprev; /* every WebSocket connection (net.c) */
 };
 typedef struct srv_conn srv_conn;
+
+/* The connection that holds the table's client cl. */
+static inline srv_conn *net_conn_of(srv_client *cl)
+{
+	return lws_container_of(cl, srv_conn, cl);
+}
 
 /* A message with one reference, owned by the caller until handed on. */
 srv_msg *net_msg(const char *text, size_t len);

@@ -1,0 +1,43 @@
+/*
+ * errcode.c - the names and HTTP statuses of the error codes (errcode.h).
+ */
+#include "errcode.h"
+
+static const struct {
+	const char *name;
+	int http;
+} ERRS[SE_COUNT] = {
+	[SE_OK] = {"ok", 200},
+	[SE_MALFORMED] = {"malformed", 400},
+	[SE_TOO_LARGE] = {"too_large", 413},
+	[SE_UNKNOWN_TYPE] = {"unknown_type", 400},
+	[SE_NOT_FOUND] = {"not_found", 404},
+	[SE_BAD_TOKEN] = {"bad_token", 403},
+	[SE_NOT_YOUR_TURN] = {"not_your_turn", 409},
+	[SE_STALE_TURN] = {"stale_turn", 409},
+	[SE_ILLEGAL] = {"illegal_move", 422},
+	[SE_NOT_STARTED] = {"not_started", 409},
+	[SE_GAME_OVER] = {"game_over", 409},
+	[SE_READ_ONLY] = {"read_only", 409},
+	[SE_TABLE_FULL] = {"table_full", 409},
+	[SE_SEAT_TAKEN] = {"seat_taken", 409},
+	[SE_BAD_OPTION] = {"bad_option", 400},
+	[SE_BAD_RECORD] = {"bad_record", 422},
+	[SE_STORAGE] = {"storage", 503},
+	[SE_BUSY] = {"busy", 503},
+	[SE_METHOD] = {"method_not_allowed", 405},
+	[SE_RATE_LIMITED] = {"rate_limited", 429},
+	[SE_PENDING] = {"pending", 202},
+	[SE_FORFEITED] = {"forfeited", 409},
+	[SE_NOT_LOGGED_IN] = {"not_logged_in", 401},
+	[SE_BAD_LOGIN] = {"bad_login", 401},
+	[SE_NAME_TAKEN] = {"name_taken", 409},
+	[SE_BAD_NAME] = {"bad_name", 400},
+	[SE_BAD_PASSWORD] = {"bad_password", 400},
+	[SE_CHAT_OFF] = {"chat_off", 403},
+	[SE_CHAT_FULL] = {"chat_full", 409},
+	[SE_NOT_OVER] = {"not_over", 409},
+};
+
+const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }
+int srv_err_http_status(srv_err e) { return e < SE_COUNT ? ERRS[e].http : 500; }

@@ -1,0 +1,37 @@
+/*
+ * request.h - an HTTP request as the transport hands it up (net.c to
+ * api.c, api.c to the accounts' endpoints) and the answer that goes back:
+ * plain data, no library types, so every layer that answers HTTP can take
+ * them without seeing the transport.
+ */
+#ifndef CARC_SERVER_REQUEST_H
+#define CARC_SERVER_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct api_req {
+	uint64_t serial;         /* the request's serial (net.c), for late answers */
+	int method;              /* LWSHUMETH_GET, LWSHUMETH_POST, ... */
+	const char *path;        /* without the query */
+	const char *query;       /* "a=1&b=2" or "" */
+	const char *body;
+	size_t body_len;
+	int body_too_large;
+	const char *token;       /* from Authorization: Bearer or X-Carc-Token, or "" */
+	const char *cookie;      /* the Cookie header, or "" */
+	const char *addr;        /* the client's address, for per-address limits */
+	int tls;                 /* came over TLS (as far as the server can tell) */
+} api_req;
+
+typedef struct api_resp {
+	int status;              /* 0: answered later (net_http_answer) */
+	const char *ctype;
+	char *body;              /* malloc'd; net.c frees it */
+	size_t body_len;
+	char set_cookie[200];    /* "" or a Set-Cookie value */
+	char disposition[128];   /* "" or a Content-Disposition value */
+	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
+} api_resp;
+
+#endif
