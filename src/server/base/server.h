@@ -3,24 +3,32 @@
  * client (HTTP + WebSocket on one port, tables and seats, bots, storage).
  *
  * Layers, top to bottom, one folder each (src/server/README.md); a layer
- * calls only the layers below it:
+ * calls only the layers below it, and includes nothing of the layers above
+ * (tests/cli/test_layers.sh):
  *
  *   transport/  net.c: the libwebsockets event loop, HTTP routing, static
  *               files, WebSocket framing, per-connection output queues
  *   api/        api.c: the HTTP API and the WebSocket messages (JSON in,
- *               JSON out): parse, check, call the domain, answer
- *   table/      the table domain: tables, seats, moves (tables.c), clocks
- *               (clock.c), chat (chat.c), rematches (rematch.c), the bot
- *               pool and pacing (bots.c), analyses (analysis.c, analyse.c,
- *               move_json.c), the JSON views (gamejson.c), table options
- *               and bot levels (options.c)
- *   people/     accounts, sessions, password hashing (accounts.c), Glicko-2
- *               ratings (ratings.c)
+ *               JSON out): parse, check, call the domain, answer; installs
+ *               the domain's outbox and the accounts' hooks (api_start)
+ *   table/      the table domain: the registry of tables (tables.c), seats
+ *               (seats.c), making tables (create.c), moves (moves.c), the
+ *               bots' pacing (botpace.c), the views of a table (views.c),
+ *               the cluster's hooks (sync.c), sharing tables_internal.h;
+ *               clocks (clock.c), chat (chat.c), rematches (rematch.c), the
+ *               bot pool (bots.c), analyses (analysis.c, analyse.c,
+ *               move_json.c), the JSON views of a game (gamejson.c), table
+ *               options and bot levels (options.c). It speaks upwards only
+ *               through its outbox (outbox.h)
+ *   people/     accounts, sessions, password hashing (accounts.c; upwards
+ *               through acc_hooks), Glicko-2 ratings (ratings.c)
  *   storage/    the store interface (store.h) and its SQLite and PostgreSQL
  *               implementations, the writer thread (writer.c), several
  *               processes on one database (cluster.c)
- *   base/       configuration and helpers (this header, util.c), per-address
- *               limits (ratelimit.c), the counters of /api/metrics (metrics.c)
+ *   base/       configuration and helpers (this header, util.c), the error
+ *               codes (errcode.c), the HTTP request and answer (request.h),
+ *               per-address limits (ratelimit.c), the counters of
+ *               /api/metrics (metrics.c)
  *
  * Threading: one event-loop thread owns every table, game and connection;
  * nothing of them is locked. Writes go to the storage thread (writer.c), so

@@ -3,7 +3,9 @@
  * on the server goes through tables_move(): check the seat's token and the
  * turn, let the engine check and apply the move on a copy, store the move
  * (one transaction), only then make the copy the table's game and announce
- * the move. A failure at any step leaves the table as it was.
+ * the move. A failure at any step leaves the table as it was. The
+ * functions are in tables.c and the files cut from it by concern (seats.c,
+ * create.c, moves.c, botpace.c, views.c, sync.c; tables_internal.h).
  *
  * The store write is done by the storage thread (writer.c): a request that
  * writes (a move, a join, a new table) answers SE_PENDING, and the answer

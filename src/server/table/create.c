@@ -1,0 +1,370 @@
+/*
+ * create.c - making tables (see tables.h): a new table from options
+ * (tables_create, and tables_new and tables_create_job for rematch.c), its
+ * first seats and bots, the store write of its creation; and view-only
+ * tables made from an uploaded record (tables_create_view).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables_internal.h"
+
+/* ---- creating -------------------------------------------------------------------------------- */
+
+static wjob *create_job(srv_table *t, const char *record, void (*done)(wjob *),
+                        const srv_origin *o)
+{
+	wjob *j = job_for(t, WJ_CREATE, done, o);
+	store_game *sg = &j->game;
+	snprintf(sg->id, sizeof sg->id, "%s", t->id);
+	sg->status = t->status;
+	sg->players = t->opts.rules.players;
+	sg->farmers = t->opts.rules.farmers;
+	sg->small_city = t->opts.rules.small_city;
+	snprintf(sg->farm_scoring, sizeof sg->farm_scoring, "%s",
+	         carc_farm_scoring_name(t->opts.rules.farm_scoring));
+	json_t *oj = opt_to_json(&t->opts);
+	if (record) /* the size, for the upload totals at start (store.h upload_usage) */
+		json_object_set_new(oj, "record_bytes", json_integer((json_int_t)strlen(record)));
+	sg->expansions = json_dumps(json_object_get(oj, "expansions"), JSON_COMPACT);
+	sg->options = json_dumps(oj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(oj);
+	sg->seed = t->opts.seed;
+	sg->record = record ? srv_xstrdup(record) : NULL;
+	sg->created_ms = t->created_ms;
+	sg->updated_ms = t->updated_ms;
+	sg->nseats = t->nseats;
+	for (int i = 0; i < t->nseats; i++)
+		to_store_seat(t, i, &sg->seats[i]);
+	return j;
+}
+
+/* A bot is named by its colour and level, "Red bot (medium)", as the web
+ * client names it: two bots of one level stay apart. */
+static void bot_name(srv_seat *s)
+{
+	const char *c = opt_colour_name(s->colour);
+	int n = snprintf(s->name, sizeof s->name, "%c%s bot (%s)", c[0] - 'a' + 'A', c + 1, s->level);
+	if (n >= (int)sizeof s->name)
+		memcpy(s->name + sizeof s->name - 4, "..)", 4);
+}
+
+static void init_seats(srv_table *t)
+{
+	t->nseats = t->opts.nseats;
+	for (int i = 0; i < t->nseats; i++) {
+		srv_seat *s = &t->seat[i];
+		memset(s, 0, sizeof *s);
+		const srv_seat_opt *so = &t->opts.seat[i];
+		s->colour = so->colour;
+		if (so->bot) {
+			s->kind = STORE_SEAT_BOT;
+			memcpy(s->level, so->level, sizeof s->level);
+			memcpy(s->spec, so->spec, sizeof s->spec);
+			bot_name(s);
+		}
+	}
+}
+
+static void create_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	if (j->failed) {
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the table was not made");
+		box->create_done(&o, NULL, -1, NULL, NULL, SE_STORAGE, msg);
+		if (t->status == STORE_VIEW && j->game.record)
+			lim_uploads_release(strlen(j->game.record));
+		if (!t->pending_ops && !t->conns)
+			free_table(t);
+		return;
+	}
+	t->stored = 1;
+	int seat = j->seatno;
+	if (t->status == STORE_VIEW) {
+		srv_event("table=%s event=uploaded turns=%d", t->id, t->game.nturns);
+	} else {
+		int bots = 0;
+		for (int i = 0; i < t->nseats; i++)
+			bots += t->seat[i].kind == STORE_SEAT_BOT;
+		srv_event("table=%s event=created players=%d bots=%d farm_scoring=%s small_city=%d",
+		          t->id, t->nseats, bots, carc_farm_scoring_name(t->opts.rules.farm_scoring),
+		          t->opts.rules.small_city);
+		if (seat >= 0)
+			srv_event("table=%s event=join seat=%d name=\"%s\"", t->id, seat, t->seat[seat].name);
+		if (t->status == STORE_PLAYING) {
+			srv_event("table=%s event=started players=%d", t->id, t->nseats);
+			bot_kick(t);
+		}
+	}
+	box->create_done(&o, t, seat, seat >= 0 ? j->token : NULL,
+	                 t->opts.pass_and_play ? (const char(*)[STORE_TOKEN_SIZE])j->tokens : NULL,
+	                 SE_OK, NULL);
+}
+
+int tables_open_of(const char *owner, int64_t *oldest_ms)
+{
+	int n = 0;
+	*oldest_ms = 0;
+	for (srv_table *t = all_head; t; t = t->next)
+		if (t->status == STORE_OPEN && !t->expired && !strcmp(t->owner, owner)) {
+			if (!n || t->created_ms < *oldest_ms)
+				*oldest_ms = t->created_ms;
+			n++;
+		}
+	return n;
+}
+
+srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
+                         const srv_origin *origin, srv_err *code, char *err, size_t errsize)
+{
+	if (ntables >= cfg->max_tables)
+		make_room();
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	if (name && !valid_name(name)) {
+		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
+		*code = SE_MALFORMED;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	t->opts = *o;
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
+	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		*code = SE_BAD_OPTION;
+		free(t);
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	init_seats(t);
+	clock_init(t);
+	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
+	t->status = STORE_OPEN;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	int seat = -1;
+	char token[STORE_TOKEN_SIZE] = "";
+	if (name && take_seat(t, name, -1, origin ? origin->account : 0, &seat, token, err,
+	                      errsize) != SE_OK)
+		seat = -1; /* only bots: the creator watches */
+	/* pass-and-play: the creator holds every human seat (one browser) */
+	char more[8][STORE_TOKEN_SIZE];
+	memset(more, 0, sizeof more);
+	if (seat >= 0)
+		memcpy(more[seat], token, sizeof more[seat]);
+	for (int i = 0; t->opts.pass_and_play && i < t->nseats; i++) {
+		if (t->seat[i].kind != STORE_SEAT_OPEN)
+			continue;
+		char nm[STORE_NAME_SIZE];
+		if (t->opts.seat[i].name[0])
+			snprintf(nm, sizeof nm, "%s", t->opts.seat[i].name);
+		else
+			snprintf(nm, sizeof nm, "Player %d", i + 1);
+		int s2;
+		if (take_seat(t, nm, i, 0, &s2, more[i], err, errsize) == SE_OK && seat < 0) {
+			seat = s2;
+			memcpy(token, more[i], sizeof token);
+		}
+	}
+	if (table_full(t))
+		t->status = STORE_PLAYING;
+	link_table(t);
+	wjob *j = create_job(t, NULL, create_done, origin);
+	j->seatno = seat;
+	memcpy(j->token, token, sizeof j->token);
+	memcpy(j->tokens, more, sizeof j->tokens);
+	explicit_bzero(more, sizeof more);
+	explicit_bzero(token, sizeof token);
+	writer_submit(j);
+	*code = SE_PENDING;
+	return t;
+}
+
+/* ---- for chat.c and rematch.c -------------------------------------------------------- */
+
+srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
+                      srv_err *code, char *err, size_t errsize)
+{
+	if (ntables >= cfg->max_tables)
+		make_room();
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	t->opts = *o;
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
+	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		*code = SE_BAD_OPTION;
+		free(t);
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	t->nseats = o->nseats;
+	for (int i = 0; i < t->nseats; i++) {
+		t->seat[i] = seats[i];
+		t->seat[i].online = t->seat[i].pending = 0;
+	}
+	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
+	t->status = table_full(t) ? STORE_PLAYING : STORE_OPEN;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	link_table(t);
+	return t;
+}
+
+wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o)
+{
+	wjob *j = create_job(t, NULL, done, o);
+	j->kind = (wj_kind)kind;
+	return j;
+}
+
+void tables_created(srv_table *t, int ok)
+{
+	if (!ok) {
+		if (!t->pending_ops && !t->conns)
+			free_table(t);
+		else
+			t->expired = 1; /* found no more; freed by the sweep once idle */
+		return;
+	}
+	t->stored = 1;
+	srv_event("table=%s event=created players=%d (a rematch)", t->id, t->nseats);
+	if (t->status == STORE_PLAYING) {
+		srv_event("table=%s event=started players=%d", t->id, t->nseats);
+		bot_kick(t);
+	}
+}
+
+/* Plays the turns of `final` again from the start to get each turn's
+ * scoring events, filling t->game and t->log. Returns 0 or -1. */
+carc_game before_scratch; /* the loop thread's copy of a game before a move */
+
+static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t errsize)
+{
+	carc_game *before = &before_scratch;
+	char e[CARC_ERRMSG_SIZE];
+	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
+	                   t->opts.has_pile ? t->opts.pile : NULL,
+	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		return -1;
+	}
+	for (int i = 0; i < final->nturns; i++) {
+		const carc_turn *tu = &final->turns[i];
+		if (carc_current_tile(&t->game) != tu->type &&
+		    carc_set_current_tile(&t->game, tu->type) != CARC_OK) {
+			snprintf(err, errsize, "turn %d: tile %s is not in the pile", i,
+			         carc_tile_name(tu->type));
+			return -1;
+		}
+		carc_events ev;
+		carc_game_copy(before, &t->game);
+		if (carc_apply(&t->game, tu->move, &ev, e) != CARC_OK) {
+			snprintf(err, errsize, "turn %d: %s", i, e);
+			return -1;
+		}
+		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+	}
+	return 0;
+}
+
+/* Options of a replayed record: rules and seed from the game, the pile from
+ * its draw order. */
+static void view_opts(srv_table_opts *o, const carc_game *g)
+{
+	memset(o, 0, sizeof *o);
+	o->rules = g->rules;
+	o->seed = g->seed;
+	o->has_pile = 1;
+	for (int i = 0; i < g->npile; i++)
+		o->pile[g->pile[i]]++;
+	o->nseats = g->rules.players;
+}
+
+int view_from_record(srv_table *t, const char *record, size_t len, char *err,
+                     size_t errsize)
+{
+	carc_game *final = srv_xmalloc(sizeof *final);
+	char e[512];
+	if (carc_record_replay(record, len, final, e, sizeof e) != CARC_OK) {
+		snprintf(err, errsize, "the record does not replay: %s", e);
+		free(final);
+		return -1;
+	}
+	view_opts(&t->opts, final);
+	/* names from the record's extra keys, when it has them */
+	json_t *r = json_loadb(record, len, 0, NULL);
+	json_t *seats = json_object_get(r, "seats");
+	t->nseats = t->opts.nseats;
+	const char *colours[CARC_MAX_PLAYERS];
+	int cs[CARC_MAX_PLAYERS];
+	for (int i = 0; i < t->nseats; i++) {
+		srv_seat *s = &t->seat[i];
+		memset(s, 0, sizeof *s);
+		s->kind = STORE_SEAT_HUMAN;
+		json_t *rs = json_array_get(seats, (size_t)i);
+		const char *nm = json_string_value(json_object_get(rs, "name"));
+		snprintf(s->name, sizeof s->name, "%s", nm && valid_name(nm) ? nm : "");
+		if (!s->name[0])
+			snprintf(s->name, sizeof s->name, "Player %d", i + 1);
+		colours[i] = json_string_value(json_object_get(rs, "colour"));
+	}
+	opt_colours_from_names(colours, t->nseats, cs);
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].colour = cs[i];
+	json_decref(r);
+	int rc = rebuild_log(t, final, err, errsize);
+	free(final);
+	return rc;
+}
+
+srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
+                              srv_err *code, char *err, size_t errsize)
+{
+	if (ntables >= cfg->max_tables)
+		make_room();
+	if (ntables >= cfg->max_tables) {
+		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	srv_table *t = new_table();
+	if (view_from_record(t, record, len, err, errsize)) {
+		for (int i = 0; i < t->nlog; i++)
+			free(t->log[i]);
+		free(t);
+		*code = SE_BAD_RECORD;
+		return NULL;
+	}
+	do
+		srv_random_hex(t->id, 8);
+	while (lookup(t->id));
+	t->status = STORE_VIEW;
+	t->created_ms = t->updated_ms = srv_now_ms();
+	char *text = srv_xmalloc(len + 1);
+	memcpy(text, record, len);
+	text[len] = 0;
+	link_table(t);
+	wjob *j = create_job(t, text, create_done, origin);
+	free(text);
+	j->seatno = -1;
+	writer_submit(j);
+	*code = SE_PENDING;
+	return t;
+}

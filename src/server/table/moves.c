@@ -1,0 +1,283 @@
+/*
+ * moves.c - the moves and resignations (see tables.h): check the seat and
+ * the turn, apply the move on a copy (apply_move), store it, and only in
+ * move_done make it the table's game, announce it, run the ratings at the
+ * end of a game (rate_hook) and answer. tables_resign ends a game or hands
+ * the seat to a bot, the same way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables_internal.h"
+
+/* ---- moves ----------------------------------------------------------------------------------- */
+
+/* A move checked by the engine, waiting for the storage thread. */
+struct srv_pending_move {
+	carc_game next;   /* the game after the move */
+	int player, turn, points, bot;
+	carc_move m;
+};
+
+void move_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_pending_move *pm = t->pm;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	t->pm = NULL;
+	if (j->conflict) {
+		/* cluster hook: another process stored a move for this turn first */
+		box->move_done(&o, t, SE_STALE_TURN,
+		               "another move was accepted for this turn first; nothing of yours changed");
+		free(pm);
+		tables_sync(t);
+		return;
+	}
+	if (j->failed) {
+		/* the details went to the log (writer_drain); the client learns why */
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the move was not stored and nothing changed");
+		box->move_done(&o, t, SE_STORAGE, msg);
+		if (pm->bot)
+			bot_retry(t); /* try again after a pause (a full disk may clear) */
+		free(pm);
+		return;
+	}
+	carc_game_copy(&t->game, &pm->next);
+	t->log[t->nlog++] = (char *)j->move.entry; /* the entry is the table's now */
+	j->move.entry = NULL;
+	t->updated_ms = j->move.at_ms;
+	int over = j->has_result;
+	if (over)
+		t->status = STORE_OVER;
+	clock_moved(t, pm->player, j->move.at_ms);
+	const carc_turn *tu = &t->game.turns[pm->turn];
+	if (carc_move_is_discard(pm->m))
+		srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, pm->turn,
+		          pm->player, carc_tile_name(tu->type));
+	else
+		srv_event("table=%s event=move turn=%d player=%d tile=%s x=%d y=%d rot=%d meeple=%s "
+		          "scored=%d",
+		          t->id, pm->turn, pm->player, carc_tile_name(tu->type), carc_move_x(pm->m),
+		          carc_move_y(pm->m), carc_move_rot(pm->m),
+		          carc_move_seg(pm->m) == CARC_SEG_NONE ? "none" : "yes", pm->points);
+	free(pm);
+	metrics_move(1);
+	announce_move(t, t->log[t->nlog - 1]);
+	if (over) {
+		srv_event("table=%s event=over scores=%s winners=%s", t->id, j->result.scores,
+		          j->result.winners);
+		announce_table(t);
+	}
+	box->move_done(&o, t, SE_OK, NULL);
+	if (over)
+		cluster_bots_release(t->id); /* cluster hook */
+	if (t->cl_want > t->nlog || t->cl_stale)
+		tables_sync(t); /* cluster hook: others moved while this move was stored */
+	bot_kick(t);
+}
+
+/* Accounts: a finished game is rated in the transaction of its result
+ * when ratings_prepare says so (ratings.h): after its last move, or when a
+ * resignation ends it (`resigner`, -1: none, counts as forfeited). */
+static void rate_hook(const srv_table *t, const carc_game *g, int resigner, store_result *r)
+{
+	int sc[CARC_MAX_PLAYERS];
+	carc_game_scores(g, sc);
+	rt_seat rs[CARC_MAX_PLAYERS];
+	for (int i = 0; i < t->nseats; i++)
+		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
+		                  t->seat[i].forfeited || i == resigner};
+	ratings_prepare(r, rs, t->nseats);
+}
+
+/* Checks m for the player to move with the engine and hands the move to the
+ * storage thread; move_done announces it once it is stored. Returns
+ * SE_PENDING, or an error with nothing changed. */
+srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
+                   size_t errsize)
+{
+	if (t->pm) {
+		snprintf(err, errsize, "a move for turn %d is being stored", t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	if (t->clock.busy) {
+		snprintf(err, errsize, "a resignation is being stored");
+		return SE_STALE_TURN;
+	}
+	srv_pending_move *pm = srv_xmalloc(sizeof *pm);
+	carc_events ev;
+	char e[CARC_ERRMSG_SIZE];
+	carc_game_copy(&pm->next, &t->game);
+	int player = carc_to_move(&pm->next);
+	carc_status st = carc_apply(&pm->next, m, &ev, e);
+	if (st != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		free(pm);
+		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
+	}
+	pm->player = player;
+	pm->turn = pm->next.nturns - 1;
+	pm->m = m;
+	pm->bot = bot;
+	pm->points = 0;
+	for (int i = 0; i < ev.n; i++)
+		if (!ev.ev[i].final)
+			pm->points += ev.ev[i].points[player];
+	wjob *j = job_for(t, WJ_MOVE, move_done, o);
+	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
+	                       .tile = pm->next.turns[pm->turn].type,
+	                       .entry = gj_log_entry(&t->game, &pm->next, pm->turn, &ev),
+	                       .at_ms = srv_now_ms()};
+	if (carc_game_over(&pm->next)) {
+		srv_sb a;
+		sb_init(&a);
+		gj_scores(&a, &pm->next);
+		j->result.scores = sb_take(&a);
+		sb_init(&a);
+		gj_by_kind(&a, &pm->next);
+		j->result.by_kind = sb_take(&a);
+		sb_init(&a);
+		gj_winners(&a, &pm->next);
+		j->result.winners = sb_take(&a);
+		j->result.at_ms = j->move.at_ms;
+		j->has_result = 1;
+		rate_hook(t, &pm->next, -1, &j->result);
+	}
+	t->pm = pm;
+	writer_submit(j);
+	return SE_PENDING;
+}
+
+/* The seat a token holds at a table whose game is being played, for a
+ * move or a resignation: SE_OK and *seat, or the refusal in err (no_token:
+ * what is said without a token; not_started: while seats are open). */
+static srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
+                            const char *not_started, int *seat, char *err, size_t errsize)
+{
+	if (t->status == STORE_VIEW) {
+		snprintf(err, errsize, "this table shows an uploaded record; nobody plays here");
+		return SE_READ_ONLY;
+	}
+	*seat = tables_seat_of(t, token);
+	if (*seat < 0) {
+		snprintf(err, errsize, "%s",
+		         token && *token ? "this token holds no seat at this table" : no_token);
+		return SE_BAD_TOKEN;
+	}
+	if (t->status == STORE_OPEN) {
+		snprintf(err, errsize, "%s", not_started);
+		return SE_NOT_STARTED;
+	}
+	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
+		snprintf(err, errsize, "the game is over");
+		return SE_GAME_OVER;
+	}
+	return SE_OK;
+}
+
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+                    const srv_origin *o, char *err, size_t errsize)
+{
+	int seat;
+	srv_err e = playing_seat(t, token, "a move needs the seat's token",
+	                         "the game has not started: seats are still open", &seat, err, errsize);
+	if (e != SE_OK)
+		return e;
+	/* a stale turn first: a client whose view is old (another process
+	 * took the turn) hears that, not whose turn it is now */
+	if (turn >= 0 && turn != t->game.nturns) {
+		snprintf(err, errsize, "the move is for turn %d but the game is at turn %d", turn,
+		         t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	if (t->seat[seat].forfeited) {
+		snprintf(err, errsize, "seat %d was given up: a bot plays it to the end", seat);
+		return SE_FORFEITED;
+	}
+	int to_move = carc_to_move(&t->game);
+	if (seat != to_move) {
+		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
+		return SE_NOT_YOUR_TURN;
+	}
+	carc_move m;
+	if (gj_parse_move(&t->game, move, &m, err, errsize))
+		return SE_MALFORMED;
+	return apply_move(t, m, o, 0, err, errsize);
+}
+
+/* ---- resigning ------------------------------------------------------------------------------ */
+
+static void resign_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	srv_origin o;
+	origin_of(j, &o);
+	t->pending_ops--;
+	int seat = j->seatno;
+	t->clock.busy = 0;
+	if (j->failed) {
+		char msg[256];
+		storage_msg(msg, sizeof msg, j, "the resignation was not stored and nothing changed");
+		clock_resign_undo(t, seat);
+		box->resign_done(&o, t, seat, SE_STORAGE, msg);
+		bot_kick(t);
+		return;
+	}
+	if (j->has_result) {
+		t->status = STORE_OVER;
+		t->updated_ms = j->result.at_ms;
+		srv_event("table=%s event=over resigned=%d scores=%s winners=%s", t->id, seat,
+		          j->result.scores, j->result.winners);
+	} else {
+		srv_event("table=%s event=resigned seat=%d level=%s", t->id, seat,
+		          t->opts.clock.takeover);
+	}
+	announce_table(t);
+	box->resign_done(&o, t, seat, SE_OK, NULL);
+	bot_kick(t); /* the bot takes the seat's move when it is the seat's turn */
+}
+
+srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
+                      size_t errsize)
+{
+	int seat;
+	srv_err e = playing_seat(t, token, "resigning needs the seat's token",
+	                         "the game has not started: leave the table instead", &seat, err,
+	                         errsize);
+	if (e != SE_OK)
+		return e;
+	if (t->seat[seat].forfeited) {
+		snprintf(err, errsize, "seat %d was already given up", seat);
+		return SE_FORFEITED;
+	}
+	if (t->pm || t->clock.busy) {
+		snprintf(err, errsize, "a move for turn %d is being stored: try again", t->game.nturns);
+		return SE_STALE_TURN;
+	}
+	int ends = t->nseats == 2;
+	wjob *j = job_for(t, WJ_CLOCK, resign_done, o);
+	j->seatno = seat;
+	clock_resign(t, seat, ends, &j->clock);
+	if (ends) {
+		/* the game ends here: the scores as they stand, the other seat wins */
+		srv_sb a;
+		sb_init(&a);
+		gj_scores(&a, &t->game);
+		j->result.scores = sb_take(&a);
+		sb_init(&a);
+		gj_by_kind(&a, &t->game);
+		j->result.by_kind = sb_take(&a);
+		sb_init(&a);
+		sb_printf(&a, "[%d]", 1 - seat);
+		j->result.winners = sb_take(&a);
+		j->result.at_ms = srv_now_ms();
+		j->has_result = 1;
+		rate_hook(t, &t->game, seat, &j->result);
+	}
+	writer_submit(j);
+	return SE_PENDING;
+}

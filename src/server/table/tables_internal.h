@@ -1,0 +1,72 @@
+/*
+ * tables_internal.h - what the files of the table registry share (tables.c,
+ * seats.c, create.c, moves.c, botpace.c, views.c, sync.c): tables.c's state
+ * and the functions one of them calls in another. Only those files include
+ * it; everything else sees tables.h. All of it is the event-loop thread's.
+ */
+#ifndef CARC_SERVER_TABLES_INTERNAL_H
+#define CARC_SERVER_TABLES_INTERNAL_H
+
+#include "accounts.h"
+#include "analysis.h"
+#include "bots.h"
+#include "chat.h"
+#include "cluster.h"
+#include "gamejson.h"
+#include "ratelimit.h"
+#include "metrics.h"
+#include "outbox.h"
+#include "ratings.h"
+#include "tables.h"
+#include "writer.h"
+
+/* tables.c */
+extern const srv_config *cfg;
+extern store *db;
+extern struct lws_context *lctx;
+extern srv_table *all_head;
+extern int ntables;
+extern const srv_outbox *box;
+extern int timers_stopped;
+srv_table *lookup(const char *id);
+void link_table(srv_table *t);
+void free_table(srv_table *t);
+srv_table *new_table(void);
+void to_store_seat(const srv_table *t, int i, store_seat *ss);
+wjob *job_for(srv_table *t, wj_kind kind, void (*done)(wjob *), const srv_origin *o);
+void origin_of(const wjob *j, srv_origin *o);
+void status_done(wjob *j);
+void storage_msg(char *msg, size_t size, const wjob *j, const char *what);
+void make_room(void);
+
+/* seats.c */
+int valid_name(const char *name);
+int table_full(const srv_table *t);
+void start_if_full(srv_table *t);
+srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int *seat,
+                  char *token, char *err, size_t errsize);
+
+/* create.c */
+extern carc_game before_scratch;
+int view_from_record(srv_table *t, const char *record, size_t len, char *err,
+                     size_t errsize);
+
+/* moves.c */
+void move_done(wjob *j);
+srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
+                   size_t errsize);
+
+/* botpace.c */
+void bot_spec_loaded(srv_table *t, int seat);
+void bot_kick(srv_table *t);
+void clock_due(srv_table *t);
+void bot_retry(srv_table *t);
+
+/* views.c */
+void announce_table(srv_table *t);
+void announce_move(srv_table *t, const char *entry);
+
+/* sync.c */
+void tables_sync(srv_table *t);
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * views.c - what the tables show: the table summary (tables_info), the
+ * state, turn and record texts, the lobby's lists (in memory, and the
+ * finished games from the store), an account's game from memory
+ * (tables_my_game); and the announcements of a table's changes to its
+ * clients (through the outbox, outbox.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables_internal.h"
+
+/* ---- announcing -------------------------------------------------------------------- */
+
+json_t *tables_info(const srv_table *t)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(t->id));
+	json_object_set_new(o, "status", json_string(store_status_name(t->status)));
+	json_t *opts = opt_to_json(&t->opts);
+	json_object_del(opts, "seats");
+	if (t->status != STORE_OVER && t->status != STORE_VIEW)
+		json_object_del(opts, "seed"); /* the seed fixes the draw order */
+	json_object_set_new(o, "options", opts);
+	json_t *seats = json_array();
+	for (int i = 0; i < t->nseats; i++) {
+		const srv_seat *s = &t->seat[i];
+		json_t *so = json_object();
+		json_object_set_new(so, "seat", json_integer(i));
+		json_object_set_new(so, "kind", json_string(s->kind == STORE_SEAT_BOT ? "bot"
+		                                            : s->kind == STORE_SEAT_HUMAN ? "human"
+		                                                                          : "open"));
+		json_object_set_new(so, "name", json_string(s->name));
+		if (s->kind == STORE_SEAT_BOT) {
+			json_object_set_new(so, "level", json_string(s->level));
+			json_object_set_new(so, "spec", json_string(s->spec));
+		}
+		json_object_set_new(so, "colour", json_string(opt_colour_name(s->colour)));
+		json_object_set_new(so, "online", json_boolean(s->kind == STORE_SEAT_BOT || s->online > 0));
+		if (s->account)
+			json_object_set_new(so, "account", json_true()); /* the name is an account's */
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(o, "seats", seats);
+	int watchers = 0;
+	for (srv_client *c = t->conns; c; c = c->tnext)
+		watchers += c->seat < 0;
+	json_object_set_new(o, "spectators", json_integer(watchers));
+	json_object_set_new(o, "turn", json_integer(t->game.nturns));
+	if (t->status == STORE_PLAYING && !carc_game_over(&t->game))
+		json_object_set_new(o, "to_move", json_integer(carc_to_move(&t->game)));
+	chat_info(t, o);
+	json_object_set_new(o, "created_ms", json_integer(t->created_ms));
+	json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
+	char path[64];
+	snprintf(path, sizeof path, "/?table=%s", t->id);
+	json_object_set_new(o, "invite", json_string(path));
+	if (t->status != STORE_VIEW)
+		json_object_set_new(o, "clock", clock_json(t));
+	return o;
+}
+
+static void broadcast_json(srv_table *t, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s) {
+		box->broadcast(t, s, strlen(s));
+		free(s);
+	}
+}
+
+void tables_broadcast(srv_table *t, json_t *o)
+{
+	if (!t->conns) {
+		json_decref(o);
+		return;
+	}
+	broadcast_json(t, o);
+}
+
+void announce_table(srv_table *t)
+{
+	if (!t->conns)
+		return;
+	broadcast_json(t, json_pack("{s:s, s:o}", "type", "table", "table", tables_info(t)));
+}
+
+void tables_recount(srv_table *t)
+{
+	for (int i = 0; i < t->nseats; i++)
+		t->seat[i].online = 0;
+	for (srv_client *c = t->conns; c; c = c->tnext)
+		if (c->seat >= 0 && c->seat < t->nseats)
+			t->seat[c->seat].online++;
+}
+
+static void roster_timer(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, roster_sul);
+	t->roster_pending = 0;
+	announce_table(t);
+}
+
+/* Comings and goings are announced at most every ROSTER_MS: a crowd of
+ * spectators arriving makes one message each, not one per pair. */
+#define ROSTER_MS 250
+
+void tables_conn_changed(srv_table *t)
+{
+	tables_recount(t);
+	if (!t->conns)
+		t->idle_since_us = srv_mono_us();
+	if (t->conns && !t->roster_pending && !timers_stopped) {
+		t->roster_pending = 1;
+		lws_sul_schedule(lctx, 0, &t->roster_sul, roster_timer,
+		                 (lws_usec_t)ROSTER_MS * LWS_US_PER_MS);
+	}
+}
+
+/* The game's figures, supply, points by kind (and goods): the part of the
+ * state that every move changes, as `"figures":[...],...` with no braces. */
+static void game_parts(srv_sb *b, const carc_game *g)
+{
+	sb_adds(b, "\"figures\":");
+	gj_figures(b, g);
+	sb_adds(b, ",\"supply\":");
+	gj_supply(b, g);
+	sb_adds(b, ",\"by_kind\":");
+	gj_by_kind(b, g);
+	if (g->rules.expansions & CARC_EXP_TRADERS) {
+		sb_adds(b, ",\"goods\":");
+		gj_goods(b, g);
+	}
+}
+
+char *tables_state_text(const srv_table *t, int you)
+{
+	const carc_game *g = &t->game;
+	srv_sb b;
+	sb_init(&b);
+	json_t *head = json_pack("{s:s, s:o, s:o}", "type", "state", "table", tables_info(t), "you",
+	                         you >= 0 ? json_pack("{s:i}", "seat", you) : json_null());
+	char *hs = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(head);
+	json_t *ex = json_array();
+	for (int i = 0; i < t->opts.nexp; i++)
+		json_array_append_new(ex, json_string(t->opts.expansions[i]));
+	char *es = json_dumps(ex, JSON_COMPACT);
+	json_decref(ex);
+	/* {"type":...,"you":...} + ,"game":{...,"log":[entries]}} */
+	sb_add(&b, hs, strlen(hs) - 1);
+	sb_adds(&b, ",\"game\":{\"rules\":");
+	gj_rules(&b, &g->rules, es);
+	sb_adds(&b, ",\"board\":");
+	gj_board(&b, g);
+	sb_adds(&b, ",");
+	game_parts(&b, g);
+	sb_adds(&b, ",\"next\":");
+	gj_turn(&b, g);
+	sb_adds(&b, ",\"log\":[");
+	for (int i = 0; i < t->nlog; i++) {
+		if (i)
+			sb_adds(&b, ",");
+		sb_adds(&b, t->log[i]);
+	}
+	sb_adds(&b, "]}}");
+	free(hs);
+	free(es);
+	return sb_take(&b);
+}
+
+void announce_move(srv_table *t, const char *entry)
+{
+	if (!t->conns)
+		return;
+	srv_sb b;
+	sb_init(&b);
+	sb_printf(&b, "{\"type\":\"move\",\"table\":\"%s\",\"entry\":", t->id);
+	sb_adds(&b, entry);
+	sb_adds(&b, ",");
+	game_parts(&b, &t->game);
+	sb_adds(&b, ",\"next\":");
+	gj_turn(&b, &t->game);
+	json_t *cj = clock_json(t);
+	char *cs = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(cj);
+	sb_adds(&b, ",\"clock\":");
+	sb_adds(&b, cs ? cs : "null");
+	free(cs);
+	sb_adds(&b, "}");
+	box->broadcast(t, b.s, b.len);
+	sb_free(&b);
+}
+
+char *tables_turn_text(const srv_table *t)
+{
+	srv_sb b;
+	sb_init(&b);
+	gj_turn(&b, &t->game);
+	return sb_take(&b);
+}
+
+char *tables_record_text(const srv_table *t)
+{
+	json_t *extra = json_object();
+	json_t *seats = json_array();
+	for (int i = 0; i < t->nseats; i++) {
+		const srv_seat *s = &t->seat[i];
+		json_t *so = json_pack("{s:s, s:s}", "name", s->name, "kind",
+		                       s->kind == STORE_SEAT_BOT ? "bot" : "human");
+		if (s->kind == STORE_SEAT_BOT)
+			json_object_set_new(so, "bot", json_string(s->spec));
+		json_object_set_new(so, "colour", json_string(opt_colour_name(s->colour)));
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(extra, "seats", seats);
+	json_object_set_new(extra, "table", json_string(t->id));
+	json_object_set_new(extra, "server", json_string("carc serve"));
+	json_t *ended = clock_ended_json(t);
+	if (ended)
+		json_object_set_new(extra, "ended", ended);
+	char *es = json_dumps(extra, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(extra);
+	char *rec;
+	if (carc_game_over(&t->game) || t->status == STORE_VIEW || t->status == STORE_OVER) {
+		/* a game ended early (resigned) is the record of the moves played,
+		 * without "final" (the spec's unfinished game), and "ended" says how */
+		rec = carc_record_write(&t->game, es);
+	} else {
+		/* the seed fixes the tiles still to come: withheld until the end */
+		carc_game *g = srv_xmalloc(sizeof *g);
+		carc_game_copy(g, &t->game);
+		g->seed = 0;
+		rec = carc_record_write(g, es);
+		free(g);
+	}
+	free(es);
+	return rec;
+}
+
+/* The lobby's order of tables in memory: newest first, by created time,
+ * then by id. A cursor is "<created_ms>-<id>" of the last table of a page. */
+static int list_before(const srv_table *t, int64_t ms, const char *id)
+{
+	return t->created_ms < ms || (t->created_ms == ms && strcmp(t->id, id) < 0);
+}
+
+static int list_listed(const srv_table *t, int which)
+{
+	if (t->opts.private_ || t->expired)
+		return 0; /* a private table is reached by its id only (the invite) */
+	return which == 2 || (which == 0 && t->status == STORE_OPEN) ||
+	       (which == 1 && t->status == STORE_PLAYING);
+}
+
+json_t *tables_list(int which, const char *before, int limit, char *err, size_t errsize)
+{
+	int64_t ms = INT64_MAX;
+	char id[STORE_ID_SIZE] = "\x7f";
+	if (before) {
+		char *end;
+		long long v = strtoll(before, &end, 10);
+		size_t n = *end == '-' ? strlen(end + 1) : 0;
+		if (end == before || before[0] == '-' || before[0] == '+' || *end != '-' || n == 0 ||
+		    n >= sizeof id || strspn(end + 1, "0123456789abcdef") != n) {
+			snprintf(err, errsize, "before must be a cursor as next_before gives it "
+			         "(<created_ms>-<id>)");
+			return NULL;
+		}
+		ms = v;
+		memcpy(id, end + 1, n + 1);
+	}
+	/* the page: the `limit + 1` first tables after the cursor, kept sorted
+	 * newest first while every table is looked at once */
+	int cap = limit + 1, n = 0;
+	const srv_table **page = srv_xmalloc((size_t)cap * sizeof *page);
+	for (const srv_table *t = all_head; t; t = t->next) {
+		if (!list_listed(t, which) || !list_before(t, ms, id))
+			continue;
+		if (n == cap && !list_before(page[n - 1], t->created_ms, t->id))
+			continue; /* older than the whole page */
+		int k = n < cap ? n++ : n - 1;
+		while (k > 0 && list_before(page[k - 1], t->created_ms, t->id)) {
+			page[k] = page[k - 1];
+			k--;
+		}
+		page[k] = t;
+	}
+	int more = n > limit;
+	if (more)
+		n = limit;
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, tables_info(page[i]));
+	json_t *o = json_pack("{s:o, s:b}", "tables", a, "more", more);
+	if (more && n) {
+		char cur[64];
+		snprintf(cur, sizeof cur, "%lld-%s", (long long)page[n - 1]->created_ms,
+		         page[n - 1]->id);
+		json_object_set_new(o, "next_before", json_string(cur));
+	}
+	free(page);
+	return o;
+}
+
+/* A finished game as the lobby lists it: the table description without
+ * what only a table in memory knows (who is online, spectators), with the
+ * result. */
+static json_t *finished_info(const store_game *g, const store_result *r, int nturns)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(g->id));
+	json_object_set_new(o, "status", json_string(store_status_name(g->status)));
+	json_t *opts = json_loads(g->options ? g->options : "{}", 0, NULL);
+	if (!json_is_object(opts)) {
+		json_decref(opts);
+		opts = json_object();
+	}
+	json_object_del(opts, "seats");
+	json_object_set_new(opts, "players", json_integer(g->players));
+	json_object_set_new(o, "options", opts);
+	int n = g->players < 0 ? 0 : g->players > CARC_MAX_PLAYERS ? CARC_MAX_PLAYERS : g->players;
+	const store_seat *by_seat[CARC_MAX_PLAYERS] = {NULL};
+	const char *names[CARC_MAX_PLAYERS] = {NULL};
+	for (int i = 0; i < g->nseats; i++)
+		if (g->seats[i].seat >= 0 && g->seats[i].seat < n) {
+			by_seat[g->seats[i].seat] = &g->seats[i];
+			names[g->seats[i].seat] = g->seats[i].colour;
+		}
+	int colours[CARC_MAX_PLAYERS];
+	opt_colours_from_names(names, n, colours);
+	json_t *seats = json_array();
+	for (int i = 0; i < n; i++) {
+		const store_seat *s = by_seat[i];
+		int kind = s ? s->kind : STORE_SEAT_OPEN;
+		json_t *so = json_object();
+		json_object_set_new(so, "seat", json_integer(i));
+		json_object_set_new(so, "kind", json_string(kind == STORE_SEAT_BOT ? "bot"
+		                                            : kind == STORE_SEAT_HUMAN ? "human"
+		                                                                       : "open"));
+		json_object_set_new(so, "name", json_string(s ? s->name : ""));
+		if (kind == STORE_SEAT_BOT) {
+			json_object_set_new(so, "level", json_string(s->level));
+			json_object_set_new(so, "spec", json_string(s->spec));
+		}
+		json_object_set_new(so, "colour", json_string(opt_colour_name(colours[i])));
+		json_array_append_new(seats, so);
+	}
+	json_object_set_new(o, "seats", seats);
+	json_object_set_new(o, "turn", json_integer(nturns));
+	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
+	json_object_set_new(o, "updated_ms", json_integer(g->updated_ms));
+	json_object_set_new(o, "finished_ms", json_integer(r->at_ms));
+	json_t *scores = json_loads(r->scores, 0, NULL), *winners = json_loads(r->winners, 0, NULL);
+	json_object_set_new(o, "scores", scores ? scores : json_array());
+	json_object_set_new(o, "winners", winners ? winners : json_array());
+	json_t *ended = r->ended ? json_loads(r->ended, 0, NULL) : NULL;
+	json_object_set_new(o, "ended", ended ? ended : json_null());
+	return o;
+}
+
+typedef struct finished_page {
+	json_t *tables;
+	int limit, more;
+} finished_page;
+
+static int add_finished(void *ctx, const store_game *g, const store_result *r, int nturns)
+{
+	finished_page *p = ctx;
+	if ((int)json_array_size(p->tables) >= p->limit) {
+		p->more = 1; /* the one past the page */
+		return -1;
+	}
+	json_array_append_new(p->tables, finished_info(g, r, nturns));
+	return 0;
+}
+
+json_t *tables_finished(const char *before, int limit, srv_err *code, char *err, size_t errsize)
+{
+	finished_page p = {json_array(), limit, 0};
+	char e[STORE_ERR_SIZE];
+	int rc = db->ops->list_finished(db, before, limit + 1, add_finished, &p, e);
+	if (rc < 0) {
+		json_decref(p.tables);
+		if (rc == STORE_NOT_FOUND) {
+			snprintf(err, errsize, "before: '%s' is not a finished game", before);
+			*code = SE_MALFORMED;
+		} else {
+			srv_error("listing finished games: %s", e);
+			snprintf(err, errsize, "the game database is unavailable: %s; the finished games "
+			         "could not be read", store_fault_text(db->ops->last_fault(db)));
+			*code = SE_STORAGE;
+		}
+		return NULL;
+	}
+	size_t n = json_array_size(p.tables);
+	json_t *o = json_pack("{s:o, s:b}", "tables", p.tables, "more", p.more);
+	if (p.more && n)
+		json_object_set(o, "next_before",
+		                json_object_get(json_array_get(p.tables, n - 1), "id"));
+	return o;
+}
+
+int tables_seat_of_account(const srv_table *t, int64_t account)
+{
+	if (!account)
+		return -1;
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].pending &&
+		    t->seat[i].account == account)
+			return i;
+	return -1;
+}
+
+json_t *tables_my_game(const char *id, int seat)
+{
+	const srv_table *t = lookup(id);
+	if (!t || t->expired || seat < 0 || seat >= t->nseats)
+		return NULL;
+	json_t *players = json_array();
+	for (int i = 0; i < t->nseats; i++)
+		json_array_append_new(players, json_string(t->seat[i].name));
+	int turn = t->status == STORE_PLAYING && !carc_game_over(&t->game) &&
+	           carc_to_move(&t->game) == seat;
+	int64_t dl = turn ? clock_deadline_ms(t) : 0;
+	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:o}", "id", t->id, "seat", seat, "status",
+	                 store_status_name(t->status), "your_turn", turn, "players", players,
+	                 "updated_ms", (json_int_t)t->updated_ms, "deadline_ms",
+	                 dl > 0 ? json_integer(dl) : json_null());
+}
