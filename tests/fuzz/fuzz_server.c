@@ -5,7 +5,9 @@
  * Linked with -Wl,--wrap for net_send, net_send_text, net_broadcast,
  * net_close_after_flush, net_conn_find and net_http_answer: every call the
  * other server modules make into net.c arrives at the __wrap_ functions
- * below. net.c's own code is never run (no lws connection exists).
+ * below (the domain's outbox and the accounts' hooks, which api_start
+ * installs, are api.c's and call these). net.c's own code is never run (no
+ * lws connection exists).
  */
 #include <jansson.h>
 #include <sched.h>
@@ -357,7 +359,7 @@ srv_conn *fz_ws_open(const char *path, const char *token, const char *cookie)
 	copy_field(ck, sizeof ck, cookie);
 	memset(&ws, 0, sizeof ws);
 	ws.kind = CONN_WS;
-	ws.seat = -1;
+	ws.cl.seat = -1;
 	ws.serial = next_serial++;
 	snprintf(ws.addr, sizeof ws.addr, "127.0.0.1");
 	ws_is_open = 1;
