@@ -17,7 +17,6 @@ CC ?= cc
 MODE ?= release
 SANITIZE ?=
 PREFIX ?= /usr/local
-SHARED_DIR ?= ../shared
 BUILD_ROOT ?= build
 
 WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror
@@ -136,11 +135,11 @@ test:
 	@$(MAKE) --no-print-directory MODE=test test
 else
 test: $(TEST_BIN) $(CARC) $(LIB_SO)
-	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) sh tests/run.sh $(TEST_BIN)
+	@CARC=$(CARC) sh tests/run.sh $(TEST_BIN)
 endif
 else
 test: $(TEST_BIN) $(CARC) $(LIB_SO)
-	@CARC=$(CARC) SHARED_DIR=$(SHARED_DIR) CARC_QUICK=1 CARC_SANITIZE=1 sh tests/run.sh $(TEST_BIN)
+	@CARC=$(CARC) CARC_QUICK=1 CARC_SANITIZE=1 sh tests/run.sh $(TEST_BIN)
 endif
 
 # the web game: prints the address to open (carc demo: a bot game in the terminal)

@@ -11,6 +11,7 @@ done
 echo "deps: installing:$missing"
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq $missing >/dev/null
+# scripts/apt.sh waits for the package locks when another apt runs
+$SUDO sh "$(dirname "$0")/apt.sh" update
+$SUDO sh "$(dirname "$0")/apt.sh" install $missing >/dev/null
 echo "deps: done"

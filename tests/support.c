@@ -72,11 +72,10 @@ void t_check(const carc_game *g)
 		fail_msg("state check: %s", err);
 }
 
-const char *t_shared(const char *rel)
+const char *t_spec(const char *rel)
 {
 	static char buf[1024];
-	const char *dir = getenv("SHARED_DIR");
-	snprintf(buf, sizeof buf, "%s/%s", dir && *dir ? dir : "../shared", rel);
+	snprintf(buf, sizeof buf, "spec/%s", rel);
 	return buf;
 }
 

@@ -39,7 +39,9 @@ void t_scores(const carc_game *g, const int *want);
 void t_illegal(carc_game *g, carc_move m);
 /* Asserts carc_game_check. */
 void t_check(const carc_game *g);
-/* Path of a file under the shared folder (SHARED_DIR, default ../shared). */
-const char *t_shared(const char *rel);
+/* Path of a file in the repository's spec/ folder, relative to the
+ * repository's root, where tests/run.sh runs the tests. Returns a static
+ * buffer, overwritten by the next call. */
+const char *t_spec(const char *rel);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * test_tiles.c - the engine's tile table against the contract,
- * ../shared/spec/base-tiles.json, read with jansson.
+ * spec/base-tiles.json (the repository's copy, spec/README.md), read with
+ * jansson.
  *
  * Through the public API only (carc_tile_parse, carc_tile_box_count,
  * carc_tile_segments, carc_tile_segment, carc_tile_port_segment,
@@ -22,7 +23,7 @@ static int setup(void **state)
 {
 	(void)state;
 	json_error_t jerr;
-	const char *path = t_shared("spec/base-tiles.json");
+	const char *path = t_spec("base-tiles.json");
 	g_json = json_load_file(path, 0, &jerr);
 	if (!g_json) {
 		fprintf(stderr, "cannot read %s: line %d: %s\n", path, jerr.line, jerr.text);

@@ -42,8 +42,9 @@ static void help(FILE *f)
 	        "  {\"cmd\": \"go\", \"time\": 0.5}             think; answers the move chosen\n"
 	        "  {\"cmd\": \"analyse\"}                      best move, margin, win probability\n"
 	        "  {\"cmd\": \"state\"}, {\"cmd\": \"record\"}, {\"cmd\": \"stop\"}, {\"cmd\": \"quit\"}\n"
-	        "A bad line is answered {\"type\": \"error\", \"code\", \"message\"} and the\n"
-	        "engine goes on. End of input is \"quit\".\n"
+	        "A bad line, or a key the protocol does not know, is answered\n"
+	        "{\"type\": \"error\", \"code\", \"message\"} and the engine goes on. End of\n"
+	        "input is \"quit\".\n"
 	        "\n"
 	        "options:\n"
 	        "  --bot SPEC   the bot \"go\" and \"analyse\" use (default mcts)\n"
@@ -104,6 +105,99 @@ static void error_answer(json_t *id, const char *code, const char *fmt, ...)
 	json_object_set_new(o, "code", json_string(code));
 	json_object_set_new(o, "message", json_string(msg));
 	answer(o, id);
+}
+
+/*
+ * The keys the protocol knows, object by object: a key not listed is
+ * refused (bad_request), so that a misspelt one cannot be silently
+ * ignored ({"cmd": "new", "players": 3} would start a 2-player game). A
+ * "record" given to "new" is not checked here: it is read as any record
+ * is, and the record format lets writers add keys.
+ */
+typedef struct cmd_keys {
+	const char *cmd;
+	const char *const *keys; /* besides "cmd" and "id"; NULL-terminated */
+} cmd_keys;
+
+static const char *const NEW_KEYS[] = {"rules", "seed", "record", NULL};
+static const char *const BOT_KEYS[] = {"spec", "seed", NULL};
+static const char *const TILE_KEYS[] = {"tile", NULL};
+static const char *const MOVE_KEYS[] = {"move", NULL};
+static const char *const GO_KEYS[] = {"time", NULL};
+static const char *const ANALYSE_KEYS[] = {"move", "time", NULL};
+static const char *const NO_KEYS[] = {NULL};
+static const cmd_keys CMDS[] = {
+	{"new", NEW_KEYS},    {"bot", BOT_KEYS},       {"tile", TILE_KEYS},  {"move", MOVE_KEYS},
+	{"go", GO_KEYS},      {"analyse", ANALYSE_KEYS}, {"state", NO_KEYS}, {"record", NO_KEYS},
+	{"stop", NO_KEYS},    {"quit", NO_KEYS},
+};
+/* a record's rules object (docs/records.md) */
+static const char *const RULES_KEYS[] = {"players", "expansions", "farm_scoring", "farmers",
+                                         "small_city", "tiles", NULL};
+/* a move, as the turns of a record write it, and its meeple */
+static const char *const A_MOVE_KEYS[] = {"x", "y", "rot", "meeple", "abbot_recalled",
+                                          "discarded", NULL};
+static const char *const MEEPLE_KEYS[] = {"kind", "at", NULL};
+
+static int listed(const char *const *list, const char *key)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, key))
+			return 1;
+	return 0;
+}
+
+/* 0 if every key of the object o is in known (or is "cmd" or "id" when
+ * top is set); otherwise answers bad_request naming the first unknown
+ * key and where, the object's path from the request (`"new"`,
+ * `"new.rules"`, `"move.move.meeple"`), and returns -1. A rules key at
+ * the top of "new", or a move's key at the top of "move" or "analyse",
+ * is told where it belongs. o that is not an object passes: the reader
+ * of the value says what is wrong with it. */
+static int check_keys(json_t *o, const char *where, const char *const *known, int top,
+                      json_t *id)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(o))
+		return 0;
+	json_object_foreach(o, key, v) {
+		if (listed(known, key) || (top && (!strcmp(key, "cmd") || !strcmp(key, "id"))))
+			continue;
+		char list[300] = "";
+		size_t n = 0;
+		if (top)
+			n += (size_t)snprintf(list, sizeof list, "cmd, id");
+		for (const char *const *k = known; *k && n < sizeof list; k++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *k);
+		if (top && !strcmp(where, "new") && listed(RULES_KEYS, key))
+			error_answer(id, "bad_request", "unknown key \"%s\" in \"new\" (a rule: it goes "
+			             "under \"rules\": {\"cmd\": \"new\", \"rules\": {\"%s\": ...}})",
+			             key, key);
+		else if (top && (!strcmp(where, "move") || !strcmp(where, "analyse")) &&
+		         listed(A_MOVE_KEYS, key))
+			error_answer(id, "bad_request", "unknown key \"%s\" in \"%s\" (a move's key: the "
+			             "move goes under \"move\": {\"cmd\": \"%s\", \"move\": {\"%s\": "
+			             "...}})", key, where, where, key);
+		else
+			error_answer(id, "bad_request", "unknown key \"%.60s\" in \"%s\" (known: %s)",
+			             key, where, list);
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks a move object of the request cmd (its key "move") and its
+ * meeple, as check_keys does. */
+static int check_move_keys(json_t *mv, const char *cmd, json_t *id)
+{
+	char where[64];
+	snprintf(where, sizeof where, "%s.move", cmd);
+	if (check_keys(mv, where, A_MOVE_KEYS, 0, id))
+		return -1;
+	snprintf(where, sizeof where, "%s.move.meeple", cmd);
+	return json_is_object(mv) ? check_keys(json_object_get(mv, "meeple"), where, MEEPLE_KEYS, 0, id)
+	                          : 0;
 }
 
 static json_t *state_json(const carc_game *g)
@@ -249,6 +343,8 @@ static void cmd_new(engine *e, json_t *req, json_t *id)
 			                                "{\"players\": 2, \"expansions\": []}");
 			return;
 		}
+		if (check_keys(rules, "new.rules", RULES_KEYS, 0, id))
+			return;
 		root = json_object();
 		json_object_set_new(root, "format", json_string("carc-record-1"));
 		json_object_set_new(root, "rules", rules ? json_incref(rules) : json_pack("{si}", "players", 2));
@@ -290,6 +386,8 @@ static void start_job(engine *e, json_t *req, json_t *id, int analyse)
 	carc_move m = CARC_MOVE_NONE;
 	json_t *jm = json_object_get(req, "move");
 	char err[512];
+	if (analyse && jm && check_move_keys(jm, name, id))
+		return;
 	if (analyse && jm && mj_parse(e->g, jm, &m, err, sizeof err)) {
 		error_answer(id, "bad_move", "%s", err);
 		return;
@@ -366,8 +464,14 @@ static int handle(engine *e, const char *line)
 	pthread_mutex_lock(&e->lock);
 	int busy = e->busy;
 	pthread_mutex_unlock(&e->lock);
+	const cmd_keys *ck = NULL;
+	for (size_t i = 0; cmd && i < sizeof CMDS / sizeof CMDS[0]; i++)
+		if (!strcmp(cmd, CMDS[i].cmd))
+			ck = &CMDS[i];
 	if (!json_is_object(req) || !cmd) {
 		error_answer(id, "bad_request", "expected an object with a \"cmd\" string");
+	} else if (ck && check_keys(req, ck->cmd, ck->keys, 1, id)) {
+		/* answered: an unknown key, nothing done */
 	} else if (!strcmp(cmd, "quit")) {
 		if (busy && e->bot)
 			carc_bot_stop(e->bot);
@@ -436,6 +540,8 @@ static int handle(engine *e, const char *line)
 		char err[512];
 		if (carc_game_over(e->g)) {
 			error_answer(id, "game_over", "move: the game is over");
+		} else if (check_move_keys(json_object_get(req, "move"), "move", id)) {
+			/* answered */
 		} else if (mj_parse(e->g, json_object_get(req, "move"), &m, err, sizeof err)) {
 			error_answer(id, "bad_move", "%s", err);
 		} else if (carc_apply(e->g, m, NULL, err) != CARC_OK) {

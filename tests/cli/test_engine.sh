@@ -4,8 +4,8 @@
 # one of them writes replays with `carc replay` and ends with the scores
 # both engines report. Bad lines (a line over 4 MiB and one with a NUL
 # byte among them) get error objects and the engine goes on (the game
-# unchanged); "stop" cuts a long search short; a record can be loaded;
-# end of input ends the engine.
+# unchanged), an unknown key anywhere among them; "stop" cuts a long
+# search short; a record can be loaded; end of input ends the engine.
 CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_engine: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
@@ -73,6 +73,41 @@ for line, code in bad:
     check(r["type"] == "error" and r["code"] == code and r["message"], (line, r))
 s = a.ask({"cmd": "state"})
 check(s == s0 and s["tiles_left"] == 71, (s, s0))
+
+# a key the protocol does not know, at the top of any request or inside
+# any of its objects, is refused naming the key and where it is; nothing
+# changes (a "new" with "players" beside "rules" starts no game)
+mv = a.ask({"cmd": "go"})["move"]  # a legal move, not played
+check("x" in mv, mv)
+mp = {"kind": "follower", "at": "N1"}
+unknown = [
+    ({"cmd": "new", "players": 3, "seed": 3}, "players", '"new"', 'under "rules"'),
+    ({"cmd": "new", "rules": {"players": 3, "farmer": False}, "seed": 3}, "farmer", '"new.rules"', "known: "),
+    ({"cmd": "new", "rules": {"players": 2}, "sed": 3}, "sed", '"new"', "known: "),
+    ({"cmd": "bot", "spec": "greedy", "sede": 3}, "sede", '"bot"', "known: "),
+    ({"cmd": "tile", "tile": "V", "tiel": "V"}, "tiel", '"tile"', "known: "),
+    ({"cmd": "move", "move": mv, "mvoe": 1}, "mvoe", '"move"', "known: "),
+    ({"cmd": "move", "x": mv["x"], "y": mv["y"], "rot": mv["rot"]}, "x", '"move"', 'under "move"'),
+    ({"cmd": "move", "move": dict(mv, rotation=1)}, "rotation", '"move.move"', "known: "),
+    ({"cmd": "move", "move": dict(mv, meeple=dict(mp, colour="red"))}, "colour", '"move.move.meeple"', "known: "),
+    ({"cmd": "go", "time": 0.01, "tmie": 1}, "tmie", '"go"', "known: "),
+    ({"cmd": "analyse", "mov": mv}, "mov", '"analyse"', "known: "),
+    ({"cmd": "analyse", "move": dict(mv, z=1)}, "z", '"analyse.move"', "known: "),
+    ({"cmd": "analyse", "move": dict(mv, meeple=dict(mp, n=1))}, "n", '"analyse.move.meeple"', "known: "),
+    ({"cmd": "state", "verbose": True}, "verbose", '"state"', "known: "),
+    ({"cmd": "record", "pretty": True}, "pretty", '"record"', "known: "),
+    ({"cmd": "stop", "now": True}, "now", '"stop"', "known: "),
+    ({"cmd": "quit", "force": True}, "force", '"quit"', "known: "),
+]
+for req, key, where, hint in unknown:
+    r = a.ask(dict(req, id=key))
+    check(r["type"] == "error" and r["code"] == "bad_request" and r["id"] == key, (req, r))
+    want = 'unknown key "%s" in %s' % (key, where)
+    check(r["message"].startswith(want) and hint in r["message"], (req, r["message"], want, hint))
+s = a.ask({"cmd": "state"})  # still running (not quit), the game as it was
+check(s == s0, (s, s0))
+r = a.ask({"cmd": "bot", "spec": "mcts:itr=30"})  # a bot spec's parameters: the library's check
+check(r["type"] == "error" and r["code"] == "bad_bot" and "'itr'" in r["message"], r)
 
 # a whole game: the engine to move thinks, both are told the move
 engines, turn = [a, b], 0

@@ -4,9 +4,9 @@
 # table lists 24 tiles, 72 in all.
 CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_tiles: $*" >&2; exit 1; }
-spec=${SHARED_DIR:-../shared}/spec/base-tiles.json
-[ -f "$spec" ] || spec=/work/shared/spec/base-tiles.json
-[ -f "$spec" ] || fail "cannot find the spec's base-tiles.json"
+# the repository's copy of the contract (spec/README.md)
+spec=$(dirname "$0")/../../spec/base-tiles.json
+[ -f "$spec" ] || fail "cannot find $spec"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 

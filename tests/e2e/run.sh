@@ -23,13 +23,14 @@ if [ ! -x "$CARC" ]; then
 fi
 if [ ! -x /usr/bin/chromium ]; then
 	echo "e2e: installing chromium"
-	timeout 600 apt-get update -qq
-	timeout 600 apt-get install -y -qq chromium >/dev/null
+	# scripts/apt.sh waits up to 600 s for the package locks; then the download
+	timeout 1200 sh scripts/apt.sh update
+	timeout 1200 sh scripts/apt.sh install chromium >/dev/null
 fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	echo "e2e: installing node"
-	timeout 600 apt-get update -qq
-	timeout 600 apt-get install -y -qq nodejs npm >/dev/null
+	timeout 1200 sh scripts/apt.sh update
+	timeout 1200 sh scripts/apt.sh install nodejs npm >/dev/null
 fi
 if [ ! -d tests/e2e/node_modules/playwright-core ]; then
 	(cd tests/e2e && timeout 300 npm ci --no-audit --no-fund --loglevel=error)

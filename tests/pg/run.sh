@@ -34,8 +34,9 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-
 if [ -n "$need" ]; then
 	echo "pg: installing$need"
 	if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-	timeout 600 $SUDO apt-get update -qq
-	timeout 600 $SUDO apt-get install -y -qq $need >/dev/null
+	# scripts/apt.sh waits up to 600 s for the package locks; then the download
+	timeout 1200 $SUDO sh scripts/apt.sh update
+	timeout 1200 $SUDO sh scripts/apt.sh install $need >/dev/null
 fi
 BIN=$(pgbin)
 
