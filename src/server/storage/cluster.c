@@ -26,6 +26,7 @@ typedef struct note {
 	char kind;
 	char id[STORE_ID_SIZE];
 	int n;
+	int64_t seq;
 } note;
 
 #define HELD_BUCKETS 4096
@@ -99,12 +100,13 @@ static void held_clear(void)
 
 /* ---- the listener thread ------------------------------------------------------------- */
 
-static void push(char kind, const char *id, int n)
+static void push(char kind, const char *id, int n, int64_t seq)
 {
 	note *e = srv_xcalloc(1, sizeof *e);
 	e->kind = kind;
 	snprintf(e->id, sizeof e->id, "%s", id);
 	e->n = n;
+	e->seq = seq;
 	pthread_mutex_lock(&mu);
 	if (q_tail)
 		q_tail->next = e;
@@ -147,7 +149,7 @@ static void *listener(void *arg)
 			if (!(c = listen_conn()))
 				continue;
 			srv_error("cluster: listening again (changes meanwhile are loaded now)");
-			push('*', "", -1);
+			push('*', "", -1, 0);
 			lws_cancel_service(lctx);
 		}
 		if (wait_fd(PQsocket(c), 1000))
@@ -164,8 +166,10 @@ static void *listener(void *arg)
 			char id[STORE_ID_SIZE + 8] = "";
 			char kind = 0;
 			int num = -1;
-			if (sscanf(n->extra, "%c %31s %d", &kind, id, &num) >= 2 && strlen(id) < STORE_ID_SIZE) {
-				push(kind, id, num);
+			long long seq = 0;
+			if (sscanf(n->extra, "%c %31s %d %lld", &kind, id, &num, &seq) >= 2 &&
+			    strlen(id) < STORE_ID_SIZE) {
+				push(kind, id, num, seq < 0 ? 0 : seq);
 				any = 1;
 			}
 			PQfreemem(n);
@@ -192,7 +196,7 @@ void cluster_drain(void)
 		pthread_mutex_unlock(&mu);
 		if (!e)
 			return;
-		hooks.changed(e->kind, e->id, e->n);
+		hooks.changed(e->kind, e->id, e->n, e->seq);
 		free(e);
 	}
 }

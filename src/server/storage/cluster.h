@@ -35,9 +35,11 @@
 #define CLUSTER_MAX_WAITING 512 /* tables asked about in one poll */
 
 typedef struct cluster_hooks {
-	/* a notification: kind STORE_NOTIFY_*, the table, its number (-1: none);
-	 * kind '*': any table may have changed (id "") */
-	void (*changed)(char kind, const char *id, int n);
+	/* a notification: kind STORE_NOTIFY_*, the table, its number (-1:
+	 * none) and the table's sequence number after the change (store.h,
+	 * "The table's stream"; 0: not known); kind '*': any table may have
+	 * changed (id "") */
+	void (*changed)(char kind, const char *id, int n, int64_t seq);
 	/* tables in memory whose bot is to move (ids, at most max): their
 	 * owner is looked for */
 	int (*bots_waiting)(char (*ids)[STORE_ID_SIZE], int max);

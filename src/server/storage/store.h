@@ -18,6 +18,16 @@
  * can announce the move only once it is safe (the server calls the writes
  * on its storage thread, writer.c).
  *
+ * The table's stream: every write that changes a table (its creation, a
+ * seat, its status, a move, its clock, a chat line, its rematch link)
+ * gives the table its next sequence number (games.seq), inside the
+ * write's own transaction and under the game row's lock, so two
+ * processes never hand out the same number and the numbers follow the
+ * commits' order. last_seq() tells the number the last write gave; a
+ * load hands the number the loaded state is at (store_game.seq). A chat
+ * line's number is given the same way (the next one of the game's), so
+ * lines from two processes never clash.
+ *
  * All strings passed in are borrowed for the call. Every function returns 0
  * on success or -1 with a message in err (STORE_ERR_SIZE bytes). That
  * message is for the log (it may name SQL and files); what a client may be
@@ -90,6 +100,9 @@ typedef struct store_game {
 	char *options;                   /* JSON object text: all table options */
 	char *record;                    /* view tables: the uploaded record */
 	int64_t created_ms, updated_ms;
+	/* the table's stream (loads only): the number of its latest change;
+	 * what was loaded is the table as of that change */
+	int64_t seq;
 	int nseats;
 	store_seat seats[8];
 } store_game;
@@ -297,12 +310,14 @@ typedef struct store_ops {
 	int (*leaderboard)(store *s, int limit, int offset, store_account_fn fn, void *ctx,
 	                   char *err);
 	/* ---- chat and rematch (chat.c, rematch.c) ---- */
-	/* Adds a chat line to game `id` (its number m->n is the next one). */
-	int (*add_chat)(store *s, const char *id, const store_chat *m, char *err);
-	/* The game's chat lines in order, at most `limit`; returns how many
-	 * were handed to fn, or -1 on error. */
-	int (*list_chat)(store *s, const char *id, int limit, store_chat_fn fn, void *ctx,
-	                 char *err);
+	/* Adds a chat line to game `id`; the store gives it the game's next
+	 * number (one more than the highest stored, under the game row's
+	 * lock) and writes it to m->n. */
+	int (*add_chat)(store *s, const char *id, store_chat *m, char *err);
+	/* The game's chat lines in order from number `from` on, at most
+	 * `limit`; returns how many were handed to fn, or -1 on error. */
+	int (*list_chat)(store *s, const char *id, int from, int limit, store_chat_fn fn,
+	                 void *ctx, char *err);
 	/* The number the game's next chat line gets (one more than the
 	 * highest stored, 0 with none), or -1 on error. */
 	int (*count_chat)(store *s, const char *id, char *err);
@@ -318,6 +333,9 @@ typedef struct store_ops {
 	 * handed to fn (what another process added to a game held here). */
 	int (*load_since)(store *s, const char *id, int from, store_load_fn fn, void *ctx,
 	                  char *err);
+	/* The sequence number the last successful write on this handle gave
+	 * table `id` (see "The table's stream" above), 0 when it gave none. */
+	int64_t (*last_seq)(store *s, const char *id);
 	/* ---- analyses (analysis.c) ---- */
 	/* Stores the analysis of game `id` (JSON text of at most
 	 * STORE_ANALYSIS_MAX bytes, else refused); one that is stored already
@@ -369,15 +387,17 @@ int store_sqlite_schema_version(void);
  * user_version). A lost connection is STORE_FAULT_DOWN and is made again by
  * the next call. Every write also announces itself to the other processes
  * with a NOTIFY on STORE_NOTIFY_CHANNEL, delivered at its commit; the
- * payload is "<kind> <table id>[ <n>]": */
+ * payload is "<kind> <table id> <n> <seq>" (n -1: none; seq: the table's
+ * sequence number after the change, 0 for a table removed): */
 #define STORE_NOTIFY_CHANNEL "carc"
 #define STORE_NOTIFY_CREATED 'c' /* n: a table was made, with status n */
 #define STORE_NOTIFY_SEAT 's'    /* n: a seat was taken */
 #define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
 #define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */
 #define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
-#define STORE_NOTIFY_CHAT 'h'    /* n: chat line n was added (not acted on yet:
-                                  * chat is broadcast live within one process) */
+#define STORE_NOTIFY_CHAT 'h'    /* n: chat line n was added */
+#define STORE_NOTIFY_CLOCK 'k'   /* n: the clock was stored for turn n */
+#define STORE_NOTIFY_REMATCH 'r' /* the finished game has a rematch now */
 
 store *store_pg_open(const char *url, int writer, char *err);
 /* A libpq connection to url with the server's timeouts and keepalives

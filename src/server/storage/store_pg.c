@@ -159,6 +159,8 @@ static const struct {
 	    "  game_id text COLLATE \"C\" PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
 	    "  analysis text NOT NULL,"
 	    "  at_ms bigint NOT NULL);", NULL},
+	/* the table's stream: the number of its latest change (store.h) */
+	{8, "ALTER TABLE games ADD COLUMN seq bigint NOT NULL DEFAULT 0;", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -180,7 +182,7 @@ enum {
 	Q_INS_ACCOUNT, Q_SEL_ACC_NAME, Q_SEL_ACC_ID, Q_INS_SESSION, Q_DEL_EXPIRED,
 	Q_SEL_SESSION, Q_DEL_SESSION, Q_SEL_KEY, Q_ACC_GAMES, Q_LEADERBOARD,
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
-	Q_INS_ANALYSIS, Q_SEL_ANALYSIS,
+	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP,
 	Q_COUNT
 };
 
@@ -213,9 +215,9 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	[Q_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                 " VALUES ($1,$2,$3,$4,$5)",
-	[Q_SEL_ACTIVE] = "SELECT " GAME_COLS " FROM games"
+	[Q_SEL_ACTIVE] = "SELECT " GAME_COLS ", seq FROM games"
 	                 " WHERE status IN ('open','playing') ORDER BY created_ms, id",
-	[Q_SEL_ONE] = "SELECT " GAME_COLS " FROM games WHERE id=$1",
+	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq FROM games WHERE id=$1",
 	[Q_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                " WHERE game_id=$1 ORDER BY seat",
 	[Q_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
@@ -282,10 +284,13 @@ static const char *const SQL[Q_COUNT] = {
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT $3",
 	[Q_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
 	                  " WHERE games > 0 ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
+	/* the next number of the game's lines: the caller holds the game
+	 * row's lock (bump), so two processes cannot both take it */
 	[Q_INS_CHAT] = "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
-	               " VALUES ($1,$2,$3,$4,$5,$6,$7)",
+	               " SELECT $1, coalesce(max(n) + 1, 0), $2,$3,$4,$5,$6 FROM chat"
+	               " WHERE game_id=$1 RETURNING n",
 	[Q_LIST_CHAT] = "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=$1"
-	                " ORDER BY n LIMIT $2",
+	                " AND n >= $2 ORDER BY n LIMIT $3",
 	[Q_COUNT_CHAT] = "SELECT coalesce(max(n) + 1, 0) FROM chat WHERE game_id=$1",
 	/* the old game remembers its rematch, unless it has one already that
 	 * is still stored (an open rematch that expired is gone) */
@@ -297,6 +302,8 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_INS_ANALYSIS] = "INSERT INTO analyses (game_id, analysis, at_ms) VALUES ($1,$2,$3)"
 	                   " ON CONFLICT (game_id) DO NOTHING",
 	[Q_SEL_ANALYSIS] = "SELECT analysis FROM analyses WHERE game_id=$1",
+	/* the table's next sequence number; takes the game row's lock */
+	[Q_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=$1 RETURNING seq",
 };
 
 struct pg_store {
@@ -306,6 +313,13 @@ struct pg_store {
 	store_fault fault;     /* of the last call */
 	atomic_int down;       /* the connection was lost (for check(), any thread) */
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
+	/* the sequence numbers the open (or last) write gave, by table: a
+	 * write changes one table, a rematch two */
+	struct {
+		char id[STORE_ID_SIZE];
+		int64_t seq;
+	} seqs[2];
+	int nseqs;
 };
 
 static int ensure(pg_store *s, char *err);
@@ -491,6 +505,7 @@ static store_fault injected(const pg_store *s, char *err)
 static int begin(pg_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
+	s->nseqs = 0;
 	if (ensure(s, err))
 		return -1;
 	return exec_plain(s, "BEGIN", err);
@@ -519,15 +534,53 @@ static int commit(pg_store *s, char *err)
 	return 0;
 }
 
-/* The notification of a change, sent at the commit (see the top). */
+static int64_t i64_val(const PGresult *r, int row, int col);
+
+/* Inside a write: the table's next sequence number (store.h, "The
+ * table's stream"), once per table and transaction; it takes the game
+ * row's lock, which the transaction holds to its commit, so the numbers
+ * follow the commits. 0 when the game is not stored (removed). 0 or -1. */
+static int bump(pg_store *s, const char *id, int64_t *seq, char *err)
+{
+	for (int i = 0; i < s->nseqs; i++)
+		if (!strcmp(s->seqs[i].id, id)) {
+			*seq = s->seqs[i].seq;
+			return 0;
+		}
+	params p = {0};
+	p_str(&p, id);
+	PGresult *r = q(s, Q_BUMP, &p, err);
+	if (!r)
+		return -1;
+	*seq = PQntuples(r) == 1 ? i64_val(r, 0, 0) : 0;
+	PQclear(r);
+	if (s->nseqs < 2) {
+		snprintf(s->seqs[s->nseqs].id, STORE_ID_SIZE, "%s", id);
+		s->seqs[s->nseqs++].seq = *seq;
+	}
+	return 0;
+}
+
+static int64_t pg_last_seq(store *base, const char *id)
+{
+	pg_store *s = (pg_store *)base;
+	for (int i = 0; i < s->nseqs; i++)
+		if (!strcmp(s->seqs[i].id, id))
+			return s->seqs[i].seq;
+	return 0;
+}
+
+/* The notification of a change, sent at the commit (see the top), with
+ * the table's sequence number (a removed table's is 0). */
 static int notify(pg_store *s, char kind, const char *id, int n, char *err)
 {
-	char payload[64];
+	char payload[80];
+	int64_t seq = 0;
+	if (kind != STORE_NOTIFY_DELETED && bump(s, id, &seq, err))
+		return -1;
 	params p = {0};
-	if (n >= 0)
-		snprintf(payload, sizeof payload, "%c %s %d", kind, id, n);
-	else
-		snprintf(payload, sizeof payload, "%c %s", kind, id);
+	snprintf(payload, sizeof payload, "%c %s %d %lld", kind, id, n < 0 ? -1 : n,
+	         (long long)seq);
 	p_str(&p, payload);
 	return q_do(s, Q_NOTIFY, &p, err);
 }
@@ -869,6 +922,8 @@ static int read_game(pg_store *s, const PGresult *gr, int row, store_game *g, ch
 	g->record = dup_val(gr, row, 9);
 	g->created_ms = i64_val(gr, row, 10);
 	g->updated_ms = i64_val(gr, row, 11);
+	/* the stream's number: the loads' statements end with it */
+	g->seq = PQnfields(gr) > 12 && !strcmp(PQfname(gr, 12), "seq") ? i64_val(gr, row, 12) : 0;
 	params p = {0};
 	p_str(&p, g->id);
 	PGresult *r = q(s, Q_SEL_SEATS, &p, err);
@@ -928,17 +983,45 @@ out:
 	return rc;
 }
 
+/* A load reads the game row, its seats, moves (and what the callback
+ * reads: its clock) in one snapshot, so the state handed up is the table
+ * exactly as of its sequence number: no change is half in. 1 when the
+ * snapshot was opened here (snap_end closes it), 0 when a transaction was
+ * open already, -1 on error. */
+static int snap_begin(pg_store *s, char *err)
+{
+	s->fault = STORE_FAULT_NONE;
+	if (ensure(s, err))
+		return -1;
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return 0;
+	return exec_plain(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", err) ? -1 : 1;
+}
+
+static void snap_end(pg_store *s, int opened)
+{
+	if (opened == 1 && PQstatus(s->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		PQclear(PQexec(s->conn, "COMMIT"));
+}
+
 static int pg_load_active(store *base, store_load_fn fn, void *ctx, char *err)
 {
 	pg_store *s = (pg_store *)base;
-	PGresult *r = q_read(s, Q_SEL_ACTIVE, NULL, err);
-	if (!r)
+	int snap = snap_begin(s, err);
+	if (snap < 0)
 		return -1;
+	PGresult *r = q(s, Q_SEL_ACTIVE, NULL, err);
+	if (!r) {
+		snap_end(s, snap);
+		return -1;
+	}
 	int ret = 0;
 	for (int i = 0; i < PQntuples(r) && !ret; i++)
 		if (load_row(s, r, i, 0, fn, ctx, err))
 			ret = -1;
 	PQclear(r);
+	snap_end(s, snap);
 	return ret;
 }
 
@@ -948,11 +1031,17 @@ static int pg_load_since(store *base, const char *id, int from, store_load_fn fn
 	pg_store *s = (pg_store *)base;
 	params p = {0};
 	p_str(&p, id);
-	PGresult *r = q_read(s, Q_SEL_ONE, &p, err);
-	if (!r)
+	int snap = snap_begin(s, err);
+	if (snap < 0)
 		return -1;
+	PGresult *r = q(s, Q_SEL_ONE, &p, err);
+	if (!r) {
+		snap_end(s, snap);
+		return -1;
+	}
 	int ret = PQntuples(r) == 1 ? (load_row(s, r, 0, from, fn, ctx, err) ? -1 : 1) : 0;
 	PQclear(r);
+	snap_end(s, snap);
 	return ret;
 }
 
@@ -1056,7 +1145,7 @@ static int pg_save_clock(store *base, const char *id, const store_clock *c, cons
 	p_i64(&p, c->turn);
 	p_i64(&p, c->deadline_ms);
 	p_str(&p, c->state ? c->state : "{}");
-	if (q_do(s, Q_UPS_CLOCK, &p, err))
+	if (q_do(s, Q_UPS_CLOCK, &p, err) || notify(s, STORE_NOTIFY_CLOCK, id, c->turn, err))
 		goto bad;
 	/* a game that ended early (a resignation): over for every process */
 	if (r && (store_result_rows(s, id, r->at_ms, r, err) ||
@@ -1315,36 +1404,43 @@ static int pg_leaderboard(store *base, int limit, int offset, store_account_fn f
 
 /* ---- chat and rematch -------------------------------------------------------------------- */
 
-/* A chat line is stored and announced (STORE_NOTIFY_CHAT), but the other
- * processes do not act on that yet (cluster.c, tables.c's cl_changed):
- * chat is broadcast live only to the clients of the process that took
- * the line; the others see it when they next load the chat. */
-static int pg_add_chat(store *base, const char *id, const store_chat *m, char *err)
+/* A chat line: the game row's lock first (its sequence number), then
+ * the line with the game's next number, then its announcement, which
+ * every process acts on (tables.c's cluster hooks load the lines they
+ * have not shown). */
+static int pg_add_chat(store *base, const char *id, store_chat *m, char *err)
 {
 	pg_store *s = (pg_store *)base;
 	if (begin(s, err))
 		return -1;
+	int64_t seq;
 	params p = {0};
 	p_str(&p, id);
-	p_i64(&p, m->n);
 	p_i64(&p, m->seat);
 	p_str(&p, m->name);
 	p_str(&p, m->text);
 	p_str(&p, m->phrase);
 	p_i64(&p, m->at_ms);
-	if (q_do(s, Q_INS_CHAT, &p, err) || notify(s, STORE_NOTIFY_CHAT, id, m->n, err)) {
-		rollback(s);
-		return -1;
-	}
+	PGresult *r = NULL;
+	if (bump(s, id, &seq, err) || !(r = q(s, Q_INS_CHAT, &p, err)))
+		goto bad;
+	m->n = PQntuples(r) == 1 ? atoi(PQgetvalue(r, 0, 0)) : -1;
+	PQclear(r);
+	if (notify(s, STORE_NOTIFY_CHAT, id, m->n, err))
+		goto bad;
 	return commit(s, err);
+bad:
+	rollback(s);
+	return -1;
 }
 
-static int pg_list_chat(store *base, const char *id, int limit, store_chat_fn fn, void *ctx,
-                        char *err)
+static int pg_list_chat(store *base, const char *id, int from, int limit, store_chat_fn fn,
+                        void *ctx, char *err)
 {
 	pg_store *s = (pg_store *)base;
 	params p = {0};
 	p_str(&p, id);
+	p_i64(&p, from);
 	p_i64(&p, limit);
 	PGresult *r = q_read(s, Q_LIST_CHAT, &p, err);
 	if (!r)
@@ -1400,6 +1496,8 @@ static int pg_create_rematch(store *base, const char *old_id, const store_game *
 		snprintf(err, STORE_ERR_SIZE, "game %s has a rematch already (or is not stored)", old_id);
 		goto bad;
 	}
+	if (notify(s, STORE_NOTIFY_REMATCH, old_id, -1, err))
+		goto bad;
 	return commit(s, err);
 bad:
 	rollback(s);
@@ -1527,6 +1625,7 @@ static const store_ops PG_OPS = {
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
+	.last_seq = pg_last_seq,
 };
 
 /* ---- opening ------------------------------------------------------------------------------ */

@@ -169,6 +169,8 @@ static const char *const MIGRATIONS[] = {
 	"  game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
 	"  analysis TEXT NOT NULL,"
 	"  at_ms INTEGER NOT NULL) WITHOUT ROWID;",
+	/* 7 -> 8: the table's stream, the number of its latest change (store.h) */
+	"ALTER TABLE games ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -184,7 +186,7 @@ enum {
 	ST_UPS_CLOCK, ST_SEL_CLOCK,
 	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
 	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
-	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD,
+	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD, ST_BUMP,
 	ST_COUNT
 };
 
@@ -206,10 +208,10 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                  " VALUES (?,?,?,?,?)",
 	[ST_SEL_ACTIVE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
-	                  " seed, options, record, created_ms, updated_ms FROM games"
+	                  " seed, options, record, created_ms, updated_ms, seq FROM games"
 	                  " WHERE status IN ('open','playing') ORDER BY created_ms, id",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
-	               " seed, options, record, created_ms, updated_ms FROM games WHERE id=?",
+	               " seed, options, record, created_ms, updated_ms, seq FROM games WHERE id=?",
 	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                 " WHERE game_id=? ORDER BY seat",
 	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
@@ -265,6 +267,8 @@ static const char *const SQL[ST_COUNT] = {
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT ?3",
 	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
 	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
+	/* the table's next sequence number (store.h, "The table's stream") */
+	[ST_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=? RETURNING seq",
 };
 
 #define CHECKPOINT_MS 250
@@ -283,6 +287,13 @@ typedef struct sqlite_store {
 	ino_t ino, wal_ino;
 	atomic_int read_only;  /* the connection was opened read-only */
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
+	/* the sequence numbers the open (or last) write gave, by table: a
+	 * write changes one table, a rematch two */
+	struct {
+		char id[STORE_ID_SIZE];
+		int64_t seq;
+	} seqs[2];
+	int nseqs;
 	/* the checkpointer */
 	sqlite3 *ckdb;
 	pthread_t ck;
@@ -510,7 +521,42 @@ static int commit(sqlite_store *s, char *err)
 static int begin(sqlite_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
+	s->nseqs = 0;
 	return step_done(s, ST_BEGIN, err);
+}
+
+/* Inside a write: the table's next sequence number, once per table and
+ * transaction (one process writes a SQLite file: the writer thread's
+ * order is the commits' order). 0 or -1. */
+static int bump(sqlite_store *s, const char *id, char *err)
+{
+	for (int i = 0; i < s->nseqs; i++)
+		if (!strcmp(s->seqs[i].id, id))
+			return 0;
+	sqlite3_stmt *st = s->st[ST_BUMP];
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	int64_t seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, err, SQL[ST_BUMP]);
+	if (s->nseqs < 2) {
+		snprintf(s->seqs[s->nseqs].id, STORE_ID_SIZE, "%s", id);
+		s->seqs[s->nseqs++].seq = seq;
+	}
+	return 0;
+}
+
+static int64_t sq_last_seq(store *base, const char *id)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	for (int i = 0; i < s->nseqs; i++)
+		if (!strcmp(s->seqs[i].id, id))
+			return s->seqs[i].seq;
+	return 0;
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *t)
@@ -588,7 +634,7 @@ static int sq_create_game(store *base, const store_game *g, char *err)
 	sqlite_store *s = (sqlite_store *)base;
 	if (begin(s, err))
 		return -1;
-	if (insert_game(s, g, err)) {
+	if (insert_game(s, g, err) || bump(s, g->id, err)) {
 		rollback(s);
 		return -1;
 	}
@@ -610,7 +656,7 @@ static int sq_update_seat(store *base, const char *id, const store_seat *se, cha
 	sqlite3_bind_int64(st, 7, se->account);
 	bind_text(st, 8, id);
 	sqlite3_bind_int(st, 9, se->seat);
-	if (step_done(s, ST_UPD_SEAT, err)) {
+	if (step_done(s, ST_UPD_SEAT, err) || bump(s, id, err)) {
 		rollback(s);
 		return -1;
 	}
@@ -626,7 +672,7 @@ static int sq_set_status(store *base, const char *id, int status, int64_t at_ms,
 	bind_text(st, 1, store_status_name(status));
 	sqlite3_bind_int64(st, 2, at_ms);
 	bind_text(st, 3, id);
-	if (step_done(s, ST_SET_STATUS, err)) {
+	if (step_done(s, ST_SET_STATUS, err) || bump(s, id, err)) {
 		rollback(s);
 		return -1;
 	}
@@ -727,7 +773,7 @@ static int sq_add_move(store *base, const char *id, const store_move *m,
 	bind_text(st, 5, carc_tile_name(m->tile));
 	bind_text(st, 6, m->entry);
 	sqlite3_bind_int64(st, 7, m->at_ms);
-	if (step_done(s, ST_INS_MOVE, err))
+	if (step_done(s, ST_INS_MOVE, err) || bump(s, id, err))
 		goto bad;
 	if (r) {
 		/* the game's row changes only when the game ends: a move writes one
@@ -784,6 +830,9 @@ static int read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *er
 	g->record = dup_col(gst, 9);
 	g->created_ms = sqlite3_column_int64(gst, 10);
 	g->updated_ms = sqlite3_column_int64(gst, 11);
+	/* the stream's number: the loads' statements end with it */
+	const char *c12 = sqlite3_column_count(gst) > 12 ? sqlite3_column_name(gst, 12) : NULL;
+	g->seq = c12 && !strcmp(c12, "seq") ? sqlite3_column_int64(gst, 12) : 0;
 
 	int rc;
 	sqlite3_stmt *st = s->st[ST_SEL_SEATS];
@@ -1082,7 +1131,7 @@ static int sq_save_clock(store *base, const char *id, const store_clock *c,
 	sqlite3_bind_int(st, 2, c->turn);
 	sqlite3_bind_int64(st, 3, c->deadline_ms);
 	bind_text(st, 4, c->state ? c->state : "{}");
-	if (step_done(s, ST_UPS_CLOCK, err))
+	if (step_done(s, ST_UPS_CLOCK, err) || bump(s, id, err))
 		goto bad;
 	if (r) {
 		if (write_result(s, id, r->at_ms, r, err))
@@ -1106,25 +1155,31 @@ static int prep(sqlite_store *s, const char *sql, sqlite3_stmt **st, char *err)
 	return 0;
 }
 
-static int sq_add_chat(store *base, const char *id, const store_chat *m, char *err)
+/* The line gets the game's next number (store.h). */
+static int sq_add_chat(store *base, const char *id, store_chat *m, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
 	sqlite3_stmt *st;
 	if (begin(s, err))
 		return -1;
-	if (prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
-	            " VALUES (?,?,?,?,?,?,?)", &st, err)) {
+	if (bump(s, id, err) ||
+	    prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
+	            " SELECT ?1, coalesce(max(n) + 1, 0), ?2, ?3, ?4, ?5, ?6 FROM chat"
+	            " WHERE game_id=?1 RETURNING n", &st, err)) {
 		rollback(s);
 		return -1;
 	}
 	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, m->n);
-	sqlite3_bind_int(st, 3, m->seat);
-	bind_text(st, 4, m->name);
-	bind_text(st, 5, m->text);
-	bind_text(st, 6, m->phrase);
-	sqlite3_bind_int64(st, 7, m->at_ms);
+	sqlite3_bind_int(st, 2, m->seat);
+	bind_text(st, 3, m->name);
+	bind_text(st, 4, m->text);
+	bind_text(st, 5, m->phrase);
+	sqlite3_bind_int64(st, 6, m->at_ms);
 	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		m->n = sqlite3_column_int(st, 0);
+		rc = sqlite3_step(st);
+	}
 	if (rc != SQLITE_DONE)
 		fail(s, err, "adding a chat line");
 	sqlite3_finalize(st);
@@ -1135,17 +1190,18 @@ static int sq_add_chat(store *base, const char *id, const store_chat *m, char *e
 	return commit(s, err);
 }
 
-static int sq_list_chat(store *base, const char *id, int limit, store_chat_fn fn, void *ctx,
-                        char *err)
+static int sq_list_chat(store *base, const char *id, int from, int limit, store_chat_fn fn,
+                        void *ctx, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
 	sqlite3_stmt *st;
 	s->fault = STORE_FAULT_NONE;
 	if (prep(s, "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=?"
-	            " ORDER BY n LIMIT ?", &st, err))
+	            " AND n >= ? ORDER BY n LIMIT ?", &st, err))
 		return -1;
 	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, limit);
+	sqlite3_bind_int(st, 2, from);
+	sqlite3_bind_int(st, 3, limit);
 	int rc, count = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		store_chat m;
@@ -1262,6 +1318,8 @@ static int sq_create_rematch(store *base, const char *old_id, const store_game *
 		snprintf(err, STORE_ERR_SIZE, "game %s has a rematch already (or is not stored)", old_id);
 		goto bad;
 	}
+	if (bump(s, g->id, err) || bump(s, old_id, err))
+		goto bad;
 	return commit(s, err);
 bad:
 	rollback(s);
@@ -1551,6 +1609,7 @@ static const store_ops SQLITE_OPS = {
 	.leaderboard = sq_leaderboard,
 	.add_chat = sq_add_chat,
 	.list_chat = sq_list_chat,
+	.last_seq = sq_last_seq,
 	.count_chat = sq_count_chat,
 	.create_rematch = sq_create_rematch,
 	.get_rematch = sq_get_rematch,

@@ -110,6 +110,11 @@ static void run(wjob *j)
 	}
 	j->failed = rc != 0;
 	j->conflict = rc == STORE_CONFLICT;
+	if (!j->failed && j->kind != WJ_CALL) {
+		j->seq = wst->ops->last_seq(wst, j->id);
+		if (j->kind == WJ_REMATCH)
+			j->old_seq = wst->ops->last_seq(wst, j->old_id);
+	}
 	metrics_store_write(srv_mono_us() - t0, j->failed && !j->conflict);
 	if (j->failed && !j->conflict) {
 		j->fault = wst->ops->last_fault(wst);
@@ -206,6 +211,10 @@ void writer_submit(wjob *j)
 	pthread_mutex_unlock(&mu);
 }
 
+static void (*drain_hook)(wjob *j);
+
+void writer_on_drain(void (*fn)(wjob *j)) { drain_hook = fn; }
+
 void writer_drain(void)
 {
 	for (;;) {
@@ -220,6 +229,8 @@ void writer_drain(void)
 			srv_event("table=%s event=conflict %s", j->id, j->err);
 		else if (j->failed)
 			srv_error("table=%s store: %s (%s)", j->id, j->err, store_fault_text(j->fault));
+		if (drain_hook)
+			drain_hook(j);
 		if (j->done)
 			j->done(j);
 		job_free(j);

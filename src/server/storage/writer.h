@@ -50,6 +50,9 @@ typedef struct wjob {
 	 * ("" for the others), wiped when freed */
 	char tokens[8][STORE_TOKEN_SIZE];
 	/* set by the writer */
+	int64_t seq;          /* the table's sequence number this write gave it (0: none);
+	                       * REMATCH: the new table's, old_seq the old one's */
+	int64_t old_seq;
 	int failed;
 	int conflict;         /* failed with STORE_CONFLICT: another server process
 	                       * changed the game first (not a fault) */
@@ -79,6 +82,10 @@ void writer_drain(void);
 /* Writes every job still queued, stops the thread, closes the store. The
  * `done` callbacks of jobs finished after this are not run. */
 void writer_stop(void);
+/* A hook the layer above installs (tables.c): called on the loop thread
+ * for every job drained, before its `done`, so that the table's stream
+ * learns the sequence number of each committed change in one place. */
+void writer_on_drain(void (*fn)(wjob *j));
 /* Jobs submitted and not yet drained. */
 int writer_backlog(void);
 

@@ -5,8 +5,11 @@
  *  - a line is checked here (who, length, characters, allowance, the
  *    game's total), stored by the storage thread and only then sent to the
  *    table; a refused line changes nothing but the allowance it used.
- *  - ct->next_n is one more than the highest number stored or being
- *    stored for the table (a failed write leaves a gap, never a clash).
+ *  - a line's number is given by the store, under the game row's lock,
+ *    so lines from several processes never clash; ct->shown_n is the
+ *    next number to send to the table's clients: lines go out strictly
+ *    in their numbers' order, whichever process took them (chat_catch_up
+ *    reads what this process has not seen).
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +37,7 @@ chat_table *chat_of(srv_table *t)
 	if (!t->chat) {
 		t->chat = srv_xcalloc(1, sizeof *t->chat);
 		t->chat->next_n = -1;
+		t->chat->shown_n = -1;
 	}
 	return t->chat;
 }
@@ -60,6 +64,15 @@ chat_table *chat_rematch_of(srv_table *t)
 			ct->rematch_known = 1;
 	}
 	return ct;
+}
+
+int chat_rematch_refresh(srv_table *t)
+{
+	chat_table *ct = t->chat;
+	if (!ct || !ct->rematch_known || ct->rematch[0])
+		return 0;
+	ct->rematch_known = 0;
+	return chat_rematch_of(t)->rematch[0] != 0;
 }
 
 void chat_info(const srv_table *t, json_t *o)
@@ -204,11 +217,76 @@ static void send_error(uint64_t conn, srv_err e, const char *msg, const json_t *
 	}
 }
 
+/* The number of the first line not sent to the clients yet: read from
+ * the store the first time (-1 on a read error). */
+static int shown_from(srv_table *t)
+{
+	chat_table *ct = chat_of(t);
+	if (ct->shown_n < 0) {
+		char e[STORE_ERR_SIZE];
+		int n = db->ops->count_chat(db, t->id, e);
+		if (n < 0) {
+			srv_error("table=%s reading its chat: %s", t->id, e);
+			return -1;
+		}
+		ct->shown_n = n;
+		if (ct->next_n < n)
+			ct->next_n = n;
+	}
+	return ct->shown_n;
+}
+
+static void show(srv_table *t, const store_chat *m)
+{
+	chat_table *ct = chat_of(t);
+	ct->shown_n = m->n + 1;
+	if (ct->next_n < ct->shown_n)
+		ct->next_n = ct->shown_n;
+	tables_broadcast(t, line_json(t->id, m));
+}
+
+static int show_line(void *ctx, const store_chat *m)
+{
+	srv_table *t = ctx;
+	if (m->n >= t->chat->shown_n)
+		show(t, m);
+	return 0;
+}
+
+void chat_track(srv_table *t)
+{
+	if (db && (!t->chat || t->chat->shown_n < 0))
+		(void)shown_from(t);
+}
+
+void chat_heard_of(srv_table *t, int n)
+{
+	chat_table *ct = chat_of(t);
+	if (ct->shown_n < 0 && n >= 0) {
+		ct->shown_n = n;
+		if (ct->next_n < n)
+			ct->next_n = n;
+	}
+}
+
+void chat_catch_up(srv_table *t)
+{
+	if (t->status == STORE_VIEW || !t->stored || !db)
+		return;
+	int from = shown_from(t);
+	char e[STORE_ERR_SIZE];
+	if (from >= 0 && db->ops->list_chat(db, t->id, from, cfg->chat_max, show_line, t, e) < 0)
+		srv_error("table=%s reading its chat: %s", t->id, e);
+}
+
 static void said(wjob *j)
 {
 	srv_table *t = j->tag;
 	tables_job_done(t);
+	chat_table *ct = chat_of(t);
 	if (j->failed) {
+		if (ct->next_n > 0)
+			ct->next_n--; /* it was counted for the cap */
 		char msg[256];
 		snprintf(msg, sizeof msg, "the game database is unavailable: %s; the chat line was "
 		         "not stored", store_fault_text(j->fault));
@@ -216,7 +294,12 @@ static void said(wjob *j)
 		return;
 	}
 	srv_event("table=%s event=chat n=%d seat=%d", t->id, j->chat.n, j->chat.seat);
-	tables_broadcast(t, line_json(t->id, &j->chat));
+	int from = shown_from(t);
+	if (from == j->chat.n || from < 0)
+		show(t, &j->chat); /* the next line in order */
+	else if (from < j->chat.n)
+		chat_catch_up(t); /* lines of another process came first */
+	/* else: sent already (a catch-up read it) */
 }
 
 srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, char *err,
@@ -266,16 +349,13 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, 
 		snprintf(name, sizeof name, "%s", ns ? ns : "");
 	}
 	chat_table *ct = chat_of(t);
-	if (ct->next_n < 0) {
-		char e[STORE_ERR_SIZE];
-		int n = db->ops->count_chat(db, t->id, e);
-		if (n < 0) {
-			srv_error("table=%s reading its chat: %s", t->id, e);
-			snprintf(err, errsize, "the game database is unavailable: %s",
-			         store_fault_text(db->ops->last_fault(db)));
-			return SE_STORAGE;
-		}
-		ct->next_n = n;
+	/* what was stored before this line is what the clients were sent
+	 * (or read with the table's chat): this line and later ones go out
+	 * in order */
+	if (shown_from(t) < 0) {
+		snprintf(err, errsize, "the game database is unavailable: %s",
+		         store_fault_text(db->ops->last_fault(db)));
+		return SE_STORAGE;
 	}
 	if (ct->next_n >= cfg->chat_max) {
 		snprintf(err, errsize, "this game has %d chat lines, the most a game keeps "
@@ -298,7 +378,8 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, 
 	wjob *j = tables_job(t, WJ_CHAT, said, NULL);
 	j->origin = conn;
 	j->ref = json_incref(json_object_get(msg, "ref"));
-	j->chat.n = ct->next_n++;
+	ct->next_n++; /* the store gives the line its number */
+	j->chat.n = -1;
 	j->chat.seat = seat;
 	snprintf(j->chat.name, sizeof j->chat.name, "%s", name);
 	j->chat.text = srv_xstrdup(jt ? json_string_value(jt) : "");
@@ -319,7 +400,7 @@ json_t *chat_list(srv_table *t, srv_err *code, char *err, size_t errsize)
 	json_t *a = json_array();
 	char e[STORE_ERR_SIZE];
 	if (t->stored && t->status != STORE_VIEW &&
-	    db->ops->list_chat(db, t->id, cfg->chat_max, add_line, a, e) < 0) {
+	    db->ops->list_chat(db, t->id, 0, cfg->chat_max, add_line, a, e) < 0) {
 		json_decref(a);
 		srv_error("table=%s reading its chat: %s", t->id, e);
 		snprintf(err, errsize, "the game database is unavailable: %s; the chat could not be "

@@ -26,7 +26,10 @@
 /* The state of a table kept by chat.c and rematch.c (owned by the table,
  * made when first needed, freed with it). */
 typedef struct chat_table {
-	int next_n;                        /* number of the next line; -1: not read yet */
+	int next_n;                        /* lines stored or being stored (the cap's
+	                                    * count); -1: not read yet */
+	int shown_n;                       /* the next line to send to the table's
+	                                    * clients, in order; -1: not read yet */
 	double seat_tokens[CARC_MAX_PLAYERS];
 	int64_t seat_us[CARC_MAX_PLAYERS];
 	/* rematch.c: the rematch of a finished game (""), read from the store once */
@@ -61,6 +64,20 @@ void chat_info(const srv_table *t, json_t *o);
 /* The table's state with its rematch read from the store (once) when it
  * has ended. */
 chat_table *chat_rematch_of(srv_table *t);
+/* Several processes: reads the rematch of a finished table again (another
+ * process may have made it); 1 when one is known now that was not. */
+int chat_rematch_refresh(srv_table *t);
+/* Sends the table's clients every stored line they have not been sent,
+ * in the order of their numbers (lines from other processes, or from
+ * this one when another's came first). */
+void chat_catch_up(srv_table *t);
+/* Another process announced line n: when this process has not read the
+ * table's chat yet, the lines from n on are the ones its clients have not
+ * been sent (the earlier ones were read with the table's chat). */
+void chat_heard_of(srv_table *t, int n);
+/* A client is at the table: from now on every new line is sent to the
+ * table's clients in order (the earlier ones they read with the chat). */
+void chat_track(srv_table *t);
 
 /* 1 when `id` is a quick phrase ("gg", "wp", "thanks", ...). */
 int chat_phrase_ok(const char *id);

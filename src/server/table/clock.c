@@ -10,12 +10,20 @@
  *    clock and without a seat given up has no row (today's behaviour).
  *  - This module changes only t->clock and t->seat[].forfeited; moves go
  *    through tables.c (the clock_due_fn).
+ *  - Several processes: every process works the clock out from the moves
+ *    alone (a turn starts at its previous move's stored time, not when a
+ *    process heard of it), so they agree; only the process that owns the
+ *    table's bots and time (cluster.c) stores the clock and acts on a
+ *    deadline, and what it stores (a timeout) is what the others load
+ *    (tables.c's sync). When that process dies, the next deadline check
+ *    of another one takes the ownership over.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "cluster.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -90,6 +98,8 @@ static void save_done(wjob *j)
 
 static void save(srv_table *t)
 {
+	if (!cluster_bots_mine(t->id))
+		return; /* the owner of the table's time stores it */
 	wjob *j = writer_job(WJ_CLOCK, t->id);
 	j->done = save_done;
 	j->tag = t;
@@ -160,6 +170,13 @@ static void fire(lws_sorted_usec_list_t *sul)
 	    carc_game_over(&t->game) || c->turn != t->game.nturns)
 		return;
 	int64_t now = srv_now_ms();
+	if (!t->pm && !c->busy && now >= c->deadline_ms && !cluster_bots_mine(t->id)) {
+		/* another process owns the table's time: it plays the timeout and
+		 * this one loads it; look again later in case that process died */
+		lws_sul_schedule(lctx, 0, &c->sul, fire, (lws_usec_t)CLUSTER_POLL_MS * LWS_US_PER_MS);
+		c->scheduled = 1;
+		return;
+	}
 	if (t->pm || c->busy || now < c->deadline_ms) {
 		/* a move arrived in time and is being stored (or the timer ran a
 		 * little early): look again shortly */
@@ -210,7 +227,8 @@ void clock_turn(srv_table *t)
 	int over = carc_game_over(&t->game);
 	c->turn = t->game.nturns;
 	c->seat = over ? -1 : carc_to_move(&t->game);
-	c->turn_start_ms = srv_now_ms();
+	c->turn_start_ms = c->next_start_ms ? c->next_start_ms : srv_now_ms();
+	c->next_start_ms = 0;
 	c->deadline_ms = 0;
 	c->timeout_turn = -1;
 	if (!over && timed(t) && t->seat[c->seat].kind == STORE_SEAT_HUMAN &&
@@ -236,6 +254,7 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 			                                                       : c->reserve_ms[player] - used;
 		c->timeouts[player] = 0;
 	}
+	c->next_start_ms = at_ms;
 	clock_turn(t);
 }
 

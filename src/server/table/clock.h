@@ -49,6 +49,8 @@ typedef struct srv_clock {
 	int scheduled;
 	int undo_seat;                   /* the deadline before a resignation being stored */
 	int64_t undo_deadline_ms;
+	int64_t next_start_ms;           /* clock_moved: the stored time of the move that
+	                                  * ends the turn, where the next one starts */
 	lws_sorted_usec_list_t sul;      /* the deadline */
 } srv_clock;
 

@@ -124,6 +124,8 @@ static void created(wjob *j)
 	srv_table *old = ct->old;
 	ct->old = NULL;
 	tables_job_done(old);
+	if (old && !j->failed)
+		tables_seq_written(old, j->old_seq); /* its rematch link is a change of its own */
 	if (j->failed) {
 		char msg[256];
 		snprintf(msg, sizeof msg, "the game database is unavailable: %s; the rematch was not "

@@ -48,7 +48,28 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		changed = 1;
 	}
 	t->updated_ms = sg->updated_ms > t->updated_ms ? sg->updated_ms : t->updated_ms;
-	/* mv: every move (load_one) or those from t->nlog on (load_since) */
+	if (sg->seq > t->seq)
+		t->seq = sg->seq;
+	/* the stored clock, in the same snapshot: what the process that owns
+	 * the table's time wrote (a timeout, a reserve, a deadline) wins over
+	 * what was worked out here. A clock of the turn being played here is
+	 * taken before the new moves (a timeout is then a timeout when its
+	 * move is applied); one of a later turn after them. */
+	store_clock sc;
+	char *cstate = NULL;
+	int turn0 = t->game.nturns;
+	int crc = db->ops->load_clock(db, t->id, &sc, &cstate, e);
+	if (crc < 0)
+		srv_error("table=%s loading its clock: %s", t->id, e);
+	else if (crc == 1 && sc.turn == turn0 && sc.turn >= t->clock.turn) {
+		clock_cancel(t);
+		clock_restore(t, &sc, srv_now_ms());
+		changed = 1;
+	}
+	/* mv: every move (load_one) or those from t->nlog on (load_since);
+	 * each is applied with the clock after it (clock_moved counts from
+	 * the move's stored time, so every process reaches the same clock)
+	 * and announced with that clock */
 	for (int k = 0; k < n; k++) {
 		int i = t->nlog;
 		if (mv[k].turn < i)
@@ -69,8 +90,21 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		}
 		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
 		metrics_move(0);
+		if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
+			t->status = STORE_OVER;
+			changed = 1;
+		}
+		clock_moved(t, mv[k].player, mv[k].at_ms);
 		announce_move(t, t->log[t->nlog - 1]);
 	}
+	/* the stored clock of the turn now being played (the owner wrote it
+	 * after the last move) */
+	if (crc == 1 && sc.turn == t->game.nturns && sc.turn != turn0) {
+		clock_cancel(t);
+		clock_restore(t, &sc, srv_now_ms());
+		changed = 1;
+	}
+	free(cstate);
 	if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
 		t->status = STORE_OVER;
 		changed = 1;
@@ -101,10 +135,51 @@ void tables_sync(srv_table *t)
 		t->cl_stale = 1;
 		return;
 	}
+	/* chat lines and a rematch are read after the snapshot: lines are
+	 * only ever added, and a rematch link never goes away */
+	if (t->conns)
+		chat_catch_up(t);
+	if (t->status == STORE_OVER && chat_rematch_refresh(t))
+		announce_table(t);
 	bot_kick(t);
 }
 
-static void cl_changed(char kind, const char *id, int n)
+static void sync_timer(lws_sorted_usec_list_t *sul)
+{
+	srv_table *t = lws_container_of(sul, srv_table, sync_sul);
+	if (!timers_stopped && t->cl_stale)
+		tables_sync(t);
+}
+
+void tables_seq_written(srv_table *t, int64_t seq)
+{
+	if (seq <= t->seq)
+		return; /* a load got there first */
+	if (seq == t->seq + 1 || !cluster_on()) {
+		t->seq = seq;
+		return;
+	}
+	t->cl_stale = 1;
+	if (!timers_stopped)
+		lws_sul_schedule(lctx, 0, &t->sync_sul, sync_timer, 1);
+}
+
+/* writer.c's hook: every committed write of a table, before its done */
+void tables_job_committed(wjob *j)
+{
+	if (j->failed || !j->seq || !j->tag)
+		return;
+	switch (j->kind) {
+	case WJ_CREATE: case WJ_SEAT: case WJ_STATUS: case WJ_MOVE: case WJ_CLOCK: case WJ_CHAT:
+	case WJ_REMATCH:
+		tables_seq_written(j->tag, j->seq);
+		break;
+	default:
+		break;
+	}
+}
+
+static void cl_changed(char kind, const char *id, int n, int64_t seq)
 {
 	if (kind == '*') {
 		/* notifications may have been missed: tables with clients or bots
@@ -126,7 +201,16 @@ static void cl_changed(char kind, const char *id, int n)
 	}
 	if (!t || t->expired)
 		return;
-	if (kind == STORE_NOTIFY_MOVE) {
+	if (seq > 0) {
+		/* the stream: a change applied here already is no news; any later
+		 * one is loaded with everything before it */
+		if (seq <= t->seq || kind == STORE_NOTIFY_DELETED)
+			return;
+		if (kind == STORE_NOTIFY_CHAT)
+			chat_heard_of(t, n);
+		if (kind == STORE_NOTIFY_MOVE && n + 1 > t->cl_want)
+			t->cl_want = n + 1;
+	} else if (kind == STORE_NOTIFY_MOVE) {
 		if (n < t->nlog)
 			return; /* known here (this process's own move) */
 		if (n + 1 > t->cl_want)

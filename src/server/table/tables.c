@@ -95,6 +95,7 @@ void free_table(srv_table *t)
 	cluster_bots_release(t->id); /* cluster hook: nobody here plays its bots now */
 	lws_sul_cancel(&t->bot_sul);
 	lws_sul_cancel(&t->roster_sul);
+	lws_sul_cancel(&t->sync_sul);
 	clock_cancel(t);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
@@ -255,6 +256,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	snprintf(t->id, sizeof t->id, "%s", sg->id);
 	t->status = sg->status;
 	t->stored = 1;
+	t->seq = sg->seq;
 	t->created_ms = sg->created_ms;
 	t->updated_ms = sg->updated_ms;
 	if (sg->status == STORE_VIEW) {
@@ -456,6 +458,7 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 	lctx = ctx;
 	lim_start(c);
 	clock_setup(ctx, c, clock_due);
+	writer_on_drain(tables_job_committed);
 	chat_start(c, st);
 	if (analysis_start(c, st))
 		return -1;

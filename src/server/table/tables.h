@@ -104,6 +104,10 @@ typedef struct srv_table {
 	 * and this one has not loaded it yet (it does when the table is asked
 	 * for); cl_want: moves the store is known to hold */
 	int cl_stale, cl_want;
+	/* the table's stream (store.h): the number of the latest change
+	 * applied here; a later one is loaded (tables_sync) in order */
+	int64_t seq;
+	lws_sorted_usec_list_t sync_sul; /* a load after a gap in the stream */
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;
@@ -205,6 +209,12 @@ void tables_seat_changed(srv_table *t, int seat, const char *token, void (*done)
 /* After a seat was stored: starts the game when every seat is taken and
  * tells the table. */
 void tables_seat_stored(srv_table *t);
+
+/* The stream: a change this process wrote about t was committed with
+ * number seq (writer.c's hook calls this before the job's done). The next
+ * number: t is at it now; a later one: another process's changes came in
+ * between, and they are loaded (in order, after this one is applied). */
+void tables_seq_written(srv_table *t, int64_t seq);
 
 /* Counts for the health endpoint. */
 void tables_counts(int *tables, int *playing, int *conns);

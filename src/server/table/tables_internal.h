@@ -68,5 +68,7 @@ void announce_move(srv_table *t, const char *entry);
 
 /* sync.c */
 void tables_sync(srv_table *t);
+/* writer.c's drain hook (sync.c): the stream learns each committed change */
+void tables_job_committed(wjob *j);
 
 #endif

@@ -110,6 +110,8 @@ static void roster_timer(lws_sorted_usec_list_t *sul)
 void tables_conn_changed(srv_table *t)
 {
 	tables_recount(t);
+	if (t->conns && t->status != STORE_VIEW && t->stored)
+		chat_track(t); /* lines from now on go to the clients, in order */
 	if (!t->conns)
 		t->idle_since_us = srv_mono_us();
 	if (t->conns && !t->roster_pending && !timers_stopped) {
