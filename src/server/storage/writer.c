@@ -174,6 +174,8 @@ static void *writer_main(void *arg)
 			break; /* stopping and nothing left to write */
 		pthread_mutex_unlock(&mu);
 		run(j);
+		if (!j->failed)
+			metrics_store_commit(1);
 		pthread_mutex_lock(&mu);
 		note(j->failed && !j->conflict ? j->fault : STORE_FAULT_NONE, j->err, 1);
 		push(&done_head, &done_tail, j);
