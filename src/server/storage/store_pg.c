@@ -307,6 +307,12 @@ struct pg_store {
 	store_fault fault;     /* of the last call */
 	atomic_int down;       /* the connection was lost (for check(), any thread) */
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
+	/* group commit: inside group_begin .. group_commit; the group's
+	 * transaction was lost (the connection, a savepoint that could not be
+	 * rolled back to), with the fault and message of that moment */
+	int group, group_lost;
+	store_fault group_fault;
+	char group_err[STORE_ERR_SIZE];
 };
 
 static int ensure(pg_store *s, char *err);
@@ -489,24 +495,81 @@ static store_fault injected(const pg_store *s, char *err)
 	return store_test_fault(s->fault_file, 1, err);
 }
 
+/* Marks the group's transaction lost (see store_pg's group ops). */
+static void lose_group(pg_store *s, const char *why)
+{
+	if (s->group_lost)
+		return;
+	s->group_lost = 1;
+	s->group_fault = PQstatus(s->conn) != CONNECTION_OK ? STORE_FAULT_DOWN
+	                 : s->fault != STORE_FAULT_NONE     ? s->fault
+	                                                    : STORE_FAULT_OTHER;
+	snprintf(s->group_err, sizeof s->group_err, "postgresql: the group's transaction was lost: %s",
+	         why);
+	one_line(s->group_err);
+}
+
+/* In a group whose transaction is gone: -1 with its fault (never a write
+ * outside it: nothing reconnects inside a group). */
+static int group_gone(pg_store *s, char *err)
+{
+	if (!s->group_lost && PQstatus(s->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(s->conn) == PQTRANS_INTRANS)
+		return 0;
+	lose_group(s, PQstatus(s->conn) != CONNECTION_OK ? "the connection was lost"
+	                                                 : "it was aborted");
+	snprintf(err, STORE_ERR_SIZE, "%s", s->group_err);
+	s->fault = s->group_fault;
+	atomic_store(&s->down, s->fault == STORE_FAULT_DOWN);
+	return -1;
+}
+
+/* A write's BEGIN, or in a group its SAVEPOINT. */
 static int begin(pg_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
+	if (s->group)
+		return group_gone(s, err) ? -1 : exec_plain(s, "SAVEPOINT w", err);
 	if (ensure(s, err))
 		return -1;
 	return exec_plain(s, "BEGIN", err);
 }
 
+/* A write's transaction (in a group: its savepoint, which also takes the
+ * group out of the aborted state an error left it in) ends without
+ * effect. */
 static void rollback(pg_store *s)
 {
+	if (s->group) {
+		if (s->group_lost || PQstatus(s->conn) != CONNECTION_OK ||
+		    PQtransactionStatus(s->conn) == PQTRANS_IDLE) {
+			lose_group(s, "the connection was lost");
+			return;
+		}
+		PGresult *r = PQexec(s->conn, "ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w");
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			lose_group(s, PQerrorMessage(s->conn));
+		PQclear(r);
+		return;
+	}
 	if (PQstatus(s->conn) == CONNECTION_OK && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(s->conn, "ROLLBACK"));
 }
 
 /* Commits the open transaction (a test build's injected fault rolls it
- * back instead). 0, or -1 with the fault set. */
+ * back instead). 0, or -1 with the fault set. In a group: releases the
+ * write's savepoint (the fault is injected at group_commit). */
 static int commit(pg_store *s, char *err)
 {
+	if (s->group) {
+		if (group_gone(s, err))
+			return -1;
+		if (exec_plain(s, "RELEASE SAVEPOINT w", err)) {
+			rollback(s);
+			return -1;
+		}
+		return 0;
+	}
 	store_fault f = injected(s, err);
 	if (f != STORE_FAULT_NONE) {
 		s->fault = f;
@@ -518,6 +581,41 @@ static int commit(pg_store *s, char *err)
 		return -1;
 	}
 	return 0;
+}
+
+/* Group commit (store.h): one BEGIN .. COMMIT around several writes, each
+ * in a savepoint. The NOTIFYs of the writes are delivered at the COMMIT
+ * and only then, those of a write rolled back to its savepoint never. A
+ * COMMIT whose answer is lost may have been committed (see the top): every
+ * write of the group is then reported failed. */
+static int pg_group_begin(store *base, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (begin(s, err))
+		return -1;
+	s->group = 1;
+	s->group_lost = 0;
+	return 0;
+}
+
+static int pg_group_commit(store *base, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	int lost = group_gone(s, err) != 0;
+	s->group = s->group_lost = 0;
+	if (lost) {
+		rollback(s);
+		return -1;
+	}
+	s->fault = STORE_FAULT_NONE;
+	return commit(s, err);
+}
+
+static void pg_group_rollback(store *base)
+{
+	pg_store *s = (pg_store *)base;
+	s->group = s->group_lost = 0;
+	rollback(s);
 }
 
 /* The notification of a change, sent at the commit (see the top). */
@@ -1528,6 +1626,9 @@ static const store_ops PG_OPS = {
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
+	.group_begin = pg_group_begin,
+	.group_commit = pg_group_commit,
+	.group_rollback = pg_group_rollback,
 };
 
 /* ---- opening ------------------------------------------------------------------------------ */
