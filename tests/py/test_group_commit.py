@@ -86,6 +86,15 @@ def counts(srv):
     return metric(srv, "carc_store_commits_total"), metric(srv, "carc_store_jobs_total")
 
 
+def settled_counts(srv, timeout=5):
+    """The counts once the writer's queue is empty (a table's status write
+    follows the answer to the join that started it)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and metric(srv, "carc_store_queue") != 0:
+        time.sleep(0.02)
+    return counts(srv)
+
+
 class GroupCommitCase(ServerCase):
     def tables(self, srv, n=TABLES):
         out = []
@@ -133,7 +142,7 @@ class GroupCommitCase(ServerCase):
             w = self.ws(srv, tid, token=tokens[0])
             w.recv_type("state")
             socks.append(w)
-        c0, j0 = counts(srv)
+        c0, j0 = settled_counts(srv)
         hold = Hold(srv)
         results = {}
         try:
@@ -168,7 +177,7 @@ class GroupCommitCase(ServerCase):
         # transaction, so only its savepoint's rollback saves the group)
         srv = self.start()
         tables = self.tables(srv)
-        c0, j0 = counts(srv)
+        c0, j0 = settled_counts(srv)
         hold = Hold(srv)
         results = {}
         try:
@@ -208,7 +217,7 @@ class GroupCommitCase(ServerCase):
         finally:
             del os.environ["CARC_TEST_STORE_FAULT"]
         tables = self.tables(srv)
-        c0, j0 = counts(srv)
+        c0, j0 = settled_counts(srv)
         hold = Hold(srv)
         results = {}
         try:

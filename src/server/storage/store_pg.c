@@ -19,7 +19,9 @@
  * one transaction, under an advisory lock, so processes starting together
  * migrate once.
  *
- * Writes: each is one transaction; a move's transaction locks the game's
+ * Writes: each is one transaction (in a group, the writer's group
+ * commit, one savepoint of the group's transaction: see group_begin); a
+ * move's transaction locks the game's
  * row (SELECT ... FOR UPDATE) and checks that the move's turn is the next
  * one, so two processes never both store a move for one turn: the second
  * gets STORE_CONFLICT and nothing is written. Every write sends a NOTIFY

@@ -1,10 +1,14 @@
 /*
  * store_sqlite.c - the SQLite backend of store.h.
  *
- * The file is opened in WAL mode; every write is one transaction. With the
- * default synchronous=NORMAL a committed transaction survives the server
- * being killed (the WAL is written before the commit returns; only a power
- * cut can lose the last commits); --sync full makes every commit fsync.
+ * The file is opened in WAL mode; every write is one transaction, or in a
+ * group (group_begin, the writer's group commit) one savepoint of the
+ * group's transaction (begin/commit/rollback below issue SAVEPOINT /
+ * RELEASE / ROLLBACK TO then, and the file check runs once, before the
+ * group's COMMIT). With the default synchronous=NORMAL a committed
+ * transaction survives the server being killed (the WAL is written before
+ * the commit returns; only a power cut can lose the last commits); --sync
+ * full makes every commit fsync the WAL.
  *
  * The schema version is SQLite's user_version. MIGRATIONS[i] takes a
  * database from version i to i+1 inside one transaction; a file written by
