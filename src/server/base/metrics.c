@@ -20,6 +20,7 @@ typedef struct histo {
 
 static histo writes, reads;
 static atomic_llong moves_own, moves_other, writes_failed, analyses_done, analyses_failed;
+static atomic_llong commits, jobs_committed;
 
 #define MOVES_WINDOW_S 10
 static atomic_llong per_second[MOVES_WINDOW_S]; /* moves in second k % window */
@@ -53,6 +54,12 @@ void metrics_store_write(int64_t us, int failed)
 	observe(&writes, us);
 	if (failed)
 		atomic_fetch_add(&writes_failed, 1);
+}
+
+void metrics_store_commit(int jobs)
+{
+	atomic_fetch_add(&commits, 1);
+	atomic_fetch_add(&jobs_committed, jobs);
 }
 
 void metrics_store_read(int64_t us) { observe(&reads, us); }
@@ -106,6 +113,13 @@ void metrics_render(const metrics_gauges *g, srv_sb *b)
 	sb_printf(b, "# HELP carc_store_failed_writes_total Writes the database refused.\n"
 	          "# TYPE carc_store_failed_writes_total counter\ncarc_store_failed_writes_total "
 	          "%lld\n", atomic_load(&writes_failed));
+	sb_printf(b, "# HELP carc_store_commits_total Transactions the storage thread committed "
+	          "(one per group of writes).\n# TYPE carc_store_commits_total counter\n"
+	          "carc_store_commits_total %lld\n", atomic_load(&commits));
+	sb_printf(b, "# HELP carc_store_jobs_total Writes committed by the storage thread, in "
+	          "those transactions (jobs / commits: the mean group).\n"
+	          "# TYPE carc_store_jobs_total counter\ncarc_store_jobs_total %lld\n",
+	          atomic_load(&jobs_committed));
 	gauge(b, "carc_storage_ok", "1 while the database takes writes.", g->storage_ok);
 	gauge(b, "carc_store_queue", "Writes waiting for the storage thread.", g->writes_queued);
 	gauge(b, "carc_connections", "WebSocket clients at tables.", g->ws_conns);

@@ -17,6 +17,9 @@
 void metrics_move(int own);
 /* A store write took `us` microseconds (failed: it was refused). */
 void metrics_store_write(int64_t us, int failed);
+/* The storage thread committed one transaction holding `jobs` writes
+ * (1 outside a group; see writer.c's group commit). */
+void metrics_store_commit(int jobs);
 /* A store read on the event loop took `us` microseconds. */
 void metrics_store_read(int64_t us);
 

@@ -16,7 +16,10 @@
  * Every write is one transaction; add_move() commits the move (and the
  * result, when the move ends the game) before it returns, so the caller
  * can announce the move only once it is safe (the server calls the writes
- * on its storage thread, writer.c).
+ * on its storage thread, writer.c). Inside a group (group_begin ..
+ * group_commit, the writer's group commit) a write is a savepoint of the
+ * group's one transaction instead, and safe only once group_commit has
+ * returned 0.
  *
  * The table's stream: every write that changes a table (its creation, a
  * seat, its status, a move, its clock, a chat line, its rematch link)
@@ -344,6 +347,25 @@ typedef struct store_ops {
 	/* The analysis of game `id`: 1 with *out (malloc'd, the caller frees
 	 * it), 0 when there is none, -1 on error. */
 	int (*load_analysis)(store *s, const char *id, char **out, char *err);
+	/* ---- group commit (writer.c) ----
+	 * group_begin opens one transaction for several writes. Until
+	 * group_commit or group_rollback, every write of this handle runs in a
+	 * savepoint of its own inside it (SAVEPOINT, then RELEASE or ROLLBACK
+	 * TO): a write that fails returns as it would alone (-1 with its fault,
+	 * STORE_CONFLICT, STORE_DUPLICATE) with only its own changes undone,
+	 * and the others stay in the group. Nothing of the group is durable,
+	 * nor announced to other processes (PostgreSQL's NOTIFYs), before
+	 * group_commit returned 0. group_commit is where a SQLite file is
+	 * checked (see the top) and a test build's injected fault bites; when
+	 * it fails (-1, fault set) nothing of the group was kept, except that
+	 * a PostgreSQL COMMIT whose answer was lost may have been committed
+	 * (see store_pg.c). When the group's transaction is lost in the middle
+	 * (the connection, or an error SQLite answers by rolling the whole
+	 * transaction back), the writes after it fail with that fault and so
+	 * does group_commit. Reads in a group see the group's writes. */
+	int (*group_begin)(store *s, char *err);
+	int (*group_commit)(store *s, char *err);
+	void (*group_rollback)(store *s);
 } store_ops;
 
 /* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES

@@ -19,7 +19,9 @@
  * one transaction, under an advisory lock, so processes starting together
  * migrate once.
  *
- * Writes: each is one transaction; a move's transaction locks the game's
+ * Writes: each is one transaction (in a group, the writer's group
+ * commit, one savepoint of the group's transaction: see group_begin); a
+ * move's transaction locks the game's
  * row (SELECT ... FOR UPDATE) and checks that the move's turn is the next
  * one, so two processes never both store a move for one turn: the second
  * gets STORE_CONFLICT and nothing is written. Every write sends a NOTIFY
@@ -320,6 +322,12 @@ struct pg_store {
 		int64_t seq;
 	} seqs[2];
 	int nseqs;
+	/* group commit: inside group_begin .. group_commit; the group's
+	 * transaction was lost (the connection, a savepoint that could not be
+	 * rolled back to), with the fault and message of that moment */
+	int group, group_lost;
+	store_fault group_fault;
+	char group_err[STORE_ERR_SIZE];
 };
 
 static int ensure(pg_store *s, char *err);
@@ -502,25 +510,79 @@ static store_fault injected(const pg_store *s, char *err)
 	return store_test_fault(s->fault_file, 1, err);
 }
 
+/* Marks the group's transaction lost (see store_pg's group ops). */
+static void lose_group(pg_store *s, const char *why)
+{
+	if (s->group_lost)
+		return;
+	s->group_lost = 1;
+	s->group_fault = PQstatus(s->conn) != CONNECTION_OK ? STORE_FAULT_DOWN
+	                 : s->fault != STORE_FAULT_NONE     ? s->fault
+	                                                    : STORE_FAULT_OTHER;
+	snprintf(s->group_err, sizeof s->group_err, "postgresql: the group's transaction was lost: %s",
+	         why);
+	one_line(s->group_err);
+}
+
+/* In a group whose transaction is gone: -1 with its fault (never a write
+ * outside it: nothing reconnects inside a group). */
+static int group_gone(pg_store *s, char *err)
+{
+	if (!s->group_lost && PQstatus(s->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(s->conn) == PQTRANS_INTRANS)
+		return 0;
+	lose_group(s, PQstatus(s->conn) != CONNECTION_OK ? "the connection was lost"
+	                                                 : "it was aborted");
+	snprintf(err, STORE_ERR_SIZE, "%s", s->group_err);
+	s->fault = s->group_fault;
+	atomic_store(&s->down, s->fault == STORE_FAULT_DOWN);
+	return -1;
+}
+
+/* A write's BEGIN, or in a group its SAVEPOINT. */
 static int begin(pg_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
 	s->nseqs = 0;
+	if (s->group)
+		return group_gone(s, err) ? -1 : exec_plain(s, "SAVEPOINT w", err);
 	if (ensure(s, err))
 		return -1;
 	return exec_plain(s, "BEGIN", err);
 }
 
+/* A write's transaction (in a group: its savepoint, which also takes the
+ * group out of the aborted state an error left it in) ends without
+ * effect. */
 static void rollback(pg_store *s)
 {
+	if (s->group) {
+		if (s->group_lost || PQstatus(s->conn) != CONNECTION_OK ||
+		    PQtransactionStatus(s->conn) == PQTRANS_IDLE) {
+			lose_group(s, "the connection was lost");
+			return;
+		}
+		PGresult *r = PQexec(s->conn, "ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w");
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			lose_group(s, PQerrorMessage(s->conn));
+		PQclear(r);
+		return;
+	}
 	if (PQstatus(s->conn) == CONNECTION_OK && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 		PQclear(PQexec(s->conn, "ROLLBACK"));
 }
 
 /* Commits the open transaction (a test build's injected fault rolls it
- * back instead). 0, or -1 with the fault set. */
+ * back instead). 0, or -1 with the fault set. In a group the write's
+ * savepoint is left as it is, without a round trip to release it: the
+ * next write's SAVEPOINT w hides it (ROLLBACK TO names the newest), and
+ * the COMMIT ends them all; a group's at most WRITER_GROUP_MAX (64)
+ * savepoints stay within PostgreSQL's cache of subtransactions (the fault
+ * is injected at group_commit). */
 static int commit(pg_store *s, char *err)
 {
+	if (s->group)
+		return group_gone(s, err);
 	store_fault f = injected(s, err);
 	if (f != STORE_FAULT_NONE) {
 		s->fault = f;
@@ -532,6 +594,41 @@ static int commit(pg_store *s, char *err)
 		return -1;
 	}
 	return 0;
+}
+
+/* Group commit (store.h): one BEGIN .. COMMIT around several writes, each
+ * in a savepoint. The NOTIFYs of the writes are delivered at the COMMIT
+ * and only then, those of a write rolled back to its savepoint never. A
+ * COMMIT whose answer is lost may have been committed (see the top): every
+ * write of the group is then reported failed. */
+static int pg_group_begin(store *base, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (begin(s, err))
+		return -1;
+	s->group = 1;
+	s->group_lost = 0;
+	return 0;
+}
+
+static int pg_group_commit(store *base, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	int lost = group_gone(s, err) != 0;
+	s->group = s->group_lost = 0;
+	if (lost) {
+		rollback(s);
+		return -1;
+	}
+	s->fault = STORE_FAULT_NONE;
+	return commit(s, err);
+}
+
+static void pg_group_rollback(store *base)
+{
+	pg_store *s = (pg_store *)base;
+	s->group = s->group_lost = 0;
+	rollback(s);
 }
 
 static int64_t i64_val(const PGresult *r, int row, int col);
@@ -1626,6 +1723,9 @@ static const store_ops PG_OPS = {
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
+	.group_begin = pg_group_begin,
+	.group_commit = pg_group_commit,
+	.group_rollback = pg_group_rollback,
 };
 
 /* ---- opening ------------------------------------------------------------------------------ */

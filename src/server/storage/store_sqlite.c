@@ -1,10 +1,14 @@
 /*
  * store_sqlite.c - the SQLite backend of store.h.
  *
- * The file is opened in WAL mode; every write is one transaction. With the
- * default synchronous=NORMAL a committed transaction survives the server
- * being killed (the WAL is written before the commit returns; only a power
- * cut can lose the last commits); --sync full makes every commit fsync.
+ * The file is opened in WAL mode; every write is one transaction, or in a
+ * group (group_begin, the writer's group commit) one savepoint of the
+ * group's transaction (begin/commit/rollback below issue SAVEPOINT /
+ * RELEASE / ROLLBACK TO then, and the file check runs once, before the
+ * group's COMMIT). With the default synchronous=NORMAL a committed
+ * transaction survives the server being killed (the WAL is written before
+ * the commit returns; only a power cut can lose the last commits); --sync
+ * full makes every commit fsync the WAL.
  *
  * The schema version is SQLite's user_version. MIGRATIONS[i] takes a
  * database from version i to i+1 inside one transaction; a file written by
@@ -178,7 +182,7 @@ static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", 
 static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
 
 enum {
-	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
 	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
 	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
@@ -194,6 +198,10 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
+	/* a write inside a group (group_begin): one savepoint per write */
+	[ST_SAVEPOINT] = "SAVEPOINT w",
+	[ST_RELEASE] = "RELEASE w",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO w",
 	[ST_INS_GAME] = "INSERT INTO games (id, status, players, farmers, farm_scoring, small_city,"
 	                " expansions, seed, options, record, created_ms, updated_ms)"
 	                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -280,6 +288,12 @@ typedef struct sqlite_store {
 	sqlite3_stmt *st[ST_COUNT];
 	int sync_full;
 	store_fault fault;     /* of the last call */
+	/* group commit: inside group_begin .. group_commit; the group's
+	 * transaction was lost (SQLite rolled it back after an error), with
+	 * the fault and message of the write that lost it */
+	int group, group_lost;
+	store_fault group_fault;
+	char group_err[STORE_ERR_SIZE];
 	/* what file_check compares with: fixed after open */
 	char *path, *wal_path;
 	int has_file, has_wal;
@@ -495,16 +509,60 @@ static int step_done(sqlite_store *s, int k, char *err)
 	return 0;
 }
 
+/* A write's transaction (or, in a group, its savepoint) ends without
+ * effect. SQLite rolls the whole transaction back by itself after some
+ * errors (a full disk, an I/O error, SQLITE_BUSY): in a group that loses
+ * every write of it, which group_commit then reports. */
 static void rollback(sqlite_store *s)
 {
-	sqlite3_step(s->st[ST_ROLLBACK]);
-	sqlite3_reset(s->st[ST_ROLLBACK]);
+	if (!s->group) {
+		sqlite3_step(s->st[ST_ROLLBACK]);
+		sqlite3_reset(s->st[ST_ROLLBACK]);
+		return;
+	}
+	if (!s->group_lost && !sqlite3_get_autocommit(s->db)) {
+		int rc = sqlite3_step(s->st[ST_ROLLBACK_TO]);
+		sqlite3_reset(s->st[ST_ROLLBACK_TO]);
+		if (rc == SQLITE_DONE) {
+			rc = sqlite3_step(s->st[ST_RELEASE]);
+			sqlite3_reset(s->st[ST_RELEASE]);
+		}
+		if (rc == SQLITE_DONE)
+			return;
+	}
+	if (!s->group_lost) {
+		s->group_lost = 1;
+		s->group_fault = s->fault != STORE_FAULT_NONE ? s->fault : STORE_FAULT_OTHER;
+		snprintf(s->group_err, sizeof s->group_err,
+		         "sqlite: the group's transaction was rolled back: %s", sqlite3_errmsg(s->db));
+	}
+}
+
+/* In a group whose transaction was lost: -1 with that fault. */
+static int group_gone(sqlite_store *s, char *err)
+{
+	if (!s->group_lost)
+		return 0;
+	snprintf(err, STORE_ERR_SIZE, "%s", s->group_err);
+	s->fault = s->group_fault;
+	return -1;
 }
 
 /* Commits the open transaction if the file can keep it (file_check), else
- * rolls it back. 0, or -1 with the fault set and nothing written. */
+ * rolls it back. 0, or -1 with the fault set and nothing written. In a
+ * group it releases the write's savepoint: the file is checked at
+ * group_commit. */
 static int commit(sqlite_store *s, char *err)
 {
+	if (s->group) {
+		if (group_gone(s, err))
+			return -1;
+		if (step_done(s, ST_RELEASE, err)) {
+			rollback(s);
+			return -1;
+		}
+		return 0;
+	}
 	store_fault f = file_check(s, err);
 	if (f != STORE_FAULT_NONE) {
 		s->fault = f;
@@ -518,11 +576,60 @@ static int commit(sqlite_store *s, char *err)
 	return 0;
 }
 
+/* A write's BEGIN IMMEDIATE, or in a group its SAVEPOINT. */
 static int begin(sqlite_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
 	s->nseqs = 0;
-	return step_done(s, ST_BEGIN, err);
+	if (!s->group)
+		return step_done(s, ST_BEGIN, err);
+	if (group_gone(s, err))
+		return -1;
+	if (sqlite3_get_autocommit(s->db)) {
+		/* lost without a rollback() seeing it: never write outside it */
+		s->fault = STORE_FAULT_OTHER;
+		rollback(s);
+		return group_gone(s, err);
+	}
+	return step_done(s, ST_SAVEPOINT, err);
+}
+
+static int sq_group_begin(store *base, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (begin(s, err))
+		return -1;
+	s->group = 1;
+	s->group_lost = 0;
+	return 0;
+}
+
+static int sq_group_commit(store *base, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	int lost = s->group_lost || sqlite3_get_autocommit(s->db);
+	if (lost && !s->group_lost) {
+		s->group_fault = STORE_FAULT_OTHER;
+		snprintf(s->group_err, sizeof s->group_err, "sqlite: the group's transaction was lost");
+	}
+	s->group = s->group_lost = 0;
+	s->fault = STORE_FAULT_NONE;
+	if (lost) {
+		snprintf(err, STORE_ERR_SIZE, "%s", s->group_err);
+		s->fault = s->group_fault;
+		if (!sqlite3_get_autocommit(s->db))
+			rollback(s);
+		return -1;
+	}
+	return commit(s, err);
+}
+
+static void sq_group_rollback(store *base)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	s->group = s->group_lost = 0;
+	if (!sqlite3_get_autocommit(s->db))
+		rollback(s);
 }
 
 /* Inside a write: the table's next sequence number, once per table and
@@ -1615,6 +1722,9 @@ static const store_ops SQLITE_OPS = {
 	.get_rematch = sq_get_rematch,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
+	.group_begin = sq_group_begin,
+	.group_commit = sq_group_commit,
+	.group_rollback = sq_group_rollback,
 };
 
 static int migrate(sqlite_store *s, sqlite3 *db, char *err)

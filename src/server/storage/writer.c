@@ -3,6 +3,18 @@
  * queues: jobs to write (FIFO, so a table is created before its seats and
  * its moves are written in turn order) and jobs written, and the health of
  * the storage (the fault since which writes fail, NONE while they work).
+ *
+ * Group commit: when the thread wakes it takes every job waiting (at most
+ * WRITER_GROUP_MAX of them and WRITER_GROUP_BYTES of their text), and when
+ * that is more than one it writes them in one transaction, each in a
+ * savepoint (store.h, group_begin): a job that fails is undone alone, the
+ * others stay, and the one COMMIT (one fsync) serves them all. No job of
+ * a group is handed back before that COMMIT has answered: when it fails,
+ * every job of the group comes back failed with its fault, as a single
+ * failed job does, and nothing of them was applied in memory. A single job
+ * is written in a transaction of its own, as before groups. While one
+ * group commits, the next one queues: under load the groups grow until a
+ * commit's time is shared by as many moves as arrive meanwhile.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -115,7 +127,7 @@ static void run(wjob *j)
 		if (j->kind == WJ_REMATCH)
 			j->old_seq = wst->ops->last_seq(wst, j->old_id);
 	}
-	metrics_store_write(srv_mono_us() - t0, j->failed && !j->conflict);
+	j->us = srv_mono_us() - t0;
 	if (j->failed && !j->conflict) {
 		j->fault = wst->ops->last_fault(wst);
 		if (j->fault == STORE_FAULT_NONE)
@@ -168,20 +180,114 @@ static void wait_for_work(void)
 	}
 }
 
+/* What a job brings to a transaction, roughly: the text it writes. */
+static size_t job_bytes(const wjob *j)
+{
+	size_t n = 256;
+	if (j->game.record)
+		n += strlen(j->game.record);
+	if (j->move.entry)
+		n += strlen(j->move.entry);
+	if (j->chat.text)
+		n += strlen(j->chat.text);
+	if (j->clock.state)
+		n += strlen(j->clock.state);
+	if (j->kind == WJ_CALL)
+		n += STORE_ANALYSIS_MAX / 8; /* its data's size is not known here */
+	return n;
+}
+
+/* Under mu: takes the next group from the queue into *head (its jobs in
+ * order, linked by next); returns how many (0: none waiting). */
+static int take_group(wjob **head)
+{
+	wjob *tail = NULL;
+	size_t bytes = 0;
+	int n = 0;
+	*head = NULL;
+	while (todo_head && n < WRITER_GROUP_MAX &&
+	       (n == 0 || bytes + job_bytes(todo_head) <= WRITER_GROUP_BYTES)) {
+		wjob *j = pop(&todo_head, &todo_tail);
+		bytes += job_bytes(j);
+		j->next = NULL;
+		if (tail)
+			tail->next = j;
+		else
+			*head = j;
+		tail = j;
+		n++;
+	}
+	return n;
+}
+
+/* A job that was written but whose group's COMMIT failed: failed with the
+ * COMMIT's fault (a conflict or a failure of its own stays as it was). */
+static void fail_job(wjob *j, store_fault f, const char *err)
+{
+	if (j->failed)
+		return;
+	j->failed = 1;
+	j->conflict = 0;
+	j->fault = f;
+	snprintf(j->err, sizeof j->err, "%s", err);
+}
+
+/* Writes n > 1 jobs in one transaction (see the top). */
+static void run_group(wjob *head)
+{
+	char err[STORE_ERR_SIZE];
+	int rc = wst->ops->group_begin(wst, err);
+	int64_t t0 = srv_mono_us();
+	if (rc == 0) {
+		for (wjob *j = head; j; j = j->next)
+			run(j);
+		t0 = srv_mono_us();
+		rc = wst->ops->group_commit(wst, err);
+	}
+	int64_t commit_us = srv_mono_us() - t0;
+	store_fault f = STORE_FAULT_NONE;
+	if (rc) {
+		f = wst->ops->last_fault(wst);
+		if (f == STORE_FAULT_NONE)
+			f = STORE_FAULT_OTHER;
+	}
+	int written = 0;
+	for (wjob *j = head; j; j = j->next) {
+		if (rc)
+			fail_job(j, f, err);
+		j->us += commit_us;
+		written += !j->failed;
+	}
+	if (written)
+		metrics_store_commit(written);
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		wait_for_work();
-		wjob *j = pop(&todo_head, &todo_tail);
-		if (!j)
+		wjob *group;
+		int n = take_group(&group);
+		if (!n)
 			break; /* stopping and nothing left to write */
 		pthread_mutex_unlock(&mu);
-		run(j);
+		if (n == 1) {
+			run(group);
+			if (!group->failed)
+				metrics_store_commit(1);
+		} else {
+			run_group(group);
+		}
 		pthread_mutex_lock(&mu);
-		note(j->failed && !j->conflict ? j->fault : STORE_FAULT_NONE, j->err, 1);
-		push(&done_head, &done_tail, j);
+		while (group) {
+			wjob *j = group;
+			group = j->next;
+			metrics_store_write(j->us, j->failed && !j->conflict);
+			note(j->failed && !j->conflict ? j->fault : STORE_FAULT_NONE, j->err, 1);
+			push(&done_head, &done_tail, j);
+		}
 		if (!stopping)
 			lws_cancel_service(wake_ctx);
 	}

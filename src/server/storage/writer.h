@@ -6,6 +6,10 @@
  * `done` callback, which is where a move is announced. "Stored before it
  * is announced" holds by construction.
  *
+ * Jobs waiting together are written in one transaction, each in a
+ * savepoint, and handed back only after its COMMIT (group commit: see
+ * writer.c); a job's failure undoes that job alone.
+ *
  * No failed write is dropped: the job comes back with `failed`, the fault
  * (store_fault_text, for the client) and the details (err, for the log),
  * and its `done` refuses what was asked with nothing changed. The writer
@@ -58,6 +62,7 @@ typedef struct wjob {
 	                       * changed the game first (not a fault) */
 	store_fault fault;    /* why it failed (for the client) */
 	char err[STORE_ERR_SIZE]; /* details (for the log only) */
+	int64_t us;           /* the write's time, its group's COMMIT included */
 	/* for the loop: who is waiting and what to do after */
 	void (*done)(struct wjob *j);
 	void *tag;            /* the table */
@@ -90,6 +95,12 @@ void writer_on_drain(void (*fn)(wjob *j));
 int writer_backlog(void);
 
 #define WRITER_PROBE_MS 1000
+
+/* Group commit (writer.c): the jobs waiting when the thread wakes are
+ * written in one transaction, at most WRITER_GROUP_MAX of them and about
+ * WRITER_GROUP_BYTES of their text (a single larger job goes alone). */
+#define WRITER_GROUP_MAX 64
+#define WRITER_GROUP_BYTES (1024 * 1024)
 
 /* The storage as the health endpoint reports it. */
 typedef struct writer_health {
