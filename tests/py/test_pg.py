@@ -136,7 +136,7 @@ http {{
 """
 
 
-def site_conf(ports, http_port, tls_port, folder):
+def site_conf(ports, tls_port, folder):
     """docs/nginx/carc.conf with the test's ports, addresses and paths."""
     with open(os.path.join(SITE_DIR, "carc.conf")) as f:
         text = f.read()
@@ -154,7 +154,8 @@ def site_conf(ports, http_port, tls_port, folder):
              os.path.join(folder, "cert.pem")),
             (r"/etc/letsencrypt/live/carc\.example\.org/privkey\.pem",
              os.path.join(folder, "key.pem")),
-            (r"/etc/nginx/snippets/carc-proxy\.conf", os.path.join(folder, "carc-proxy.conf"))]
+            (r"include /etc/nginx/snippets/carc-proxy\.conf;",
+             "include %s;" % os.path.join(folder, "carc-proxy.conf"))]
     for pat, rep in subs:
         text, n = re.subn(pat, lambda _m: rep, text)
         assert n == 1, "carc.conf: %s is not there once" % pat
@@ -176,7 +177,7 @@ class Nginx:
         self.tls_port = free_port()
         shutil.copy(os.path.join(SITE_DIR, "carc-proxy.conf"), self.dir)
         with open(os.path.join(self.dir, "carc.conf"), "w") as f:
-            f.write(site_conf(ports, self.port, self.tls_port, self.dir))
+            f.write(site_conf(ports, self.tls_port, self.dir))
         conf = os.path.join(self.dir, "nginx.conf")
         with open(conf, "w") as f:
             f.write(NGINX_MAIN.format(dir=self.dir, port=self.port,

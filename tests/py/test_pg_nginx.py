@@ -95,8 +95,11 @@ class HeartbeatClient:
         raise AssertionError("the connection was never lost")
 
     def reconnect(self, t0, limit_s):
+        first = True   # at once after a connection was given up, then retryMs apart
         while time.time() - t0 < limit_s + 5:
-            time.sleep(self.retry_s)
+            if not first:
+                time.sleep(self.retry_s)
+            first = False
             try:
                 self.connect()
                 return time.time() - t0
@@ -148,7 +151,7 @@ class NginxSiteTest(ClusterCase):
             paths = ["/api/tables/%s" % tid, "/api/health", "/api/tables/%s/state" % tid,
                      "/api/options"]
             k = 0
-            while not stop.is_set() and k < 2000:
+            while not stop.is_set() and k < 20000:
                 path = paths[k % len(paths)]
                 k += 1
                 t = time.time()

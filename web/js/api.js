@@ -60,11 +60,12 @@ export const seats = {
 // The heartbeat of a live connection: a ping every pingMs; a ping with no
 // answer (the pong, or any other message) within answerMs, or a handshake
 // not done within pingMs + answerMs, gives the connection up, and a new one
-// is made (a frozen server, or a proxy holding a dead connection open, is
-// noticed within pingMs + answerMs). retryMs: the first pause before a new
-// connection, doubling up to maxRetryMs. tests/py/test_pg_nginx.py reads
-// these numbers.
-export const LIVE = { pingMs: 2000, answerMs: 2000, retryMs: 500, maxRetryMs: 8000 };
+// is made at once (a frozen server, or a proxy holding a dead connection
+// open, is noticed within pingMs + answerMs; behind the shipped nginx site,
+// docs/nginx/, the new one is on another process within 5 s). retryMs: the
+// pause before the next try when a connection fails, doubling up to
+// maxRetryMs. tests/py/test_pg_nginx.py reads these numbers.
+export const LIVE = { pingMs: 1500, answerMs: 1000, retryMs: 500, maxRetryMs: 8000 };
 
 // Live connection to one table. Reconnects by itself with a growing pause,
 // and at once when the browser comes back online or the tab is shown again.
@@ -124,15 +125,17 @@ export class Live {
     this.pinger = null; this.deadline = null;
   }
   // No answer in time: the socket is dropped without waiting for its close
-  // (a frozen server never answers the close either), and a new one made.
+  // (a frozen server never answers the close either), and a new one made:
+  // at once when the dropped one had been open, else after the pause.
   giveUp(ws) {
     if (this.ws !== ws) return;
+    const wasOpen = ws.readyState === 1;
     this.stopBeat();
     this.ws = null;
     ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
     try { ws.close(); } catch { /* dropped anyway */ }
     this.onStatus?.('closed');
-    this.retry();
+    if (wasOpen && !this.closed) this.connect(); else this.retry();
   }
   retry() {
     if (this.closed) return;
