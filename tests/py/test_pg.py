@@ -662,11 +662,39 @@ class PgClusterTest(ClusterCase):
         for w, tid in zip(watchers, games):
             seen[tid] = list(w.recv_type("state")["game"]["log"])
 
+        def text_ready(w):
+            # the server's pings (a frame each second) answered and dropped:
+            # True when a whole text frame waits in w.buf
+            while len(w.buf) >= 2:
+                n, off = w.buf[1] & 0x7F, 2
+                if n == 126:
+                    if len(w.buf) < 4:
+                        return False
+                    n, off = int.from_bytes(w.buf[2:4], "big"), 4
+                elif n == 127:
+                    if len(w.buf) < 10:
+                        return False
+                    n, off = int.from_bytes(w.buf[2:10], "big"), 10
+                if len(w.buf) < off + n:
+                    return False
+                if w.buf[0] & 0x0F not in (9, 10):
+                    return True
+                if w.buf[0] & 0x0F == 9:
+                    w.send_frame(w.buf[off:off + n], opcode=10)
+                w.buf = w.buf[off + n:]
+            return False
+
         def collect(until):
             while time.time() < until:
-                ready, _, _ = select.select([w.sock for w in watchers if not w.buf], [], [], 0.05)
+                ready, _, _ = select.select([w.sock for w in watchers if not text_ready(w)], [],
+                                            [], 0.05)
                 for w, tid in zip(watchers, games):
-                    if not w.buf and w.sock not in ready:
+                    if w.sock in ready:
+                        chunk = w.sock.recv(65536)
+                        if not chunk:
+                            raise WSClosed("connection closed")
+                        w.buf += chunk
+                    if not text_ready(w):
                         continue
                     m = w.recv(timeout=5)  # a whole message: never cut at a timeout
                     if m["type"] != "move":
