@@ -160,6 +160,7 @@ class NginxSiteTest(ClusterCase):
                 except OSError as e:
                     st = repr(e)
                 answers.append((time.time() - t, st, path))
+                time.sleep(0.01)  # under --rate-requests (3000 a minute from nginx's address)
 
         os.kill(frozen.proc.pid, signal.SIGSTOP)
         t_stop = time.time()
@@ -179,7 +180,7 @@ class NginxSiteTest(ClusterCase):
               "the WebSocket client on another process after %.2f s"
               % (len(answers), max(a[0] for a in answers), len(slow), took), file=sys.stderr)
         self.assertGreater(len(answers), 20)
-        self.assertEqual(slow, [])
+        self.assertEqual(slow[:5], [], "%d slow or not 200" % len(slow))
         self.assertLessEqual(took, 5.0)
         self.assertEqual(on_others, 1)
         # the frozen process, back, serves again
