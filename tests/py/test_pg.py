@@ -18,6 +18,7 @@ import json
 import os
 import pwd
 import random
+import re
 import select
 import shutil
 import signal
@@ -102,12 +103,23 @@ class Postgres:
         self.log.close()
 
 
-NGINX_CONF = """
+# The site as shipped (docs/nginx/carc.conf and the server's part of it,
+# docs/nginx/carc-proxy.conf), loaded with only ports, addresses and paths
+# substituted: the upstream's servers become the test's processes (one line
+# per process, with the shipped line's parameters), 80 and 443 free
+# loopback ports, [::] ::1, the certificate a self-signed one for
+# 127.0.0.1, the include the folder's copy. Besides the shipped TLS server
+# the test adds one plain-HTTP server (`port`: what most tests talk to)
+# whose body is only the shipped include, so it serves exactly the shipped
+# locations without a certificate on the client's side.
+SITE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "nginx")
+
+NGINX_MAIN = """
 worker_processes 1;
 pid {dir}/nginx.pid;
 error_log {dir}/nginx-error.log warn;
 {user}
-events {{ worker_connections 512; }}
+events {{ worker_connections 1024; }}
 http {{
     access_log {dir}/nginx-access.log;
     client_body_temp_path {dir}/nginx-body;
@@ -115,52 +127,39 @@ http {{
     fastcgi_temp_path {dir}/nginx-fastcgi;
     uwsgi_temp_path {dir}/nginx-uwsgi;
     scgi_temp_path {dir}/nginx-scgi;
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' ''; }}
-    upstream carc {{
-        # any process serves any client of any table: no stickiness needed
-{servers}
-        keepalive 16;
-    }}
-{tls}
+    include {dir}/carc.conf;
     server {{
         listen 127.0.0.1:{port};
-        location / {{
-            proxy_pass http://carc;
-            proxy_http_version 1.1;
-            proxy_set_header Host $host;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_set_header X-Real-IP $remote_addr;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_read_timeout 1h;
-            proxy_connect_timeout 2s;
-            proxy_next_upstream error timeout http_502;
-            proxy_next_upstream_tries 3;
-        }}
+        include {dir}/carc-proxy.conf;
     }}
 }}
 """
 
 
-TLS_SERVER = """
-    server {{
-        listen 127.0.0.1:{tls_port} ssl;
-        ssl_certificate {dir}/cert.pem;
-        ssl_certificate_key {dir}/key.pem;
-        ssl_protocols TLSv1.2 TLSv1.3;
-        location / {{
-            proxy_pass http://carc;
-            proxy_http_version 1.1;
-            proxy_set_header Host $host;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_set_header X-Real-IP $remote_addr;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_read_timeout 1h;
-        }}
-    }}
-"""
+def site_conf(ports, tls_port, folder):
+    """docs/nginx/carc.conf with the test's ports, addresses and paths."""
+    with open(os.path.join(SITE_DIR, "carc.conf")) as f:
+        text = f.read()
+    lines = re.findall(r"^( *server 127\.0\.0\.1:)808\d( [^\n]*)$", text, re.M)
+    assert lines, "no upstream server lines in carc.conf"
+    first = re.search(r"^ *server 127\.0\.0\.1:808\d[^\n]*\n(?: *server 127\.0\.0\.1:808\d"
+                      r"[^\n]*\n)*", text, re.M)
+    text = text[:first.start()] + "".join("%s%d%s\n" % (lines[0][0], p, lines[0][1])
+                                          for p in ports) + text[first.end():]
+    subs = [(r"listen 80;", "listen 127.0.0.1:%d;" % free_port()),
+            (r"listen \[::\]:80;", "listen [::1]:%d;" % free_port()),
+            (r"listen 443 ssl;", "listen 127.0.0.1:%d ssl;" % tls_port),
+            (r"listen \[::\]:443 ssl;", "listen [::1]:%d ssl;" % tls_port),
+            (r"/etc/letsencrypt/live/carc\.example\.org/fullchain\.pem",
+             os.path.join(folder, "cert.pem")),
+            (r"/etc/letsencrypt/live/carc\.example\.org/privkey\.pem",
+             os.path.join(folder, "key.pem")),
+            (r"include /etc/nginx/snippets/carc-proxy\.conf;",
+             "include %s;" % os.path.join(folder, "carc-proxy.conf"))]
+    for pat, rep in subs:
+        text, n = re.subn(pat, lambda _m: rep, text)
+        assert n == 1, "carc.conf: %s is not there once" % pat
+    return text
 
 
 class Nginx:
@@ -168,23 +167,20 @@ class Nginx:
         self.dir = os.path.join(root, "nginx")
         os.makedirs(self.dir)
         self.port = free_port()
-        self.tls_port = None
-        tls_conf = ""
-        if tls:
-            # a self-signed certificate for 127.0.0.1 (the site's would come
-            # from certbot: docs/deploy.md)
-            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-                            "-keyout", os.path.join(self.dir, "key.pem"),
-                            "-out", os.path.join(self.dir, "cert.pem"), "-days", "1",
-                            "-subj", "/CN=127.0.0.1"], check=True, capture_output=True,
-                           timeout=60)
-            self.tls_port = free_port()
-            tls_conf = TLS_SERVER.format(dir=self.dir, tls_port=self.tls_port)
-        servers = "\n".join("        server 127.0.0.1:%d max_fails=1 fail_timeout=2s;" % p
-                            for p in ports)
+        # the shipped site always has its TLS server: a self-signed
+        # certificate for 127.0.0.1 (the site's comes from certbot)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", os.path.join(self.dir, "key.pem"),
+                        "-out", os.path.join(self.dir, "cert.pem"), "-days", "1",
+                        "-subj", "/CN=127.0.0.1"], check=True, capture_output=True, timeout=60)
+        self.tls_port = free_port()
+        shutil.copy(os.path.join(SITE_DIR, "carc-proxy.conf"), self.dir)
+        with open(os.path.join(self.dir, "carc.conf"), "w") as f:
+            f.write(site_conf(ports, self.tls_port, self.dir))
         conf = os.path.join(self.dir, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(dir=self.dir, port=self.port, servers=servers, tls=tls_conf,
+            f.write(NGINX_MAIN.format(dir=self.dir, port=self.port,
                                       user="user root;" if os.geteuid() == 0 else ""))
         self.proc = subprocess.Popen([shutil.which("nginx") or "/usr/sbin/nginx", "-p", self.dir,
                                       "-c", conf, "-g", "daemon off;"],
@@ -315,7 +311,7 @@ class ClusterCase(unittest.TestCase):
         if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
             self.skipTest("nginx is not installed (apt-get install nginx-light; "
                           "tests/pg/run.sh does)")
-        if tls and not shutil.which("openssl"):
+        if not shutil.which("openssl"):
             self.skipTest("openssl is not installed (for a test certificate)")
         self.nginx = Nginx(self.dir, [s.port for s in servers], tls=tls)
         return self.nginx.port
@@ -666,11 +662,39 @@ class PgClusterTest(ClusterCase):
         for w, tid in zip(watchers, games):
             seen[tid] = list(w.recv_type("state")["game"]["log"])
 
+        def text_ready(w):
+            # the server's pings (a frame each second) answered and dropped:
+            # True when a whole text frame waits in w.buf
+            while len(w.buf) >= 2:
+                n, off = w.buf[1] & 0x7F, 2
+                if n == 126:
+                    if len(w.buf) < 4:
+                        return False
+                    n, off = int.from_bytes(w.buf[2:4], "big"), 4
+                elif n == 127:
+                    if len(w.buf) < 10:
+                        return False
+                    n, off = int.from_bytes(w.buf[2:10], "big"), 10
+                if len(w.buf) < off + n:
+                    return False
+                if w.buf[0] & 0x0F not in (9, 10):
+                    return True
+                if w.buf[0] & 0x0F == 9:
+                    w.send_frame(w.buf[off:off + n], opcode=10)
+                w.buf = w.buf[off + n:]
+            return False
+
         def collect(until):
             while time.time() < until:
-                ready, _, _ = select.select([w.sock for w in watchers if not w.buf], [], [], 0.05)
+                ready, _, _ = select.select([w.sock for w in watchers if not text_ready(w)], [],
+                                            [], 0.05)
                 for w, tid in zip(watchers, games):
-                    if not w.buf and w.sock not in ready:
+                    if w.sock in ready:
+                        chunk = w.sock.recv(65536)
+                        if not chunk:
+                            raise WSClosed("connection closed")
+                        w.buf += chunk
+                    if not text_ready(w):
                         continue
                     m = w.recv(timeout=5)  # a whole message: never cut at a timeout
                     if m["type"] != "move":

@@ -57,6 +57,16 @@ export const seats = {
   },
 };
 
+// The heartbeat of a live connection: a ping every pingMs; a ping with no
+// answer (the pong, or any other message) within answerMs, or a handshake
+// not done within pingMs + answerMs, gives the connection up, and a new one
+// is made at once (a frozen server, or a proxy holding a dead connection
+// open, is noticed within pingMs + answerMs; behind the shipped nginx site,
+// docs/nginx/, the new one is on another process within 5 s). retryMs: the
+// pause before the next try when a connection fails, doubling up to
+// maxRetryMs. tests/py/test_pg_nginx.py reads these numbers.
+export const LIVE = { pingMs: 1500, answerMs: 1000, retryMs: 500, maxRetryMs: 8000 };
+
 // Live connection to one table. Reconnects by itself with a growing pause,
 // and at once when the browser comes back online or the tab is shown again.
 // Callbacks: onMessage(msg), onStatus('open'|'closed'|'connecting').
@@ -68,7 +78,7 @@ export class Live {
   constructor(tableId, token, { onMessage, onStatus }) {
     this.id = tableId; this.token = token;
     this.onMessage = onMessage; this.onStatus = onStatus;
-    this.delay = 500; this.closed = false; this.ws = null; this.ref = 0;
+    this.delay = LIVE.retryMs; this.closed = false; this.ws = null; this.ref = 0;
     this.kick = () => { if (!this.closed && (!this.ws || this.ws.readyState > 1)) { clearTimeout(this.timer); this.connect(); } };
     window.addEventListener('online', this.kick);
     document.addEventListener('visibilitychange', this.kick);
@@ -81,13 +91,19 @@ export class Live {
     try { ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}`); } catch { this.retry(); return; }
     this.ws = ws;
     let authed = false;
+    this.stopBeat();
+    this.deadline = setTimeout(() => this.giveUp(ws), LIVE.pingMs + LIVE.answerMs);
     ws.onopen = () => {
-      this.delay = 500;
+      this.delay = LIVE.retryMs;
       this.onStatus?.('open');
-      clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.send({ type: 'ping' }), 20000);
+      clearTimeout(this.deadline); this.deadline = null;
+      this.pinger = setInterval(() => {
+        if (this.ws !== ws || !this.send({ type: 'ping' })) return;
+        if (!this.deadline) this.deadline = setTimeout(() => this.giveUp(ws), LIVE.answerMs);
+      }, LIVE.pingMs);
     };
     ws.onmessage = (ev) => {
+      if (this.ws === ws) { clearTimeout(this.deadline); this.deadline = null; }
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
       if (msg.type === 'state' && !msg.you && this.token && !authed && this.ws === ws) {
@@ -97,18 +113,35 @@ export class Live {
       this.onMessage?.(msg);
     };
     ws.onclose = () => {
-      clearInterval(this.pinger);
       if (this.ws !== ws) return;
+      this.stopBeat();
       this.onStatus?.('closed');
       this.retry();
     };
     ws.onerror = () => { try { ws.close(); } catch { /* closing anyway */ } };
   }
+  stopBeat() {
+    clearInterval(this.pinger); clearTimeout(this.deadline);
+    this.pinger = null; this.deadline = null;
+  }
+  // No answer in time: the socket is dropped without waiting for its close
+  // (a frozen server never answers the close either), and a new one made:
+  // at once when the dropped one had been open, else after the pause.
+  giveUp(ws) {
+    if (this.ws !== ws) return;
+    const wasOpen = ws.readyState === 1;
+    this.stopBeat();
+    this.ws = null;
+    ws.onclose = ws.onmessage = ws.onerror = ws.onopen = null;
+    try { ws.close(); } catch { /* dropped anyway */ }
+    this.onStatus?.('closed');
+    if (wasOpen && !this.closed) this.connect(); else this.retry();
+  }
   retry() {
     if (this.closed) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), this.delay);
-    this.delay = Math.min(this.delay * 2, 8000);
+    this.delay = Math.min(this.delay * 2, LIVE.maxRetryMs);
   }
   send(msg) {
     if (!this.ws || this.ws.readyState !== 1) return false;
@@ -118,7 +151,7 @@ export class Live {
   request(msg) { msg.ref = ++this.ref; return this.send(msg) ? msg.ref : null; }
   close() {
     this.closed = true;
-    clearTimeout(this.timer); clearInterval(this.pinger);
+    clearTimeout(this.timer); this.stopBeat();
     window.removeEventListener('online', this.kick);
     document.removeEventListener('visibilitychange', this.kick);
     if (this.ws) { const ws = this.ws; this.ws = null; ws.close(); }

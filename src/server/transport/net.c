@@ -33,6 +33,23 @@
 
 #define CHUNK 16384
 
+/* WebSocket pings (libwebsockets' validity timer): a connection whose
+ * peer has not answered a ping for WS_PING_S seconds gets a ping frame
+ * (2 bytes; browsers answer it by themselves), and one that leaves a ping
+ * unanswered for WS_HANGUP_S seconds is closed (a dead peer). The ping is
+ * also what a proxy in front sees from a live process: the shipped nginx
+ * site (docs/nginx/carc-proxy.conf) gives a WebSocket up after 2 s of
+ * nothing from the process, so that a frozen process's clients, and a
+ * handshake sent to it, go to another within seconds. The cost, measured
+ * with 2,000 idle WebSockets on loopback that answer every ping: 0.97
+ * pings a second each, 12.8 % of a core for the process (0.1 % when no
+ * client answers, so only one ping each goes out), about 65 us of the
+ * loop's time per ping and its pong. */
+#define WS_PING_S 1
+#define WS_HANGUP_S 120
+static const lws_retry_bo_t ws_validity = {.secs_since_valid_ping = WS_PING_S,
+                                           .secs_since_valid_hangup = WS_HANGUP_S};
+
 static const srv_config *cfg;
 static struct lws_context *ctx;
 static volatile sig_atomic_t stop_flag;
@@ -1254,6 +1271,7 @@ int srv_run(const srv_config *c)
 	info.server_string = "carc";
 	info.headers = SECURITY_HEADERS;
 	info.timeout_secs = 30;
+	info.retry_and_idle_policy = &ws_validity;
 	info.pt_serv_buf_size = 16384;
 	info.signal_cb = on_uv_signal;
 	info.pcontext = &ctx;
