@@ -267,8 +267,9 @@ static void lose_all(const char *why)
 	kconn = NULL;
 }
 
-/* kconn usable: made again when lost (at once, then at most once a second
- * while the database does not answer). */
+/* kconn usable: made again when lost (at once, then every CLUSTER_RETRY_MS
+ * while the database refuses, every CLUSTER_POLL_MS when an attempt took
+ * longer: connecting blocks the loop). */
 static int kconn_ok(void)
 {
 	if (kconn && PQstatus(kconn) == CONNECTION_OK)
@@ -278,9 +279,11 @@ static int kconn_ok(void)
 	int64_t now = srv_mono_us();
 	if (now < kconn_retry_us)
 		return 0;
-	kconn_retry_us = now + 1000000;
-	if (kconn_open(NULL, 0))
+	if (kconn_open(NULL, 0)) {
+		int64_t took = srv_mono_us() - now;
+		kconn_retry_us = now + (int64_t)(took < 100000 ? CLUSTER_RETRY_MS : CLUSTER_POLL_MS) * 1000;
 		return 0;
+	}
 	kconn_retry_us = 0;
 	srv_event("cluster: lock session made (backend pid %d)", kconn_pid);
 	return 1;
@@ -386,6 +389,8 @@ static void poll_orphans(lws_sorted_usec_list_t *sul)
 {
 	(void)sul;
 	prove_locks();
+	if (!kconn)
+		kconn_ok(); /* lost: made again before the locks are tried */
 	static char ids[CLUSTER_MAX_WAITING][STORE_ID_SIZE];
 	int n = hooks.bots_waiting(ids, CLUSTER_MAX_WAITING), m = 0;
 	srv_sb arr;
@@ -412,11 +417,13 @@ static void poll_orphans(lws_sorted_usec_list_t *sul)
 					if (key_of(ids[i]) == key && !*held_slot(key)) {
 						held_add(key, ids[i]);
 						/* what its last player did first: a game that ended
-						 * meanwhile gives the lock back at once (no alarm) */
-						hooks.claimed(ids[i]);
+						 * meanwhile gives the lock back at once (no alarm);
+						 * one not started yet here (its maker is about to
+						 * take it) is no orphan either */
+						int under_way = hooks.claimed(ids[i]);
 						if (*held_slot(key))
-							srv_event("table=%s event=bots_claimed (nobody played them)",
-							          ids[i]);
+							srv_event("table=%s event=bots_claimed%s", ids[i],
+							          under_way ? " (nobody played them)" : "");
 					}
 			}
 			PQclear(r);
@@ -426,9 +433,11 @@ static void poll_orphans(lws_sorted_usec_list_t *sul)
 		}
 	}
 	sb_free(&arr);
+	/* sooner while the lock session is lost: the locks are taken again as
+	 * soon as the database is back */
+	int ms = kconn ? CLUSTER_POLL_MS : CLUSTER_RETRY_MS;
 	if (!timers_off)
-		lws_sul_schedule(lctx, 0, &poll_sul, poll_orphans,
-		                 (lws_usec_t)CLUSTER_POLL_MS * LWS_US_PER_MS);
+		lws_sul_schedule(lctx, 0, &poll_sul, poll_orphans, (lws_usec_t)ms * LWS_US_PER_MS);
 }
 
 int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ctx)

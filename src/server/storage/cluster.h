@@ -44,6 +44,7 @@
 #include "store.h"
 
 #define CLUSTER_POLL_MS 1000
+#define CLUSTER_RETRY_MS 250 /* the poll while the lock session is lost */
 #define CLUSTER_MAX_WAITING 512 /* tables asked about in one poll */
 /* the lock connection: idle seconds before keepalives, between them, how
  * many unanswered; unacknowledged data gives up after the user timeout */
@@ -59,8 +60,9 @@ typedef struct cluster_hooks {
 	/* tables in memory whose bot is to move (ids, at most max): their
 	 * owner is looked for */
 	int (*bots_waiting)(char (*ids)[STORE_ID_SIZE], int max);
-	/* this process plays the table's bots from now on */
-	void (*claimed)(const char *id);
+	/* this process plays the table's bots from now on (the table loads
+	 * its latest state); 1 when its game was under way (moves stored) */
+	int (*claimed)(const char *id);
 	/* every lock was lost (the lock session died): no table's bots are
 	 * played here until cluster_bots_mine or the poll takes them again;
 	 * pending bot moves are to be dropped */

@@ -2032,11 +2032,12 @@ static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
 	return n;
 }
 
-static void cl_claimed(const char *id)
+static int cl_claimed(const char *id)
 {
 	srv_table *t = lookup(id);
 	if (t)
 		tables_sync(t); /* what its last player did, then its bot moves */
+	return t && t->nlog > 0;
 }
 
 /* Every bot lock was lost: a bot pausing before its move stops (one
