@@ -5,6 +5,13 @@
  * thread only (short queries on a local network: a round trip each).
  * The queue from the thread to the loop is under `mu`.
  *
+ * The locks live as long as kconn's session. At every poll the session
+ * proves it still holds them (prove_locks); any error on kconn, a backend
+ * pid other than the one that took the locks, or fewer of its advisory
+ * locks granted than are held counts as losing every lock at once
+ * (lose_all): the held set is emptied, hooks.lost_all stops the bots, and
+ * the locks are taken again through the normal path on a new session.
+ *
  * A lock's key is the table id read as 64 hex bits (ids are 16 hex
  * digits), else an FNV-1a hash of the id: two tables with one key would
  * only share an owner, and the store's turn check holds either way.
@@ -46,7 +53,8 @@ static int thread_running;
 static int stop_pipe[2] = {-1, -1};
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static note *q_head, *q_tail;
-static PGconn *kconn;
+static PGconn *kconn;          /* NULL: lost, made again by kconn_ok */
+static int kconn_pid;          /* its backend: the session that holds the locks */
 static int64_t kconn_retry_us; /* no reconnect before this (a down database) */
 static held *held_by[HELD_BUCKETS];
 static int nheld;
@@ -203,22 +211,125 @@ void cluster_drain(void)
 
 /* ---- bot locks (loop thread) ------------------------------------------------------------- */
 
-/* kconn usable: made again when lost (then every lock was lost with it). */
+/* The lock connection: keepalives and a user timeout shorter than the
+ * store's (store_pg_connect), so that a session gone silently is noticed
+ * in seconds; given before the URL, whose own values win. */
+static PGconn *kconn_connect(void)
+{
+	char idle[16], intvl[16], cnt[16], user_ms[16];
+	snprintf(idle, sizeof idle, "%d", CLUSTER_KEEPALIVE_IDLE_S);
+	snprintf(intvl, sizeof intvl, "%d", CLUSTER_KEEPALIVE_INTERVAL_S);
+	snprintf(cnt, sizeof cnt, "%d", CLUSTER_KEEPALIVE_COUNT);
+	snprintf(user_ms, sizeof user_ms, "%d", CLUSTER_TCP_USER_TIMEOUT_MS);
+	static const char *const keys[] = {"connect_timeout",     "keepalives",
+	                                   "keepalives_idle",     "keepalives_interval",
+	                                   "keepalives_count",    "tcp_user_timeout",
+	                                   "application_name",    "dbname",
+	                                   NULL};
+	const char *vals[] = {"2", "1", idle, intvl, cnt, user_ms, "carc serve locks", url, NULL};
+	return PQconnectdbParams(keys, vals, 1);
+}
+
+/* kconn made and its backend's pid read (asked, not PQbackendPID: behind
+ * a pooler that is the pooler's own number): 0, or -1 with kconn NULL
+ * (the reason is in *why, PQerrorMessage's, when why is not NULL). */
+static int kconn_open(char *why, size_t size)
+{
+	kconn = kconn_connect();
+	PGresult *r = NULL;
+	if (PQstatus(kconn) == CONNECTION_OK)
+		r = PQexec(kconn, "SELECT pg_backend_pid()");
+	int ok = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+	if (ok)
+		kconn_pid = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	if (!ok) {
+		if (why)
+			snprintf(why, size, "%s", PQerrorMessage(kconn));
+		PQfinish(kconn);
+		kconn = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Every lock is lost at once (the session is gone or not the one that took
+ * them): the held set is emptied and the tables are told; kconn is closed
+ * and made again by kconn_ok before any lock is taken again. */
+static void lose_all(const char *why)
+{
+	if (nheld) {
+		srv_error("cluster: the lock session was lost (%s): the bots of %d tables are given up "
+		          "until their locks are taken again",
+		          why, nheld);
+		held_clear();
+		hooks.lost_all();
+	} else if (kconn) {
+		srv_error("cluster: the lock session was lost (%s); no table's bots were held", why);
+	}
+	PQfinish(kconn);
+	kconn = NULL;
+}
+
+/* kconn usable: made again when lost (at once, then every CLUSTER_RETRY_MS
+ * while the database refuses, every CLUSTER_POLL_MS when an attempt took
+ * longer: connecting blocks the loop). */
 static int kconn_ok(void)
 {
-	if (PQstatus(kconn) == CONNECTION_OK)
+	if (kconn && PQstatus(kconn) == CONNECTION_OK)
 		return 1;
-	if (nheld) {
-		srv_error("cluster: the lock connection was lost: the bots of %d tables are "
-		          "given up", nheld);
-		held_clear();
-	}
+	if (kconn)
+		lose_all(PQerrorMessage(kconn));
 	int64_t now = srv_mono_us();
 	if (now < kconn_retry_us)
 		return 0;
-	kconn_retry_us = now + 1000000;
-	PQreset(kconn);
-	return PQstatus(kconn) == CONNECTION_OK;
+	if (kconn_open(NULL, 0)) {
+		int64_t took = srv_mono_us() - now;
+		kconn_retry_us = now + (int64_t)(took < 100000 ? CLUSTER_RETRY_MS : CLUSTER_POLL_MS) * 1000;
+		return 0;
+	}
+	kconn_retry_us = 0;
+	srv_event("cluster: lock session made (backend pid %d)", kconn_pid);
+	return 1;
+}
+
+/* A query on kconn that failed: its session cannot be trusted any more. */
+static void kconn_failed(const char *what)
+{
+	char why[256];
+	snprintf(why, sizeof why, "%s: %s", what, kconn ? PQerrorMessage(kconn) : "no connection");
+	why[strcspn(why, "\n")] = 0;
+	lose_all(why);
+}
+
+/* At every poll: the session that took the locks still holds them all.
+ * Not just `SELECT 1`: that proves some session answers, while behind a
+ * pooler or a proxy that reconnects by itself it need not be the one that
+ * took the locks; the backend pid and its granted advisory locks prove
+ * the locks themselves. Reading pg_locks takes the lock manager's
+ * partition locks for a moment: once a CLUSTER_POLL_MS per process. */
+static void prove_locks(void)
+{
+	if (!kconn)
+		return;
+	PGresult *r = PQexec(kconn, "SELECT pg_backend_pid(), count(*) FROM pg_locks WHERE pid = "
+	                            "pg_backend_pid() AND locktype = 'advisory' AND granted");
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+		PQclear(r);
+		kconn_failed("proving the locks");
+		return;
+	}
+	int pid = atoi(PQgetvalue(r, 0, 0));
+	long granted = atol(PQgetvalue(r, 0, 1));
+	PQclear(r);
+	char why[128];
+	if (pid != kconn_pid) {
+		snprintf(why, sizeof why, "backend pid %d, the locks were taken by %d", pid, kconn_pid);
+		lose_all(why);
+	} else if (granted < nheld) {
+		snprintf(why, sizeof why, "%ld of its %d locks granted", granted, nheld);
+		lose_all(why);
+	}
 }
 
 int cluster_bots_have(const char *id) { return !on || *held_slot(key_of(id)) != NULL; }
@@ -237,9 +348,13 @@ int cluster_bots_mine(const char *id)
 	const char *v[1] = {k};
 	PGresult *r = PQexecParams(kconn, "SELECT pg_try_advisory_lock($1::bigint)", 1, NULL, v,
 	                           NULL, NULL, 0);
-	int got = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
-	          PQgetvalue(r, 0, 0)[0] == 't';
+	int ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+	int got = ok && PQgetvalue(r, 0, 0)[0] == 't';
 	PQclear(r);
+	if (!ok) {
+		kconn_failed("taking a lock");
+		return 0;
+	}
 	if (got) {
 		held_add(key, id);
 		srv_event("table=%s event=bots_claimed", id);
@@ -258,13 +373,17 @@ void cluster_bots_release(const char *id)
 	*pp = h->next;
 	free(h);
 	nheld--;
-	if (PQstatus(kconn) != CONNECTION_OK)
+	if (!kconn || PQstatus(kconn) != CONNECTION_OK)
 		return;
 	char k[32];
 	snprintf(k, sizeof k, "%lld", (long long)key);
 	const char *v[1] = {k};
-	PQclear(PQexecParams(kconn, "SELECT pg_advisory_unlock($1::bigint)", 1, NULL, v, NULL, NULL,
-	                     0));
+	PGresult *r = PQexecParams(kconn, "SELECT pg_advisory_unlock($1::bigint)", 1, NULL, v, NULL,
+	                           NULL, 0);
+	int ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+	PQclear(r);
+	if (!ok)
+		kconn_failed("giving a lock back"); /* the others held are in doubt too */
 }
 
 /* Every CLUSTER_POLL_MS: the locks of tables whose bot is to move and that
@@ -273,6 +392,9 @@ void cluster_bots_release(const char *id)
 static void poll_orphans(lws_sorted_usec_list_t *sul)
 {
 	(void)sul;
+	prove_locks();
+	if (!kconn)
+		kconn_ok(); /* lost: made again before the locks are tried */
 	static char ids[CLUSTER_MAX_WAITING][STORE_ID_SIZE];
 	int n = hooks.bots_waiting(ids, CLUSTER_MAX_WAITING), m = 0;
 	srv_sb arr;
@@ -292,25 +414,34 @@ static void poll_orphans(lws_sorted_usec_list_t *sul)
 		                           " WHERE pg_try_advisory_lock(k)",
 		                           1, NULL, v, NULL, NULL, 0);
 		if (PQresultStatus(r) == PGRES_TUPLES_OK) {
-			for (int row = 0; row < PQntuples(r); row++) {
+			/* kconn NULL: a hook lost the session; those locks went with it */
+			for (int row = 0; row < PQntuples(r) && kconn; row++) {
 				int64_t key = strtoll(PQgetvalue(r, row, 0), NULL, 10);
-				for (int i = 0; i < n; i++)
+				for (int i = 0; i < n && kconn; i++)
 					if (key_of(ids[i]) == key && !*held_slot(key)) {
 						held_add(key, ids[i]);
-						srv_event("table=%s event=bots_claimed (nobody played them)", ids[i]);
-						hooks.claimed(ids[i]);
+						/* what its last player did first: a game that ended
+						 * meanwhile gives the lock back at once (no alarm);
+						 * one not started yet here (its maker is about to
+						 * take it) is no orphan either */
+						int under_way = hooks.claimed(ids[i]);
+						if (*held_slot(key))
+							srv_event("table=%s event=bots_claimed%s", ids[i],
+							          under_way ? " (nobody played them)" : "");
 					}
 			}
+			PQclear(r);
 		} else {
-			srv_error("cluster: looking for tables without a bot player: %s",
-			          PQerrorMessage(kconn));
+			PQclear(r);
+			kconn_failed("looking for tables without a bot player");
 		}
-		PQclear(r);
 	}
 	sb_free(&arr);
+	/* sooner while the lock session is lost: the locks are taken again as
+	 * soon as the database is back */
+	int ms = kconn ? CLUSTER_POLL_MS : CLUSTER_RETRY_MS;
 	if (!timers_off)
-		lws_sul_schedule(lctx, 0, &poll_sul, poll_orphans,
-		                 (lws_usec_t)CLUSTER_POLL_MS * LWS_US_PER_MS);
+		lws_sul_schedule(lctx, 0, &poll_sul, poll_orphans, (lws_usec_t)ms * LWS_US_PER_MS);
 }
 
 int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ctx)
@@ -320,9 +451,9 @@ int cluster_start(const char *db, const cluster_hooks *h, struct lws_context *ct
 	url = srv_xstrdup(db);
 	hooks = *h;
 	lctx = ctx;
-	kconn = store_pg_connect(url, "carc serve locks");
-	if (PQstatus(kconn) != CONNECTION_OK) {
-		srv_error("cluster: cannot connect: %s", PQerrorMessage(kconn));
+	char why[512];
+	if (kconn_open(why, sizeof why)) {
+		srv_error("cluster: cannot connect: %s", why);
 		return -1;
 	}
 	PGconn *lc = listen_conn();

@@ -19,6 +19,18 @@
  *   that it plays them now. The move itself is still checked by the store
  *   (the turn under the row lock), so even two processes that both thought
  *   they held a table could not both store a move for one turn.
+ * - A holder proves at every poll that the session which took its locks
+ *   is alive and still holds them (a query on the lock connection: its
+ *   backend pid and its advisory locks granted in pg_locks). Any error on
+ *   that connection, another backend, or a lock missing counts as losing
+ *   every lock at once: the held set is emptied and hooks.lost_all stops
+ *   the bots here; the locks are taken again, on a new session, through
+ *   the normal path (cluster_bots_mine, the poll), which loads the table's
+ *   latest state first (hooks.claimed). So after a database restart one
+ *   process plays each table within about two polls. The lock connection
+ *   has TCP keepalives and a user timeout (CLUSTER_KEEPALIVE_*,
+ *   CLUSTER_TCP_USER_TIMEOUT_MS; the URL's own values win) so that a
+ *   database gone silently is noticed in seconds.
  *
  * Without PostgreSQL (SQLite: one process) the module does nothing and
  * cluster_bots_mine() is always 1. Everything here runs on the loop thread
@@ -32,7 +44,14 @@
 #include "store.h"
 
 #define CLUSTER_POLL_MS 1000
+#define CLUSTER_RETRY_MS 250 /* the poll while the lock session is lost */
 #define CLUSTER_MAX_WAITING 512 /* tables asked about in one poll */
+/* the lock connection: idle seconds before keepalives, between them, how
+ * many unanswered; unacknowledged data gives up after the user timeout */
+#define CLUSTER_KEEPALIVE_IDLE_S 2
+#define CLUSTER_KEEPALIVE_INTERVAL_S 1
+#define CLUSTER_KEEPALIVE_COUNT 2
+#define CLUSTER_TCP_USER_TIMEOUT_MS 3000
 
 typedef struct cluster_hooks {
 	/* a notification: kind STORE_NOTIFY_*, the table, its number (-1:
@@ -43,8 +62,13 @@ typedef struct cluster_hooks {
 	/* tables in memory whose bot is to move (ids, at most max): their
 	 * owner is looked for */
 	int (*bots_waiting)(char (*ids)[STORE_ID_SIZE], int max);
-	/* this process plays the table's bots from now on */
-	void (*claimed)(const char *id);
+	/* this process plays the table's bots from now on (the table loads
+	 * its latest state); 1 when its game was under way (moves stored) */
+	int (*claimed)(const char *id);
+	/* every lock was lost (the lock session died): no table's bots are
+	 * played here until cluster_bots_mine or the poll takes them again;
+	 * pending bot moves are to be dropped */
+	void (*lost_all)(void);
 } cluster_hooks;
 
 /* Starts listening when db is a PostgreSQL URL (else does nothing).
@@ -61,7 +85,8 @@ int cluster_bots_mine(const char *id);
 /* The table's bots need nobody any more (the game is over, the table left
  * memory): the lock is given back. */
 void cluster_bots_release(const char *id);
-/* 1 when this process holds the table's bot lock (asks nobody). */
+/* 1 when this process holds the table's bot lock (asks nobody; the poll
+ * proves the locks every CLUSTER_POLL_MS). */
 int cluster_bots_have(const char *id);
 /* Tables whose bots this process plays (for the metrics). */
 int cluster_bots_held(void);

@@ -107,7 +107,7 @@ void tables_bots_drain(void)
 		srv_table *t = tag;
 		t->bot_state = 0;
 		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game) ||
-		    t->pm)
+		    t->pm || !cluster_bots_have(t->id)) /* cluster hook: its lock was lost meanwhile */
 			continue;
 		char err[256];
 		srv_err e = m == CARC_MOVE_NONE ? SE_ILLEGAL : apply_move(t, m, NULL, 1, err, sizeof err);

@@ -243,21 +243,34 @@ static int has_bot(const srv_table *t)
 static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
 {
 	int n = 0;
-	/* a bot to move, or a stale table with a bot (its turn may have come) */
+	/* a bot to move (or a timeout's, a forfeited seat's), or a stale table
+	 * with a bot (its turn may have come) */
 	for (srv_table *t = all_head; t && n < max; t = t->next)
 		if (t->status == STORE_PLAYING && !t->expired && !t->bot_state && !t->pm &&
-		    !carc_game_over(&t->game) &&
-		    (t->seat[carc_to_move(&t->game)].kind == STORE_SEAT_BOT ||
+		    !carc_game_over(&t->game) && (clock_bot_plays(t, carc_to_move(&t->game)) ||
 		     (t->cl_stale && has_bot(t))))
 			memcpy(ids[n++], t->id, STORE_ID_SIZE);
 	return n;
 }
 
-static void cl_claimed(const char *id)
+static int cl_claimed(const char *id)
 {
 	srv_table *t = lookup(id);
 	if (t)
 		tables_sync(t); /* what its last player did, then its bot moves */
+	return t && t->nlog > 0;
+}
+
+/* Every bot lock was lost: a bot pausing before its move stops (one
+ * thinking is dropped when done, tables_bots_drain); the poll takes the
+ * locks again. */
+static void cl_lost_all(void)
+{
+	for (srv_table *t = all_head; t; t = t->next)
+		if (t->bot_state == 1) {
+			lws_sul_cancel(&t->bot_sul);
+			t->bot_state = 0;
+		}
 }
 
 void tables_cluster_hooks(struct cluster_hooks *h)
@@ -265,4 +278,5 @@ void tables_cluster_hooks(struct cluster_hooks *h)
 	h->changed = cl_changed;
 	h->bots_waiting = cl_bots_waiting;
 	h->claimed = cl_claimed;
+	h->lost_all = cl_lost_all;
 }
