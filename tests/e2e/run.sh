@@ -75,7 +75,7 @@ set +e
 files="./*.test.mjs"
 if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.test.mjs ' "$n"; done); fi
 # shellcheck disable=SC2086
-(cd tests/e2e && timeout 300 node --test --test-concurrency=1 --test-timeout=180000 $files)
+(cd tests/e2e && timeout 900 node --test --test-concurrency=1 --test-timeout=180000 $files)
 rc=$?
 set -e
 echo "e2e: artifacts in $ART: $(cd "$ART" && ls | tr '\n' ' ')"

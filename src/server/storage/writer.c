@@ -232,15 +232,33 @@ static void fail_job(wjob *j, store_fault f, const char *err)
 	snprintf(j->err, sizeof j->err, "%s", err);
 }
 
-/* Writes n > 1 jobs in one transaction (see the top). */
-static void run_group(wjob *head)
+static int by_table(const void *a, const void *b)
+{
+	const wjob *x = *(wjob *const *)a, *y = *(wjob *const *)b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Writes n > 1 jobs in one transaction (see the top). They are written
+ * in the order of their tables' ids (each table's in the order they came):
+ * every write takes its game row's lock until the COMMIT, and processes
+ * that take the locks of a group in one order cannot deadlock on them.
+ * Their done callbacks still run in the order the jobs came. */
+static void run_group(wjob *head, int n)
 {
 	char err[STORE_ERR_SIZE];
 	int rc = wst->ops->group_begin(wst, err);
 	int64_t t0 = srv_mono_us();
 	if (rc == 0) {
-		for (wjob *j = head; j; j = j->next)
-			run(j);
+		wjob *order[WRITER_GROUP_MAX];
+		int k = 0;
+		for (wjob *j = head; j && k < WRITER_GROUP_MAX; j = j->next) {
+			j->order = k;
+			order[k++] = j;
+		}
+		qsort(order, (size_t)k, sizeof order[0], by_table);
+		for (int i = 0; i < k && i < n; i++)
+			run(order[i]);
 		t0 = srv_mono_us();
 		rc = wst->ops->group_commit(wst, err);
 	}
@@ -278,7 +296,7 @@ static void *writer_main(void *arg)
 			if (!group->failed)
 				metrics_store_commit(1);
 		} else {
-			run_group(group);
+			run_group(group, n);
 		}
 		pthread_mutex_lock(&mu);
 		while (group) {

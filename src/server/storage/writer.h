@@ -63,6 +63,7 @@ typedef struct wjob {
 	store_fault fault;    /* why it failed (for the client) */
 	char err[STORE_ERR_SIZE]; /* details (for the log only) */
 	int64_t us;           /* the write's time, its group's COMMIT included */
+	int order;            /* its place in its group (the storage thread)  */
 	/* for the loop: who is waiting and what to do after */
 	void (*done)(struct wjob *j);
 	void *tag;            /* the table */
