@@ -34,6 +34,8 @@ static void usage(FILE *f)
 	        "  --bot-max-time S   seconds a bot may think on one move (default 2)\n"
 	        "  --bot-max-threads N  search threads of one bot (default 1)\n"
 	        "  --bot-max-nodes N  search tree nodes of one bot, 36 bytes each (default 1048576)\n"
+	        "  --bot-cpu-per-addr S  CPU seconds a minute the bots of one address's tables may\n"
+	        "                     think; over it their moves are greedy's (default 60; 0: off)\n"
 	        "  --sync MODE        normal: a move survives the server being killed (default);\n"
 	        "                     full: also a power cut (fsync on every move, slower)\n"
 	        "  --max-message N    largest WebSocket message / request body in bytes (16384)\n"
@@ -163,6 +165,11 @@ int cmd_serve(int argc, char **argv)
 			if (real_arg(a, v, 0.01, 3600, &x))
 				return 2;
 			c.bot_max_time = x;
+		} else if (!strcmp(a, "--bot-cpu-per-addr")) {
+			double x;
+			if (real_arg(a, v, 0, 1e6, &x))
+				return 2;
+			c.bot_cpu_per_addr = x;
 		} else if (!strcmp(a, "--analysis-bot")) {
 			if (!v) {
 				fprintf(stderr, "carc serve: --analysis-bot wants a bot spec\n");

@@ -16,6 +16,7 @@
 
 #include "accounts.h"
 #include "analysis.h"
+#include "bots.h"
 #include "api.h"
 #include "chat.h"
 #include "cluster.h"
@@ -258,6 +259,8 @@ static void get_metrics(api_resp *rs)
 	g.failed_writes = h.failed_writes;
 	g.writes_queued = writer_backlog();
 	g.bot_tables_held = cluster_bots_held();
+	g.bots_over_budget = (long long)bots_over_budget();
+	g.bots_preempted = (long long)bots_preempted();
 	g.analyses = analysis_running();
 	g.uptime_s = (double)(srv_mono_us() - started_us) / 1e6;
 	srv_sb b;

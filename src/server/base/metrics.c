@@ -129,6 +129,14 @@ void metrics_render(const metrics_gauges *g, srv_sb *b)
 	      g->bots_thinking);
 	gauge(b, "carc_bot_tables_held", "Tables whose bots this process plays (several "
 	      "processes: the advisory lock of each).", g->bot_tables_held);
+	sb_printf(b, "# HELP carc_bot_moves_over_budget_total Bot moves played by the fallback "
+	          "(greedy) because the address that made their table was over "
+	          "--bot-cpu-per-addr.\n# TYPE carc_bot_moves_over_budget_total counter\n"
+	          "carc_bot_moves_over_budget_total %lld\n", g->bots_over_budget);
+	sb_printf(b, "# HELP carc_bot_moves_cut_short_total Bot-only tables' moves stopped early "
+	          "(their best so far played) to free a worker for a person's table.\n"
+	          "# TYPE carc_bot_moves_cut_short_total counter\n"
+	          "carc_bot_moves_cut_short_total %lld\n", g->bots_preempted);
 	sb_printf(b, "# HELP carc_analyses_total Analyses of finished games: stored (done) or "
 	          "given up (failed).\n# TYPE carc_analyses_total counter\n"
 	          "carc_analyses_total{result=\"done\"} %lld\ncarc_analyses_total{result=\"failed\"} "

@@ -36,6 +36,9 @@ typedef struct metrics_gauges {
 	int bots_pausing;        /* bots waiting for their pause */
 	int bots_thinking;       /* bot jobs handed to the pool, queued or thinking */
 	int bot_tables_held;     /* tables whose bots this process plays (PostgreSQL) */
+	long long bots_over_budget; /* bot moves played by the fallback: their owner was over
+	                             * --bot-cpu-per-addr */
+	long long bots_preempted;   /* bot-only moves stopped early for a person's table */
 	int analyses;            /* analyses computing or being stored */
 	double uptime_s;
 } metrics_gauges;

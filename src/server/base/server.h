@@ -85,6 +85,8 @@ typedef struct srv_config {
 	double bot_max_time;   /* seconds a bot may think on one move */
 	int bot_max_threads;   /* search threads of one bot */
 	long bot_max_nodes;    /* search tree nodes of one bot (all its threads) */
+	double bot_cpu_per_addr; /* CPU seconds a minute the bots of one address's tables
+	                        * may think (bots.c: then greedy plays); 0: no budget */
 	int nbot_levels;
 	const char *bot_levels[SRV_MAX_BOT_LEVELS]; /* "NAME=SPEC" (--bot-level), in order */
 	/* limits (ratelimit.c); 0 turns a limit off */

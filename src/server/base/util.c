@@ -275,6 +275,7 @@ void srv_config_default(srv_config *c)
 	c->bot_max_time = 2.0;
 	c->bot_max_threads = 1;
 	c->bot_max_nodes = 1L << 20; /* mcts: about 36 MB, its default tree */
+	c->bot_cpu_per_addr = 60; /* a core's worth: far above what one person's games ask */
 	/* limits (ratelimit.c) */
 	c->rate_requests = 3000;
 	c->rate_tables = 60;

@@ -30,7 +30,11 @@ static void bot_timer(lws_sorted_usec_list_t *sul)
 	int p = carc_to_move(&t->game);
 	t->bot_state = 2;
 	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
-	bots_submit(t, &t->game, clock_bot_spec(t, p), seed, t->bot_turn, cfg->bot_max_time);
+	int people = 0;
+	for (int i = 0; i < t->nseats; i++)
+		people |= t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].forfeited;
+	bots_submit(t, t->owner, people, &t->game, clock_bot_spec(t, p), seed, t->bot_turn,
+	            cfg->bot_max_time);
 }
 
 /* A bot seat's spec as stored: a game of an older version may hold any

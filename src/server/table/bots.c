@@ -5,6 +5,19 @@
  * game resumed after a restart goes on with the very moves it would have
  * seen (time-limited bots excepted: they depend on the machine's speed).
  *
+ * Which job a free worker takes (pick): a move of a table where a person
+ * plays before any bot-only table's, and among those the job of the owner
+ * (the address that made the table) whose bots have thought least lately
+ * (CPU seconds, decayed with a half-life of BOTS_USAGE_HALF_S), first come
+ * first served between equals. Bot-only tables may use every worker, but
+ * a person's move that finds none free stops the bot-only move that has
+ * thought longest (carc_bot_stop: it plays the best move it has found so
+ * far), so a person's bot never waits behind them. An owner whose bots used more than
+ * its budget (--bot-cpu-per-addr CPU seconds a minute) has its next moves
+ * played by BOTS_FALLBACK_SPEC (greedy: a few milliseconds) until its
+ * usage falls back under the budget: what one address makes the bots think
+ * is bounded, whatever it creates.
+ *
  * Each worker has a slot holding the bot it runs and its deadline, under
  * the same mutex; the watchdog thread sleeps until the earliest deadline
  * and stops a bot that is still thinking then. bots_stop stops every bot in
@@ -25,9 +38,15 @@
 #include "carc_bot.h"
 
 #define MAX_WORKERS 64
+#define OWNER_SIZE 48
+#define USAGE_SLOTS 4096 /* owners remembered (the least used is forgotten first) */
+#define USAGE_PROBE 8
+#define PICK_SCAN_MAX 512 /* queued jobs a free worker compares (beyond: in order) */
 
 typedef struct job {
 	void *tag;
+	char owner[OWNER_SIZE]; /* who made the table ("": nobody known) */
+	int people;          /* a person plays at the table */
 	int analysis;        /* 1: a move of a game's analysis (an_position) */
 	int ok;              /* analysis: an_position worked */
 	carc_move played;    /* analysis: the move played there */
@@ -43,6 +62,9 @@ typedef struct job {
 
 typedef struct slot {
 	carc_bot *bot;       /* thinking now, or NULL */
+	int busy;            /* a job is taken (also while its bot is being made) */
+	int bot_only;        /* it is a bot-only table's move */
+	int64_t since_us;
 	int64_t deadline_us; /* srv_mono_us() clock */
 	int stopped;         /* carc_bot_stop was called on it */
 } slot;
@@ -62,6 +84,122 @@ static slot slots[MAX_WORKERS];
 static pthread_t wd_thread;
 static int wd_started;
 static struct lws_context *wake_ctx;
+static double cpu_budget_s;  /* an owner's CPU seconds a minute; 0: no budget */
+static int64_t preempted;    /* bot-only moves cut short for a person's (metrics) */
+static int64_t over_budget;  /* moves played by the fallback (metrics) */
+
+/* The CPU seconds each owner's bots used lately, decayed (under mu). */
+static struct usage {
+	char owner[OWNER_SIZE];
+	double cpu_s;
+	int64_t at_us;
+} usage[USAGE_SLOTS];
+
+static double decayed(const struct usage *u, int64_t now_us)
+{
+	double dt = (double)(now_us - u->at_us) / 1e6;
+	return dt > 0 ? u->cpu_s * exp2(-dt / BOTS_USAGE_HALF_S) : u->cpu_s;
+}
+
+/* The owner's entry: found in at most USAGE_PROBE slots from its hash;
+ * a new owner takes the least used of those. */
+static struct usage *usage_of(const char *owner, int make)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)owner; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	struct usage *least = NULL;
+	int64_t now = srv_mono_us();
+	for (int k = 0; k < USAGE_PROBE; k++) {
+		struct usage *u = &usage[(h + (uint32_t)k) % USAGE_SLOTS];
+		if (!strcmp(u->owner, owner))
+			return u;
+		if (!least || decayed(u, now) < decayed(least, now))
+			least = u;
+	}
+	if (!make)
+		return NULL;
+	snprintf(least->owner, sizeof least->owner, "%s", owner);
+	least->cpu_s = 0;
+	least->at_us = now;
+	return least;
+}
+
+/* An owner's usage over about the last minute (the decayed sum of a
+ * steady use of r CPU-s/s approaches r * half-life / ln 2, so it is scaled
+ * to a minute's worth). */
+static double usage_minute(const char *owner)
+{
+	const struct usage *u = owner[0] ? usage_of(owner, 0) : NULL;
+	return u ? decayed(u, srv_mono_us()) * 60.0 * M_LN2 / BOTS_USAGE_HALF_S : 0;
+}
+
+static void usage_add(const char *owner, double cpu_s)
+{
+	if (!owner[0])
+		return;
+	struct usage *u = usage_of(owner, 1);
+	int64_t now = srv_mono_us();
+	u->cpu_s = decayed(u, now) + cpu_s;
+	u->at_us = now;
+}
+
+/* Under mu: the live job a free worker takes (unlinked), or NULL. */
+static job *pick(void)
+{
+	job *best = NULL, *best_prev = NULL, *prev = NULL;
+	double best_use = 0;
+	int64_t now = srv_mono_us();
+	int scanned = 0;
+	for (job *j = jobs_head; j && (scanned < PICK_SCAN_MAX || !best); prev = j, j = j->next) {
+		scanned++;
+		const struct usage *u = j->owner[0] ? usage_of(j->owner, 0) : NULL;
+		double use = u ? decayed(u, now) : 0;
+		if (!best || (j->people && !best->people) ||
+		    (j->people == best->people && use < best_use)) {
+			best = j;
+			best_prev = prev;
+			best_use = use;
+		}
+	}
+	if (!best)
+		return NULL;
+	if (best_prev)
+		best_prev->next = best->next;
+	else
+		jobs_head = best->next;
+	if (jobs_tail == best)
+		jobs_tail = best_prev;
+	best->next = NULL;
+	return best;
+}
+
+/* Under mu: a person's move was queued; when no worker is free, the
+ * bot-only move thinking longest is stopped (it ends with its best move
+ * so far) so that a worker takes the person's next. */
+static void make_way(void)
+{
+	slot *victim = NULL;
+	for (int i = 0; i < nthreads; i++) {
+		slot *s = &slots[i];
+		if (!s->busy)
+			return; /* a free worker takes it */
+		if (s->bot_only && s->bot && !s->stopped && (!victim || s->since_us < victim->since_us))
+			victim = s;
+	}
+	if (victim) {
+		carc_bot_stop(victim->bot);
+		victim->stopped = 1;
+		preempted++;
+	}
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void push(job **head, job **tail, job *j)
 {
@@ -95,13 +233,21 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&mu);
 			return NULL;
 		}
-		job *j = pop(&jobs_head, &jobs_tail);
+		job *j = pick();
 		if (!j) {
 			j = pop(&ajobs_head, &ajobs_tail);
 			nqueued_analysis--;
 			analysing++;
 		}
+		me->busy = 1;
+		me->bot_only = !j->analysis && !j->people;
+		me->since_us = srv_mono_us();
+		if (!j->analysis && cpu_budget_s > 0 && usage_minute(j->owner) > cpu_budget_s) {
+			snprintf(j->spec, sizeof j->spec, "%s", BOTS_FALLBACK_SPEC);
+			over_budget++;
+		}
 		pthread_mutex_unlock(&mu);
+		double cpu0 = thread_cpu_s();
 
 		char err[160];
 		carc_bot *b = carc_bot_new(j->spec, j->seed, err, sizeof err);
@@ -123,6 +269,7 @@ static void *worker(void *arg)
 				pthread_mutex_lock(&mu);
 				if (j->analysis)
 					analysing--;
+				me->busy = me->bot_only = 0;
 				pthread_mutex_unlock(&mu);
 				free(j);
 				return NULL;
@@ -136,6 +283,7 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&mu);
 			carc_bot_free(b);
 		}
+		double cpu = thread_cpu_s() - cpu0;
 		pthread_mutex_lock(&mu);
 		if (j->analysis) {
 			analysing--;
@@ -143,8 +291,10 @@ static void *worker(void *arg)
 			if (ajobs_head) /* another worker may take the next one now */
 				pthread_cond_signal(&cv);
 		} else {
+			usage_add(j->owner, cpu);
 			push(&done_head, &done_tail, j);
 		}
+		me->busy = me->bot_only = 0;
 		pthread_mutex_unlock(&mu);
 		lws_cancel_service(wake_ctx);
 	}
@@ -182,9 +332,13 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-int bots_start(int n, struct lws_context *ctx)
+int bots_start(int n, double cpu_per_owner_s, struct lws_context *ctx)
 {
 	wake_ctx = ctx;
+	cpu_budget_s = cpu_per_owner_s;
+	memset(usage, 0, sizeof usage);
+	over_budget = 0;
+	preempted = 0;
 	stopping = 0;
 	if (n < 1)
 		n = 1;
@@ -255,13 +409,17 @@ static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t se
 	return j;
 }
 
-void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
-                 double budget_s)
+void bots_submit(void *tag, const char *owner, int people, const carc_game *g, const char *spec,
+                 uint64_t seed, int turn, double budget_s)
 {
 	job *j = new_job(tag, g, spec, seed, turn, budget_s);
+	snprintf(j->owner, sizeof j->owner, "%s", owner ? owner : "");
+	j->people = people;
 	pthread_mutex_lock(&mu);
 	push(&jobs_head, &jobs_tail, j);
 	pthread_cond_signal(&cv);
+	if (people)
+		make_way();
 	pthread_mutex_unlock(&mu);
 }
 
@@ -300,6 +458,22 @@ void bots_analysis_load(int *queued, int *running)
 	*queued = nqueued_analysis;
 	*running = analysing;
 	pthread_mutex_unlock(&mu);
+}
+
+int64_t bots_over_budget(void)
+{
+	pthread_mutex_lock(&mu);
+	int64_t n = over_budget;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+int64_t bots_preempted(void)
+{
+	pthread_mutex_lock(&mu);
+	int64_t n = preempted;
+	pthread_mutex_unlock(&mu);
+	return n;
 }
 
 int bots_poll(void **tag, int *turn, carc_move *move)

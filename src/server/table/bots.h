@@ -8,12 +8,16 @@
  * lws_cancel_service() and collects moves with bots_poll(). Workers never
  * touch tables: the copy is theirs.
  *
- * Fairness: jobs are served first come, first served, and a table has at
- * most one job at a time (tables.c submits the next move only after the
- * last one is stored), so the queue goes round the tables in turn. A job
- * thinks at most its budget: a watchdog thread stops a bot that is still
- * thinking at its deadline (carc_bot_stop). A job therefore waits at most
- * (jobs ahead of it / threads) budgets, whatever the other tables ask for.
+ * Fairness: a table has at most one job at a time (tables.c submits the
+ * next move only after the last one is stored). A free worker takes a move
+ * of a table where a person plays before a bot-only table's, and among
+ * those the one of the owner (the address that made the table) whose bots
+ * thought least lately; a person's move that finds no worker free stops
+ * the bot-only move thinking longest (it plays its best so far), so it
+ * never waits behind bot-only tables. An owner over its CPU budget (bots_start) has its moves played by
+ * BOTS_FALLBACK_SPEC until its use falls under it. A job thinks at most its
+ * time budget: a watchdog thread stops a bot that is still thinking at its
+ * deadline (carc_bot_stop).
  *
  * Analyses of finished games (analysis.c) are jobs of a second kind, one
  * move each (an_position with the analysis bot), in a queue of their own
@@ -34,17 +38,30 @@
 #include "carc.h"
 #include "server.h"
 
+/* How the pool shares its threads (see the top). */
+#define BOTS_USAGE_HALF_S 30.0       /* an owner's CPU use is forgotten by half in this */
+#define BOTS_FALLBACK_SPEC "greedy"  /* plays the moves of an owner over its budget */
+
 /* Starts n worker threads and the watchdog; ctx is woken when a move is
- * ready. Returns 0, or -1 when a thread could not be started. */
-int bots_start(int n, struct lws_context *ctx);
+ * ready. cpu_per_owner_s: the CPU seconds a minute one owner's bots may
+ * think before BOTS_FALLBACK_SPEC plays for them (0: no budget). Returns
+ * 0, or -1 when a thread could not be started. */
+int bots_start(int n, double cpu_per_owner_s, struct lws_context *ctx);
 /* Stops every bot that is thinking (carc_bot_stop), then joins the
  * threads; pending jobs and results are dropped. Returns at once even when
  * bots were given long budgets. */
 void bots_stop(void);
-/* Queues a job. `g` and `spec` are copied; `tag` is handed back as is. The
- * bot is stopped when it still thinks `budget_s` seconds after it began. */
-void bots_submit(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
-                 double budget_s);
+/* Queues a job. `g`, `spec` and `owner` (who made the table: the pool's
+ * fairness and budget key; "" or NULL: nobody known) are copied; `tag` is
+ * handed back as is; `people`: a person plays at the table. The bot is
+ * stopped when it still thinks `budget_s` seconds after it began. */
+void bots_submit(void *tag, const char *owner, int people, const carc_game *g, const char *spec,
+                 uint64_t seed, int turn, double budget_s);
+/* Moves played by BOTS_FALLBACK_SPEC because their owner was over its
+ * budget, since the start (for the metrics). */
+int64_t bots_over_budget(void);
+/* Bot-only moves stopped early to free a worker for a person's table. */
+int64_t bots_preempted(void);
 /* Takes one finished job: returns 1 and fills the outputs, or 0 when none
  * is ready. `move` is CARC_MOVE_NONE if the bot could not be made. */
 int bots_poll(void **tag, int *turn, carc_move *move);

@@ -1300,7 +1300,7 @@ int srv_run(const srv_config *c)
 	}
 	cluster_hooks ch;
 	tables_cluster_hooks(&ch);
-	if (writer_start(wst, ctx) || bots_start(c->bot_threads, ctx) ||
+	if (writer_start(wst, ctx) || bots_start(c->bot_threads, c->bot_cpu_per_addr, ctx) ||
 	    cluster_start(c->db_path, &ch, ctx) || tables_start(c, st, ctx) ||
 	    accounts_start(c, st, ctx)) {
 		bots_stop();
