@@ -72,7 +72,12 @@ static void usage(FILE *f)
 	        "  --session-ttl S    a login lasts S seconds (default 2592000: 30 days)\n"
 	        "  --rate-logins N    logins and registrations an address may try a minute (10)\n"
 	        "  --auth-threads N   threads hashing passwords, 64 MiB each while hashing (1)\n"
-	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (8)\n"
+	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (64)\n"
+	        "  --auth-queue-per-addr N  logins of one address waiting or hashing at once (2;\n"
+	        "                     0: no limit); the queue serves the addresses in turn\n"
+	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
+	        "                     but those it logged in from before (10; 0: off)\n"
+	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -298,6 +303,18 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 10000, &n))
 				return 2;
 			c.auth_queue = (int)n;
+		} else if (!strcmp(a, "--auth-queue-per-addr")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.auth_queue_per_addr = (int)n;
+		} else if (!strcmp(a, "--rate-login-fails")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_login_fails = (int)n;
+		} else if (!strcmp(a, "--rate-players")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_players = (int)n;
 		} else if (!strcmp(a, "--list-max")) {
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;

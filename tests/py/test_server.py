@@ -567,6 +567,9 @@ class ServerTest(ServerCase):
         j = srv.join(priv, "y", seat=1)
         self.assertEqual(j["table"]["status"], "playing")
         st, r, _ = srv.post("/api/tables/%s/join" % priv, {"name": "z"})
+        # started, it exists only for its players (docs/protocol.md, "private")
+        self.assertEqual((st, r["error"]["code"]), (404, "not_found"))
+        st, r, _ = srv.post("/api/tables/%s/join" % priv, {"name": "z"}, token=j["token"])
         self.assertEqual((st, r["error"]["code"]), (409, "table_full"))
         self.assertEqual(srv.post("/api/tables/%s/join" % pub, {})[0], 400)
         self.assertEqual(srv.post("/api/tables/%s/join" % pub, {"name": ""})[0], 400)
@@ -760,7 +763,13 @@ class ServerTest(ServerCase):
             ids.append(tid)
         hidden = srv.create(seats=[{"bot": "random"}, {"bot": "random"}], tiles={"U": 2},
                             private=True)["id"]
-        self.wait_over(srv, hidden, timeout=5)
+        # a started private game exists only for its players (none: two bots)
+        for _ in range(100):
+            if srv.get("/api/health")[1]["playing"] == 0:
+                break
+            time.sleep(0.05)
+        self.assertEqual(srv.get("/api/health")[1]["playing"], 0)
+        self.assertEqual(srv.get("/api/tables/" + hidden)[0], 404)
         waiting = srv.create(players=2)["id"]
         # finished games left memory to make room, and are listed all the same
         self.assertLessEqual(srv.get("/api/health")[1]["tables"], 3)

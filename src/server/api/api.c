@@ -607,6 +607,25 @@ static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
 	explicit_bzero(token, sizeof token);
 }
 
+/* A private table (option "private") that has started is shown only to
+ * its players: a seat's token (header or cookie), or the session of an
+ * account holding a seat. To anyone else it is hidden (1): they are told
+ * there is no such table. An open one is reached by its id, the
+ * invitation, as before. */
+static int private_hidden(const srv_table *t, const char *token, const char *cookie)
+{
+	if (!t->opts.private_ || t->status == STORE_OPEN)
+		return 0;
+	char tok[STORE_TOKEN_SIZE * 2];
+	token_for(t->id, token, cookie, tok, sizeof tok);
+	int seated = tok[0] && tables_seat_of(t, tok) >= 0;
+	explicit_bzero(tok, sizeof tok);
+	store_account acc;
+	if (!seated && accounts_session(cookie, &acc) == 1)
+		seated = tables_seat_of_account(t, acc.id) >= 0;
+	return !seated;
+}
+
 static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 {
 	char id[STORE_ID_SIZE];
@@ -619,7 +638,7 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 	id[n] = 0;
 	const char *sub = rest + n;
 	srv_table *t = tables_find(id);
-	if (!t) {
+	if (!t || private_hidden(t, rq->token, rq->cookie)) {
 		reply_error(rs, SE_NOT_FOUND, "no such table");
 		return;
 	}
@@ -804,7 +823,7 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 		return;
 	}
 	srv_table *t = tables_find(path + 4);
-	if (!t) {
+	if (!t || private_hidden(t, token, cookie)) {
 		ws_error(c, SE_NOT_FOUND, "no such table", NULL);
 		net_close_after_flush(c);
 		return;

@@ -55,6 +55,7 @@ static const struct {
 	[LIM_UPLOADS] = {"records uploaded", "--rate-uploads", "hour", 3600 * 1000000LL},
 	[LIM_LOGINS] = {"logins and registrations", "--rate-logins", "minute", 60 * 1000000LL},
 	[LIM_ANALYSES] = {"analyses started", "--rate-analyses", "hour", 3600 * 1000000LL},
+	[LIM_PLAYERS] = {"profiles asked for", "--rate-players", "minute", 60 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -65,6 +66,7 @@ static int limit_of(lim_kind k)
 	case LIM_UPLOADS: return cfg->rate_uploads;
 	case LIM_LOGINS: return cfg->rate_logins;
 	case LIM_ANALYSES: return cfg->rate_analyses;
+	case LIM_PLAYERS: return cfg->rate_players;
 	default: return 0;
 	}
 }

@@ -106,6 +106,9 @@ typedef struct srv_config {
 	int rate_logins;       /* logins + registrations per address per minute (0: off) */
 	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
+	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
+	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
+	int rate_players;      /* GET /api/player per address per minute (0: off) */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */

@@ -290,7 +290,10 @@ void srv_config_default(srv_config *c)
 	c->session_ttl_s = 30 * 86400;
 	c->rate_logins = 10;
 	c->auth_threads = 1;
-	c->auth_queue = 8;
+	c->auth_queue = 64;
+	c->auth_queue_per_addr = 2;
+	c->rate_login_fails = 10;
+	c->rate_players = 30;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;

@@ -9,8 +9,19 @@
  * hashing is handed back through a locked list and the loop is woken
  * (lws_cancel_service), like the bots' moves.
  *
+ * The queue is shared fairly between addresses (lim_key: an IPv4 address
+ * or an IPv6 /64): one address holds at most cfg->auth_queue_per_addr
+ * hashings (waiting or running), and the threads serve the addresses in
+ * turn, not first come: a job gets a round number, its address's last
+ * round + 1 (or the round being served when the address has none), and
+ * the queue is kept in order of rounds, so a newcomer waits for at most
+ * one job of each other address. When the queue is full, a newcomer
+ * holding fewer than another address by two or more takes the place of
+ * that address's last job, which is refused (503 busy).
+ *
  * Invariants: at most cfg->auth_threads + cfg->auth_queue hashings exist
- * at once (inflight); a password never reaches the store or the log.
+ * at once (inflight); todo is in order of round; a password never reaches
+ * the store or the log.
  */
 #include <math.h>
 #include <pthread.h>
@@ -21,6 +32,7 @@
 
 #include "accounts.h"
 #include "errcode.h"
+#include "loginguard.h"
 #include "ratelimit.h"
 #include "ratings.h"
 #include "writer.h"
@@ -279,6 +291,10 @@ typedef struct auth_job {
 	char pwhash[STORE_PWHASH_SIZE];  /* VERIFY: the stored hash ("": no such name); HASH: out */
 	int64_t account;
 	int ok;
+	char addr[LIM_KEY_SIZE];  /* whose turn it is (lim_key of the request's address) */
+	char peer[LIM_KEY_SIZE * 2]; /* the request's address (loginguard) */
+	int lg_taken;             /* took a token of loginguard */
+	uint64_t round;           /* the fair queue's turn */
 	struct auth_job *next;
 } auth_job;
 
@@ -287,6 +303,8 @@ static pthread_cond_t acv = PTHREAD_COND_INITIALIZER;
 static auth_job *todo, *done;
 static int inflight, astop, nthreads;
 static pthread_t athreads[16];
+static auth_job *running[16];   /* the job each thread hashes (amu); the thread's number is its arg */
+static uint64_t served_round;   /* the round of the job taken last (amu) */
 static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
 static char dummy_hash[crypto_pwhash_STRBYTES];
 
@@ -320,7 +338,7 @@ static void auth_run(auth_job *j)
 
 static void *auth_main(void *arg)
 {
-	(void)arg;
+	int me = (int)(intptr_t)arg;
 	pthread_mutex_lock(&amu);
 	for (;;) {
 		while (!astop && !todo)
@@ -329,9 +347,12 @@ static void *auth_main(void *arg)
 			break;
 		auth_job *j = todo;
 		todo = j->next;
+		served_round = j->round;
+		running[me] = j;
 		pthread_mutex_unlock(&amu);
 		auth_run(j);
 		pthread_mutex_lock(&amu);
+		running[me] = NULL;
 		j->next = done;
 		done = j;
 		if (!astop)
@@ -347,25 +368,95 @@ static void job_wipe_free(auth_job *j)
 	free(j);
 }
 
-/* Hands a job to the threads: 0, or -1 when as many wait as may (the job
- * is freed). */
-static int auth_submit(auth_job *j)
+/* The hashings address `addr` holds (waiting or running), and the last
+ * round of them in *last (0 when none). amu held. */
+static int held_by(const char *addr, uint64_t *last)
 {
+	int n = 0;
+	*last = 0;
+	for (const auth_job *j = todo; j; j = j->next)
+		if (!strcmp(j->addr, addr)) {
+			n++;
+			if (j->round > *last)
+				*last = j->round;
+		}
+	for (size_t i = 0; i < sizeof running / sizeof running[0]; i++)
+		if (running[i] && !strcmp(running[i]->addr, addr)) {
+			n++;
+			if (running[i]->round > *last)
+				*last = running[i]->round;
+		}
+	return n;
+}
+
+/* A job of an address holding at least `more` hashings, to give its place
+ * to a newcomer: the last waiting job of the address holding the most,
+ * unlinked from todo; NULL when no address holds that many. amu held. */
+static auth_job *take_place(int more)
+{
+	auth_job **best = NULL;
+	int most = more - 1;
+	uint64_t last;
+	for (auth_job **pp = &todo; *pp; pp = &(*pp)->next) {
+		int n = held_by((*pp)->addr, &last);
+		if (n > most || (n == most && best && !strcmp((*best)->addr, (*pp)->addr))) {
+			most = n;
+			best = pp; /* todo is in round order: the address's last job wins */
+		}
+	}
+	if (!best)
+		return NULL;
+	auth_job *v = *best;
+	*best = v->next;
+	return v;
+}
+
+/* Hands a job to the threads: 0, or -1 when its address holds as many as
+ * it may or the queue is full (the job is freed; *why names the option). */
+static int auth_submit(auth_job *j, const char **why)
+{
+	auth_job *out = NULL;
+	uint64_t last;
 	pthread_mutex_lock(&amu);
-	if (inflight >= cfg->auth_threads + cfg->auth_queue) {
+	int mine = held_by(j->addr, &last);
+	if (cfg->auth_queue_per_addr > 0 && mine >= cfg->auth_queue_per_addr) {
 		pthread_mutex_unlock(&amu);
+		*why = "--auth-queue-per-addr";
+		if (j->lg_taken)
+			lg_give_back(j->key);
 		job_wipe_free(j);
 		return -1;
 	}
-	inflight++;
-	/* FIFO: appended at the end */
+	if (inflight >= cfg->auth_threads + cfg->auth_queue) {
+		out = take_place(mine + 2);
+		if (!out) {
+			pthread_mutex_unlock(&amu);
+			*why = "--auth-queue";
+			if (j->lg_taken)
+				lg_give_back(j->key);
+			job_wipe_free(j);
+			return -1;
+		}
+	} else {
+		inflight++;
+	}
+	j->round = mine ? last + 1 : served_round;
+	if (j->round < served_round)
+		j->round = served_round;
 	auth_job **pp = &todo;
-	while (*pp)
+	while (*pp && (*pp)->round <= j->round)
 		pp = &(*pp)->next;
-	j->next = NULL;
+	j->next = *pp;
 	*pp = j;
 	pthread_cond_signal(&acv);
 	pthread_mutex_unlock(&amu);
+	if (out) {
+		if (out->lg_taken)
+			lg_give_back(out->key);
+		answer_error(out->serial, SE_BUSY, "too many logins at once: this one gave its place "
+		             "to an address with fewer waiting; try again in a moment (--auth-queue)");
+		job_wipe_free(out);
+	}
 	return 0;
 }
 
@@ -379,6 +470,7 @@ typedef struct acc_write {
 	char pwhash[STORE_PWHASH_SIZE];
 	char session[SESSION_BYTES * 2 + 1];  /* the cookie's value: for the answer only */
 	char session_hash[STORE_TOKEN_HASH_SIZE];
+	char peer[LIM_KEY_SIZE * 2];          /* the request's address (loginguard) */
 	int64_t account, now_ms, expires_ms;
 } acc_write;
 
@@ -425,6 +517,7 @@ static void logged_in_done(wjob *j)
 		                w->tls);
 		srv_event("account=%lld event=%s name=\"%s\"", (long long)w->account,
 		          created ? "registered" : "login", w->name);
+		lg_known(w->key, w->peer); /* the owner's address, past --rate-login-fails */
 		answer(w->serial, created ? 201 : 200,
 		       json_pack("{s:{s:I, s:s}, s:I}", "account", "id", (json_int_t)w->account, "name",
 		                 w->name, "expires_ms", (json_int_t)w->expires_ms),
@@ -454,6 +547,7 @@ static void submit_session(const auth_job *a, int (*call)(store *, wjob *))
 	memcpy(w->name, a->name, sizeof w->name);
 	memcpy(w->key, a->key, sizeof w->key);
 	memcpy(w->pwhash, a->pwhash, sizeof w->pwhash);
+	memcpy(w->peer, a->peer, sizeof w->peer);
 	w->account = a->account;
 	srv_random_hex(w->session, SESSION_BYTES);
 	srv_token_hash(w->session, w->session_hash);
@@ -488,6 +582,8 @@ void accounts_drain(void)
 			srv_event("event=login_failed name=\"%s\"", j->name);
 			answer_error(j->serial, SE_BAD_LOGIN, "wrong name or password");
 		} else {
+			if (j->lg_taken)
+				lg_give_back(j->key);
 			submit_session(j, call_session);
 		}
 		job_wipe_free(j);
@@ -576,9 +672,23 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 		memcpy(j->pwhash, a.pwhash, sizeof j->pwhash);
 	}
 	sodium_memzero(&a, sizeof a);
-	if (auth_submit(j)) {
-		reply_error(rs, SE_BUSY, "too many logins at once: try again in a moment "
-		            "(--auth-queue)");
+	lim_key(rq->addr, j->addr);
+	snprintf(j->peer, sizeof j->peer, "%s", rq->addr ? rq->addr : "");
+	if (!reg) {
+		int lw = lg_take(j->key, rq->addr, &j->lg_taken, lerr, sizeof lerr);
+		if (lw) {
+			job_wipe_free(j);
+			reply_error(rs, SE_RATE_LIMITED, lerr);
+			rs->retry_after = lw;
+			return;
+		}
+	}
+	const char *why = "";
+	if (auth_submit(j, &why)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "too many logins at once%s: try again in a moment (%s)",
+		         strcmp(why, "--auth-queue") ? " from this address" : "", why);
+		reply_error(rs, SE_BUSY, msg);
 		rs->retry_after = 1;
 	}
 	/* else accounts_drain answers */
@@ -764,7 +874,27 @@ typedef struct profile {
 	json_t *games, *history;
 	vs_bot bots[16];
 	int nbots;
+	int64_t viewer; /* the account asking (0: none) */
 } profile;
+
+/* Whether a stored game is private (table option "private": true). */
+static int game_private(const store_game *g)
+{
+	if (!g->options || !strstr(g->options, "private"))
+		return 0;
+	json_t *o = json_loads(g->options, 0, NULL);
+	int p = json_is_true(json_object_get(o, "private"));
+	json_decref(o);
+	return p;
+}
+
+static int game_seats(const store_game *g, int64_t account)
+{
+	for (int k = 0; account && k < g->nseats; k++)
+		if (g->seats[k].account == account)
+			return 1;
+	return 0;
+}
 
 static int add_profile_game(void *ctx, const store_game *g, int seat, const store_result *r,
                             const store_rating_row *rr)
@@ -772,6 +902,15 @@ static int add_profile_game(void *ctx, const store_game *g, int seat, const stor
 	profile *p = ctx;
 	if (!r)
 		return 0;
+	if (game_private(g) && !game_seats(g, p->viewer)) {
+		/* shown only to its players: the rating's step stays, without the game */
+		if (rr)
+			json_array_insert_new(p->history, 0,
+			                      json_pack("{s:n, s:I, s:f, s:f, s:f}", "game", "at_ms",
+			                                (json_int_t)rr->at_ms, "before", rr->before,
+			                                "after", rr->after, "rd", rr->rd_after));
+		return 0;
+	}
 	json_t *scores = json_loads(r->scores, 0, NULL);
 	if ((int)json_array_size(p->games) < PROFILE_GAMES) {
 		char replay[64];
@@ -823,6 +962,12 @@ static int add_profile_game(void *ctx, const store_game *g, int seat, const stor
 static void get_player(const api_req *rq, api_resp *rs)
 {
 	char name[STORE_NAME_SIZE * 2], key[STORE_NAME_SIZE * 2], err[STORE_ERR_SIZE];
+	int wait = lim_take(rq->addr, LIM_PLAYERS, err, sizeof err);
+	if (wait) {
+		reply_error(rs, SE_RATE_LIMITED, err);
+		rs->retry_after = wait;
+		return;
+	}
 	if (!query_value(rq->query, "name", name, sizeof name)) {
 		reply_error(rs, SE_MALFORMED, "GET /api/player?name=NAME");
 		return;
@@ -843,11 +988,24 @@ static void get_player(const api_req *rq, api_resp *rs)
 	memset(&p, 0, sizeof p);
 	p.games = json_array();
 	p.history = json_array();
+	store_account me;
+	if (accounts_session(rq->cookie, &me) == 1)
+		p.viewer = me.id;
+	sodium_memzero(&me, sizeof me);
 	if (db->ops->account_games(db, a.id, 1, PROFILE_SCAN, add_profile_game, &p, err) < 0) {
 		json_decref(p.games);
 		json_decref(p.history);
 		srv_error("listing an account's games: %s", err);
 		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		return;
+	}
+	if (!json_array_size(p.games) && p.viewer != a.id) {
+		/* no game it may show: the same answer as for no such account, so
+		 * that names cannot be tried to find who registered */
+		json_decref(p.games);
+		json_decref(p.history);
+		sodium_memzero(&a, sizeof a);
+		reply_error(rs, SE_NOT_FOUND, "no player of that name");
 		return;
 	}
 	json_t *bots = json_array();
@@ -933,8 +1091,11 @@ int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 	astop = 0;
 	nthreads = 0;
 	int want = c->auth_threads < 1 ? 1 : c->auth_threads > 16 ? 16 : c->auth_threads;
+	served_round = 0;
+	memset(running, 0, sizeof running);
+	lg_start(c);
 	for (int i = 0; i < want; i++)
-		if (!pthread_create(&athreads[nthreads], NULL, auth_main, NULL))
+		if (!pthread_create(&athreads[nthreads], NULL, auth_main, (void *)(intptr_t)nthreads))
 			nthreads++;
 	if (!nthreads) {
 		srv_error("accounts: no hashing thread could be started");
@@ -959,5 +1120,6 @@ void accounts_stop(void)
 			job_wipe_free(j);
 		}
 	inflight = 0;
+	lg_stop();
 	sodium_memzero(seat_key, sizeof seat_key);
 }
