@@ -238,6 +238,26 @@ int make_room(void)
 	return freed;
 }
 
+/* Whether make_room would free anything. */
+static int room_possible(void)
+{
+	for (const srv_table *t = all_head; t; t = t->next)
+		if (evictable(t))
+			return 1;
+	return 0;
+}
+
+static lws_sorted_usec_list_t room_sul;
+
+/* After tables_find loaded past the limit: back under it, between two
+ * callbacks (no table pointer is held then). */
+static void room_timer(lws_sorted_usec_list_t *sul)
+{
+	(void)sul;
+	while (ntables > cfg->max_tables && make_room())
+		;
+}
+
 /* ---- expiry ------------------------------------------------------------------------------------ */
 
 static void delete_done(wjob *j)
@@ -404,11 +424,8 @@ static int load_unowned(int *count, char *err)
 		if (n < 0)
 			return -1;
 		for (int i = 0; i < n; i++) {
-			srv_table *t = lookup(ids[i]) ? NULL : tables_find(ids[i]);
-			if (t) {
+			if (!lookup(ids[i]) && tables_find(ids[i]))
 				(*count)++;
-				srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
-			}
 		}
 		if (n < START_PAGE)
 			return 0;
@@ -429,10 +446,16 @@ srv_table *tables_find(const char *id)
 		t->idle_since_us = srv_mono_us(); /* asked for: it stays a while */
 	if (t || !id[0] || strlen(id) >= STORE_ID_SIZE)
 		return t && !t->expired ? t : NULL;
-	if (ntables >= cfg->max_tables && !make_room()) {
-		srv_error("table=%s not loaded: this process holds %d tables (--max-tables) and "
-		          "each is needed here", id, ntables);
-		return NULL;
+	if (ntables >= cfg->max_tables) {
+		/* the caller may hold other tables now: room is made once this
+		 * callback is over (room_timer), the limit passed meanwhile */
+		if (!room_possible()) {
+			srv_error("table=%s not loaded: this process holds %d tables (--max-tables) and "
+			          "each is needed here", id, ntables);
+			return NULL;
+		}
+		if (!timers_stopped)
+			lws_sul_schedule(lctx, 0, &room_sul, room_timer, 1);
 	}
 	char err[STORE_ERR_SIZE];
 	int64_t t0 = srv_mono_us();
@@ -445,6 +468,8 @@ srv_table *tables_find(const char *id)
 	expire_if_due(t, srv_now_ms()); /* an open table left in the store */
 	if (t->expired)
 		return NULL;
+	if (t->status == STORE_PLAYING) /* its game goes on in this process's memory */
+		srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
 	bot_kick(t); /* a bot or a clock due while nobody had it in memory */
 	return t;
 }
@@ -552,6 +577,7 @@ void tables_stop_timers(void)
 	timers_stopped = 1;
 	clock_stop_all();
 	lws_sul_cancel(&evict_sul);
+	lws_sul_cancel(&room_sul);
 	for (srv_table *t = all_head; t; t = t->next) {
 		clock_cancel(t);
 		lws_sul_cancel(&t->bot_sul);
