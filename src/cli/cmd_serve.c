@@ -54,7 +54,13 @@ static void usage(FILE *f)
 	        "                     and the proxy's own connections are not limited;\n"
 	        "                     its X-Forwarded-Proto: https makes the session cookie\n"
 	        "                     Secure; repeatable. Without it the headers are ignored\n"
-	        "  --max-tables N     tables held in memory at once (20000)\n"
+	        "  --max-tables N     tables this process holds in memory at once (20000);\n"
+	        "                     the others stay in the store and are loaded when asked\n"
+	        "                     for; a new table is refused (503 busy) only when every\n"
+	        "                     table held is needed (a client, a bot or clock played\n"
+	        "                     here, a write)\n"
+	        "  --idle-evict S     a table nothing here needs leaves memory S seconds after\n"
+	        "                     it was last asked for or watched (600)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
 	        "a refusal is 429 rate_limited with Retry-After; see docs/server.md):\n"
 	        "  --rate-requests N  API requests and WebSocket messages a minute (3000)\n"
@@ -255,6 +261,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;
 			c.max_tables = (int)n;
+		} else if (!strcmp(a, "--idle-evict")) {
+			if (num_arg(a, v, 0, 30L * 86400, &n))
+				return 2;
+			c.idle_evict_s = (int)n;
 		} else if (!strcmp(a, "--rate-requests")) {
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;

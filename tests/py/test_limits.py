@@ -362,7 +362,8 @@ class LimitsTest(ServerCase):
         srv2 = self.start()
         st, r, _, _ = Client(srv2.port, "127.0.0.5").request("POST", "/api/tables", {})
         self.assertEqual(st, 201, r)
-        self.assertEqual(srv2.get("/api/health")[1]["tables"], total + 1)
+        # (the open tables are loaded when asked for: only the new one is held)
+        self.assertEqual(srv2.get("/api/health")[1]["tables"], 1)
 
     def test_rate_of_table_creation_per_minute(self):
         srv = self.start(extra=("--rate-tables", "5", "--max-open-tables", "0"))
@@ -416,6 +417,9 @@ class LimitsTest(ServerCase):
         srv3.kill()
         srv4 = self.start()
         self.assertEqual(srv4.get("/api/tables/" + old)[0], 404)
+        # the human-only game is loaded when asked for, not at the start
+        self.assertEqual(srv4.get("/api/health")[1]["tables"], 0)
+        self.assertEqual(srv4.get("/api/tables/" + playing)[0], 200)
         self.assertEqual(srv4.get("/api/health")[1]["tables"], 1)
 
     # ---- defect 7: uploads -------------------------------------------------------

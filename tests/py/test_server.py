@@ -626,10 +626,21 @@ class ServerTest(ServerCase):
             self.assertEqual(srv.state(tid)["table"]["status"], "over")
         w = self.ws(srv, fresh)
         w.recv_type("state")
+        # busy only when every table held is needed: here each has a client
         open_ = [srv.create(players=2)["id"] for _ in range(2)]
+        for tid in open_:
+            self.ws(srv, tid).recv_type("state")
         st, r, _ = srv.post("/api/tables", {"players": 2})
         self.assertEqual((st, r["error"]["code"]), (503, "busy"))
         self.assertEqual(len(open_), 2)
+        # an open table nobody watches leaves memory for a new one
+        self.sockets.pop().close()
+        deadline = time.time() + 5
+        while time.time() < deadline and srv.get("/api/health")[1]["connections"] > 2:
+            time.sleep(0.05)
+        st, r, _ = srv.post("/api/tables", {"players": 2})
+        self.assertEqual(st, 201, r)
+        self.assertEqual(srv.state(open_[1])["table"]["status"], "open")  # loaded again
 
     def test_seat_colours_chosen_stored_and_checked(self):
         srv = self.start()
@@ -825,11 +836,12 @@ class ServerTest(ServerCase):
         # after a restart only the store knows the finished games
         srv.kill()
         srv2 = self.start()
-        self.assertEqual(srv2.get("/api/health")[1]["tables"], 1)  # the open table
+        # (the open table too: it is loaded when asked for)
+        self.assertEqual(srv2.get("/api/health")[1]["tables"], 0)
         again = page(srv2, "&limit=100")
         self.assertEqual(again["tables"], full["tables"])
         self.assertEqual(pages(srv2, 3), [got[:3], got[3:]])
-        self.assertEqual(srv2.get("/api/health")[1]["tables"], 1)  # listing loads nothing
+        self.assertEqual(srv2.get("/api/health")[1]["tables"], 0)  # listing loads nothing
         replay = srv2.state(got[-1])  # and a replay opens from the store
         self.assertEqual(replay["game"]["next"]["final"]["scores"], full["tables"][-1]["scores"])
 

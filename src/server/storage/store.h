@@ -259,6 +259,22 @@ typedef struct store_ops {
 	 * finished game, or -1 on error. */
 	int (*list_finished)(store *s, const char *before, int limit, store_summary_fn fn,
 	                     void *ctx, char *err);
+	/* The lobby's unfinished games (tables.c loads only those it needs):
+	 * the ids of the games with status OPEN (which 0), PLAYING (1) or
+	 * either (2) that are not private, newest first (created_ms, then id,
+	 * both descending), starting after (before_ms, before_id) in that
+	 * order (INT64_MAX, "": from the newest), at most `limit` into ids
+	 * (and their created_ms into created). An open game created before open_since_ms (expired, not deleted
+	 * yet) is left out. Returns how many, or -1 on error. */
+	int (*list_unfinished)(store *s, int which, int64_t before_ms, const char *before_id,
+	                       int64_t open_since_ms, int limit, char (*ids)[STORE_ID_SIZE],
+	                       int64_t *created, char *err);
+	/* Games someone must play on without a client asking: PLAYING with a
+	 * bot seat or a clock row (a clock runs, or a seat was forfeited and a
+	 * bot plays it). Their ids in id order after `after` ("": from the
+	 * first), at most `limit`. Returns how many, or -1 on error. */
+	int (*list_unowned)(store *s, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
+	                    char *err);
 	/* The fault of the last failed call on this handle; NONE after one
 	 * that succeeded. */
 	store_fault (*last_fault)(store *s);

@@ -163,6 +163,12 @@ static const struct {
 	    "  at_ms bigint NOT NULL);", NULL},
 	/* the table's stream: the number of its latest change (store.h) */
 	{8, "ALTER TABLE games ADD COLUMN seq bigint NOT NULL DEFAULT 0;", NULL},
+	/* SQLite 8 -> 9: unfinished tables are loaded when needed (tables.c):
+	 * the lobby's pages, the owners' poll */
+	{9, "CREATE INDEX games_unfinished ON games(created_ms, id)"
+	    " WHERE status IN ('open','playing');"
+	    "CREATE INDEX games_listed ON games(status, created_ms, id);"
+	    "CREATE INDEX games_playing ON games(id) WHERE status = 'playing';", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -177,7 +183,7 @@ enum {
 	Q_INS_GAME, Q_INS_SEAT, Q_UPD_SEAT, Q_SET_STATUS,
 	Q_LOCK_GAME, Q_TURNS, Q_INS_MOVE, Q_TOUCH, Q_INS_RESULT,
 	Q_SEL_ACTIVE, Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_SEL_MOVES_FROM, Q_COUNTS,
-	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_DELETE, Q_UPLOAD_USAGE,
+	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_LIST_UNFINISHED, Q_LIST_UNOWNED, Q_DELETE, Q_UPLOAD_USAGE,
 	Q_PROBE, Q_NOTIFY,
 	Q_UPS_CLOCK, Q_SEL_CLOCK,
 	Q_LOCK_ACCOUNTS, Q_SEL_RATING, Q_UPD_RATING, Q_INS_RATING,
@@ -241,6 +247,21 @@ static const char *const SQL[Q_COUNT] = {
 	    " WHERE g.status='over' AND (g.options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
 	    "  AND r.finished_ms <= $1 AND (r.finished_ms < $1 OR r.game_id < $2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT $3",
+	/* $1 which (0 open, 1 playing, 2 both), $2 $3 the cursor, $4 the
+	 * oldest open game still open, $5 the limit */
+	[Q_LIST_UNFINISHED] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status IN ('open','playing')"
+	    "  AND ($1::integer = 2 OR status = CASE $1::integer WHEN 0 THEN 'open' ELSE 'playing' END)"
+	    "  AND (status <> 'open' OR created_ms >= $4)"
+	    "  AND (options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
+	    "  AND created_ms <= $2 AND (created_ms < $2 OR id < $3)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT $5",
+	[Q_LIST_UNOWNED] =
+	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > $1"
+	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
+	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
+	    " ORDER BY g.id LIMIT $2",
 	[Q_DELETE] = "DELETE FROM games WHERE id=$1",
 	[Q_UPLOAD_USAGE] = "SELECT count(*), coalesce(sum(coalesce("
 	                   "(options::jsonb->>'record_bytes')::bigint, octet_length(record))),0)"
@@ -1217,6 +1238,46 @@ static int pg_list_finished(store *base, const char *before, int limit, store_su
 	return ret ? ret : n;
 }
 
+/* The ids in column 0 of read k's rows into ids, and column 1 into
+ * created when it is not NULL: how many, or -1. */
+static int id_rows(pg_store *s, int k, const params *p, int limit, char (*ids)[STORE_ID_SIZE],
+                   int64_t *created, char *err)
+{
+	PGresult *r = q_read(s, k, p, err);
+	if (!r)
+		return -1;
+	int n = 0;
+	for (int i = 0; i < PQntuples(r) && n < limit; i++) {
+		if (created)
+			created[n] = i64_val(r, i, 1);
+		copy_val(ids[n++], STORE_ID_SIZE, r, i, 0);
+	}
+	PQclear(r);
+	return n;
+}
+
+static int pg_list_unfinished(store *base, int which, int64_t before_ms, const char *before_id,
+                              int64_t open_since_ms, int limit, char (*ids)[STORE_ID_SIZE],
+                              int64_t *created, char *err)
+{
+	params p = {0};
+	p_i64(&p, which);
+	p_i64(&p, before_ms);
+	p_str(&p, before_id);
+	p_i64(&p, open_since_ms);
+	p_i64(&p, limit);
+	return id_rows((pg_store *)base, Q_LIST_UNFINISHED, &p, limit, ids, created, err);
+}
+
+static int pg_list_unowned(store *base, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
+                           char *err)
+{
+	params p = {0};
+	p_str(&p, after);
+	p_i64(&p, limit);
+	return id_rows((pg_store *)base, Q_LIST_UNOWNED, &p, limit, ids, NULL, err);
+}
+
 static int pg_upload_usage(store *base, long *count, int64_t *bytes, char *err)
 {
 	pg_store *s = (pg_store *)base;
@@ -1698,6 +1759,8 @@ static const store_ops PG_OPS = {
 	.load_one = pg_load_one,
 	.counts = pg_counts,
 	.list_finished = pg_list_finished,
+	.list_unfinished = pg_list_unfinished,
+	.list_unowned = pg_list_unowned,
 	.last_fault = pg_last_fault,
 	.check = pg_check,
 	.probe = pg_probe,

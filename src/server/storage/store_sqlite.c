@@ -175,6 +175,12 @@ static const char *const MIGRATIONS[] = {
 	"  at_ms INTEGER NOT NULL) WITHOUT ROWID;",
 	/* 7 -> 8: the table's stream, the number of its latest change (store.h) */
 	"ALTER TABLE games ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
+	/* 8 -> 9: unfinished tables are loaded when needed (tables.c): the
+	 * lobby's pages walk the unfinished games newest first, the owners'
+	 * poll the playing ones by id */
+	"CREATE INDEX games_unfinished ON games(created_ms, id) WHERE status IN ('open','playing');"
+	"CREATE INDEX games_listed ON games(status, created_ms, id);"
+	"CREATE INDEX games_playing ON games(id) WHERE status = 'playing';",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -186,7 +192,7 @@ enum {
 	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
 	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
-	ST_SEL_FINISHED_AT, ST_LIST_FINISHED,
+	ST_SEL_FINISHED_AT, ST_LIST_FINISHED, ST_LIST_UNFINISHED, ST_LIST_UNOWNED,
 	ST_UPS_CLOCK, ST_SEL_CLOCK,
 	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
 	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
@@ -241,6 +247,21 @@ static const char *const SQL[ST_COUNT] = {
 	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
 	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT ?3",
+	/* ?1 which (0 open, 1 playing, 2 both), ?2 ?3 the cursor, ?4 the
+	 * oldest open game still open, ?5 the limit */
+	[ST_LIST_UNFINISHED] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status IN ('open','playing')"
+	    "  AND (?1 = 2 OR status = CASE ?1 WHEN 0 THEN 'open' ELSE 'playing' END)"
+	    "  AND (status <> 'open' OR created_ms >= ?4)"
+	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
+	    "  AND created_ms <= ?2 AND (created_ms < ?2 OR id < ?3)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?5",
+	[ST_LIST_UNOWNED] =
+	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > ?1"
+	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
+	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
+	    " ORDER BY g.id LIMIT ?2",
 	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
@@ -1118,6 +1139,49 @@ static int sq_list_finished(store *base, const char *before, int limit, store_su
 	return ret ? ret : n;
 }
 
+/* The ids of a statement's rows (column 0) into ids, and column 1 into
+ * created when it is not NULL: how many, or -1. */
+static int id_rows(sqlite_store *s, sqlite3_stmt *st, int limit, char (*ids)[STORE_ID_SIZE],
+                   int64_t *created, char *err, const char *what)
+{
+	int rc = SQLITE_DONE, n = 0;
+	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (created)
+			created[n] = sqlite3_column_int64(st, 1);
+		copy_col(ids[n++], STORE_ID_SIZE, st, 0);
+	}
+	int bad = n < limit && rc != SQLITE_DONE;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return bad ? fail(s, err, what) : n;
+}
+
+static int sq_list_unfinished(store *base, int which, int64_t before_ms, const char *before_id,
+                              int64_t open_since_ms, int limit, char (*ids)[STORE_ID_SIZE],
+                              int64_t *created, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	s->fault = STORE_FAULT_NONE;
+	sqlite3_stmt *st = s->st[ST_LIST_UNFINISHED];
+	sqlite3_bind_int(st, 1, which);
+	sqlite3_bind_int64(st, 2, before_ms);
+	bind_text(st, 3, before_id);
+	sqlite3_bind_int64(st, 4, open_since_ms);
+	sqlite3_bind_int(st, 5, limit);
+	return id_rows(s, st, limit, ids, created, err, "listing unfinished games");
+}
+
+static int sq_list_unowned(store *base, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
+                           char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	s->fault = STORE_FAULT_NONE;
+	sqlite3_stmt *st = s->st[ST_LIST_UNOWNED];
+	bind_text(st, 1, after);
+	sqlite3_bind_int(st, 2, limit);
+	return id_rows(s, st, limit, ids, NULL, err, "listing games with bots or clocks");
+}
+
 static store_fault sq_last_fault(store *base) { return ((sqlite_store *)base)->fault; }
 
 static store_fault sq_check(store *base, char *err) { return file_check((sqlite_store *)base, err); }
@@ -1698,6 +1762,8 @@ static const store_ops SQLITE_OPS = {
 	.load_one = sq_load_one,
 	.counts = sq_counts,
 	.list_finished = sq_list_finished,
+	.list_unfinished = sq_list_unfinished,
+	.list_unowned = sq_list_unowned,
 	.last_fault = sq_last_fault,
 	.check = sq_check,
 	.probe = sq_probe,

@@ -106,16 +106,75 @@ static void create_done(wjob *j)
 	                 SE_OK, NULL);
 }
 
+/* ---- the open tables of each address (--max-open-tables) -----------------------------
+ *
+ * Not counted from memory (an open table nobody watches leaves it): each
+ * open table made here is remembered with its creator's address key until
+ * it starts, expires or is removed; the record is a few dozen bytes. Kept
+ * in this process only, like the key itself (which is never stored): after
+ * a restart, or for a table made by another process, nobody's count holds
+ * it, as before. */
+typedef struct open_rec {
+	char id[STORE_ID_SIZE];
+	char owner[LIM_KEY_SIZE];
+	int64_t created_ms;
+	struct open_rec *next;
+} open_rec;
+static open_rec *opens;
+
+static void open_note(const srv_table *t)
+{
+	if (!t->owner[0] || t->status != STORE_OPEN)
+		return;
+	open_rec *r = srv_xcalloc(1, sizeof *r);
+	memcpy(r->id, t->id, sizeof r->id);
+	memcpy(r->owner, t->owner, sizeof r->owner);
+	r->created_ms = t->created_ms;
+	r->next = opens;
+	opens = r;
+}
+
+void open_forget(const char *id)
+{
+	for (open_rec **pp = &opens; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->id, id)) {
+			open_rec *r = *pp;
+			*pp = r->next;
+			free(r);
+			return;
+		}
+}
+
+void open_clear(void)
+{
+	while (opens) {
+		open_rec *r = opens;
+		opens = r->next;
+		free(r);
+	}
+}
+
 int tables_open_of(const char *owner, int64_t *oldest_ms)
 {
 	int n = 0;
 	*oldest_ms = 0;
-	for (srv_table *t = all_head; t; t = t->next)
-		if (t->status == STORE_OPEN && !t->expired && !strcmp(t->owner, owner)) {
-			if (!n || t->created_ms < *oldest_ms)
-				*oldest_ms = t->created_ms;
+	int64_t now = srv_now_ms(), expiry = (int64_t)cfg->open_expiry_s * 1000;
+	for (open_rec **pp = &opens; *pp;) {
+		open_rec *r = *pp;
+		const srv_table *t = lookup(r->id);
+		if ((expiry > 0 && now - r->created_ms >= expiry) ||
+		    (t && (t->status != STORE_OPEN || t->expired))) {
+			*pp = r->next; /* expired, started or going */
+			free(r);
+			continue;
+		}
+		if (!strcmp(r->owner, owner)) {
+			if (!n || r->created_ms < *oldest_ms)
+				*oldest_ms = r->created_ms;
 			n++;
 		}
+		pp = &r->next;
+	}
 	return n;
 }
 
@@ -125,7 +184,8 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 	if (ntables >= cfg->max_tables)
 		make_room();
 	if (ntables >= cfg->max_tables) {
-		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		snprintf(err, errsize, "the server holds %d tables that are needed here, its limit "
+		         "(--max-tables)", ntables);
 		*code = SE_BUSY;
 		return NULL;
 	}
@@ -179,6 +239,7 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 	if (table_full(t))
 		t->status = STORE_PLAYING;
 	link_table(t);
+	open_note(t);
 	wjob *j = create_job(t, NULL, create_done, origin);
 	j->seatno = seat;
 	memcpy(j->token, token, sizeof j->token);
@@ -198,7 +259,8 @@ srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char
 	if (ntables >= cfg->max_tables)
 		make_room();
 	if (ntables >= cfg->max_tables) {
-		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		snprintf(err, errsize, "the server holds %d tables that are needed here, its limit "
+		         "(--max-tables)", ntables);
 		*code = SE_BUSY;
 		return NULL;
 	}
@@ -224,6 +286,7 @@ srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char
 	t->status = table_full(t) ? STORE_PLAYING : STORE_OPEN;
 	t->created_ms = t->updated_ms = srv_now_ms();
 	link_table(t);
+	open_note(t);
 	return t;
 }
 
@@ -340,7 +403,8 @@ srv_table *tables_create_view(const char *record, size_t len, const srv_origin *
 	if (ntables >= cfg->max_tables)
 		make_room();
 	if (ntables >= cfg->max_tables) {
-		snprintf(err, errsize, "the server holds %d tables, its limit", ntables);
+		snprintf(err, errsize, "the server holds %d tables that are needed here, its limit "
+		         "(--max-tables)", ntables);
 		*code = SE_BUSY;
 		return NULL;
 	}

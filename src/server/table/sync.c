@@ -1,7 +1,9 @@
 /*
  * sync.c - several processes on one database (cluster.c): the hooks
  * through which the cluster tells the tables what other processes changed
- * (cl_changed, cl_bots_waiting, cl_claimed), and bringing a table in
+ * (cl_changed, cl_bots_waiting, cl_claimed: tables are loaded where they
+ * are asked for, and a game with bots or a clock that is in nobody's
+ * memory is found in the store by the poll), and bringing a table in
  * memory up to what the store holds (tables_sync, sync_game).
  */
 #include <stdio.h>
@@ -192,13 +194,10 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 		return;
 	}
 	srv_table *t = lookup(id);
-	if (kind == STORE_NOTIFY_CREATED) {
-		/* the lobby of every process lists it; an uploaded record is
-		 * loaded where it is asked for, as at a start */
-		if (!t && n != STORE_VIEW)
-			tables_find(id);
-		return;
-	}
+	if (kind == STORE_NOTIFY_CREATED)
+		return; /* the lobby lists it from the store; it loads where it is asked for */
+	if (kind == STORE_NOTIFY_DELETED || (kind == STORE_NOTIFY_STATUS && n != STORE_OPEN))
+		open_forget(id); /* started or removed elsewhere: no longer open */
 	if (!t || t->expired)
 		return;
 	if (seq > 0) {
@@ -232,6 +231,9 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 		t->cl_stale = 1;
 }
 
+/* games of the store looked at by one poll (cl_bots_waiting) */
+#define UNOWNED_PAGE 256
+
 static int has_bot(const srv_table *t)
 {
 	for (int i = 0; i < t->nseats; i++)
@@ -250,15 +252,48 @@ static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
 		    !carc_game_over(&t->game) && (clock_bot_plays(t, carc_to_move(&t->game)) ||
 		     (t->cl_stale && has_bot(t))))
 			memcpy(ids[n++], t->id, STORE_ID_SIZE);
+	/* the games with bots or clocks in nobody's memory (their process
+	 * died): a page of the store's at every poll, on from where the last
+	 * one stopped, so every such game is tried within a few polls; those
+	 * in memory here were looked at above */
+	static char page[UNOWNED_PAGE][STORE_ID_SIZE];
+	static char after[STORE_ID_SIZE];
+	int want = max - n < UNOWNED_PAGE ? max - n : UNOWNED_PAGE;
+	if (want <= 0)
+		return n;
+	char err[STORE_ERR_SIZE];
+	int64_t t0 = srv_mono_us();
+	int got = db->ops->list_unowned(db, after, want, page, err);
+	metrics_store_read(srv_mono_us() - t0);
+	if (got < 0) {
+		srv_error("looking for games with bots or clocks: %s", err);
+		return n;
+	}
+	if (got < want)
+		after[0] = 0; /* the end: from the first again */
+	else
+		memcpy(after, page[got - 1], sizeof after);
+	for (int i = 0; i < got && n < max; i++)
+		if (!lookup(page[i]) && !cluster_bots_have(page[i]))
+			memcpy(ids[n++], page[i], STORE_ID_SIZE);
 	return n;
 }
 
 static int cl_claimed(const char *id)
 {
 	srv_table *t = lookup(id);
-	if (t)
+	if (t) {
 		tables_sync(t); /* what its last player did, then its bot moves */
-	return t && t->nlog > 0;
+		return t->nlog > 0;
+	}
+	/* a game nobody had in memory: it is loaded (its latest state) and
+	 * its bots or clock go on here */
+	t = tables_find(id);
+	if (!t || !tables_needs_owner(t)) {
+		cluster_bots_release(id);
+		return 0;
+	}
+	return t->nlog > 0;
 }
 
 /* Every bot lock was lost: a bot pausing before its move stops (one

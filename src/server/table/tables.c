@@ -14,10 +14,19 @@
  *  - t->log[i] is the log entry of t->game.turns[i]; t->nlog == nturns.
  *  - A table with a bot job (bot_state != 0), a storage job
  *    (pending_ops) or a client is never freed.
- *  - Unfinished tables stay in memory; finished and view tables leave it
- *    when nobody has watched them for a while and come back on demand.
- *    Lists of finished games therefore come from the store, never from
- *    memory (tables_finished).
+ *  - A table is in memory while it is needed here: a client of this
+ *    process is at it, it has a storage or bot job, this process plays its
+ *    bots or its time (tables_needs_owner: a PLAYING game with a bot seat,
+ *    a clock or a forfeited seat, and with PostgreSQL the table's bot lock
+ *    held here, cluster_bots_have), or it was asked for within
+ *    --idle-evict. Any other table leaves memory (evict, make_room) and
+ *    comes back when asked for (tables_find). Lists of games therefore
+ *    come from the store, never from memory (tables_list, tables_finished),
+ *    and --max-tables bounds what this process holds.
+ *  - At a start only the tables that need timers are loaded: with SQLite
+ *    (one process) the games tables_needs_owner names (store op
+ *    list_unowned); with PostgreSQL none, and the cluster poll (sync.c,
+ *    cl_bots_waiting) finds the ones nobody plays in the store.
  *  - Every seat has a colour of its own (t->seat[i].colour), fixed when the
  *    table is made.
  *  - An open table not started within cfg->open_expiry_s of its creation
@@ -34,6 +43,10 @@
 #include "tables_internal.h"
 
 #define NBUCKETS 8192
+/* ids read from the store at once when loading at the start */
+#define START_PAGE 256
+/* tables make_room frees at once (a walk of the list each time it runs) */
+#define MAKE_ROOM_BATCH 64
 
 const srv_config *cfg;
 store *db; /* the loop's reading handle; writes go to writer.c */
@@ -92,6 +105,8 @@ void free_table(srv_table *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	ntables--;
+	if (t->status != STORE_OPEN || t->expired || !t->stored)
+		open_forget(t->id); /* an open table stays counted for its maker */
 	cluster_bots_release(t->id); /* cluster hook: nobody here plays its bots now */
 	lws_sul_cancel(&t->bot_sul);
 	lws_sul_cancel(&t->roster_sul);
@@ -179,26 +194,68 @@ void storage_msg(char *msg, size_t size, const wjob *j, const char *what)
 	         what);
 }
 
-static int evictable(const srv_table *t)
+int tables_needs_owner(const srv_table *t)
 {
-	return (t->status == STORE_OVER || t->status == STORE_VIEW) && !t->conns && !t->bot_state &&
-	       !t->pending_ops;
+	if (t->status != STORE_PLAYING || t->expired || carc_game_over(&t->game))
+		return 0;
+	if (t->opts.clock.mode != OPT_CLOCK_NONE)
+		return 1;
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_BOT || t->seat[i].forfeited)
+			return 1;
+	return 0;
 }
 
-/* At the table limit: finished games nobody watches leave memory at once
- * (they stay in the store and come back when asked for). */
-void make_room(void)
+/* Nothing here needs the table: no client, no job, no move being stored,
+ * and no bot or clock this process plays (a bot table whose lock another
+ * process holds may go: that process plays it). */
+static int evictable(const srv_table *t)
 {
-	srv_table *t = all_head;
+	if (t->conns || t->bot_state || t->pending_ops || t->pm || t->expired)
+		return 0;
+	if (t->status == STORE_OVER || t->status == STORE_VIEW)
+		return 1;
+	return !tables_needs_owner(t) || (cluster_on() && !cluster_bots_have(t->id));
+}
+
+/* At the table limit: tables nobody here needs leave memory at once,
+ * finished ones first (they stay in the store and come back when asked
+ * for). Returns how many left. */
+int make_room(void)
+{
 	int freed = 0;
-	while (t && freed < 64) {
-		srv_table *next = t->next;
-		if (evictable(t)) {
-			free_table(t);
-			freed++;
+	for (int pass = 0; pass < 2 && freed < MAKE_ROOM_BATCH; pass++) {
+		srv_table *t = all_head;
+		while (t && freed < MAKE_ROOM_BATCH) {
+			srv_table *next = t->next;
+			if (evictable(t) && (pass || t->status >= STORE_OVER)) {
+				free_table(t);
+				freed++;
+			}
+			t = next;
 		}
-		t = next;
 	}
+	return freed;
+}
+
+/* Whether make_room would free anything. */
+static int room_possible(void)
+{
+	for (const srv_table *t = all_head; t; t = t->next)
+		if (evictable(t))
+			return 1;
+	return 0;
+}
+
+static lws_sorted_usec_list_t room_sul;
+
+/* After tables_find loaded past the limit: back under it, between two
+ * callbacks (no table pointer is held then). */
+static void room_timer(lws_sorted_usec_list_t *sul)
+{
+	(void)sul;
+	while (ntables > cfg->max_tables && make_room())
+		;
 }
 
 /* ---- expiry ------------------------------------------------------------------------------------ */
@@ -355,18 +412,25 @@ bad:
 	return 0;
 }
 
-static int load_active_one(void *ctx, const store_game *sg, const store_move *mv, int n)
+/* One process (SQLite): the games whose bots or clocks go on without a
+ * client are loaded at the start, a page of ids at a time; every other
+ * table is loaded when it is asked for. 0, or -1 with err. */
+static int load_unowned(int *count, char *err)
 {
-	int *count = ctx;
-	srv_table *t = NULL;
-	load_game(&t, sg, mv, n);
-	if (t) {
-		(*count)++;
-		if (t->status == STORE_PLAYING)
-			srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
-		bot_kick(t);
+	static char ids[START_PAGE][STORE_ID_SIZE];
+	char after[STORE_ID_SIZE] = "";
+	for (;;) {
+		int n = db->ops->list_unowned(db, after, START_PAGE, ids, err);
+		if (n < 0)
+			return -1;
+		for (int i = 0; i < n; i++) {
+			if (!lookup(ids[i]) && tables_find(ids[i]))
+				(*count)++;
+		}
+		if (n < START_PAGE)
+			return 0;
+		memcpy(after, ids[n - 1], sizeof after);
 	}
-	return 0;
 }
 
 srv_table *tables_find(const char *id)
@@ -378,8 +442,21 @@ srv_table *tables_find(const char *id)
 	if (t && !t->expired &&
 	    (t->cl_stale || (cluster_on() && !t->conns && t->status <= STORE_PLAYING)))
 		tables_sync(t);
+	if (t && !t->conns)
+		t->idle_since_us = srv_mono_us(); /* asked for: it stays a while */
 	if (t || !id[0] || strlen(id) >= STORE_ID_SIZE)
 		return t && !t->expired ? t : NULL;
+	if (ntables >= cfg->max_tables) {
+		/* the caller may hold other tables now: room is made once this
+		 * callback is over (room_timer), the limit passed meanwhile */
+		if (!room_possible()) {
+			srv_error("table=%s not loaded: this process holds %d tables (--max-tables) and "
+			          "each is needed here", id, ntables);
+			return NULL;
+		}
+		if (!timers_stopped)
+			lws_sul_schedule(lctx, 0, &room_sul, room_timer, 1);
+	}
 	char err[STORE_ERR_SIZE];
 	int64_t t0 = srv_mono_us();
 	int rc = db->ops->load_one(db, id, load_game, &t, err);
@@ -389,7 +466,12 @@ srv_table *tables_find(const char *id)
 	if (rc != 1 || !t)
 		return NULL;
 	expire_if_due(t, srv_now_ms()); /* an open table left in the store */
-	return t->expired ? NULL : t;
+	if (t->expired)
+		return NULL;
+	if (t->status == STORE_PLAYING) /* its game goes on in this process's memory */
+		srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
+	bot_kick(t); /* a bot or a clock due while nobody had it in memory */
+	return t;
 }
 
 void tables_metrics(int *by_status, int *pausing, int *thinking)
@@ -468,7 +550,7 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 		srv_error("%s", err);
 		return -1;
 	}
-	if (db->ops->load_active(db, load_active_one, &count, err)) {
+	if (!cluster_on() && load_unowned(&count, err)) {
 		srv_error("loading games: %s", err);
 		return -1;
 	}
@@ -479,8 +561,9 @@ int tables_start(const srv_config *c, store *st, struct lws_context *ctx)
 		return -1;
 	}
 	lim_uploads_init(uploads, bytes);
-	srv_event("loaded %d unfinished games from the store (%ld uploaded records, %lld bytes, "
-	          "are loaded when asked for)", count, uploads, (long long)bytes);
+	srv_event("loaded %d unfinished games with bots or clocks from the store (the others, and "
+	          "%ld uploaded records, %lld bytes, are loaded when asked for)", count, uploads,
+	          (long long)bytes);
 	/* open tables that expired while the server was down go now */
 	int64_t now_ms = srv_now_ms();
 	for (srv_table *t = all_head; t; t = t->next)
@@ -494,6 +577,7 @@ void tables_stop_timers(void)
 	timers_stopped = 1;
 	clock_stop_all();
 	lws_sul_cancel(&evict_sul);
+	lws_sul_cancel(&room_sul);
 	for (srv_table *t = all_head; t; t = t->next) {
 		clock_cancel(t);
 		lws_sul_cancel(&t->bot_sul);
@@ -505,6 +589,7 @@ void tables_stop(void)
 {
 	while (all_head)
 		free_table(all_head);
+	open_clear();
 	analysis_stop();
 	lim_stop();
 }

@@ -37,7 +37,10 @@ wjob *job_for(srv_table *t, wj_kind kind, void (*done)(wjob *), const srv_origin
 void origin_of(const wjob *j, srv_origin *o);
 void status_done(wjob *j);
 void storage_msg(char *msg, size_t size, const wjob *j, const char *what);
-void make_room(void);
+int make_room(void);
+/* A PLAYING game whose bots or clock move on without a client: a bot
+ * seat, a clock, or a forfeited seat (a bot plays it). */
+int tables_needs_owner(const srv_table *t);
 
 /* seats.c */
 int valid_name(const char *name);
@@ -65,6 +68,11 @@ void bot_retry(srv_table *t);
 /* views.c */
 void announce_table(srv_table *t);
 void announce_move(srv_table *t, const char *entry);
+
+/* create.c: the open tables this process made, by the address that made
+ * them (--max-open-tables), kept while they leave memory */
+void open_forget(const char *id);
+void open_clear(void);
 
 /* sync.c */
 void tables_sync(srv_table *t);

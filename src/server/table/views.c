@@ -242,25 +242,16 @@ char *tables_record_text(const srv_table *t)
 	return rec;
 }
 
-/* The lobby's order of tables in memory: newest first, by created time,
- * then by id. A cursor is "<created_ms>-<id>" of the last table of a page. */
-static int list_before(const srv_table *t, int64_t ms, const char *id)
-{
-	return t->created_ms < ms || (t->created_ms == ms && strcmp(t->id, id) < 0);
-}
-
-static int list_listed(const srv_table *t, int which)
-{
-	if (t->opts.private_ || t->expired)
-		return 0; /* a private table is reached by its id only (the invite) */
-	return which == 2 || (which == 0 && t->status == STORE_OPEN) ||
-	       (which == 1 && t->status == STORE_PLAYING);
-}
-
+/* The lobby's unfinished tables come from the store (memory holds only
+ * those needed here), newest first by created time, then id; a cursor is
+ * "<created_ms>-<id>" of the last table of a page. A table in memory is
+ * shown as it is here (who is online at this process); one that is not
+ * is loaded for its row (its clock, whose turn it is, its chat count are
+ * the loaded table's) and leaves memory again after --idle-evict. */
 json_t *tables_list(int which, const char *before, int limit, char *err, size_t errsize)
 {
 	int64_t ms = INT64_MAX;
-	char id[STORE_ID_SIZE] = "\x7f";
+	char id[STORE_ID_SIZE] = "";
 	if (before) {
 		char *end;
 		long long v = strtoll(before, &end, 10);
@@ -274,36 +265,44 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
 		ms = v;
 		memcpy(id, end + 1, n + 1);
 	}
-	/* the page: the `limit + 1` first tables after the cursor, kept sorted
-	 * newest first while every table is looked at once */
-	int cap = limit + 1, n = 0;
-	const srv_table **page = srv_xmalloc((size_t)cap * sizeof *page);
-	for (const srv_table *t = all_head; t; t = t->next) {
-		if (!list_listed(t, which) || !list_before(t, ms, id))
-			continue;
-		if (n == cap && !list_before(page[n - 1], t->created_ms, t->id))
-			continue; /* older than the whole page */
-		int k = n < cap ? n++ : n - 1;
-		while (k > 0 && list_before(page[k - 1], t->created_ms, t->id)) {
-			page[k] = page[k - 1];
-			k--;
-		}
-		page[k] = t;
+	/* an open table past its expiry is not listed (it is deleted when it
+	 * is next loaded) */
+	int64_t open_since = cfg->open_expiry_s > 0
+	                         ? srv_now_ms() - (int64_t)cfg->open_expiry_s * 1000 : INT64_MIN;
+	/* the page and one more (is there more?) */
+	int cap = limit + 1;
+	char (*ids)[STORE_ID_SIZE] = srv_xmalloc((size_t)cap * sizeof *ids);
+	int64_t *created = srv_xmalloc((size_t)cap * sizeof *created);
+	char e[STORE_ERR_SIZE];
+	int64_t t0 = srv_mono_us();
+	int n = db->ops->list_unfinished(db, which, ms, id, open_since, cap, ids, created, e);
+	metrics_store_read(srv_mono_us() - t0);
+	if (n < 0) {
+		/* the lobby shows what memory has then: nothing to list from */
+		srv_error("listing unfinished games: %s", e);
+		n = 0;
 	}
 	int more = n > limit;
 	if (more)
 		n = limit;
 	json_t *a = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(a, tables_info(page[i]));
+	for (int i = 0; i < n; i++) {
+		const srv_table *t = lookup(ids[i]);
+		if (!t)
+			t = tables_find(ids[i]);
+		if (!t || t->expired || t->opts.private_)
+			continue; /* cannot be loaded (logged), or gone meanwhile */
+		json_array_append_new(a, tables_info(t));
+	}
 	json_t *o = json_pack("{s:o, s:b}", "tables", a, "more", more);
 	if (more && n) {
+		/* the cursor is the store's last row of the page, listed or not */
 		char cur[64];
-		snprintf(cur, sizeof cur, "%lld-%s", (long long)page[n - 1]->created_ms,
-		         page[n - 1]->id);
+		snprintf(cur, sizeof cur, "%lld-%s", (long long)created[n - 1], ids[n - 1]);
 		json_object_set_new(o, "next_before", json_string(cur));
 	}
-	free(page);
+	free(ids);
+	free(created);
 	return o;
 }
 
@@ -418,7 +417,10 @@ int tables_seat_of_account(const srv_table *t, int64_t account)
 
 json_t *tables_my_game(const char *id, int seat)
 {
+	/* a game not in memory is loaded (whose turn, its deadline) */
 	const srv_table *t = lookup(id);
+	if (!t)
+		t = tables_find(id);
 	if (!t || t->expired || seat < 0 || seat >= t->nseats)
 		return NULL;
 	json_t *players = json_array();
