@@ -71,6 +71,9 @@ static void usage(FILE *f)
 	        "  --rate-logins N    logins and registrations an address may try a minute (10)\n"
 	        "  --auth-threads N   threads hashing passwords, 64 MiB each while hashing (1)\n"
 	        "  --auth-queue N     logins waiting for a hashing thread; more are refused (8)\n"
+	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
+	        "                     for a game to be rated (10; 0: none); games on a\n"
+	        "                     custom pile (\"tiles\") are never rated\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -291,6 +294,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 10000, &n))
 				return 2;
 			c.auth_queue = (int)n;
+		} else if (!strcmp(a, "--rated-min-moves")) {
+			if (num_arg(a, v, 0, 1000, &n))
+				return 2;
+			c.rated_min_moves = (int)n;
 		} else if (!strcmp(a, "--list-max")) {
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;

@@ -52,6 +52,8 @@
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
 #define SRV_MAX_TRUST_PROXY 16
+/* --rated-min-moves: own moves each seat plays before a game counts (ratings.h) */
+#define RATED_MIN_MOVES 10
 
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
@@ -104,6 +106,9 @@ typedef struct srv_config {
 	int rate_logins;       /* logins + registrations per address per minute (0: off) */
 	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
+	/* ratings (ratings.c, docs/server.md "Ratings") */
+	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
+	                        * played for a game to be rated; 0: no minimum */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */

@@ -290,6 +290,7 @@ void srv_config_default(srv_config *c)
 	c->rate_logins = 10;
 	c->auth_threads = 1;
 	c->auth_queue = 8;
+	c->rated_min_moves = RATED_MIN_MOVES;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;
