@@ -206,5 +206,35 @@ class RatingsTest(HostileCase):
         self.assertNotEqual(p["rating"], 1500)
 
 
+# ---- 4. rematches count against --max-open-tables -------------------------------------------
+
+
+class OpenTablesTest(HostileCase):
+    def test_rematches_are_open_tables_of_their_address(self):
+        """Before: with a cap of 3 one address held 7 open tables, all
+        rematches (each keeps the other player's seat: open until claimed)."""
+        srv = self.start(extra=["--max-open-tables", "3"])
+        finished = []
+        for _ in range(4):
+            c = srv.create(name="A", players=2, tiles={"E": 2})
+            tokens = {0: c["token"], 1: srv.join(c["id"], "B")["token"]}
+            self.play_out(srv, c["id"], tokens)
+            finished.append((c["id"], tokens[0]))
+        codes = []
+        for tid, tok in finished:
+            st, r, h = srv.post("/api/tables/%s/rematch" % tid, {"token": tok})
+            codes.append(st)
+            if st == 429:
+                self.assertEqual(r["error"]["code"], "rate_limited", r)
+                self.assertIn("--max-open-tables", r["error"]["message"])
+                self.assertGreater(int(h.get("retry-after", "0")), 0)
+        self.assertEqual(codes, [200, 200, 200, 429])
+        st, lst, _ = srv.get("/api/tables?status=open")
+        self.assertEqual(len(lst["tables"]), 3, lst)
+        # and a new table too, as before
+        st, r, _ = srv.post("/api/tables", {"name": "A", "players": 2})
+        self.assertEqual((st, r["error"]["code"]), (429, "rate_limited"))
+
+
 if __name__ == "__main__":
     unittest.main()
