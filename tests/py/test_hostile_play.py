@@ -206,6 +206,81 @@ class RatingsTest(HostileCase):
         self.assertNotEqual(p["rating"], 1500)
 
 
+# ---- 2. spectators have a chat budget of their own ------------------------------------------
+
+
+class SpectatorChatTest(HostileCase):
+    def flood(self, srv, conns=61, lines=5):
+        """A started two-player table with spectator_chat; `conns` spectator
+        connections from one address send `lines` lines each. Returns the
+        table, a player's WebSocket and the chat stored after the flood."""
+        c = srv.create(name="Alice", seats=[{}, {}], spectator_chat=True)
+        tid = c["id"]
+        srv.join(tid, "Bob")
+        socks = [self.ws(srv, tid) for _ in range(conns)]
+        for w in socks:
+            for _ in range(10):
+                if w.recv(timeout=10).get("type") == "state":
+                    break
+        for i in range(lines):
+            for k, w in enumerate(socks):
+                w.send({"type": "chat", "text": "spam %d %d" % (k, i), "name": "x"})
+        # until what is stored stops growing (bounded)
+        last = -1
+        for _ in range(50):
+            time.sleep(0.2)
+            n = len(self.stored(srv, tid))
+            if n == last:
+                break
+            last = n
+        pw = self.ws(srv, tid, c["token"])
+        for _ in range(10):
+            if pw.recv(timeout=10).get("type") == "state":
+                break
+        return tid, pw
+
+    def stored(self, srv, tid):
+        st, r, _ = srv.get("/api/tables/%s/chat" % tid)
+        self.assertEqual(st, 200, r)
+        return r["chat"]
+
+    def say(self, pw, text):
+        pw.send({"type": "chat", "text": text, "ref": 99})
+        for _ in range(400):
+            m = pw.recv(timeout=10)
+            if m.get("type") == "error" and m.get("ref") == 99:
+                return m
+            if m.get("type") == "chat" and m.get("text") == text:
+                return m
+        raise AssertionError("no answer to the player's line")
+
+    def test_one_address_of_many_spectators_is_one_rate(self):
+        """Before: 61 connections of one address stored 300 lines in 0.2 s
+        and the players got chat_full. Now one address is one rate at the
+        table (--chat-spectator-rate, --chat-burst in a row)."""
+        srv = self.start(extra=["--chat-max", "100", "--max-conns-per-addr", "80"])
+        tid, pw = self.flood(srv)
+        spect = [m for m in self.stored(srv, tid) if m["seat"] is None]
+        self.assertLessEqual(len(spect), 5 + 1, len(spect))  # the burst (+1 refilled)
+        m = self.say(pw, "can I still talk?")
+        self.assertEqual(m.get("type"), "chat", m)
+
+    def test_spectators_fill_only_their_share(self):
+        """Without the rate, spectators stop at --chat-spectator-share of
+        --chat-max (chat_full); the players still write."""
+        srv = self.start(extra=["--chat-max", "40", "--chat-spectator-share", "50",
+                                "--chat-spectator-rate", "0", "--chat-rate", "0",
+                                "--max-conns-per-addr", "80"])
+        tid, pw = self.flood(srv, conns=30, lines=2)
+        spect = [m for m in self.stored(srv, tid) if m["seat"] is None]
+        self.assertEqual(len(spect), 20)
+        for i in range(20):
+            m = self.say(pw, "player line %d" % i)
+            self.assertEqual(m.get("type"), "chat", m)
+        m = self.say(pw, "one too many")
+        self.assertEqual(m.get("code"), "chat_full", m)
+
+
 # ---- 4. rematches count against --max-open-tables -------------------------------------------
 
 

@@ -114,6 +114,9 @@ typedef struct srv_config {
 	int chat_burst;        /* chat lines in a row before the rate applies */
 	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
 	int chat_len;          /* characters (Unicode code points) of one chat line */
+	int chat_spectator_share; /* percent of chat_max that spectators' lines may fill */
+	int chat_spectator_rate;  /* spectators' lines a minute per address at one table,
+	                           * across its connections */
 	/* analyses of finished games (analysis.c), computed in the bot pool */
 	const char *analysis_bot; /* bot spec choosing the best move; NULL: mcts:time=<analysis_time> */
 	double analysis_time;  /* seconds one move of an analysis may take */

@@ -295,6 +295,8 @@ void srv_config_default(srv_config *c)
 	c->chat_burst = 5;
 	c->chat_max = 300;
 	c->chat_len = 300;
+	c->chat_spectator_share = 50;
+	c->chat_spectator_rate = 10;
 	c->analysis_bot = NULL;
 	c->analysis_time = 0.05;
 	c->analysis_max_time = 30;
