@@ -281,6 +281,55 @@ class SpectatorChatTest(HostileCase):
         self.assertEqual(m.get("code"), "chat_full", m)
 
 
+# ---- 3. names that pass for other names ------------------------------------------------------
+
+
+BAD = ["\u202eevil", "line\u2028two", "nel\u0085x", "zero\u200bwidth", "\ufeffbom",
+       "iso\u2066late", "wj\u2060x", "soft\u00adhyphen"]
+
+
+class NamesTest(HostileCase):
+    def test_seat_names_refuse_format_and_separator_characters(self):
+        srv = self.start()
+        for bad in BAD:
+            st, r, _ = srv.post("/api/tables", {"name": bad, "players": 2})
+            self.assertEqual((st, r["error"]["code"]), (400, "malformed"), repr(bad))
+            c = srv.create(name="Host", players=2)
+            st, r, _ = srv.post("/api/tables/%s/join" % c["id"], {"name": bad})
+            self.assertEqual((st, r["error"]["code"]), (400, "malformed"), repr(bad))
+        # what is allowed stays allowed: accents, CJK, emoji, inner spaces
+        c = srv.create(name="Björn 北 \U0001F600", players=2)
+        self.assertEqual(srv.join(c["id"], "Zoë")["table"]["seats"][1]["name"], "Zoë")
+
+    def test_spectator_names_refuse_them_too(self):
+        srv = self.start()
+        c = srv.create(name="Host", seats=[{}, {}], spectator_chat=True)
+        srv.join(c["id"], "Guest")
+        w = self.ws(srv, c["id"])
+        for bad in BAD:
+            w.send({"type": "chat", "text": "hi", "name": bad, "ref": 5})
+            for _ in range(20):
+                m = w.recv(timeout=10)
+                if m.get("ref") == 5:
+                    break
+            self.assertEqual((m["type"], m.get("code")), ("error", "malformed"), repr(bad))
+
+    def test_a_guest_cannot_take_an_accounts_name_at_its_table(self):
+        srv = self.start()
+        a = Client(srv)
+        a.register("Alice01")
+        st, t, _ = a.call("POST", "/api/tables", {"name": "x", "players": 3})
+        self.assertEqual(st, 201, t)
+        for name in ("Alice01", "alice01", "ALICE01"):
+            st, r, _ = srv.post("/api/tables/%s/join" % t["id"], {"name": name})
+            self.assertEqual((st, r["error"]["code"]), (409, "name_taken"), r)
+            self.assertIn("account", r["error"]["message"])
+        j = srv.join(t["id"], "Alice02")
+        seats = j["table"]["seats"]
+        self.assertIs(seats[0].get("account"), True)
+        self.assertNotIn("account", seats[1])
+
+
 # ---- 4. rematches count against --max-open-tables -------------------------------------------
 
 

@@ -409,11 +409,10 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const char *addr, c
 		snprintf(name, sizeof name, "%s", t->seat[seat].name);
 	} else {
 		const char *ns = json_string_value(jn);
-		int ok = !jn || json_is_null(jn) || (ns && ns[0] && strlen(ns) <= 40);
-		for (const unsigned char *p = (const unsigned char *)ns; ok && ns && *p; p++)
-			ok = *p >= 32 && *p != 127;
+		int ok = !jn || json_is_null(jn) || (ns && tables_name_ok(ns, 40));
 		if (!ok) {
-			snprintf(err, errsize, "name must be a name of 1 to 40 characters");
+			snprintf(err, errsize, "name must be a name of 1 to 40 bytes without control, "
+			         "format or line-separator characters");
 			return SE_MALFORMED;
 		}
 		snprintf(name, sizeof name, "%s", ns ? ns : "");
