@@ -84,11 +84,19 @@ static void usage(FILE *f)
 	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
 	        "                     but those it logged in from before (10; 0: off)\n"
 	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
+	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
+	        "                     for a game to be rated (10; 0: none); games on a\n"
+	        "                     custom pile (\"tiles\") are never rated\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
 	        "  --chat-max N       chat lines stored per game; more are refused (300)\n"
 	        "  --chat-len N       characters of one chat line, 1..2000 (300)\n"
+	        "  --chat-spectator-share P  percent of --chat-max that spectators' lines may\n"
+	        "                     fill (50; 0..100); then they get chat_full, the players\n"
+	        "                     keep the rest\n"
+	        "  --chat-spectator-rate N  spectators' lines a minute from one address at one\n"
+	        "                     table, all its connections together (10; 0: off)\n"
 	        "analyses of finished games (docs/server.md, \"Analyses\"), in the bot pool:\n"
 	        "  --analysis-bot SPEC  the bot that finds the best move (default\n"
 	        "                     mcts:time=<--analysis-time>)\n"
@@ -325,6 +333,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_players = (int)n;
+		} else if (!strcmp(a, "--rated-min-moves")) {
+			if (num_arg(a, v, 0, 1000, &n))
+				return 2;
+			c.rated_min_moves = (int)n;
 		} else if (!strcmp(a, "--list-max")) {
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;
@@ -345,6 +357,14 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 100000, &n))
 				return 2;
 			c.chat_max = (int)n;
+		} else if (!strcmp(a, "--chat-spectator-share")) {
+			if (num_arg(a, v, 0, 100, &n))
+				return 2;
+			c.chat_spectator_share = (int)n;
+		} else if (!strcmp(a, "--chat-spectator-rate")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.chat_spectator_rate = (int)n;
 		} else if (!strcmp(a, "--chat-len")) {
 			if (num_arg(a, v, 1, 2000, &n))
 				return 2;

@@ -484,7 +484,7 @@ export class GameView {
       h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
         <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
         ${badge(this.colors[i], 20)}
-        <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}
+        <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
           <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}"></span></span>
         <span class="score" data-testid="score-${i}">${scores[i] ?? 0}</span>
         <span class="figs">${figHtml}${gd}</span>

@@ -952,7 +952,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			ws_error(c, e, err, ref);
 	} else if (!strcmp(type, "chat")) {
 		int cw;
-		srv_err e = chat_say(t, &c->cl, c->serial, o, err, sizeof err, &cw);
+		srv_err e = chat_say(t, &c->cl, c->serial, c->addr, o, err, sizeof err, &cw);
 		if (e != SE_PENDING)
 			ws_error_wait(c, e, err, ref, cw);
 	} else if (!strcmp(type, "rematch")) {

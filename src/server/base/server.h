@@ -52,6 +52,8 @@
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
 #define SRV_MAX_TRUST_PROXY 16
+/* --rated-min-moves: own moves each seat plays before a game counts (ratings.h) */
+#define RATED_MIN_MOVES 10
 
 typedef struct srv_config {
 	const char *host;      /* address to listen on, default 127.0.0.1 */
@@ -109,11 +111,17 @@ typedef struct srv_config {
 	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
+	/* ratings (ratings.c, docs/server.md "Ratings") */
+	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
+	                        * played for a game to be rated; 0: no minimum */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */
 	int chat_max;          /* chat lines stored per game (then refused: chat_full) */
 	int chat_len;          /* characters (Unicode code points) of one chat line */
+	int chat_spectator_share; /* percent of chat_max that spectators' lines may fill */
+	int chat_spectator_rate;  /* spectators' lines a minute per address at one table,
+	                           * across its connections */
 	/* analyses of finished games (analysis.c), computed in the bot pool */
 	const char *analysis_bot; /* bot spec choosing the best move; NULL: mcts:time=<analysis_time> */
 	double analysis_time;  /* seconds one move of an analysis may take */

@@ -294,10 +294,13 @@ void srv_config_default(srv_config *c)
 	c->auth_queue_per_addr = 2;
 	c->rate_login_fails = 10;
 	c->rate_players = 30;
+	c->rated_min_moves = RATED_MIN_MOVES;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;
 	c->chat_len = 300;
+	c->chat_spectator_share = 50;
+	c->chat_spectator_rate = 10;
 	c->analysis_bot = NULL;
 	c->analysis_time = 0.05;
 	c->analysis_max_time = 30;

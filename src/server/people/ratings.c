@@ -53,12 +53,22 @@ int ratings_bot(const char *spec, double *rating)
 	return 0;
 }
 
-int ratings_prepare(store_result *r, const rt_seat *seats, int n)
+const char *ratings_why_name(rt_why w)
+{
+	static const char *const names[] = {"rated", "custom_pile", "few_moves", "guest",
+	                                    "bot_unrated", "no_account"};
+	return w <= RT_NO_ACCOUNT ? names[w] : "?";
+}
+
+rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int standard_pile,
+                       int min_moves)
 {
 	r->nrated = 0;
 	r->rate = NULL;
 	if (n < 2 || n > STORE_MAX_RATED)
-		return 0;
+		return RT_NO_ACCOUNT;
+	if (!standard_pile)
+		return RT_CUSTOM_PILE;
 	int accounts = 0;
 	for (int i = 0; i < n; i++) {
 		store_rating *x = &r->rated[i];
@@ -68,26 +78,30 @@ int ratings_prepare(store_result *r, const rt_seat *seats, int n)
 		x->forfeited = seats[i].forfeited;
 		if (seats[i].kind == STORE_SEAT_HUMAN) {
 			if (!seats[i].account)
-				return 0; /* a guest: unrated */
+				return RT_GUEST;
 			for (int j = 0; j < i; j++)
 				if (seats[j].kind == STORE_SEAT_HUMAN && seats[j].account == seats[i].account)
-					return 0; /* one account on two seats */
+					return RT_GUEST; /* one account on two seats */
 			x->account = seats[i].account;
 			accounts++;
 		} else if (seats[i].kind == STORE_SEAT_BOT) {
 			if (!ratings_bot(seats[i].spec, &x->rating))
-				return 0;
+				return RT_BOT_UNRATED;
 			x->rd = RATING_BOT_RD;
 			x->vol = RATING_VOL_START;
 		} else {
-			return 0;
+			return RT_NO_ACCOUNT;
 		}
 	}
 	if (!accounts)
-		return 0;
+		return RT_NO_ACCOUNT;
+	/* after the rest, so that a guest's game says "guest" */
+	for (int i = 0; i < n; i++)
+		if (seats[i].own_moves < min_moves)
+			return RT_FEW_MOVES;
 	r->nrated = n;
 	r->rate = ratings_update;
-	return 1;
+	return RT_RATED;
 }
 
 double ratings_pair(const store_rating *a, const store_rating *b)

@@ -2,8 +2,14 @@
  * ratings.h - Glicko-2 ratings of accounts (docs/server.md, "Ratings").
  *
  * One rating per account for every number of players. A finished game is
- * rated when every human seat belongs to an account (no account twice)
- * and every bot plays a spec with a fixed rating (ratings_bot); a game of
+ * rated only when it is a real game: it was played on the rule set's
+ * standard pile (no "tiles" option), every seat played at least
+ * --rated-min-moves of its own moves (a seat's moves made by the takeover
+ * bot, after timeouts or when it was given up, are not its own; a seat
+ * under the minimum leaves the whole game unrated, for every seat, so
+ * that nobody gains from a partner who resigns or sits idle), every human
+ * seat belongs to an account (no account twice) and every bot plays a
+ * spec with a fixed rating (ratings_bot); a game of
  * n seats counts as the n(n-1)/2 two-player results between its seats
  * (more points wins, equal points is a draw, a forfeited seat loses to
  * every seat that did not forfeit), and each account's results of one
@@ -38,11 +44,26 @@ typedef struct rt_seat {
 	const char *spec;    /* bots */
 	int points;
 	int forfeited;
+	int own_moves;       /* moves the seat made itself (a bot seat: all of its) */
 } rt_seat;
 
+/* Why ratings_prepare left a game unrated (RT_RATED: it did not). */
+typedef enum rt_why {
+	RT_RATED,
+	RT_CUSTOM_PILE,      /* not the rule set's standard pile */
+	RT_FEW_MOVES,        /* a seat played fewer than min_moves of its own */
+	RT_GUEST,            /* a human seat without an account, or one account twice */
+	RT_BOT_UNRATED,      /* a bot spec without a fixed rating */
+	RT_NO_ACCOUNT,       /* no seat with an account, or not 2..STORE_MAX_RATED seats */
+} rt_why;
+
 /* Fills r->rated, r->nrated and r->rate when the game is rated (returns
- * 1), else leaves r unrated (nrated 0) and returns 0. */
-int ratings_prepare(store_result *r, const rt_seat *seats, int n);
+ * RT_RATED, 0), else leaves r unrated (nrated 0) and returns why.
+ * standard_pile: the game used the rule set's own pile; min_moves: the
+ * own moves every seat needs (0: none). */
+rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int standard_pile,
+                       int min_moves);
+const char *ratings_why_name(rt_why w);
 
 /* The result of seat i against seat j: 1, 0.5 or 0. */
 double ratings_pair(const store_rating *a, const store_rating *b);

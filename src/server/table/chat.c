@@ -18,6 +18,7 @@
 
 #include "chat.h"
 #include "outbox.h"
+#include "ratelimit.h"
 #include "writer.h"
 
 static const srv_config *cfg;
@@ -38,6 +39,7 @@ chat_table *chat_of(srv_table *t)
 		t->chat = srv_xcalloc(1, sizeof *t->chat);
 		t->chat->next_n = -1;
 		t->chat->shown_n = -1;
+		t->chat->spect_n = -1;
 	}
 	return t->chat;
 }
@@ -236,9 +238,74 @@ static int shown_from(srv_table *t)
 	return ct->shown_n;
 }
 
+/* Counts the spectators' lines from line ct->spect_upto on. */
+static void count_spect(chat_table *ct, const store_chat *m)
+{
+	if (ct->spect_n < 0 || m->n < ct->spect_upto)
+		return;
+	if (m->seat < 0)
+		ct->spect_n++;
+	ct->spect_upto = m->n + 1;
+}
+
+static int count_spect_line(void *ctx, const store_chat *m)
+{
+	count_spect(ctx, m);
+	return 0;
+}
+
+/* The spectators' lines stored: read from the store the first time a
+ * spectator writes (-1 on a read error), then counted as lines are shown. */
+static int spect_lines(srv_table *t)
+{
+	chat_table *ct = chat_of(t);
+	if (ct->spect_n < 0) {
+		char e[STORE_ERR_SIZE];
+		ct->spect_n = 0;
+		ct->spect_upto = 0;
+		if (db->ops->list_chat(db, t->id, 0, cfg->chat_max, count_spect_line, ct, e) < 0) {
+			srv_error("table=%s reading its chat: %s", t->id, e);
+			ct->spect_n = -1;
+		}
+	}
+	return ct->spect_n;
+}
+
+/* The spectators' bucket of address key `key` at this table: an entry
+ * of its own, or the place of the one that wrote longest ago. */
+static int spect_take(chat_table *ct, const char *key, int64_t now_us)
+{
+	if (cfg->chat_spectator_rate <= 0)
+		return 0;
+	int k = 0;
+	for (int i = 0; i < CHAT_SPECT_ADDRS; i++) {
+		if (!strcmp(ct->spect_rate[i].key, key)) {
+			k = i;
+			goto found;
+		}
+		if (ct->spect_rate[i].at_us < ct->spect_rate[k].at_us)
+			k = i;
+	}
+	snprintf(ct->spect_rate[k].key, sizeof ct->spect_rate[k].key, "%s", key);
+	ct->spect_rate[k].at_us = 0;
+found:;
+	double burst = cfg->chat_burst, per_us = cfg->chat_spectator_rate / 60e6;
+	double *tokens = &ct->spect_rate[k].tokens;
+	int64_t *at = &ct->spect_rate[k].at_us;
+	*tokens = !*at ? burst : fmin(burst, *tokens + (double)(now_us - *at) * per_us);
+	*at = now_us;
+	if (*tokens >= 1) {
+		*tokens -= 1;
+		return 0;
+	}
+	int wait = (int)ceil((1 - *tokens) / per_us / 1e6);
+	return wait < 1 ? 1 : wait;
+}
+
 static void show(srv_table *t, const store_chat *m)
 {
 	chat_table *ct = chat_of(t);
+	count_spect(ct, m);
 	ct->shown_n = m->n + 1;
 	if (ct->next_n < ct->shown_n)
 		ct->next_n = ct->shown_n;
@@ -284,6 +351,8 @@ static void said(wjob *j)
 	srv_table *t = j->tag;
 	tables_job_done(t);
 	chat_table *ct = chat_of(t);
+	if (j->chat.seat < 0 && ct->spect_pending > 0)
+		ct->spect_pending--; /* counted in spect_n once shown */
 	if (j->failed) {
 		if (ct->next_n > 0)
 			ct->next_n--; /* it was counted for the cap */
@@ -302,7 +371,8 @@ static void said(wjob *j)
 	/* else: sent already (a catch-up read it) */
 }
 
-srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, char *err,
+srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const char *addr, const json_t *msg,
+                 char *err,
                  size_t errsize, int *wait_s)
 {
 	*wait_s = 0;
@@ -339,11 +409,10 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, 
 		snprintf(name, sizeof name, "%s", t->seat[seat].name);
 	} else {
 		const char *ns = json_string_value(jn);
-		int ok = !jn || json_is_null(jn) || (ns && ns[0] && strlen(ns) <= 40);
-		for (const unsigned char *p = (const unsigned char *)ns; ok && ns && *p; p++)
-			ok = *p >= 32 && *p != 127;
+		int ok = !jn || json_is_null(jn) || (ns && tables_name_ok(ns, 40));
 		if (!ok) {
-			snprintf(err, errsize, "name must be a name of 1 to 40 characters");
+			snprintf(err, errsize, "name must be a name of 1 to 40 bytes without control, "
+			         "format or line-separator characters");
 			return SE_MALFORMED;
 		}
 		snprintf(name, sizeof name, "%s", ns ? ns : "");
@@ -362,8 +431,36 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, 
 		         "(--chat-max)", cfg->chat_max);
 		return SE_CHAT_FULL;
 	}
+	int spect_max = (int)((int64_t)cfg->chat_max * cfg->chat_spectator_share / 100);
+	if (seat < 0) {
+		int sn = spect_lines(t);
+		if (sn < 0) {
+			snprintf(err, errsize, "the game database is unavailable: %s",
+			         store_fault_text(db->ops->last_fault(db)));
+			return SE_STORAGE;
+		}
+		if (sn + ct->spect_pending >= spect_max) {
+			snprintf(err, errsize, "spectators have written %d chat lines here, the most they "
+			         "may (--chat-spectator-share %d%% of --chat-max %d); the players may still "
+			         "write", sn + ct->spect_pending, cfg->chat_spectator_share, cfg->chat_max);
+			return SE_CHAT_FULL;
+		}
+	}
 	int64_t now = srv_mono_us();
-	int w = bucket_take(&c->chat_tokens, &c->chat_us, now);
+	int w = 0;
+	if (seat < 0) {
+		char key[LIM_KEY_SIZE];
+		lim_key(addr ? addr : "", key);
+		w = spect_take(ct, key, now);
+		if (w) {
+			*wait_s = w;
+			snprintf(err, errsize, "too many spectators' chat lines from this address: at most "
+			         "%d a minute (--chat-spectator-rate), %d in a row", cfg->chat_spectator_rate,
+			         cfg->chat_burst);
+			return SE_RATE_LIMITED;
+		}
+	}
+	w = bucket_take(&c->chat_tokens, &c->chat_us, now);
 	if (!w && seat >= 0) {
 		w = bucket_take(&ct->seat_tokens[seat], &ct->seat_us[seat], now);
 		if (w)
@@ -379,6 +476,8 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, 
 	j->origin = conn;
 	j->ref = json_incref(json_object_get(msg, "ref"));
 	ct->next_n++; /* the store gives the line its number */
+	if (seat < 0)
+		ct->spect_pending++;
 	j->chat.n = -1;
 	j->chat.seat = seat;
 	snprintf(j->chat.name, sizeof j->chat.name, "%s", name);

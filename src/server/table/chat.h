@@ -9,7 +9,11 @@
  * with the option "spectator_chat" (default off); everyone at the table
  * reads. Each line costs the address's request budget (api.c) and one of
  * the connection's and the seat's own chat allowance (--chat-rate,
- * --chat-burst). A game keeps at most cfg->chat_max lines.
+ * --chat-burst). A game keeps at most cfg->chat_max lines; spectators'
+ * lines have a budget of their own so that the players can always write:
+ * at most --chat-spectator-share percent of chat_max, and
+ * --chat-spectator-rate lines a minute per address at one table, however
+ * many connections it opens.
  *
  * A line is stored (writer.c) before it is sent to the table, like a
  * move; it is numbered per game (n = 0, 1, ...) and listed with
@@ -25,6 +29,10 @@
 
 /* The state of a table kept by chat.c and rematch.c (owned by the table,
  * made when first needed, freed with it). */
+/* Addresses whose spectators' rate one table remembers; one more takes
+ * the place of the one that wrote longest ago (its bucket is the fullest) */
+#define CHAT_SPECT_ADDRS 16
+
 typedef struct chat_table {
 	int next_n;                        /* lines stored or being stored (the cap's
 	                                    * count); -1: not read yet */
@@ -32,6 +40,16 @@ typedef struct chat_table {
 	                                    * clients, in order; -1: not read yet */
 	double seat_tokens[CARC_MAX_PLAYERS];
 	int64_t seat_us[CARC_MAX_PLAYERS];
+	/* spectators' own budget: their stored lines (spect_n, counted up to
+	 * line spect_upto; -1: not read yet) and those being stored, against
+	 * --chat-spectator-share of --chat-max, and a bucket per address
+	 * (--chat-spectator-rate) over all of its connections */
+	int spect_n, spect_upto, spect_pending;
+	struct {
+		char key[LIM_KEY_SIZE];        /* "": free */
+		double tokens;
+		int64_t at_us;
+	} spect_rate[CHAT_SPECT_ADDRS];
 	/* rematch.c: the rematch of a finished game (""), read from the store once */
 	char rematch[STORE_ID_SIZE];
 	int rematch_known;
@@ -87,8 +105,10 @@ const char *chat_phrases(void);
 /* A "chat" message from client c at table t, on the connection with
  * serial `conn`. SE_PENDING (the line is sent to the table once stored; an
  * error after that goes to that connection alone), or an error with
- * nothing changed; *wait_s is set for SE_RATE_LIMITED. */
-srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const json_t *msg, char *err,
+ * nothing changed; *wait_s is set for SE_RATE_LIMITED. addr: the client's
+ * address (a spectator's rate is kept per address). */
+srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const char *addr, const json_t *msg,
+                 char *err,
                  size_t errsize, int *wait_s);
 /* The table's chat lines, oldest first: {"chat": [...], "spectator_chat":
  * bool, "max": n, "len": n, "phrases": [...]}. NULL with *code and err set

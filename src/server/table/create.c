@@ -178,6 +178,19 @@ int tables_open_of(const char *owner, int64_t *oldest_ms)
 	return n;
 }
 
+int tables_open_full(const char *owner, char *err, size_t errsize)
+{
+	int64_t oldest;
+	int open = tables_open_of(owner, &oldest);
+	if (cfg->max_open_tables <= 0 || open < cfg->max_open_tables)
+		return 0;
+	/* until the oldest expires, unless it starts before */
+	int64_t left = (int64_t)cfg->open_expiry_s * 1000 - (srv_now_ms() - oldest);
+	snprintf(err, errsize, "this address has %d open tables, the most it may have "
+	         "(--max-open-tables); one of them must start or expire first", open);
+	return cfg->open_expiry_s > 0 && left > 0 ? (int)((left + 999) / 1000) : 60;
+}
+
 srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
                          const srv_origin *origin, srv_err *code, char *err, size_t errsize)
 {

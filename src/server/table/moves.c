@@ -5,6 +5,7 @@
  * end of a game (rate_hook) and answer. tables_resign ends a game or hands
  * the seat to a bot, the same way.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,18 +81,53 @@ void move_done(wjob *j)
 	bot_kick(t);
 }
 
+/* ---- the takeover bot's moves ----------------------------------------------------------------- */
+
+/* A human seat's move that the takeover bot made (a timeout, a seat given
+ * up) carries "takeover": true as the last key of its log entry. The entry
+ * is stored with the move, so the mark is what the table rebuilds from
+ * the store (tables.c's load, sync.c) and what the ratings count: a seat's
+ * own moves are its moves without the mark. */
+#define TAKEOVER_KEY "\"takeover\":true"
+
+int takeover_marked(const char *entry) { return entry && strstr(entry, TAKEOVER_KEY) != NULL; }
+
+/* entry (malloc'd, a JSON object) with the mark added; entry is freed and
+ * the caller owns the result. */
+char *takeover_mark(char *entry)
+{
+	size_t n = strlen(entry);
+	assert(n >= 2 && entry[n - 1] == '}');
+	char *s = srv_xrealloc(entry, n + sizeof TAKEOVER_KEY + 1);
+	snprintf(s + n - 1, sizeof TAKEOVER_KEY + 2, "," TAKEOVER_KEY "}");
+	return s;
+}
+
 /* Accounts: a finished game is rated in the transaction of its result
  * when ratings_prepare says so (ratings.h): after its last move, or when a
- * resignation ends it (`resigner`, -1: none, counts as forfeited). */
-static void rate_hook(const srv_table *t, const carc_game *g, int resigner, store_result *r)
+ * resignation ends it (`resigner`, -1: none, counts as forfeited). The
+ * seats' own moves are counted from the log (t->log, the marks above) and
+ * the move being stored (`last`, NULL: none; `last_takeover`: its mark). */
+static void rate_hook(const srv_table *t, const carc_game *g, int resigner, const store_move *last,
+                      int last_takeover, store_result *r)
 {
 	int sc[CARC_MAX_PLAYERS];
 	carc_game_scores(g, sc);
+	int own[CARC_MAX_PLAYERS] = {0};
+	for (int i = 0; i < t->nlog; i++)
+		if (!takeover_marked(t->log[i]))
+			own[t->game.turns[i].player]++;
+	if (last && !last_takeover)
+		own[last->player]++;
 	rt_seat rs[CARC_MAX_PLAYERS];
 	for (int i = 0; i < t->nseats; i++)
 		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
-		                  t->seat[i].forfeited || i == resigner};
-	ratings_prepare(r, rs, t->nseats);
+		                  t->seat[i].forfeited || i == resigner, own[i]};
+	rt_why why = ratings_prepare(r, rs, t->nseats, !t->opts.has_pile, cfg->rated_min_moves);
+	if (why != RT_RATED && why != RT_GUEST && why != RT_NO_ACCOUNT)
+		srv_event("table=%s event=unrated why=%s own_moves=%d,%d,%d,%d,%d,%d min=%d", t->id,
+		          ratings_why_name(why), own[0], own[1], own[2], own[3], own[4], own[5],
+		          cfg->rated_min_moves);
 }
 
 /* Checks m for the player to move with the engine and hands the move to the
@@ -128,9 +164,11 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 		if (!ev.ev[i].final)
 			pm->points += ev.ev[i].points[player];
 	wjob *j = job_for(t, WJ_MOVE, move_done, o);
+	int takeover = bot && t->seat[player].kind == STORE_SEAT_HUMAN;
+	char *entry = gj_log_entry(&t->game, &pm->next, pm->turn, &ev);
 	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
 	                       .tile = pm->next.turns[pm->turn].type,
-	                       .entry = gj_log_entry(&t->game, &pm->next, pm->turn, &ev),
+	                       .entry = takeover ? takeover_mark(entry) : entry,
 	                       .at_ms = srv_now_ms()};
 	if (carc_game_over(&pm->next)) {
 		srv_sb a;
@@ -145,7 +183,7 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 		j->result.winners = sb_take(&a);
 		j->result.at_ms = j->move.at_ms;
 		j->has_result = 1;
-		rate_hook(t, &pm->next, -1, &j->result);
+		rate_hook(t, &pm->next, -1, &j->move, takeover, &j->result);
 	}
 	t->pm = pm;
 	writer_submit(j);
@@ -276,7 +314,7 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 		j->result.winners = sb_take(&a);
 		j->result.at_ms = srv_now_ms();
 		j->has_result = 1;
-		rate_hook(t, &t->game, seat, &j->result);
+		rate_hook(t, &t->game, seat, NULL, 0, &j->result);
 	}
 	writer_submit(j);
 	return SE_PENDING;

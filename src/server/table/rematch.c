@@ -216,7 +216,13 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 		ct->rematch[0] = 0; /* an open rematch that expired: a new one may be made */
 	}
 	char lerr[256];
-	int w = lim_take(addr, LIM_TABLES, lerr, sizeof lerr);
+	char owner[LIM_KEY_SIZE];
+	lim_key(addr, owner);
+	/* a rematch is an open table of its maker's address like any other
+	 * (issue 21: rematches held 7 open tables past a cap of 3) */
+	int w = tables_open_full(owner, lerr, sizeof lerr);
+	if (!w)
+		w = lim_take(addr, LIM_TABLES, lerr, sizeof lerr);
 	if (w) {
 		*wait_s = w;
 		snprintf(err, errsize, "%s", lerr);
@@ -247,8 +253,6 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 	char tok[STORE_TOKEN_SIZE];
 	srv_random_hex(tok, 16);
 	srv_token_hash(tok, seats[mine].token_hash);
-	char owner[LIM_KEY_SIZE];
-	lim_key(addr, owner);
 	srv_err code;
 	srv_table *nt = tables_new(&opts, seats, owner, &code, err, errsize);
 	if (!nt) {

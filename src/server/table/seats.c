@@ -25,15 +25,65 @@ int tables_seat_of(const srv_table *t, const char *token)
 
 /* ---- seats --------------------------------------------------------------------------------- */
 
-int valid_name(const char *name)
+/* Code points a name may not hold: controls (C0, DEL, C1 with U+0085)
+ * and the format and separator characters that make a name read as
+ * another one or break the line it is shown on (issue 21): the soft
+ * hyphen, U+061C, U+180E, zero-width characters U+200B-U+200F, line and
+ * paragraph separators and bidirectional embeddings and overrides
+ * U+2028-U+202E, U+2060-U+206F (word joiner, invisible operators,
+ * isolates), the BOM U+FEFF, interlinear annotations U+FFF9-U+FFFB and the
+ * tag characters U+E0000-U+E007F: every Cf character below U+10000 and
+ * the tags, without a Unicode table. */
+static int name_refused_cp(unsigned c)
+{
+	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
+	       (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
+	       (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
+	       (c >= 0xE0000 && c <= 0xE007F) || (c >= 0x600 && c <= 0x605) || c == 0x6DD ||
+	       c == 0x70F || c == 0x8E2 || c == 0x110BD || c == 0x110CD ||
+	       (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A);
+}
+
+int tables_name_ok(const char *name, size_t max_bytes)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n >= STORE_NAME_SIZE)
+	if (n == 0 || n > max_bytes)
 		return 0;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if (*p < 32 || *p == 127)
+	for (const unsigned char *p = (const unsigned char *)name; *p;) {
+		unsigned c = *p;
+		int k = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
+		        : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+		if (!k)
+			return 0; /* not UTF-8 */
+		c &= k == 1 ? 0x7F : 0x3F >> (k - 1);
+		for (int i = 1; i < k; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return 0;
+			c = (c << 6) | (p[i] & 0x3F);
+		}
+		if (name_refused_cp(c))
 			return 0;
+		p += k;
+	}
 	return 1;
+}
+
+int valid_name(const char *name) { return tables_name_ok(name, STORE_NAME_SIZE - 1); }
+
+/* ASCII letters without case, the rest as it is: names that read the same
+ * in the seat list. */
+static int same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (unsigned char)(y - 'A' + 'a');
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
 }
 
 int tables_seat_reserved(const srv_seat *s)
@@ -112,9 +162,18 @@ srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int
 		return t->status == STORE_VIEW ? SE_READ_ONLY : SE_TABLE_FULL;
 	}
 	if (!name || !valid_name(name)) {
-		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
+		snprintf(err, errsize, "a name of 1 to %d bytes without control, format or "
+		         "line-separator characters (bidirectional overrides, zero-width characters, "
+		         "U+2028, U+0085, BOM) is needed", STORE_NAME_SIZE - 1);
 		return SE_MALFORMED;
 	}
+	for (int i = 0; i < t->nseats && !account; i++)
+		if (t->seat[i].kind == STORE_SEAT_HUMAN && t->seat[i].account &&
+		    same_name(t->seat[i].name, name)) {
+			snprintf(err, errsize, "the name '%s' belongs to the account at seat %d of this "
+			         "table: a guest takes another name", t->seat[i].name, i);
+			return SE_NAME_TAKEN;
+		}
 	int s = -1;
 	if (want >= 0) {
 		if (want >= t->nseats) {

@@ -91,6 +91,8 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			break;
 		}
 		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		if (takeover_marked(mv[k].entry)) /* the takeover bot's move (moves.c) */
+			t->log[t->nlog - 1] = takeover_mark(t->log[t->nlog - 1]);
 		metrics_move(0);
 		if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
 			t->status = STORE_OVER;

@@ -388,6 +388,8 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			goto bad;
 		}
 		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		if (takeover_marked(mv[i].entry)) /* the takeover bot's move (moves.c) */
+			t->log[t->nlog - 1] = takeover_mark(t->log[t->nlog - 1]);
 	}
 	if (t->status == STORE_PLAYING && carc_game_over(&t->game))
 		t->status = STORE_OVER;

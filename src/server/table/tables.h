@@ -132,6 +132,13 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 /* How many open tables `owner` (an address key, lim_key) has made, and
  * when the oldest of them was made (ms since the epoch). */
 int tables_open_of(const char *owner, int64_t *oldest_ms);
+/* Whether `owner` holds --max-open-tables open tables (rematches made from
+ * its address count like any table): the seconds to wait (Retry-After),
+ * with the refusal in err, or 0 when it may make one more. */
+int tables_open_full(const char *owner, char *err, size_t errsize);
+/* Whether `name` may name a seat or a spectator: 1..max_bytes bytes of
+ * UTF-8 without control, format (Cf) or line-separator characters (seats.c). */
+int tables_name_ok(const char *name, size_t max_bytes);
 /* Creates a view-only table from an uploaded record (the same way). */
 srv_table *tables_create_view(const char *record, size_t len, const srv_origin *origin,
                               srv_err *code, char *err, size_t errsize);

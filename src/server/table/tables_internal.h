@@ -55,6 +55,9 @@ int view_from_record(srv_table *t, const char *record, size_t len, char *err,
                      size_t errsize);
 
 /* moves.c */
+/* the takeover bot's moves in the log (moves.c, "takeover": true) */
+int takeover_marked(const char *entry);
+char *takeover_mark(char *entry);
 void move_done(wjob *j);
 srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
                    size_t errsize);
