@@ -84,6 +84,8 @@ static void usage(FILE *f)
 	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
 	        "                     but those it logged in from before (10; 0: off)\n"
 	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
+	        "  --rate-custom-piles  rate games on a custom pile too (a server of friends;\n"
+	        "                     off: they are never rated)\n"
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
 	        "                     for a game to be rated (10; 0: none); games on a\n"
 	        "                     custom pile (\"tiles\") are never rated\n"
@@ -148,6 +150,9 @@ int cmd_serve(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--quiet")) {
 			c.quiet = 1;
+			continue;
+		} else if (!strcmp(a, "--rate-custom-piles")) {
+			c.rate_custom_piles = 1;
 			continue;
 		}
 		if (!v) {

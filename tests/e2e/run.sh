@@ -50,7 +50,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 >"$tmp/server.log" 2>&1 &
+"$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 --rate-custom-piles --rated-min-moves 0 >"$tmp/server.log" 2>&1 &
 server_pid=$!
 url=
 for _ in $(seq 1 100); do

@@ -112,6 +112,8 @@ typedef struct srv_config {
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
 	/* ratings (ratings.c, docs/server.md "Ratings") */
+	int rate_custom_piles; /* 1: games on a custom pile are rated too (a server of
+	                        * friends, the browser tests); 0: never (the default) */
 	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
 	                        * played for a game to be rated; 0: no minimum */
 	/* chat (chat.c); 0 turns a limit off */
