@@ -813,8 +813,10 @@ static int forwarded_client(struct lws *wsi, char *out, size_t size)
 		}
 		return -1;
 	}
-	n = lws_hdr_custom_length(wsi, "x-real-ip:", 10);
-	if (n > 0 && n < (int)sizeof h && lws_hdr_custom_copy(wsi, h, sizeof h, "x-real-ip:", 10) > 0) {
+	/* lws knows X-Real-IP by name (a token of its own, not a custom header:
+	 * lws_hdr_custom_copy never sees it) */
+	n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_X_REAL_IP);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_HTTP_X_REAL_IP) > 0) {
 		char *a = h;
 		while (*a == ' ')
 			a++;
