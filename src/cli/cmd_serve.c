@@ -45,15 +45,23 @@ static void usage(FILE *f)
 	        "  --max-conns-per-addr N  open connections (HTTP and WebSocket) from one\n"
 	        "                     address (64; 0: no limit); more are refused with 429\n"
 	        "  --allow-origin ORIGIN  a site besides this server whose pages may open a\n"
-	        "                     WebSocket (e.g. https://carc.example.org behind a proxy);\n"
-	        "                     repeatable. Without it only pages of the server's own\n"
-	        "                     address may (and clients that send no Origin)\n"
+	        "                     WebSocket (e.g. https://carc.example.org behind a proxy)\n"
+	        "                     or send POSTs with cookies; repeatable. Without it only\n"
+	        "                     pages of the server's own address may (and clients that\n"
+	        "                     send no Origin: a WebSocket, or a request without cookies)\n"
 	        "  --trust-proxy ADDR a reverse proxy (an address, or a network as 10.0.0.0/8)\n"
 	        "                     whose X-Forwarded-For / X-Real-IP headers name the\n"
 	        "                     client: the limits count that client, not the proxy,\n"
 	        "                     and the proxy's own connections are not limited;\n"
 	        "                     its X-Forwarded-Proto: https makes the session cookie\n"
 	        "                     Secure; repeatable. Without it the headers are ignored\n"
+	        "  --metrics-listen ADDR:PORT  /api/metrics (and /api/health) on a listener of\n"
+	        "                     their own, e.g. 127.0.0.1:9100 or [::1]:9100 (0: a free\n"
+	        "                     port); then only there. Without it the main port answers\n"
+	        "                     /api/metrics to clients on this machine (loopback) only\n"
+	        "  --health-cache MS  /api/health answers a snapshot at most MS old (1000; 0:\n"
+	        "                     fresh every time); a change of the storage's state always\n"
+	        "                     shows at once\n"
 	        "  --max-tables N     tables this process holds in memory at once (20000);\n"
 	        "                     the others stay in the store and are loaded when asked\n"
 	        "                     for; a new table is refused (503 busy) only when every\n"
@@ -135,6 +143,38 @@ static int num_arg(const char *opt, const char *v, long lo, long hi, long *out)
 		return -1;
 	}
 	*out = n;
+	return 0;
+}
+
+/* --metrics-listen ADDR:PORT ("[V6]:PORT" for IPv6) into c. */
+static int metrics_listen(const char *v, srv_config *c)
+{
+	static char host[64];
+	const char *colon = v ? strrchr(v, ':') : NULL;
+	long port = -1;
+	if (colon) {
+		const char *h = v;
+		size_t n = (size_t)(colon - v);
+		if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+			h++;
+			n -= 2;
+		}
+		char *end;
+		if (n > 0 && n < sizeof host && colon[1]) {
+			memcpy(host, h, n);
+			host[n] = 0;
+			port = strtol(colon + 1, &end, 10);
+			if (*end || srv_addr_match(host, host) < 0)
+				port = -1;
+		}
+	}
+	if (port < 0 || port > 65535) {
+		fprintf(stderr, "carc serve: --metrics-listen wants ADDR:PORT (an address, e.g. "
+		                "127.0.0.1:9100 or [::1]:9100), not '%s'\n", v ? v : "");
+		return -1;
+	}
+	c->metrics_host = host;
+	c->metrics_port = (int)port;
 	return 0;
 }
 
@@ -270,6 +310,13 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			}
 			c.trust_proxy[c.n_trust_proxy++] = v;
+		} else if (!strcmp(a, "--metrics-listen")) {
+			if (metrics_listen(v, &c))
+				return 2;
+		} else if (!strcmp(a, "--health-cache")) {
+			if (num_arg(a, v, 0, 60000, &n))
+				return 2;
+			c.health_cache_ms = (int)n;
 		} else if (!strcmp(a, "--max-tables")) {
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;

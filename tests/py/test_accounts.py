@@ -17,7 +17,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import ServerCase, first_legal  # noqa: E402
+from carcserver import HOST, ServerCase, first_legal  # noqa: E402
 from carcserver import PG_ADMIN, connect_db, psql  # noqa: E402
 
 
@@ -50,6 +50,9 @@ class Client:
         if method == "POST" and body is None:
             body = {}  # a POST with Content-Length: 0 hangs in net.c today (reported)
         hdrs = cookie(self.session) if self.session else {}
+        # a browser says where its requests come from (a cookie without it is
+        # refused: tests/py/test_hostile_web.py)
+        hdrs["Origin"] = "http://%s:%d" % (HOST, self.srv.port)
         st, r, h = self.srv.http(method, path, body=body, token=token, headers=hdrs)
         v, _ = session_of(h)
         if v is not None:

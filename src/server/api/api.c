@@ -6,13 +6,25 @@
  * rules and the same error codes.
  *
  * Limits (ratelimit.c) are asked before any work: every API request but the
- * health check and every WebSocket message count against the address's
- * request budget; creating a table and uploading a record against their
- * own budgets besides.
+ * health check and the metrics and every WebSocket message count against
+ * the address's request budget; creating a table and uploading a record
+ * against their own budgets besides. The health answers a snapshot (at
+ * most --health-cache old), the metrics only to loopback clients or on
+ * their own listener (--metrics-listen).
+ *
+ * Requests from browsers: a state-changing request (POST, PUT, PATCH,
+ * DELETE) must come from the server's own site (its Origin, else its
+ * Sec-Fetch-Site; with neither header, from a script, it must carry no
+ * carc cookie) and its body must be application/json (from a browser,
+ * with cookies, and at /api/account/...): a page of another site cannot
+ * use a player's cookies (cross-site request forgery, login and logout
+ * included), and a "simple" text/plain or form post is never read as
+ * JSON. Checked after the request budget, before any route.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "accounts.h"
 #include "analysis.h"
@@ -77,6 +89,12 @@ void api_start(void)
 int api_is_api_path(const char *path)
 {
 	return !strncmp(path, "/api/", 5) || !strcmp(path, "/api") || !strcmp(path, "/healthz");
+}
+
+int api_is_monitor_path(const char *path)
+{
+	return !strcmp(path, "/api/metrics") || !strcmp(path, "/api/health") ||
+	       !strcmp(path, "/healthz");
 }
 
 /* ---- responses ---------------------------------------------------------------------- */
@@ -214,34 +232,158 @@ static json_t *parse_body(const api_req *rq, api_resp *rs, int need_object)
 	return o;
 }
 
-static void set_seat_cookie(api_resp *rs, const char *id, const char *token)
+/* A seat cookie: Strict, so that no request from another site carries it
+ * (the Origin check stops those too). tls: marked Secure. */
+static void set_seat_cookie(api_resp *rs, const char *id, const char *token, int tls)
 {
 	snprintf(rs->set_cookie, sizeof rs->set_cookie,
-	         "carc_%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000", id, token);
+	         "carc_%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000%s", id, token,
+	         tls ? "; Secure" : "");
+}
+
+/* ---- requests from browsers ------------------------------------------------------------ */
+
+static int state_changing(int method)
+{
+	return method == LWSHUMETH_POST || method == LWSHUMETH_PUT || method == LWSHUMETH_PATCH ||
+	       method == LWSHUMETH_DELETE;
+}
+
+/* Whether the Cookie header holds one of the server's cookies (carc_session,
+ * a seat's carc_<table>): credentials a browser adds by itself. */
+static int has_carc_cookie(const char *cookie)
+{
+	for (const char *p = cookie; p && (p = strstr(p, "carc_")); p += 5)
+		if (p == cookie || p[-1] == ' ' || p[-1] == ';')
+			return 1;
+	return 0;
+}
+
+/* application/json, in any case, with parameters or not. */
+static int is_json_type(const char *ct)
+{
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	size_t n = strlen("application/json");
+	if (strncasecmp(ct, "application/json", n))
+		return 0;
+	ct += n;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return !*ct || *ct == ';';
+}
+
+/* Refuses a state-changing request that another site's page may have sent
+ * (bad_origin) or whose body is not JSON by its type (bad_content_type).
+ * Returns 1 when refused (rs filled). */
+static int cross_site_refused(const api_req *rq, api_resp *rs)
+{
+	if (!state_changing(rq->method))
+		return 0;
+	char msg[300];
+	if (rq->site == REQ_SITE_OTHER) {
+		if (rq->origin && rq->origin[0])
+			snprintf(msg, sizeof msg,
+			         "a page of another site (Origin %.80s) may not change anything here "
+			         "(the server's own origin and --allow-origin may)",
+			         rq->origin);
+		else
+			snprintf(msg, sizeof msg,
+			         "a request from another site (Origin too long or Sec-Fetch-Site: "
+			         "cross-site) may not change anything here");
+		reply_error(rs, SE_BAD_ORIGIN, msg);
+		return 1;
+	}
+	if (rq->site == REQ_SITE_UNSAID && has_carc_cookie(rq->cookie)) {
+		reply_error(rs, SE_BAD_ORIGIN,
+		            "a request with the server's cookies must say where it comes from (a "
+		            "browser sends Origin): a script sends its token in an Authorization: "
+		            "Bearer or X-Carc-Token header, without cookies");
+		return 1;
+	}
+	/* the body's type: from a browser, with cookies and at the accounts'
+	 * endpoints (login CSRF from a browser that sends no Origin); a script
+	 * without cookies may post JSON untyped (curl -d sends a form type) */
+	int typed = rq->site != REQ_SITE_UNSAID || has_carc_cookie(rq->cookie) ||
+	            !strncmp(rq->path, "/api/account/", 13);
+	if (typed && (rq->body_len > 0 || rq->body_too_large) &&
+	    !is_json_type(rq->ctype ? rq->ctype : "")) {
+		snprintf(msg, sizeof msg, "the body must be sent as Content-Type: application/json (not %.60s)",
+		         rq->ctype && rq->ctype[0] ? rq->ctype : "none");
+		reply_error(rs, SE_BAD_CONTENT_TYPE, msg);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- endpoints ------------------------------------------------------------------------ */
 
 /* The server's health: ok only while the database takes writes (a load
  * balancer sees 503 otherwise); "storage" says why not, in plain words. */
-static void get_health(api_resp *rs)
+static void health_compute(const writer_health *hp, api_resp *rs)
 {
+	writer_health hh = *hp, *h = &hh;
 	int tables, playing, conns;
 	tables_counts(&tables, &playing, &conns);
-	writer_health h;
-	writer_health_get(&h);
-	json_t *storage = json_pack("{s:b, s:b, s:I}", "ok", h.ok, "read_only",
-	                            h.fault == STORE_FAULT_READ_ONLY, "failed_writes",
-	                            (json_int_t)h.failed_writes);
-	if (!h.ok) {
-		json_object_set_new(storage, "error", json_string(store_fault_text(h.fault)));
-		json_object_set_new(storage, "since_ms", json_integer(h.since_ms));
+	json_t *storage = json_pack("{s:b, s:b, s:I}", "ok", h->ok, "read_only",
+	                            h->fault == STORE_FAULT_READ_ONLY, "failed_writes",
+	                            (json_int_t)h->failed_writes);
+	if (!h->ok) {
+		json_object_set_new(storage, "error", json_string(store_fault_text(h->fault)));
+		json_object_set_new(storage, "since_ms", json_integer(h->since_ms));
 	}
-	reply_json(rs, h.ok ? 200 : 503,
-	           json_pack("{s:b, s:s, s:o, s:i, s:i, s:i, s:i, s:I}", "ok", h.ok, "store",
+	reply_json(rs, h->ok ? 200 : 503,
+	           json_pack("{s:b, s:s, s:o, s:i, s:i, s:i, s:i, s:I}", "ok", h->ok, "store",
 	                     store_kind, "storage", storage, "tables", tables, "playing", playing,
 	                     "connections", conns, "writes_queued", writer_backlog(), "uptime_s",
 	                     (json_int_t)((srv_mono_us() - started_us) / 1000000)));
+}
+
+/* The health under a flood. Each --health-cache window (1 s) answers its
+ * first HEALTH_FRESH requests fresh, so that a monitor (and a test) sees
+ * exact numbers, and the rest with the snapshot of the last of them: the
+ * counts walk every table in memory (tables_counts), a flood of health
+ * checks from anyone must not. The storage's state is read for every
+ * request (writer_health_get: a lock and a stat of the file) and a change
+ * of it makes a new snapshot, so a fault shows at once. */
+#define HEALTH_FRESH 10
+static struct {
+	char *body;
+	size_t len;
+	int status;
+	int64_t window_us; /* when the window began */
+	int fresh;         /* answers computed in this window */
+	writer_health h;
+} health_snap;
+
+static void get_health(const srv_config *cfg, api_resp *rs)
+{
+	writer_health h;
+	writer_health_get(&h);
+	int64_t now = srv_mono_us();
+	int changed = !health_snap.body || h.ok != health_snap.h.ok ||
+	              h.fault != health_snap.h.fault || h.failed_writes != health_snap.h.failed_writes;
+	if (changed || now - health_snap.window_us >= (int64_t)cfg->health_cache_ms * 1000) {
+		health_snap.window_us = now;
+		health_snap.fresh = 0;
+	}
+	if (health_snap.fresh < HEALTH_FRESH || changed) {
+		api_resp fresh;
+		memset(&fresh, 0, sizeof fresh);
+		health_compute(&h, &fresh);
+		free(health_snap.body);
+		health_snap.body = fresh.body;
+		health_snap.len = fresh.body_len;
+		health_snap.status = fresh.status;
+		health_snap.h = h;
+		health_snap.fresh++;
+	}
+	rs->status = health_snap.status;
+	rs->ctype = "application/json";
+	rs->body = srv_xmalloc(health_snap.len + 1);
+	memcpy(rs->body, health_snap.body ? health_snap.body : "", health_snap.len);
+	rs->body[health_snap.len] = 0;
+	rs->body_len = health_snap.len;
 }
 
 /* GET /api/metrics: the Prometheus text format (metrics.c). */
@@ -396,7 +538,7 @@ void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *to
 		if (seat >= 0) {
 			json_object_set_new(r, "seat", json_integer(seat));
 			json_object_set_new(r, "token", json_string(token));
-			set_seat_cookie(&rs, t->id, token);
+			set_seat_cookie(&rs, t->id, token, 0);
 		}
 		if (tokens) {
 			/* pass-and-play: every human seat's token, for one browser */
@@ -532,7 +674,7 @@ void api_rematch_done(const srv_origin *o, srv_table *old, srv_table *nt, int se
 		if (e != SE_OK) {
 			reply_error(&rs, e, err);
 		} else {
-			set_seat_cookie(&rs, nt->id, token);
+			set_seat_cookie(&rs, nt->id, token, 0);
 			reply_json(&rs, 200, json_pack("{s:s, s:s, s:i, s:s, s:o}", "id", nt->id, "of",
 			                               old ? old->id : "", "seat", seat, "token", token,
 			                               "table", tables_info(nt)));
@@ -600,9 +742,7 @@ static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
 	}
 	char token[STORE_TOKEN_SIZE];
 	accounts_seat_token(t->id, seat, acc.id, token);
-	char name[STORE_ID_SIZE + 8];
-	snprintf(name, sizeof name, "carc_%s", t->id);
-	accounts_cookie(rs->set_cookie, sizeof rs->set_cookie, name, token, 2592000, rq->tls);
+	set_seat_cookie(rs, t->id, token, rq->tls); /* Strict, as a join's */
 	reply_json(rs, 200, json_pack("{s:s, s:i, s:s}", "id", t->id, "seat", seat, "token", token));
 	explicit_bzero(token, sizeof token);
 }
@@ -716,20 +856,32 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	int get = rq->method == LWSHUMETH_GET, post = rq->method == LWSHUMETH_POST;
 	memset(rs, 0, sizeof *rs);
 	if (!strcmp(p, "/healthz") || !strcmp(p, "/api/health")) {
-		get_health(rs); /* never limited: monitoring must see the server under a flood */
+		/* never limited: monitoring must see the server under a flood, and
+		 * a snapshot costs about what a 429 would */
+		get_health(cfg, rs);
 		return;
 	}
 	if (!strcmp(p, "/api/metrics")) {
-		if (!get)
+		/* never limited: only this machine (or the metrics listener) reaches it */
+		if (cfg->metrics_host ? !rq->monitor : !rq->local)
+			reply_error(rs, SE_FORBIDDEN,
+			            cfg->metrics_host
+			                ? "the metrics answer on their own listener only (--metrics-listen)"
+			                : "the metrics answer to clients on this machine only (loopback); "
+			                  "for a scraper elsewhere start the server with --metrics-listen "
+			                  "ADDR:PORT");
+		else if (!get)
 			reply_error(rs, SE_METHOD, "GET only");
 		else
-			get_metrics(rs); /* never limited, like the health */
+			get_metrics(rs);
 		return;
 	}
 	char lerr[256];
 	int wait = lim_take(rq->addr, LIM_REQUESTS, lerr, sizeof lerr);
 	if (wait) {
 		reply_limited(rs, wait, lerr);
+	} else if (cross_site_refused(rq, rs)) {
+		/* answered: bad_origin or bad_content_type */
 	} else if (!strcmp(p, "/api/tiles")) {
 		reply_json(rs, 200, gj_tiles());
 	} else if (!strcmp(p, "/api/options")) {
@@ -996,7 +1148,7 @@ void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *toke
 		if (e != SE_OK) {
 			reply_error(&rs, e, err);
 		} else {
-			set_seat_cookie(&rs, t->id, token);
+			set_seat_cookie(&rs, t->id, token, 0);
 			reply_json(&rs, 200, json_pack("{s:s, s:i, s:s, s:o}", "id", t->id, "seat", seat,
 			                               "token", token, "table", tables_info(t)));
 		}

@@ -15,6 +15,9 @@
 
 /* 1 when the path belongs to the API (the rest are static files). */
 int api_is_api_path(const char *path);
+/* The paths a --metrics-listen listener answers: /api/metrics, /api/health
+ * and /healthz. */
+int api_is_monitor_path(const char *path);
 void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs);
 
 /* WebSocket: a client connected to `path` ("/ws/<table>"), a message from

@@ -37,6 +37,9 @@ static const struct {
 	[SE_CHAT_OFF] = {"chat_off", 403},
 	[SE_CHAT_FULL] = {"chat_full", 409},
 	[SE_NOT_OVER] = {"not_over", 409},
+	[SE_BAD_ORIGIN] = {"bad_origin", 403},
+	[SE_BAD_CONTENT_TYPE] = {"bad_content_type", 415},
+	[SE_FORBIDDEN] = {"forbidden", 403},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

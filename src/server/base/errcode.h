@@ -39,6 +39,10 @@ typedef enum srv_err {
 	SE_CHAT_OFF,       /* spectators may not write in this table's chat */
 	SE_CHAT_FULL,      /* the game has as many chat lines stored as it may */
 	SE_NOT_OVER,       /* a rematch of a game that has not ended */
+	/* requests from browsers (api.c) */
+	SE_BAD_ORIGIN,     /* a state-changing request from a page of another site */
+	SE_BAD_CONTENT_TYPE, /* a request body that is not application/json */
+	SE_FORBIDDEN,      /* a monitoring path asked from where it does not answer */
 	SE_COUNT
 } srv_err;
 

@@ -10,6 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a request says it comes from (net.c reads Origin, else
+ * Sec-Fetch-Site): what api.c checks on state-changing requests. */
+enum {
+	REQ_SITE_UNSAID = 0, /* neither header: not a browser (a script, a bot) */
+	REQ_SITE_OWN,        /* the server's own origin, an --allow-origin, or a
+	                      * Sec-Fetch-Site that is not cross-site */
+	REQ_SITE_OTHER       /* another site's page */
+};
+
 typedef struct api_req {
 	uint64_t serial;         /* the request's serial (net.c), for late answers */
 	int method;              /* LWSHUMETH_GET, LWSHUMETH_POST, ... */
@@ -22,6 +31,12 @@ typedef struct api_req {
 	const char *cookie;      /* the Cookie header, or "" */
 	const char *addr;        /* the client's address, for per-address limits */
 	int tls;                 /* came over TLS (as far as the server can tell) */
+	int site;                /* REQ_SITE_... */
+	const char *origin;      /* the Origin header (for messages), or "" */
+	const char *ctype;       /* the Content-Type header, or "" */
+	int local;               /* the client is on loopback (its own address, and
+	                          * the one a proxy names, if any) */
+	int monitor;             /* came on the --metrics-listen listener */
 } api_req;
 
 typedef struct api_resp {

@@ -80,6 +80,11 @@ typedef struct srv_config {
 	 * held to --max-conns-per-addr */
 	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
 	int n_trust_proxy;
+	/* /api/metrics: on its own listener (--metrics-listen ADDR:PORT; then
+	 * only there), else on the main port for loopback clients only */
+	const char *metrics_host; /* NULL: no listener of its own */
+	int metrics_port;
+	int health_cache_ms;   /* /api/health answers a snapshot at most this old (0: fresh) */
 	int max_tables;        /* tables held in memory at once */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
 	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one

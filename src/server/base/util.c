@@ -270,6 +270,9 @@ void srv_config_default(srv_config *c)
 	c->max_queue = 4 * 1024 * 1024;
 	c->max_queue_total = 64 * 1024 * 1024;
 	c->max_conns_per_addr = 64;
+	c->metrics_host = NULL; /* metrics on the main port, loopback only */
+	c->metrics_port = 0;
+	c->health_cache_ms = 1000;
 	c->max_tables = 20000;
 	c->idle_evict_s = 600;
 	c->bot_max_time = 2.0;

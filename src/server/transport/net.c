@@ -596,19 +596,98 @@ static int request_tls(struct lws *wsi)
 #endif
 }
 
+static int origin_allowed(const char *origin, const char *host);
+static void strip_v4_mapped(char *a);
+static int forwarded_client(struct lws *wsi, char *out, size_t size);
+
+/* The listener of --metrics-listen (NULL without it): it answers
+ * monitoring paths only (api_is_monitor_path). */
+static struct lws_vhost *metrics_vh;
+
+static int on_metrics_listener(struct lws *wsi)
+{
+	return metrics_vh && lws_get_vhost(wsi) == metrics_vh;
+}
+
+/* Where a request says it comes from (REQ_SITE_..., request.h): its
+ * Origin, the server's own (the Host header) or an --allow-origin, the
+ * same check as a WebSocket handshake's; without an Origin its
+ * Sec-Fetch-Site (only "cross-site" is another site's); with neither it
+ * is no browser. origin gets the Origin header ("" when none or too long). */
+static int request_site(struct lws *wsi, char *origin, size_t size)
+{
+	origin[0] = 0;
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0) {
+		char host[256];
+		header_copy(wsi, WSI_TOKEN_ORIGIN, origin, size);
+		header_copy(wsi, WSI_TOKEN_HOST, host, sizeof host);
+		return origin_allowed(origin, host) ? REQ_SITE_OWN : REQ_SITE_OTHER;
+	}
+#if defined(LWS_WITH_CUSTOM_HEADERS)
+	int n = lws_hdr_custom_length(wsi, "sec-fetch-site:", 15);
+	if (n > 0) {
+		char v[32];
+		if (n >= (int)sizeof v || lws_hdr_custom_copy(wsi, v, (int)sizeof v, "sec-fetch-site:",
+		                                              15) <= 0)
+			return REQ_SITE_OTHER; /* none of the values the header has */
+		char *a = v;
+		while (*a == ' ' || *a == '\t')
+			a++;
+		a[strcspn(a, " \t")] = 0;
+		return strcasecmp(a, "cross-site") ? REQ_SITE_OWN : REQ_SITE_OTHER;
+	}
+#endif
+	return REQ_SITE_UNSAID;
+}
+
+static int is_loopback(const char *a)
+{
+	return srv_addr_match("127.0.0.0/8", a) == 1 || srv_addr_match("::1", a) == 1;
+}
+
+/* Whether the client is on this machine: the peer is on loopback (or a
+ * trusted proxy) and, when the request is forwarded (X-Forwarded-For or
+ * X-Real-IP), a trusted proxy names a loopback client. A peer that is no
+ * trusted proxy and forwards for somebody is a proxy the server does not
+ * know: its client may be anywhere. */
+static int request_local(struct lws *wsi)
+{
+	char peer[64], client[64];
+	if (!lws_get_peer_simple(wsi, peer, sizeof peer))
+		return 0;
+	strip_v4_mapped(peer);
+	int trusted = cfg->n_trust_proxy && trusted_proxy(peer);
+	int fwd = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR) > 0 ||
+	          lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_X_REAL_IP) > 0;
+	if (!fwd)
+		return is_loopback(peer);
+	return trusted && !forwarded_client(wsi, client, sizeof client) && is_loopback(client);
+}
+
 static int http_dispatch(srv_conn *c)
 {
 	if (c->answered)
 		return 0;
+	int monitor = on_metrics_listener(c->wsi);
+	if (monitor && !api_is_monitor_path(c->path))
+		return http_error(c, 404, "not_found",
+		                  "this listener (--metrics-listen) answers /api/metrics and /api/health "
+		                  "only");
 	if (!api_is_api_path(c->path))
 		return serve_static(c, c->path);
-	char query[1024], token[256], cookie[1024];
+	char query[1024], token[256], cookie[1024], origin[300], ctype[128];
 	query_copy(c->wsi, query, sizeof query);
 	header_token(c->wsi, token, sizeof token);
 	header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
+	int site = request_site(c->wsi, origin, sizeof origin);
+	header_copy(c->wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, ctype, sizeof ctype);
+	if (!ctype[0] && lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) > 0)
+		snprintf(ctype, sizeof ctype, "?"); /* too long to be application/json */
 	api_req rq = {.serial = c->serial, .method = c->method, .path = c->path, .query = query,
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
-	              .token = token, .cookie = cookie, .addr = c->addr, .tls = request_tls(c->wsi)};
+	              .token = token, .cookie = cookie, .addr = c->addr, .tls = request_tls(c->wsi),
+	              .site = site, .origin = origin, .ctype = ctype,
+	              .local = request_local(c->wsi), .monitor = monitor};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
 	sb_free(&c->body); /* read: not needed any more */
@@ -813,8 +892,10 @@ static int forwarded_client(struct lws *wsi, char *out, size_t size)
 		}
 		return -1;
 	}
-	n = lws_hdr_custom_length(wsi, "x-real-ip:", 10);
-	if (n > 0 && n < (int)sizeof h && lws_hdr_custom_copy(wsi, h, sizeof h, "x-real-ip:", 10) > 0) {
+	/* lws knows X-Real-IP by name (a token of its own, not a custom header:
+	 * lws_hdr_custom_copy never sees it) */
+	n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_X_REAL_IP);
+	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_HTTP_X_REAL_IP) > 0) {
 		char *a = h;
 		while (*a == ' ')
 			a++;
@@ -918,6 +999,11 @@ static int upgrade_refuse(struct lws *wsi, int status, const char *code, const c
 static int upgrade_check(struct lws *wsi)
 {
 	char msg[200], arg[300], origin[300], host[256];
+	if (on_metrics_listener(wsi))
+		return upgrade_refuse(wsi, 404, "not_found",
+		                      "this listener (--metrics-listen) answers /api/metrics and "
+		                      "/api/health only",
+		                      0);
 	if (over_conn_limit(wsi)) {
 		conn_limit_message(msg, sizeof msg);
 		return upgrade_refuse(wsi, 429, "rate_limited", msg, 10);
@@ -1229,6 +1315,7 @@ static void db_shown(const char *db, char *out, size_t size)
 int srv_run(const srv_config *c)
 {
 	cfg = c;
+	metrics_vh = NULL;
 	srv_log_quiet(c->quiet);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
@@ -1292,6 +1379,28 @@ int srv_run(const srv_config *c)
 		wst->ops->close(wst);
 		return 1;
 	}
+	int mport = -1;
+	if (c->metrics_host) {
+		/* --metrics-listen: a second vhost on the same loop and callback */
+		struct lws_context_creation_info mi = info;
+		mi.vhost_name = "metrics";
+		mi.port = c->metrics_port;
+		mi.iface = c->metrics_host;
+		mi.options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;
+		if (!strchr(c->metrics_host, ':'))
+			mi.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+		metrics_vh = lws_create_vhost(ctx, &mi);
+		mport = metrics_vh ? lws_get_vhost_listen_port(metrics_vh) : -1;
+		if (mport <= 0) {
+			srv_error("cannot listen on %s:%d (--metrics-listen)", c->metrics_host,
+			          c->metrics_port);
+			lws_context_destroy(ctx);
+			ctx = NULL;
+			st->ops->close(st);
+			wst->ops->close(wst);
+			return 1;
+		}
+	}
 	api_start();
 	api_set_start(srv_mono_us(), st->ops->name);
 	if (!use_uv) {
@@ -1318,8 +1427,15 @@ int srv_run(const srv_config *c)
 	db_shown(c->db_path, shown, sizeof shown);
 	printf("carc serve: listening on http://%s:%d/ (database %s, schema %d)\n", c->host, port,
 	       shown, pg ? store_pg_schema_version() : store_sqlite_schema_version());
+	if (metrics_vh) {
+		int v6 = strchr(c->metrics_host, ':') != NULL;
+		printf("carc serve: metrics on http://%s%s%s:%d/api/metrics\n", v6 ? "[" : "",
+		       c->metrics_host, v6 ? "]" : "", mport);
+	}
 	fflush(stdout);
 	srv_event("listening on %s:%d", c->host, port);
+	if (metrics_vh)
+		srv_event("metrics on %s:%d", c->metrics_host, mport);
 
 	if (use_uv) {
 		/* runs until on_uv_signal destroys the context */
