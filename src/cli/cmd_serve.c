@@ -67,6 +67,8 @@ static void usage(FILE *f)
 	        "                     for; a new table is refused (503 busy) only when every\n"
 	        "                     table held is needed (a client, a bot or clock played\n"
 	        "                     here, a write)\n"
+	        "  --max-tables-share P  percent of --max-tables the tables of one address may\n"
+	        "                     hold (10; at least one table; 0: no limit): more is 429\n"
 	        "  --idle-evict S     a table nothing here needs leaves memory S seconds after\n"
 	        "                     it was last asked for or watched (600)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
@@ -321,6 +323,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 10000000, &n))
 				return 2;
 			c.max_tables = (int)n;
+		} else if (!strcmp(a, "--max-tables-share")) {
+			if (num_arg(a, v, 0, 100, &n))
+				return 2;
+			c.max_tables_share = (int)n;
 		} else if (!strcmp(a, "--idle-evict")) {
 			if (num_arg(a, v, 0, 30L * 86400, &n))
 				return 2;

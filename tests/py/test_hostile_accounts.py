@@ -45,7 +45,9 @@ class Client:
         if token:
             hdrs["Authorization"] = "Bearer " + token
         if self.session:
+            # a browser: its cookie goes with the page's Origin (cross-site checks)
             hdrs["Cookie"] = "carc_session=" + self.session
+            hdrs["Origin"] = "http://%s:%d" % (HOST, self.port)
         for attempt in range(2):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout,

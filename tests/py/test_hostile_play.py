@@ -41,7 +41,9 @@ class Client:
     def call(self, method, path, body=None, token=None):
         if method == "POST" and body is None:
             body = {}
-        hdrs = {"Cookie": "carc_session=" + self.session} if self.session else {}
+        # a browser: its cookie goes with the page's Origin (cross-site checks)
+        hdrs = ({"Cookie": "carc_session=" + self.session,
+                 "Origin": "http://127.0.0.1:%d" % self.srv.port} if self.session else {})
         st, r, h = self.srv.http(method, path, body=body, token=token, headers=hdrs)
         v = session_of(h)
         if v is not None:

@@ -519,7 +519,9 @@ static void post_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	}
 	srv_table *t = tables_create(&opts, name, owner, &origin, &code, err, sizeof err);
 	json_decref(o);
-	if (!t)
+	if (!t && code == SE_RATE_LIMITED)
+		reply_limited(rs, 60, err);
+	else if (!t)
 		reply_error(rs, code, err);
 	/* else api_create_done answers */
 }

@@ -86,6 +86,7 @@ typedef struct srv_config {
 	int metrics_port;
 	int health_cache_ms;   /* /api/health answers a snapshot at most this old (0: fresh) */
 	int max_tables;        /* tables held in memory at once */
+	int max_tables_share;  /* percent of max_tables one address may hold (0: no limit) */
 	int idle_evict_s;      /* finished tables unwatched this long leave memory */
 	/* bots (bots.c): the ceilings hold for every bot spec, a level's or one
 	 * stored with an older game; --bot-threads is the whole pool */

@@ -274,6 +274,7 @@ void srv_config_default(srv_config *c)
 	c->metrics_port = 0;
 	c->health_cache_ms = 1000;
 	c->max_tables = 20000;
+	c->max_tables_share = 10;
 	c->idle_evict_s = 600;
 	c->bot_max_time = 2.0;
 	c->bot_max_threads = 1;

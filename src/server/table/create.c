@@ -191,20 +191,38 @@ int tables_open_full(const char *owner, char *err, size_t errsize)
 	return cfg->open_expiry_s > 0 && left > 0 ? (int)((left + 999) / 1000) : 60;
 }
 
-srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
-                         const srv_origin *origin, srv_err *code, char *err, size_t errsize)
+/* An address may hold at most --max-tables-share percent of --max-tables
+ * (at least one table): 0, or SE_RATE_LIMITED with the message. */
+static srv_err share_full(const char *owner, char *err, size_t errsize)
 {
+	if (cfg->max_tables_share <= 0 || !owner || !owner[0])
+		return SE_OK;
+	int most = (int)((int64_t)cfg->max_tables * cfg->max_tables_share / 100);
+	if (most < 1)
+		most = 1;
+	int held = tables_held_by(owner);
+	if (held < most)
+		return SE_OK;
+	snprintf(err, errsize, "this address holds %d tables that are being played or waiting, "
+	         "the most one address may (--max-tables-share %d%% of --max-tables)", held,
+	         cfg->max_tables_share);
+	return SE_RATE_LIMITED;
+}
+
+/* A new table's game from checked options, with a fresh id, not linked
+ * yet; NULL with *code and err when the address holds its share, the
+ * server is full, or the options make no game. */
+static srv_table *game_table(const srv_table_opts *o, const char *owner, srv_err *code, char *err,
+                             size_t errsize)
+{
+	if ((*code = share_full(owner, err, errsize)) != SE_OK)
+		return NULL;
 	if (ntables >= cfg->max_tables)
 		make_room();
 	if (ntables >= cfg->max_tables) {
 		snprintf(err, errsize, "the server holds %d tables that are needed here, its limit "
 		         "(--max-tables)", ntables);
 		*code = SE_BUSY;
-		return NULL;
-	}
-	if (name && !valid_name(name)) {
-		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
-		*code = SE_MALFORMED;
 		return NULL;
 	}
 	srv_table *t = new_table();
@@ -220,6 +238,20 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 	do
 		srv_random_hex(t->id, 8);
 	while (lookup(t->id));
+	return t;
+}
+
+srv_table *tables_create(const srv_table_opts *o, const char *name, const char *owner,
+                         const srv_origin *origin, srv_err *code, char *err, size_t errsize)
+{
+	if (name && !valid_name(name)) {
+		snprintf(err, errsize, "a name of 1 to %d characters is needed", STORE_NAME_SIZE - 1);
+		*code = SE_MALFORMED;
+		return NULL;
+	}
+	srv_table *t = game_table(o, owner, code, err, errsize);
+	if (!t)
+		return NULL;
 	init_seats(t);
 	clock_init(t);
 	snprintf(t->owner, sizeof t->owner, "%s", owner ? owner : "");
@@ -269,27 +301,9 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
                       srv_err *code, char *err, size_t errsize)
 {
-	if (ntables >= cfg->max_tables)
-		make_room();
-	if (ntables >= cfg->max_tables) {
-		snprintf(err, errsize, "the server holds %d tables that are needed here, its limit "
-		         "(--max-tables)", ntables);
-		*code = SE_BUSY;
+	srv_table *t = game_table(o, owner, code, err, errsize);
+	if (!t)
 		return NULL;
-	}
-	srv_table *t = new_table();
-	t->opts = *o;
-	char e[CARC_ERRMSG_SIZE];
-	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
-	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
-		snprintf(err, errsize, "%s", e);
-		*code = SE_BAD_OPTION;
-		free(t);
-		return NULL;
-	}
-	do
-		srv_random_hex(t->id, 8);
-	while (lookup(t->id));
 	t->nseats = o->nseats;
 	for (int i = 0; i < t->nseats; i++) {
 		t->seat[i] = seats[i];

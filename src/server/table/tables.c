@@ -194,16 +194,30 @@ void storage_msg(char *msg, size_t size, const wjob *j, const char *what)
 	         what);
 }
 
+static int evictable(const srv_table *t);
+
 int tables_needs_owner(const srv_table *t)
 {
 	if (t->status != STORE_PLAYING || t->expired || carc_game_over(&t->game))
 		return 0;
 	if (t->opts.clock.mode != OPT_CLOCK_NONE)
 		return 1;
-	for (int i = 0; i < t->nseats; i++)
-		if (t->seat[i].kind == STORE_SEAT_BOT || t->seat[i].forfeited)
-			return 1;
-	return 0;
+	/* a bot plays the seat to move (a bot seat, a forfeited one); a person
+	 * to move without a clock needs nothing here until they come back, so
+	 * such a table does not hold a place in memory (issue 21: a person who
+	 * never moves against a bot held one for good) */
+	return clock_bot_plays(t, carc_to_move(&t->game));
+}
+
+int tables_held_by(const char *owner)
+{
+	int n = 0;
+	if (!owner || !owner[0])
+		return 0;
+	for (const srv_table *t = all_head; t; t = t->next)
+		if (t->status < STORE_OVER && !t->expired && !evictable(t) && !strcmp(t->owner, owner))
+			n++;
+	return n;
 }
 
 /* Nothing here needs the table: no client, no job, no move being stored,

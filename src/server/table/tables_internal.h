@@ -79,6 +79,9 @@ void open_clear(void);
 
 /* sync.c */
 void tables_sync(srv_table *t);
+/* Tables in memory made by address `owner` that hold their place (open or
+ * playing, and needed here: a client, a bot or clock, a write). */
+int tables_held_by(const char *owner);
 /* writer.c's drain hook (sync.c): the stream learns each committed change */
 void tables_job_committed(wjob *j);
 
