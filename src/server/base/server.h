@@ -22,7 +22,10 @@
  *               through its outbox (outbox.h)
  *   people/     accounts, sessions, password hashing (accounts.c; upwards
  *               through acc_hooks), Glicko-2 ratings (ratings.c)
- *   storage/    the store interface (store.h) and its SQLite and PostgreSQL
+ *   storage/    the store interface (store.h) and its SQLite
+ *               (store_sqlite.c; the games in store_sqlite_games.c, the
+ *               accounts and chat in store_sqlite_social.c, sharing the
+ *               private store_sqlite_int.h) and PostgreSQL
  *               implementations, the writer thread (writer.c), several
  *               processes on one database (cluster.c)
  *   base/       configuration and helpers (this header, util.c), the error
