@@ -22,9 +22,13 @@
  *               through its outbox (outbox.h)
  *   people/     accounts, sessions, password hashing (accounts.c; upwards
  *               through acc_hooks), Glicko-2 ratings (ratings.c)
- *   storage/    the store interface (store.h) and its SQLite and PostgreSQL
- *               implementations, the writer thread (writer.c), several
- *               processes on one database (cluster.c)
+ *   storage/    the store interface (store.h) and its SQLite
+ *               (store_sqlite.c; the games in store_sqlite_games.c, the
+ *               accounts and chat in store_sqlite_social.c, sharing the
+ *               private store_sqlite_int.h) and PostgreSQL (the
+ *               same in store_pg.c, store_pg_games.c, store_pg_social.c
+ *               and store_pg_int.h) implementations, the writer thread
+ *               (writer.c), several processes on one database (cluster.c)
  *   base/       configuration and helpers (this header, util.c), the error
  *               codes (errcode.c), the HTTP request and answer (request.h),
  *               per-address limits (ratelimit.c), the counters of

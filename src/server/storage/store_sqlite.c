@@ -1,5 +1,11 @@
 /*
- * store_sqlite.c - the SQLite backend of store.h.
+ * store_sqlite.c - the SQLite backend of store.h: opening the file, the
+ * migrations, the statements, and the helpers every write goes through
+ * (begin/commit/rollback, the group commit, the file check, the stream's
+ * numbers). The rows themselves are written and read in
+ * store_sqlite_games.c (games, seats, moves, results, ratings, clocks)
+ * and store_sqlite_social.c (accounts, sessions, keys, chat, rematches,
+ * analyses); the three share store_sqlite_int.h.
  *
  * The file is opened in WAL mode; every write is one transaction, or in a
  * group (group_begin, the writer's group commit) one savepoint of the
@@ -56,6 +62,7 @@
 #include "carc.h"
 #include "server.h"
 #include "store.h"
+#include "store_sqlite_int.h"
 
 static const char *const MIGRATIONS[] = {
 	/* 0 -> 1: the first schema */
@@ -184,22 +191,6 @@ static const char *const MIGRATIONS[] = {
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
-static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", "over", "view"};
-static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
-
-enum {
-	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
-	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
-	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
-	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
-	ST_SEL_FINISHED_AT, ST_LIST_FINISHED, ST_LIST_UNFINISHED, ST_LIST_UNOWNED,
-	ST_UPS_CLOCK, ST_SEL_CLOCK,
-	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
-	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
-	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD, ST_BUMP,
-	ST_COUNT
-};
-
 static const char *const SQL[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
@@ -303,40 +294,6 @@ static const char *const SQL[ST_COUNT] = {
 #define CHECKPOINT_MS 250
 #define WAL_MAX_FRAMES 32768 /* 128 MiB of 4 KiB pages */
 
-typedef struct sqlite_store {
-	store base;
-	sqlite3 *db;
-	sqlite3_stmt *st[ST_COUNT];
-	int sync_full;
-	store_fault fault;     /* of the last call */
-	/* group commit: inside group_begin .. group_commit; the group's
-	 * transaction was lost (SQLite rolled it back after an error), with
-	 * the fault and message of the write that lost it */
-	int group, group_lost;
-	store_fault group_fault;
-	char group_err[STORE_ERR_SIZE];
-	/* what file_check compares with: fixed after open */
-	char *path, *wal_path;
-	int has_file, has_wal;
-	dev_t dev, wal_dev;
-	ino_t ino, wal_ino;
-	atomic_int read_only;  /* the connection was opened read-only */
-	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
-	/* the sequence numbers the open (or last) write gave, by table: a
-	 * write changes one table, a rematch two */
-	struct {
-		char id[STORE_ID_SIZE];
-		int64_t seq;
-	} seqs[2];
-	int nseqs;
-	/* the checkpointer */
-	sqlite3 *ckdb;
-	pthread_t ck;
-	int ck_running, ck_stop, ck_reopen;
-	pthread_mutex_t ck_mu;
-	pthread_cond_t ck_cv;
-} sqlite_store;
-
 static int open_ckdb(sqlite_store *s);
 
 static void *checkpointer(void *arg)
@@ -428,7 +385,7 @@ static store_fault fault_of(sqlite_store *s)
 	}
 }
 
-static int fail(sqlite_store *s, char *err, const char *what)
+int sq_fail(sqlite_store *s, char *err, const char *what)
 {
 	snprintf(err, STORE_ERR_SIZE, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	s->fault = fault_of(s);
@@ -503,30 +460,17 @@ static store_fault file_check(sqlite_store *s, char *err)
 	return f;
 }
 
-static int parse_status(const char *t)
-{
-	for (int i = 0; i < STORE_STATUS_COUNT; i++)
-		if (t && !strcmp(t, STATUS_NAMES[i]))
-			return i;
-	return -1;
-}
-
-const char *store_status_name(int status)
-{
-	return status >= 0 && status < STORE_STATUS_COUNT ? STATUS_NAMES[status] : "?";
-}
-
 int store_sqlite_schema_version(void) { return NMIGRATIONS; }
 
 /* Runs a statement that returns no rows, then resets it. */
-static int step_done(sqlite_store *s, int k, char *err)
+int sq_step_done(sqlite_store *s, int k, char *err)
 {
 	sqlite3_stmt *st = s->st[k];
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
-		return fail(s, err, SQL[k]);
+		return sq_fail(s, err, SQL[k]);
 	return 0;
 }
 
@@ -534,7 +478,7 @@ static int step_done(sqlite_store *s, int k, char *err)
  * effect. SQLite rolls the whole transaction back by itself after some
  * errors (a full disk, an I/O error, SQLITE_BUSY): in a group that loses
  * every write of it, which group_commit then reports. */
-static void rollback(sqlite_store *s)
+void sq_rollback(sqlite_store *s)
 {
 	if (!s->group) {
 		sqlite3_step(s->st[ST_ROLLBACK]);
@@ -573,13 +517,13 @@ static int group_gone(sqlite_store *s, char *err)
  * rolls it back. 0, or -1 with the fault set and nothing written. In a
  * group it releases the write's savepoint: the file is checked at
  * group_commit. */
-static int commit(sqlite_store *s, char *err)
+int sq_commit(sqlite_store *s, char *err)
 {
 	if (s->group) {
 		if (group_gone(s, err))
 			return -1;
-		if (step_done(s, ST_RELEASE, err)) {
-			rollback(s);
+		if (sq_step_done(s, ST_RELEASE, err)) {
+			sq_rollback(s);
 			return -1;
 		}
 		return 0;
@@ -587,38 +531,38 @@ static int commit(sqlite_store *s, char *err)
 	store_fault f = file_check(s, err);
 	if (f != STORE_FAULT_NONE) {
 		s->fault = f;
-		rollback(s);
+		sq_rollback(s);
 		return -1;
 	}
-	if (step_done(s, ST_COMMIT, err)) {
-		rollback(s);
+	if (sq_step_done(s, ST_COMMIT, err)) {
+		sq_rollback(s);
 		return -1;
 	}
 	return 0;
 }
 
 /* A write's BEGIN IMMEDIATE, or in a group its SAVEPOINT. */
-static int begin(sqlite_store *s, char *err)
+int sq_begin(sqlite_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
 	s->nseqs = 0;
 	if (!s->group)
-		return step_done(s, ST_BEGIN, err);
+		return sq_step_done(s, ST_BEGIN, err);
 	if (group_gone(s, err))
 		return -1;
 	if (sqlite3_get_autocommit(s->db)) {
-		/* lost without a rollback() seeing it: never write outside it */
+		/* lost without a sq_rollback() seeing it: never write outside it */
 		s->fault = STORE_FAULT_OTHER;
-		rollback(s);
+		sq_rollback(s);
 		return group_gone(s, err);
 	}
-	return step_done(s, ST_SAVEPOINT, err);
+	return sq_step_done(s, ST_SAVEPOINT, err);
 }
 
 static int sq_group_begin(store *base, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
+	if (sq_begin(s, err))
 		return -1;
 	s->group = 1;
 	s->group_lost = 0;
@@ -639,10 +583,10 @@ static int sq_group_commit(store *base, char *err)
 		snprintf(err, STORE_ERR_SIZE, "%s", s->group_err);
 		s->fault = s->group_fault;
 		if (!sqlite3_get_autocommit(s->db))
-			rollback(s);
+			sq_rollback(s);
 		return -1;
 	}
-	return commit(s, err);
+	return sq_commit(s, err);
 }
 
 static void sq_group_rollback(store *base)
@@ -650,13 +594,13 @@ static void sq_group_rollback(store *base)
 	sqlite_store *s = (sqlite_store *)base;
 	s->group = s->group_lost = 0;
 	if (!sqlite3_get_autocommit(s->db))
-		rollback(s);
+		sq_rollback(s);
 }
 
 /* Inside a write: the table's next sequence number, once per table and
  * transaction (one process writes a SQLite file: the writer thread's
  * order is the commits' order). 0 or -1. */
-static int bump(sqlite_store *s, const char *id, char *err)
+int sq_bump(sqlite_store *s, const char *id, char *err)
 {
 	for (int i = 0; i < s->nseqs; i++)
 		if (!strcmp(s->seqs[i].id, id))
@@ -670,7 +614,7 @@ static int bump(sqlite_store *s, const char *id, char *err)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
-		return fail(s, err, SQL[ST_BUMP]);
+		return sq_fail(s, err, SQL[ST_BUMP]);
 	if (s->nseqs < 2) {
 		snprintf(s->seqs[s->nseqs].id, STORE_ID_SIZE, "%s", id);
 		s->seqs[s->nseqs++].seq = seq;
@@ -687,7 +631,7 @@ static int64_t sq_last_seq(store *base, const char *id)
 	return 0;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *t)
+void sq_bind_text(sqlite3_stmt *st, int i, const char *t)
 {
 	sqlite3_bind_text(st, i, t ? t : "", -1, SQLITE_TRANSIENT);
 }
@@ -716,470 +660,6 @@ static void sq_close(store *base)
 	free(s->wal_path);
 	free(s->fault_file);
 	free(s);
-}
-
-/* Inserts game g with its seats inside the open transaction: 0 or -1. */
-static int insert_game(sqlite_store *s, const store_game *g, char *err)
-{
-	sqlite3_stmt *st = s->st[ST_INS_GAME];
-	bind_text(st, 1, g->id);
-	bind_text(st, 2, store_status_name(g->status));
-	sqlite3_bind_int(st, 3, g->players);
-	sqlite3_bind_int(st, 4, g->farmers);
-	bind_text(st, 5, g->farm_scoring);
-	sqlite3_bind_int(st, 6, g->small_city);
-	bind_text(st, 7, g->expansions ? g->expansions : "[]");
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)g->seed);
-	bind_text(st, 9, g->options ? g->options : "{}");
-	if (g->record)
-		bind_text(st, 10, g->record);
-	else
-		sqlite3_bind_null(st, 10);
-	sqlite3_bind_int64(st, 11, g->created_ms);
-	sqlite3_bind_int64(st, 12, g->updated_ms);
-	if (step_done(s, ST_INS_GAME, err))
-		return -1;
-	for (int i = 0; i < g->nseats; i++) {
-		const store_seat *se = &g->seats[i];
-		st = s->st[ST_INS_SEAT];
-		bind_text(st, 1, g->id);
-		sqlite3_bind_int(st, 2, se->seat);
-		bind_text(st, 3, SEAT_KINDS[se->kind]);
-		bind_text(st, 4, se->name);
-		bind_text(st, 5, se->level);
-		bind_text(st, 6, se->spec);
-		bind_text(st, 7, se->token_hash);
-		bind_text(st, 8, se->colour);
-		sqlite3_bind_int64(st, 9, se->account);
-		if (step_done(s, ST_INS_SEAT, err))
-			return -1;
-	}
-	return 0;
-}
-
-static int sq_create_game(store *base, const store_game *g, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	if (insert_game(s, g, err) || bump(s, g->id, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	sqlite3_stmt *st = s->st[ST_UPD_SEAT];
-	bind_text(st, 1, SEAT_KINDS[se->kind]);
-	bind_text(st, 2, se->name);
-	bind_text(st, 3, se->level);
-	bind_text(st, 4, se->spec);
-	bind_text(st, 5, se->token_hash);
-	bind_text(st, 6, se->colour);
-	sqlite3_bind_int64(st, 7, se->account);
-	bind_text(st, 8, id);
-	sqlite3_bind_int(st, 9, se->seat);
-	if (step_done(s, ST_UPD_SEAT, err) || bump(s, id, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	sqlite3_stmt *st = s->st[ST_SET_STATUS];
-	bind_text(st, 1, store_status_name(status));
-	sqlite3_bind_int64(st, 2, at_ms);
-	bind_text(st, 3, id);
-	if (step_done(s, ST_SET_STATUS, err) || bump(s, id, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-/* The rating update of a rated game, inside add_move's transaction: the
- * result's row (its primary key) and the ratings' rows go in together or
- * not at all, so a game is rated exactly once, also across a restart. */
-static int rate_game(sqlite_store *s, const char *id, const store_result *r, char *err)
-{
-	int64_t t0 = srv_mono_us();
-	store_rating rt[STORE_MAX_RATED];
-	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
-	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_SEL_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			rt[i].rating = sqlite3_column_double(st, 0);
-			rt[i].rd = sqlite3_column_double(st, 1);
-			rt[i].vol = sqlite3_column_double(st, 2);
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				snprintf(err, STORE_ERR_SIZE, "rating: account %lld is not stored",
-				         (long long)rt[i].account);
-			return rc == SQLITE_DONE ? -1 : fail(s, err, "reading a rating");
-		}
-	}
-	r->rate(rt, n);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_UPD_RATING];
-		sqlite3_bind_double(st, 1, rt[i].new_rating);
-		sqlite3_bind_double(st, 2, rt[i].new_rd);
-		sqlite3_bind_double(st, 3, rt[i].new_vol);
-		sqlite3_bind_int64(st, 4, rt[i].account);
-		if (step_done(s, ST_UPD_RATING, err))
-			return -1;
-		st = s->st[ST_INS_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		bind_text(st, 2, id);
-		sqlite3_bind_int(st, 3, rt[i].seat);
-		sqlite3_bind_double(st, 4, rt[i].rating);
-		sqlite3_bind_double(st, 5, rt[i].new_rating);
-		sqlite3_bind_double(st, 6, rt[i].new_rd);
-		sqlite3_bind_double(st, 7, rt[i].new_vol);
-		sqlite3_bind_int64(st, 8, r->at_ms);
-		if (step_done(s, ST_INS_RATING, err))
-			return -1;
-	}
-	srv_event("table=%s event=rated seats=%d us=%lld", id, n,
-	          (long long)(srv_mono_us() - t0));
-	return 0;
-}
-
-/* Inside a write's transaction: game `id` is over at at_ms with result r,
- * rated in the same transaction when r says so. 0, or -1 (the caller rolls
- * back). */
-static int write_result(sqlite_store *s, const char *id, int64_t at_ms, const store_result *r,
-                        char *err)
-{
-	sqlite3_stmt *st = s->st[ST_TOUCH];
-	bind_text(st, 1, store_status_name(STORE_OVER));
-	sqlite3_bind_int64(st, 2, at_ms);
-	bind_text(st, 3, id);
-	if (step_done(s, ST_TOUCH, err))
-		return -1;
-	st = s->st[ST_INS_RESULT];
-	bind_text(st, 1, id);
-	bind_text(st, 2, r->scores);
-	bind_text(st, 3, r->by_kind);
-	bind_text(st, 4, r->winners);
-	sqlite3_bind_int64(st, 5, r->at_ms);
-	if (step_done(s, ST_INS_RESULT, err))
-		return -1;
-	return r->nrated > 0 ? rate_game(s, id, r, err) : 0;
-}
-
-static int sq_add_move(store *base, const char *id, const store_move *m,
-                       const store_result *r, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	sqlite3_stmt *st = s->st[ST_INS_MOVE];
-	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, m->turn);
-	sqlite3_bind_int(st, 3, m->player);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)m->move);
-	bind_text(st, 5, carc_tile_name(m->tile));
-	bind_text(st, 6, m->entry);
-	sqlite3_bind_int64(st, 7, m->at_ms);
-	if (step_done(s, ST_INS_MOVE, err) || bump(s, id, err))
-		goto bad;
-	if (r) {
-		/* the game's row changes only when the game ends: a move writes one
-		 * row, so a commit is about one page of WAL */
-		if (write_result(s, id, m->at_ms, r, err))
-			goto bad;
-	}
-	return commit(s, err);
-bad:
-	rollback(s);
-	return -1;
-}
-
-static void copy_col(char *dst, size_t size, sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	snprintf(dst, size, "%s", t ? (const char *)t : "");
-}
-
-static char *dup_col(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	if (!t)
-		return NULL;
-	size_t n = strlen((const char *)t);
-	char *d = malloc(n + 1);
-	if (d)
-		memcpy(d, t, n + 1);
-	return d;
-}
-
-static void free_game(store_game *g)
-{
-	free(g->expansions);
-	free(g->options);
-	free(g->record);
-}
-
-/* Reads the game in the current row of `gst` (the columns of ST_SEL_ONE)
- * and its seats into *g; the caller frees it with free_game, also after
- * an error. Returns 0, or -1 on a database error. */
-static int read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *err)
-{
-	memset(g, 0, sizeof *g);
-	copy_col(g->id, sizeof g->id, gst, 0);
-	g->status = parse_status((const char *)sqlite3_column_text(gst, 1));
-	g->players = sqlite3_column_int(gst, 2);
-	g->farmers = sqlite3_column_int(gst, 3);
-	copy_col(g->farm_scoring, sizeof g->farm_scoring, gst, 4);
-	g->small_city = sqlite3_column_int(gst, 5);
-	g->expansions = dup_col(gst, 6);
-	g->seed = (uint64_t)sqlite3_column_int64(gst, 7);
-	g->options = dup_col(gst, 8);
-	g->record = dup_col(gst, 9);
-	g->created_ms = sqlite3_column_int64(gst, 10);
-	g->updated_ms = sqlite3_column_int64(gst, 11);
-	/* the stream's number: the loads' statements end with it */
-	const char *c12 = sqlite3_column_count(gst) > 12 ? sqlite3_column_name(gst, 12) : NULL;
-	g->seq = c12 && !strcmp(c12, "seq") ? sqlite3_column_int64(gst, 12) : 0;
-
-	int rc;
-	sqlite3_stmt *st = s->st[ST_SEL_SEATS];
-	bind_text(st, 1, g->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (g->nseats >= (int)(sizeof g->seats / sizeof g->seats[0]))
-			continue;
-		store_seat *se = &g->seats[g->nseats++];
-		se->seat = sqlite3_column_int(st, 0);
-		const char *k = (const char *)sqlite3_column_text(st, 1);
-		se->kind = !k ? 0 : !strcmp(k, "human") ? STORE_SEAT_HUMAN
-		                  : !strcmp(k, "bot") ? STORE_SEAT_BOT : STORE_SEAT_OPEN;
-		copy_col(se->name, sizeof se->name, st, 2);
-		copy_col(se->level, sizeof se->level, st, 3);
-		copy_col(se->spec, sizeof se->spec, st, 4);
-		copy_col(se->token_hash, sizeof se->token_hash, st, 5);
-		copy_col(se->colour, sizeof se->colour, st, 6);
-		se->account = sqlite3_column_int64(st, 7);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : fail(s, err, "loading seats");
-}
-
-/* Loads seats and moves of the game in the current row of `gst` and calls
- * fn. Returns fn's result, or -1 on a database error. */
-static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *ctx, char *err)
-{
-	store_game g;
-	int rc = 0, n = 0, cap = 0;
-	store_move *mv = NULL;
-	sqlite3_stmt *st = s->st[ST_SEL_MOVES];
-	if (read_game(s, gst, &g, err)) {
-		rc = -1;
-		goto out;
-	}
-	bind_text(st, 1, g.id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			store_move *nm = realloc(mv, (size_t)cap * sizeof *mv);
-			if (!nm) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			mv = nm;
-		}
-		store_move *m = &mv[n++];
-		m->turn = sqlite3_column_int(st, 0);
-		m->player = sqlite3_column_int(st, 1);
-		m->move = (uint32_t)sqlite3_column_int64(st, 2);
-		m->tile = carc_tile_parse((const char *)sqlite3_column_text(st, 3));
-		m->entry = dup_col(st, 4);
-		m->at_ms = sqlite3_column_int64(st, 5);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		rc = fail(s, err, "loading moves");
-		goto out;
-	}
-	rc = fn(ctx, &g, mv, n);
-out:
-	for (int i = 0; i < n; i++)
-		free((char *)mv[i].entry);
-	free(mv);
-	free_game(&g);
-	return rc;
-}
-
-static int sq_load_active(store *base, store_load_fn fn, void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_SEL_ACTIVE];
-	int rc, ret = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (load_row(s, st, fn, ctx, err)) {
-			ret = -1;
-			break;
-		}
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = fail(s, err, "loading games");
-	sqlite3_reset(st);
-	return ret;
-}
-
-static int sq_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_SEL_ONE];
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st), ret;
-	if (rc == SQLITE_ROW)
-		ret = load_row(s, st, fn, ctx, err) ? -1 : 1;
-	else if (rc == SQLITE_DONE)
-		ret = 0;
-	else
-		ret = fail(s, err, "loading a game");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret;
-}
-
-static int sq_counts(store *base, int *counts, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_COUNTS];
-	for (int i = 0; i < STORE_STATUS_COUNT; i++)
-		counts[i] = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int k = parse_status((const char *)sqlite3_column_text(st, 0));
-		if (k >= 0)
-			counts[k] = sqlite3_column_int(st, 1);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : fail(s, err, "counting games");
-}
-
-static int sq_list_finished(store *base, const char *before, int limit, store_summary_fn fn,
-                            void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_int64 from_ms = INT64_MAX;
-	if (before) {
-		sqlite3_stmt *st = s->st[ST_SEL_FINISHED_AT];
-		bind_text(st, 1, before);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			from_ms = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc == SQLITE_DONE)
-			return STORE_NOT_FOUND;
-		if (rc != SQLITE_ROW)
-			return fail(s, err, "finding a finished game");
-	}
-	sqlite3_stmt *st = s->st[ST_LIST_FINISHED];
-	sqlite3_bind_int64(st, 1, from_ms);
-	/* the id only breaks ties within the cursor's millisecond (without a
-	 * cursor no game has finished at INT64_MAX) */
-	bind_text(st, 2, before ? before : "");
-	sqlite3_bind_int(st, 3, limit);
-	int rc, n = 0, ret = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		store_game g;
-		if (read_game(s, st, &g, err)) {
-			free_game(&g);
-			ret = -1;
-			break;
-		}
-		char *scores = dup_col(st, 12), *by_kind = dup_col(st, 13), *winners = dup_col(st, 14);
-		char *ended = dup_col(st, 17);
-		store_result r;
-		memset(&r, 0, sizeof r);
-		r.scores = scores ? scores : "[]";
-		r.by_kind = by_kind ? by_kind : "[]";
-		r.winners = winners ? winners : "[]";
-		r.at_ms = sqlite3_column_int64(st, 15);
-		r.ended = ended;
-		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16));
-		free(ended);
-		free(scores);
-		free(by_kind);
-		free(winners);
-		free_game(&g);
-		n++;
-		if (stop)
-			break;
-	}
-	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
-		ret = fail(s, err, "listing finished games");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret ? ret : n;
-}
-
-/* The ids of a statement's rows (column 0) into ids, and column 1 into
- * created when it is not NULL: how many, or -1. */
-static int id_rows(sqlite_store *s, sqlite3_stmt *st, int limit, char (*ids)[STORE_ID_SIZE],
-                   int64_t *created, char *err, const char *what)
-{
-	int rc = SQLITE_DONE, n = 0;
-	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (created)
-			created[n] = sqlite3_column_int64(st, 1);
-		copy_col(ids[n++], STORE_ID_SIZE, st, 0);
-	}
-	int bad = n < limit && rc != SQLITE_DONE;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return bad ? fail(s, err, what) : n;
-}
-
-static int sq_list_unfinished(store *base, int which, int64_t before_ms, const char *before_id,
-                              int64_t open_since_ms, int limit, char (*ids)[STORE_ID_SIZE],
-                              int64_t *created, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	sqlite3_stmt *st = s->st[ST_LIST_UNFINISHED];
-	sqlite3_bind_int(st, 1, which);
-	sqlite3_bind_int64(st, 2, before_ms);
-	bind_text(st, 3, before_id);
-	sqlite3_bind_int64(st, 4, open_since_ms);
-	sqlite3_bind_int(st, 5, limit);
-	return id_rows(s, st, limit, ids, created, err, "listing unfinished games");
-}
-
-static int sq_list_unowned(store *base, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
-                           char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	s->fault = STORE_FAULT_NONE;
-	sqlite3_stmt *st = s->st[ST_LIST_UNOWNED];
-	bind_text(st, 1, after);
-	sqlite3_bind_int(st, 2, limit);
-	return id_rows(s, st, limit, ids, NULL, err, "listing games with bots or clocks");
 }
 
 static store_fault sq_last_fault(store *base) { return ((sqlite_store *)base)->fault; }
@@ -1232,523 +712,13 @@ static int sq_probe(store *base, char *err)
 	/* setting the schema version to what it is writes the header page */
 	char sql[64];
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d", NMIGRATIONS);
-	if (begin(s, err))
+	if (sq_begin(s, err))
 		return -1;
 	if (exec(s, s->db, sql, err)) {
-		rollback(s);
+		sq_rollback(s);
 		return -1;
 	}
-	return commit(s, err);
-}
-
-/* The statements below run rarely (an open table expired, the upload
- * totals once at start): prepared when called, not kept. */
-
-static int sq_delete_game(store *base, const char *id, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	/* a write like the others: one transaction, the file checked before
-	 * the commit; seats, moves and results go with it (ON DELETE CASCADE) */
-	if (begin(s, err))
-		return -1;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM games WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
-		fail(s, err, "deleting a game");
-		rollback(s);
-		return -1;
-	}
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		fail(s, err, "deleting a game");
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_upload_usage(store *base, long *count, int64_t *bytes, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	/* the size is kept in the options (record_bytes) so that the records
-	 * themselves, most of them in overflow pages, are not read; uploads
-	 * stored before that was kept are measured */
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT count(*), coalesce(sum(coalesce("
-	                       "json_extract(options,'$.record_bytes'), length(record))),0)"
-	                       " FROM games WHERE status='view'",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return fail(s, err, "counting uploads");
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*count = (long)sqlite3_column_int64(st, 0);
-		*bytes = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : fail(s, err, "counting uploads");
-}
-
-static int sq_save_clock(store *base, const char *id, const store_clock *c,
-                         const store_result *r, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	sqlite3_stmt *st = s->st[ST_UPS_CLOCK];
-	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, c->turn);
-	sqlite3_bind_int64(st, 3, c->deadline_ms);
-	bind_text(st, 4, c->state ? c->state : "{}");
-	if (step_done(s, ST_UPS_CLOCK, err) || bump(s, id, err))
-		goto bad;
-	if (r) {
-		if (write_result(s, id, r->at_ms, r, err))
-			goto bad;
-	}
-	return commit(s, err);
-bad:
-	rollback(s);
-	return -1;
-}
-
-/* ---- chat and rematch: statements prepared when called (a chat line
- * is a few a minute at most, not a hot path) ---- */
-
-static int prep(sqlite_store *s, const char *sql, sqlite3_stmt **st, char *err)
-{
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return fail(s, err, sql);
-	}
-	return 0;
-}
-
-/* The line gets the game's next number (store.h). */
-static int sq_add_chat(store *base, const char *id, store_chat *m, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	if (begin(s, err))
-		return -1;
-	if (bump(s, id, err) ||
-	    prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
-	            " SELECT ?1, coalesce(max(n) + 1, 0), ?2, ?3, ?4, ?5, ?6 FROM chat"
-	            " WHERE game_id=?1 RETURNING n", &st, err)) {
-		rollback(s);
-		return -1;
-	}
-	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, m->seat);
-	bind_text(st, 3, m->name);
-	bind_text(st, 4, m->text);
-	bind_text(st, 5, m->phrase);
-	sqlite3_bind_int64(st, 6, m->at_ms);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		m->n = sqlite3_column_int(st, 0);
-		rc = sqlite3_step(st);
-	}
-	if (rc != SQLITE_DONE)
-		fail(s, err, "adding a chat line");
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_list_chat(store *base, const char *id, int from, int limit, store_chat_fn fn,
-                        void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	s->fault = STORE_FAULT_NONE;
-	if (prep(s, "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=?"
-	            " AND n >= ? ORDER BY n LIMIT ?", &st, err))
-		return -1;
-	bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, from);
-	sqlite3_bind_int(st, 3, limit);
-	int rc, count = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		store_chat m;
-		memset(&m, 0, sizeof m);
-		m.n = sqlite3_column_int(st, 0);
-		m.seat = sqlite3_column_int(st, 1);
-		copy_col(m.name, sizeof m.name, st, 2);
-		const unsigned char *tx = sqlite3_column_text(st, 3);
-		m.text = tx ? (const char *)tx : "";
-		copy_col(m.phrase, sizeof m.phrase, st, 4);
-		m.at_ms = sqlite3_column_int64(st, 5);
-		count++;
-		if (fn(ctx, &m))
-			break;
-	}
-	int bad = rc != SQLITE_ROW && rc != SQLITE_DONE;
-	if (bad)
-		fail(s, err, "reading the chat");
-	sqlite3_finalize(st);
-	return bad ? -1 : count;
-}
-
-static int sq_count_chat(store *base, const char *id, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	s->fault = STORE_FAULT_NONE;
-	if (prep(s, "SELECT coalesce(max(n) + 1, 0) FROM chat WHERE game_id=?", &st, err))
-		return -1;
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st), n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-	if (rc != SQLITE_ROW)
-		fail(s, err, "counting the chat");
-	sqlite3_finalize(st);
-	return n;
-}
-
-static int sq_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
-                            char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	if (store_analysis_too_big(id, json, err)) {
-		s->fault = STORE_FAULT_OTHER;
-		return -1;
-	}
-	if (begin(s, err))
-		return -1;
-	/* the first one stays: an analysis is never recomputed */
-	if (prep(s, "INSERT INTO analyses (game_id, analysis, at_ms) VALUES (?,?,?)"
-	            " ON CONFLICT(game_id) DO NOTHING", &st, err)) {
-		rollback(s);
-		return -1;
-	}
-	bind_text(st, 1, id);
-	bind_text(st, 2, json);
-	sqlite3_bind_int64(st, 3, at_ms);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		fail(s, err, "storing an analysis");
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_load_analysis(store *base, const char *id, char **out, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	*out = NULL;
-	s->fault = STORE_FAULT_NONE;
-	if (prep(s, "SELECT analysis FROM analyses WHERE game_id=?", &st, err))
-		return -1;
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st), found = 0;
-	if (rc == SQLITE_ROW) {
-		const unsigned char *tx = sqlite3_column_text(st, 0);
-		*out = srv_xstrdup(tx ? (const char *)tx : "");
-		found = 1;
-	} else if (rc != SQLITE_DONE) {
-		fail(s, err, "reading an analysis");
-		found = -1;
-	}
-	sqlite3_finalize(st);
-	return found;
-}
-
-static int sq_create_rematch(store *base, const char *old_id, const store_game *g, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	if (begin(s, err))
-		return -1;
-	if (insert_game(s, g, err))
-		goto bad;
-	/* the old game remembers its rematch, unless it has one already that
-	 * is still stored (an open rematch that expired is gone) */
-	if (prep(s, "UPDATE games SET rematch=?1 WHERE id=?2 AND (rematch IS NULL OR rematch NOT IN"
-	            " (SELECT id FROM games WHERE id <> ?1))", &st, err))
-		goto bad;
-	bind_text(st, 1, g->id);
-	bind_text(st, 2, old_id);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		fail(s, err, "linking the rematch");
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto bad;
-	if (sqlite3_changes(s->db) != 1) {
-		s->fault = STORE_FAULT_OTHER;
-		snprintf(err, STORE_ERR_SIZE, "game %s has a rematch already (or is not stored)", old_id);
-		goto bad;
-	}
-	if (bump(s, g->id, err) || bump(s, old_id, err))
-		goto bad;
-	return commit(s, err);
-bad:
-	rollback(s);
-	return -1;
-}
-
-static int sq_load_clock(store *base, const char *id, store_clock *out, char **state, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_SEL_CLOCK];
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
-	*state = NULL;
-	if (found) {
-		out->turn = sqlite3_column_int(st, 0);
-		out->deadline_ms = sqlite3_column_int64(st, 1);
-		*state = dup_col(st, 2);
-		out->state = *state;
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (!found && rc != SQLITE_DONE)
-		return fail(s, err, "reading a clock");
-	return found;
-}
-
-/* ---- accounts ---------------------------------------------------------------------------- */
-
-static void read_account(sqlite3_stmt *st, store_account *a)
-{
-	memset(a, 0, sizeof *a);
-	a->id = sqlite3_column_int64(st, 0);
-	copy_col(a->name, sizeof a->name, st, 1);
-	copy_col(a->pwhash, sizeof a->pwhash, st, 2);
-	a->created_ms = sqlite3_column_int64(st, 3);
-	a->rating = sqlite3_column_double(st, 4);
-	a->rd = sqlite3_column_double(st, 5);
-	a->vol = sqlite3_column_double(st, 6);
-	a->games = sqlite3_column_int(st, 7);
-}
-
-/* A statement that returns one account row or none: 1, 0, or -1. */
-static int one_account(sqlite_store *s, int k, store_account *a, char *err)
-{
-	sqlite3_stmt *st = s->st[k];
-	int rc = sqlite3_step(st), ret;
-	if (rc == SQLITE_ROW) {
-		read_account(st, a);
-		ret = 1;
-	} else {
-		ret = rc == SQLITE_DONE ? 0 : fail(s, err, "reading an account");
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret;
-}
-
-static int insert_session(sqlite_store *s, const char *hash, int64_t account, int64_t now_ms,
-                          int64_t expires_ms, char *err)
-{
-	sqlite3_stmt *st = s->st[ST_DEL_EXPIRED];
-	sqlite3_bind_int64(st, 1, now_ms);
-	if (step_done(s, ST_DEL_EXPIRED, err))
-		return -1;
-	st = s->st[ST_INS_SESSION];
-	bind_text(st, 1, hash);
-	sqlite3_bind_int64(st, 2, account);
-	sqlite3_bind_int64(st, 3, now_ms);
-	sqlite3_bind_int64(st, 4, expires_ms);
-	return step_done(s, ST_INS_SESSION, err);
-}
-
-static int sq_account_create(store *base, const char *name, const char *name_key,
-                             const char *pwhash, int64_t now_ms, const char *session_hash,
-                             int64_t expires_ms, int64_t *id, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	sqlite3_stmt *st = s->st[ST_INS_ACCOUNT];
-	bind_text(st, 1, name);
-	bind_text(st, 2, name_key);
-	bind_text(st, 3, pwhash);
-	sqlite3_bind_int64(st, 4, now_ms);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		int dup = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE;
-		fail(s, err, "creating an account");
-		rollback(s);
-		if (dup)
-			s->fault = STORE_FAULT_NONE; /* the database works: the name is taken */
-		return dup ? STORE_DUPLICATE : -1;
-	}
-	*id = sqlite3_last_insert_rowid(s->db);
-	if (insert_session(s, session_hash, *id, now_ms, expires_ms, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_account_by_name(store *base, const char *name_key, store_account *a, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	bind_text(s->st[ST_SEL_ACC_NAME], 1, name_key);
-	return one_account(s, ST_SEL_ACC_NAME, a, err);
-}
-
-static int sq_account_by_id(store *base, int64_t id, store_account *a, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_bind_int64(s->st[ST_SEL_ACC_ID], 1, id);
-	return one_account(s, ST_SEL_ACC_ID, a, err);
-}
-
-static int sq_session_create(store *base, const char *hash, int64_t account, int64_t now_ms,
-                             int64_t expires_ms, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	if (insert_session(s, hash, account, now_ms, expires_ms, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_session_get(store *base, const char *hash, int64_t now_ms, store_account *a,
-                          char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	bind_text(s->st[ST_SEL_SESSION], 1, hash);
-	sqlite3_bind_int64(s->st[ST_SEL_SESSION], 2, now_ms);
-	return one_account(s, ST_SEL_SESSION, a, err);
-}
-
-static int sq_session_delete(store *base, const char *hash, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	if (begin(s, err))
-		return -1;
-	bind_text(s->st[ST_DEL_SESSION], 1, hash);
-	if (step_done(s, ST_DEL_SESSION, err)) {
-		rollback(s);
-		return -1;
-	}
-	return commit(s, err);
-}
-
-static int sq_get_key(store *base, const char *name, unsigned char *out, size_t size, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_SEL_KEY];
-	bind_text(st, 1, name);
-	int rc = sqlite3_step(st), ret = -1;
-	if (rc == SQLITE_ROW && (size_t)sqlite3_column_bytes(st, 0) == size) {
-		memcpy(out, sqlite3_column_blob(st, 0), size);
-		ret = 0;
-	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		snprintf(err, STORE_ERR_SIZE, "server key '%s' is missing or not %zu bytes", name, size);
-	} else {
-		fail(s, err, "reading a server key");
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret;
-}
-
-static int sq_account_games(store *base, int64_t account, int only_over, int limit,
-                            store_seat_game_fn fn, void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_ACC_GAMES];
-	sqlite3_bind_int64(st, 1, account);
-	sqlite3_bind_int(st, 2, only_over);
-	sqlite3_bind_int(st, 3, limit);
-	int rc, n = 0, ret = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		store_game g;
-		if (read_game(s, st, &g, err)) {
-			free_game(&g);
-			ret = -1;
-			break;
-		}
-		int has_r = sqlite3_column_type(st, 13) != SQLITE_NULL;
-		char *scores = dup_col(st, 13), *by_kind = dup_col(st, 14), *winners = dup_col(st, 15);
-		store_result r;
-		memset(&r, 0, sizeof r);
-		r.scores = scores ? scores : "[]";
-		r.by_kind = by_kind ? by_kind : "[]";
-		r.winners = winners ? winners : "[]";
-		r.at_ms = sqlite3_column_int64(st, 16);
-		store_rating_row rr;
-		memset(&rr, 0, sizeof rr);
-		int has_rr = sqlite3_column_type(st, 17) != SQLITE_NULL;
-		snprintf(rr.game, sizeof rr.game, "%s", g.id);
-		rr.seat = sqlite3_column_int(st, 12);
-		rr.before = sqlite3_column_double(st, 17);
-		rr.after = sqlite3_column_double(st, 18);
-		rr.rd_after = sqlite3_column_double(st, 19);
-		rr.at_ms = sqlite3_column_int64(st, 20);
-		int stop = fn(ctx, &g, rr.seat, has_r ? &r : NULL, has_rr ? &rr : NULL);
-		free(scores);
-		free(by_kind);
-		free(winners);
-		free_game(&g);
-		n++;
-		if (stop)
-			break;
-	}
-	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
-		ret = fail(s, err, "listing an account's games");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret ? ret : n;
-}
-
-static int sq_leaderboard(store *base, int limit, int offset, store_account_fn fn, void *ctx,
-                          char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_LEADERBOARD];
-	sqlite3_bind_int(st, 1, limit);
-	sqlite3_bind_int(st, 2, offset);
-	int rc, n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		store_account a;
-		read_account(st, &a);
-		n++;
-		if (fn(ctx, &a))
-			break;
-	}
-	int ret = rc != SQLITE_ROW && rc != SQLITE_DONE ? fail(s, err, "reading the leaderboard") : n;
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return ret;
-}
-
-static int sq_get_rematch(store *base, const char *id, char *out, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st;
-	s->fault = STORE_FAULT_NONE;
-	out[0] = 0;
-	if (prep(s, "SELECT g.rematch FROM games g JOIN games r ON r.id = g.rematch WHERE g.id=?",
-	         &st, err))
-		return -1;
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		copy_col(out, STORE_ID_SIZE, st, 0);
-	else if (rc != SQLITE_DONE)
-		fail(s, err, "reading the rematch");
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	return sq_commit(s, err);
 }
 
 static const store_ops SQLITE_OPS = {
