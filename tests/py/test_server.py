@@ -615,7 +615,7 @@ class ServerTest(ServerCase):
         self.assertEqual(info["turn"], 3)
 
     def test_table_limit_makes_room_from_finished_games(self):
-        srv = self.start(extra=("--max-tables", "3"))
+        srv = self.start(extra=("--max-tables", "3", "--max-tables-share", "0"))
         done = [srv.create(seats=[{"bot": "random"}, {"bot": "random"}],
                            tiles={"U": 2})["id"] for _ in range(3)]
         for tid in done:
@@ -765,7 +765,7 @@ class ServerTest(ServerCase):
         self.assertEqual(colours(srv3.get("/api/tables/" + c["id"])[1]), ["pink", "blue"])
 
     def test_finished_games_are_listed_from_the_store(self):
-        srv = self.start(extra=("--max-tables", "3"))
+        srv = self.start(extra=("--max-tables", "3", "--max-tables-share", "0"))
         ids = []
         for _ in range(5):
             tid = srv.create(seats=[{"bot": "random"}, {"bot": "random", "colour": "green"}],

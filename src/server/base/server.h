@@ -7,7 +7,8 @@
  * (tests/cli/test_layers.sh):
  *
  *   transport/  net.c: the libwebsockets event loop, HTTP routing, static
- *               files, WebSocket framing, per-connection output queues
+ *               files, WebSocket framing, per-connection output queues;
+ *               peers.c: addresses, trusted proxies, origins
  *   api/        api.c: the HTTP API and the WebSocket messages (JSON in,
  *               JSON out): parse, check, call the domain, answer; installs
  *               the domain's outbox and the accounts' hooks (api_start)

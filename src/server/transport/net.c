@@ -28,6 +28,7 @@
 #include "bots.h"
 #include "cluster.h"
 #include "net.h"
+#include "peers.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -574,7 +575,6 @@ static const char *method_name(int m)
 /* Whether the request came over TLS: the server itself speaks plain HTTP,
  * so only a proxy in front can tell, and its X-Forwarded-Proto is believed
  * only with --trust-proxy (anyone can send the header). */
-static int trusted_proxy(const char *addr);
 
 static int request_tls(struct lws *wsi)
 {
@@ -585,7 +585,7 @@ static int request_tls(struct lws *wsi)
 		return 0;
 	if (!strncmp(peer, "::ffff:", 7) && strchr(peer + 7, '.'))
 		memmove(peer, peer + 7, strlen(peer + 7) + 1);
-	if (!trusted_proxy(peer))
+	if (!peers_trusted(peer))
 		return 0; /* the header is believed from a trusted proxy only */
 #if defined(LWS_WITH_CUSTOM_HEADERS)
 	char buf[32];
@@ -596,9 +596,6 @@ static int request_tls(struct lws *wsi)
 #endif
 }
 
-static int origin_allowed(const char *origin, const char *host);
-static void strip_v4_mapped(char *a);
-static int forwarded_client(struct lws *wsi, char *out, size_t size);
 
 /* The listener of --metrics-listen (NULL without it): it answers
  * monitoring paths only (api_is_monitor_path). */
@@ -621,7 +618,7 @@ static int request_site(struct lws *wsi, char *origin, size_t size)
 		char host[256];
 		header_copy(wsi, WSI_TOKEN_ORIGIN, origin, size);
 		header_copy(wsi, WSI_TOKEN_HOST, host, sizeof host);
-		return origin_allowed(origin, host) ? REQ_SITE_OWN : REQ_SITE_OTHER;
+		return peers_origin_ok(origin, host) ? REQ_SITE_OWN : REQ_SITE_OTHER;
 	}
 #if defined(LWS_WITH_CUSTOM_HEADERS)
 	int n = lws_hdr_custom_length(wsi, "sec-fetch-site:", 15);
@@ -640,29 +637,6 @@ static int request_site(struct lws *wsi, char *origin, size_t size)
 	return REQ_SITE_UNSAID;
 }
 
-static int is_loopback(const char *a)
-{
-	return srv_addr_match("127.0.0.0/8", a) == 1 || srv_addr_match("::1", a) == 1;
-}
-
-/* Whether the client is on this machine: the peer is on loopback (or a
- * trusted proxy) and, when the request is forwarded (X-Forwarded-For or
- * X-Real-IP), a trusted proxy names a loopback client. A peer that is no
- * trusted proxy and forwards for somebody is a proxy the server does not
- * know: its client may be anywhere. */
-static int request_local(struct lws *wsi)
-{
-	char peer[64], client[64];
-	if (!lws_get_peer_simple(wsi, peer, sizeof peer))
-		return 0;
-	strip_v4_mapped(peer);
-	int trusted = cfg->n_trust_proxy && trusted_proxy(peer);
-	int fwd = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR) > 0 ||
-	          lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_X_REAL_IP) > 0;
-	if (!fwd)
-		return is_loopback(peer);
-	return trusted && !forwarded_client(wsi, client, sizeof client) && is_loopback(client);
-}
 
 static int http_dispatch(srv_conn *c)
 {
@@ -687,7 +661,7 @@ static int http_dispatch(srv_conn *c)
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
 	              .token = token, .cookie = cookie, .addr = c->addr, .tls = request_tls(c->wsi),
 	              .site = site, .origin = origin, .ctype = ctype,
-	              .local = request_local(c->wsi), .monitor = monitor};
+	              .local = peers_local(c->wsi), .monitor = monitor};
 	api_resp rs;
 	api_http(cfg, &rq, &rs);
 	sb_free(&c->body); /* read: not needed any more */
@@ -804,172 +778,7 @@ static void conn_limit_message(char *out, size_t size)
 	         cfg->max_conns_per_addr);
 }
 
-/* ---- trusted proxies (--trust-proxy) ------------------------------------------------------ */
-
-/* An address as bytes (4 or 16) with its family; -1 when it is none. */
-static int addr_bytes(const char *s, unsigned char *b)
-{
-	if (inet_pton(AF_INET, s, b) == 1)
-		return 4;
-	if (inet_pton(AF_INET6, s, b) == 1)
-		return 16;
-	return -1;
-}
-
-int srv_addr_match(const char *spec, const char *addr)
-{
-	char net[64];
-	const char *slash = strchr(spec, '/');
-	size_t n = slash ? (size_t)(slash - spec) : strlen(spec);
-	if (n == 0 || n >= sizeof net)
-		return -1;
-	memcpy(net, spec, n);
-	net[n] = 0;
-	unsigned char nb[16], ab[16];
-	int len = addr_bytes(net, nb);
-	if (len < 0)
-		return -1;
-	long bits = len * 8;
-	if (slash) {
-		char *end;
-		bits = strtol(slash + 1, &end, 10);
-		if (end == slash + 1 || *end || bits < 0 || bits > len * 8)
-			return -1;
-	}
-	if (addr_bytes(addr, ab) != len)
-		return 0;
-	for (long i = 0; i < bits; i++)
-		if ((nb[i / 8] ^ ab[i / 8]) & (0x80 >> (i % 8)))
-			return 0;
-	return 1;
-}
-
-static int trusted_proxy(const char *addr)
-{
-	for (int i = 0; i < cfg->n_trust_proxy; i++)
-		if (srv_addr_match(cfg->trust_proxy[i], addr) == 1)
-			return 1;
-	return 0;
-}
-
-static void strip_v4_mapped(char *a)
-{
-	if (!strncmp(a, "::ffff:", 7) && strchr(a + 7, '.'))
-		memmove(a, a + 7, strlen(a + 7) + 1);
-}
-
-/* Behind a trusted proxy: the client named by the headers. In
- * X-Forwarded-For every proxy appends the address it was reached from, so
- * the client is the last entry that is not a trusted proxy itself (the
- * entries before it may be made up by the client); X-Real-IP (nginx's
- * $remote_addr) when there is no X-Forwarded-For. 0, or -1 when the
- * headers name no address (then the proxy's address stays). */
-static int forwarded_client(struct lws *wsi, char *out, size_t size)
-{
-	char h[1024];
-	unsigned char b[16];
-	int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
-	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
-		char *end = h + strlen(h);
-		while (end > h) {
-			char *start = end;
-			while (start > h && start[-1] != ',')
-				start--;
-			char *a = start, *e = end;
-			while (a < e && (*a == ' ' || *a == '\t'))
-				a++;
-			while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
-				e--;
-			*e = 0;
-			strip_v4_mapped(a);
-			if (addr_bytes(a, b) < 0)
-				return -1; /* not an address: nothing after it is believed */
-			if (!trusted_proxy(a) || start == h) {
-				snprintf(out, size, "%s", a);
-				return 0;
-			}
-			end = start > h ? start - 1 : h;
-		}
-		return -1;
-	}
-	/* lws knows X-Real-IP by name (a token of its own, not a custom header:
-	 * lws_hdr_custom_copy never sees it) */
-	n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_X_REAL_IP);
-	if (n > 0 && n < (int)sizeof h && lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_HTTP_X_REAL_IP) > 0) {
-		char *a = h;
-		while (*a == ' ')
-			a++;
-		a[strcspn(a, " \t")] = 0;
-		strip_v4_mapped(a);
-		if (addr_bytes(a, b) < 0)
-			return -1;
-		snprintf(out, size, "%s", a);
-		return 0;
-	}
-	return -1;
-}
-
-/* The peer's address as text ("" when unknown), the key of per-address
- * limits. An IPv4 client on a dual-stack socket reads "::ffff:1.2.3.4":
- * the prefix is dropped so that it counts once. Behind a proxy of
- * --trust-proxy, the client the proxy names (once the headers are in). */
-static void peer_addr(struct lws *wsi, char *out, size_t size)
-{
-	out[0] = 0;
-	if (!lws_get_peer_simple(wsi, out, size))
-		out[0] = 0;
-	strip_v4_mapped(out);
-	if (cfg->n_trust_proxy && trusted_proxy(out))
-		forwarded_client(wsi, out, size); /* no headers yet (at accept): -1 */
-}
-
 /* ---- the WebSocket handshake ------------------------------------------------------------- */
-
-/* scheme://host[:port] of an Origin header, lower case, without a default
- * port; "" when it is none of http or https. */
-static void origin_norm(const char *in, char *out, size_t size)
-{
-	out[0] = 0;
-	int https = !strncasecmp(in, "https://", 8);
-	if (!https && strncasecmp(in, "http://", 7))
-		return;
-	const char *host = in + (https ? 8 : 7);
-	size_t n = strcspn(host, "/?#");
-	if (!n || n + 9 >= size)
-		return;
-	int k = snprintf(out, size, "%s://%.*s", https ? "https" : "http", (int)n, host);
-	for (int i = 0; i < k; i++)
-		out[i] = (char)tolower((unsigned char)out[i]);
-	const char *dflt = https ? ":443" : ":80";
-	size_t dl = strlen(dflt);
-	if ((size_t)k > dl && !strcmp(out + k - dl, dflt))
-		out[k - dl] = 0;
-}
-
-/* 1 when a page of this Origin may open a WebSocket here: the server's own
- * origin (the Host header, by http or https) or one of --allow-origin. */
-static int origin_allowed(const char *origin, const char *host)
-{
-	char o[300], h[300];
-	origin_norm(origin, o, sizeof o);
-	if (!o[0])
-		return 0;
-	for (int i = 0; i < cfg->n_allow_origin; i++) {
-		origin_norm(cfg->allow_origin[i], h, sizeof h);
-		if (h[0] && !strcmp(o, h))
-			return 1;
-	}
-	if (!host[0] || strlen(host) > 250)
-		return 0;
-	for (int https = 0; https < 2; https++) {
-		char with[300];
-		snprintf(with, sizeof with, "%s://%s", https ? "https" : "http", host);
-		origin_norm(with, h, sizeof h);
-		if (h[0] && !strcmp(o, h))
-			return 1;
-	}
-	return 0;
-}
 
 /* Refuses a WebSocket handshake with an HTTP answer and hangs up. Returns
  * what LWS_CALLBACK_HTTP_CONFIRM_UPGRADE returns for that. */
@@ -979,7 +788,7 @@ static int upgrade_refuse(struct lws *wsi, int status, const char *code, const c
 	if (status != 429) { /* 429 was logged when the connection was accepted */
 		char path[256], addr[64];
 		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
-		peer_addr(wsi, addr, sizeof addr);
+		peers_addr(wsi, addr, sizeof addr);
 		srv_event("websocket %s from %s refused: %d %s", path, addr, status, code);
 	}
 	char *body = error_json(code, msg);
@@ -1018,7 +827,7 @@ static int upgrade_check(struct lws *wsi)
 	if (olen > 0) {
 		header_copy(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin);
 		header_copy(wsi, WSI_TOKEN_HOST, host, sizeof host);
-		if (!origin_allowed(origin, host)) {
+		if (!peers_origin_ok(origin, host)) {
 			snprintf(msg, sizeof msg,
 			         "a page of another site (Origin %.80s) may not connect here (see "
 			         "--allow-origin)",
@@ -1038,7 +847,7 @@ static int http_begin(srv_conn *c, struct lws *wsi, const char *path)
 	c->wsi = wsi;
 	c->close_after = 0;
 	serial_new(c);
-	peer_addr(wsi, c->addr, sizeof c->addr);
+	peers_addr(wsi, c->addr, sizeof c->addr);
 	/* a client (or proxy) that asks to close gets "connection: close" on
 	 * the answer and the close after it (RFC 9112 9.6): without the header
 	 * a proxy keeping upstream connections would send its next request on
@@ -1100,8 +909,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
 		char addr[64];
-		peer_addr(wsi, addr, sizeof addr);
-		if (cfg->n_trust_proxy && trusted_proxy(addr)) {
+		peers_addr(wsi, addr, sizeof addr);
+		if (cfg->n_trust_proxy && peers_trusted(addr)) {
 			/* a proxy carries many clients: they are limited one by one
 			 * once their requests name them (ratelimit.c) */
 			lws_set_opaque_user_data(wsi, NULL);
@@ -1177,7 +986,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->cl.seat = -1;
 		serial_new(c);
 		ws_link(c);
-		peer_addr(wsi, c->addr, sizeof c->addr);
+		peers_addr(wsi, c->addr, sizeof c->addr);
 		char path[256], token[256], cookie[1024];
 		header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
 		header_token(wsi, token, sizeof token);
@@ -1315,6 +1124,7 @@ static void db_shown(const char *db, char *out, size_t size)
 int srv_run(const srv_config *c)
 {
 	cfg = c;
+	peers_setup(c);
 	metrics_vh = NULL;
 	srv_log_quiet(c->quiet);
 	signal(SIGPIPE, SIG_IGN);
