@@ -175,6 +175,12 @@ static void *listener(void *arg)
 			char kind = 0;
 			int num = -1;
 			long long seq = 0;
+			/* this process's own changes are applied by the writer's
+			 * done, in order; a load racing them would only repeat them */
+			if (n->be_pid == store_pg_writer_pid() && n->be_pid != 0) {
+				PQfreemem(n);
+				continue;
+			}
 			if (sscanf(n->extra, "%c %31s %d %lld", &kind, id, &num, &seq) >= 2 &&
 			    strlen(id) < STORE_ID_SIZE) {
 				push(kind, id, num, seq < 0 ? 0 : seq);

@@ -444,6 +444,10 @@ store *store_pg_open(const char *url, int writer, char *err);
 struct pg_conn;
 struct pg_conn *store_pg_connect(const char *url, const char *name);
 int store_pg_schema_version(void);
+/* The PostgreSQL backend pid of this process's writer connection (0: none
+ * yet); any thread. A notification from it is this process's own change,
+ * which the writer's done applies already. */
+int store_pg_writer_pid(void);
 /* Whether a --db value names a PostgreSQL database. */
 int store_is_pg_url(const char *db);
 

@@ -376,6 +376,10 @@ int pgs_fail(pg_store *s, const PGresult *res, char *err, const char *what)
 	return -1;
 }
 
+/* The backend of this process's writer connection (0: none yet): the
+ * notifications it sends are this process's own changes (cluster.c). */
+static atomic_int writer_pid;
+
 static int prepare_all(pg_store *s, char *err)
 {
 	for (int i = 0; i < Q_COUNT; i++) {
@@ -390,6 +394,8 @@ static int prepare_all(pg_store *s, char *err)
 		PQclear(r);
 	}
 	s->prepared = 1;
+	if (s->writer)
+		atomic_store(&writer_pid, PQbackendPID(s->conn));
 	return 0;
 }
 
@@ -834,10 +840,13 @@ static void no_notices(void *arg, const char *msg)
 	(void)msg;
 }
 
+int store_pg_writer_pid(void) { return atomic_load(&writer_pid); }
+
 store *store_pg_open(const char *url, int writer, char *err)
 {
 	pg_store *s = srv_xcalloc(1, sizeof *s);
 	s->base.ops = &PG_OPS;
+	s->writer = writer;
 #ifdef CARC_DEBUG_CHECK
 	const char *ff = getenv("CARC_TEST_STORE_FAULT");
 	if (ff && *ff)

@@ -43,6 +43,7 @@ struct pg_store {
 	store_fault fault;     /* of the last call */
 	atomic_int down;       /* the connection was lost (for check(), any thread) */
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
+	int writer;            /* the writer thread's handle (store_pg_writer_pid) */
 	/* the sequence numbers the open (or last) write gave, by table: a
 	 * write changes one table, a rematch two */
 	struct {
