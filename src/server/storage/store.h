@@ -243,10 +243,6 @@ typedef struct store_ops {
 	 * not open any more. */
 	int (*add_move)(store *s, const char *id, const store_move *m,
 	                const store_result *r, char *err);
-	/* Every game with status OPEN or PLAYING, oldest first (uploaded
-	 * records, VIEW, are loaded one at a time with load_one when asked
-	 * for, so that starting does not take longer with every upload). */
-	int (*load_active)(store *s, store_load_fn fn, void *ctx, char *err);
 	/* One game by id; returns 1 when found, 0 when not, -1 on error. */
 	int (*load_one)(store *s, const char *id, store_load_fn fn, void *ctx, char *err);
 	/* Counts of games by status (array of STORE_STATUS_COUNT). */

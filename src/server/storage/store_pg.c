@@ -212,8 +212,6 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	[Q_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                 " VALUES ($1,$2,$3,$4,$5)",
-	[Q_SEL_ACTIVE] = "SELECT " GAME_COLS ", seq FROM games"
-	                 " WHERE status IN ('open','playing') ORDER BY created_ms, id",
 	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq FROM games WHERE id=$1",
 	[Q_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                " WHERE game_id=$1 ORDER BY seat",
@@ -728,7 +726,6 @@ static const store_ops PG_OPS = {
 	.update_seat = pg_update_seat,
 	.set_status = pg_set_status,
 	.add_move = pg_add_move,
-	.load_active = pg_load_active,
 	.load_one = pg_load_one,
 	.counts = pg_counts,
 	.list_finished = pg_list_finished,

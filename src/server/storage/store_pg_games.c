@@ -409,26 +409,6 @@ static void snap_end(pg_store *s, int opened)
 		PQclear(PQexec(s->conn, "COMMIT"));
 }
 
-int pg_load_active(store *base, store_load_fn fn, void *ctx, char *err)
-{
-	pg_store *s = (pg_store *)base;
-	int snap = snap_begin(s, err);
-	if (snap < 0)
-		return -1;
-	PGresult *r = pgs_q(s, Q_SEL_ACTIVE, NULL, err);
-	if (!r) {
-		snap_end(s, snap);
-		return -1;
-	}
-	int ret = 0;
-	for (int i = 0; i < PQntuples(r) && !ret; i++)
-		if (load_row(s, r, i, 0, fn, ctx, err))
-			ret = -1;
-	PQclear(r);
-	snap_end(s, snap);
-	return ret;
-}
-
 int pg_load_since(store *base, const char *id, int from, store_load_fn fn, void *ctx,
                   char *err)
 {

@@ -24,7 +24,7 @@ typedef struct pg_store pg_store;
 enum {
 	Q_INS_GAME, Q_INS_SEAT, Q_UPD_SEAT, Q_SET_STATUS,
 	Q_LOCK_GAME, Q_TURNS, Q_INS_MOVE, Q_TOUCH, Q_INS_RESULT,
-	Q_SEL_ACTIVE, Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_SEL_MOVES_FROM, Q_COUNTS,
+	Q_SEL_ONE, Q_SEL_SEATS, Q_SEL_MOVES, Q_SEL_MOVES_FROM, Q_COUNTS,
 	Q_SEL_FINISHED_AT, Q_LIST_FINISHED, Q_LIST_UNFINISHED, Q_LIST_UNOWNED, Q_DELETE, Q_UPLOAD_USAGE,
 	Q_PROBE, Q_NOTIFY,
 	Q_UPS_CLOCK, Q_SEL_CLOCK,
@@ -95,7 +95,6 @@ void pgs_copy_val(char *dst, size_t size, const PGresult *r, int row, int col);
 int64_t pgs_i64_val(const PGresult *r, int row, int col);
 void pgs_free_game(store_game *g);
 int pgs_read_game(pg_store *s, const PGresult *gr, int row, store_game *g, char *err);
-int pg_load_active(store *base, store_load_fn fn, void *ctx, char *err);
 int pg_load_since(store *base, const char *id, int from, store_load_fn fn, void *ctx,
                   char *err);
 int pg_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err);

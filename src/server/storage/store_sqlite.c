@@ -212,9 +212,6 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_TOUCH] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
 	[ST_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                  " VALUES (?,?,?,?,?)",
-	[ST_SEL_ACTIVE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
-	                  " seed, options, record, created_ms, updated_ms, seq FROM games"
-	                  " WHERE status IN ('open','playing') ORDER BY created_ms, id",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
 	               " seed, options, record, created_ms, updated_ms, seq FROM games WHERE id=?",
 	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
@@ -728,7 +725,6 @@ static const store_ops SQLITE_OPS = {
 	.update_seat = sq_update_seat,
 	.set_status = sq_set_status,
 	.add_move = sq_add_move,
-	.load_active = sq_load_active,
 	.load_one = sq_load_one,
 	.counts = sq_counts,
 	.list_finished = sq_list_finished,

@@ -343,23 +343,6 @@ out:
 	return rc;
 }
 
-int sq_load_active(store *base, store_load_fn fn, void *ctx, char *err)
-{
-	sqlite_store *s = (sqlite_store *)base;
-	sqlite3_stmt *st = s->st[ST_SEL_ACTIVE];
-	int rc, ret = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (load_row(s, st, fn, ctx, err)) {
-			ret = -1;
-			break;
-		}
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sq_fail(s, err, "loading games");
-	sqlite3_reset(st);
-	return ret;
-}
-
 int sq_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;

@@ -24,7 +24,7 @@ enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
 	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
-	ST_SEL_ACTIVE, ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
+	ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
 	ST_SEL_FINISHED_AT, ST_LIST_FINISHED, ST_LIST_UNFINISHED, ST_LIST_UNOWNED,
 	ST_UPS_CLOCK, ST_SEL_CLOCK,
 	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
@@ -87,7 +87,6 @@ void sq_copy_col(char *dst, size_t size, sqlite3_stmt *st, int col);
 char *sq_dup_col(sqlite3_stmt *st, int col);
 void sq_free_game(store_game *g);
 int sq_read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *err);
-int sq_load_active(store *base, store_load_fn fn, void *ctx, char *err);
 int sq_load_one(store *base, const char *id, store_load_fn fn, void *ctx, char *err);
 int sq_counts(store *base, int *counts, char *err);
 int sq_list_finished(store *base, const char *before, int limit, store_summary_fn fn,
