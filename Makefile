@@ -46,7 +46,7 @@ endif
 PQ_INC = -I/usr/include/postgresql
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) -fPIC -Iinclude -Isrc/core -I$(BUILD)/gen $(PQ_INC) $(CFLAGS)
 LDLIBS_ALL = -ljansson -lm -lpthread $(LDSAN) $(LDLIBS)
-SERVER_LIBS = -lsqlite3 -lpq -lwebsockets -lsodium
+SERVER_LIBS = -lsqlite3 -lpq -lwebsockets -lsodium -licui18n -licuuc
 
 # libcarc = core + ai; the carc command = cli + server, linked to libcarc
 CORE_SRC = $(wildcard src/core/*.c) $(wildcard src/ai/*.c)

@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and the tests need, when missing.
 # Called by the Makefile; safe to run again (it only installs what lacks).
 set -e
-PKGS="build-essential pkg-config curl clang libclang-rt-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv python3"
+PKGS="build-essential pkg-config curl clang libclang-rt-dev libjansson-dev libcmocka-dev libsqlite3-dev libpq-dev libsodium-dev libicu-dev libwebsockets-dev libwebsockets-evlib-uv python3"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -434,4 +434,7 @@ def connect_db(path):
         def execute(self, sql, args=()):
             rows = _PgCon.execute(self, sql, args).fetchall()
             return Rows([tuple(num(v) for v in r) for r in rows])
+
+        def commit(self):
+            pass  # psql commits every statement
     return Con(pg_url_for(path))

@@ -43,6 +43,7 @@ typedef enum srv_err {
 	SE_BAD_ORIGIN,     /* a state-changing request from a page of another site */
 	SE_BAD_CONTENT_TYPE, /* a request body that is not application/json */
 	SE_FORBIDDEN,      /* a monitoring path asked from where it does not answer */
+	SE_NAME_LOOKALIKE, /* an account whose name looks the same (TR39 skeleton) exists */
 	SE_COUNT
 } srv_err;
 

@@ -35,6 +35,7 @@
 #include "loginguard.h"
 #include "ratelimit.h"
 #include "ratings.h"
+#include "skeleton.h"
 #include "writer.h"
 
 #define SESSION_BYTES 32 /* a session cookie: 64 hex digits */
@@ -45,6 +46,9 @@
 #define PROFILE_GAMES 50 /* of which it lists */
 #define BOARD_PAGE 50
 #define BOARD_PAGE_MAX 200
+#define LOOKALIKE_TEXT "an account whose name looks the same exists (names are compared by " \
+                       "how they look: Unicode TR39 skeletons, so 'Alıce' meets 'Alice')"
+#define BACKFILL_BATCH 256
 
 static const srv_config *cfg;
 static store *db;
@@ -287,6 +291,7 @@ typedef struct auth_job {
 	int tls;
 	char name[STORE_NAME_SIZE];
 	char key[STORE_NAME_SIZE * 2];
+	char skel[2][SKEL_SIZE];  /* HASH: the name's look-alike forms (skeleton.h) */
 	char password[ACC_PASSWORD_MAX + 1];
 	char pwhash[STORE_PWHASH_SIZE];  /* VERIFY: the stored hash ("": no such name); HASH: out */
 	int64_t account;
@@ -467,6 +472,7 @@ typedef struct acc_write {
 	int tls;
 	char name[STORE_NAME_SIZE];
 	char key[STORE_NAME_SIZE * 2];
+	char skel[2][SKEL_SIZE];              /* register: the name's look-alike forms */
 	char pwhash[STORE_PWHASH_SIZE];
 	char session[SESSION_BYTES * 2 + 1];  /* the cookie's value: for the answer only */
 	char session_hash[STORE_TOKEN_HASH_SIZE];
@@ -477,8 +483,9 @@ typedef struct acc_write {
 static int call_register(store *st, wjob *j)
 {
 	acc_write *w = j->data;
-	return st->ops->account_create(st, w->name, w->key, w->pwhash, w->now_ms, w->session_hash,
-	                               w->expires_ms, &w->account, j->err);
+	const char *const skels[2] = {w->skel[0], w->skel[1]};
+	return st->ops->account_create(st, w->name, w->key, skels, w->pwhash, w->now_ms,
+	                               w->session_hash, w->expires_ms, &w->account, j->err);
 }
 
 static int call_session(store *st, wjob *j)
@@ -509,8 +516,15 @@ static void logged_in_done(wjob *j)
 	if (j->failed) {
 		storage_error(w->serial, j, created ? "the account was not made" : "not logged in");
 	} else if (j->rc == STORE_DUPLICATE) {
-		answer_error(w->serial, SE_NAME_TAKEN, "an account of that name exists (names are "
-		             "compared without regard to case)");
+		/* the name itself, or (registered meanwhile) one that looks like it */
+		store_account a;
+		char err[STORE_ERR_SIZE];
+		if (db->ops->account_by_name(db, w->key, &a, err) == 1)
+			answer_error(w->serial, SE_NAME_TAKEN, "an account of that name exists (names are "
+			             "compared without regard to case)");
+		else
+			answer_error(w->serial, SE_NAME_LOOKALIKE, LOOKALIKE_TEXT);
+		sodium_memzero(&a, sizeof a);
 	} else {
 		char cookie[200];
 		accounts_cookie(cookie, sizeof cookie, SESSION_COOKIE, w->session, cfg->session_ttl_s,
@@ -546,6 +560,7 @@ static void submit_session(const auth_job *a, int (*call)(store *, wjob *))
 	w->tls = a->tls;
 	memcpy(w->name, a->name, sizeof w->name);
 	memcpy(w->key, a->key, sizeof w->key);
+	memcpy(w->skel, a->skel, sizeof w->skel);
 	memcpy(w->pwhash, a->pwhash, sizeof w->pwhash);
 	memcpy(w->peer, a->peer, sizeof w->peer);
 	w->account = a->account;
@@ -665,6 +680,22 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 		reply_error(rs, SE_NAME_TAKEN, "an account of that name exists (names are compared "
 		            "without regard to case)");
 		return;
+	}
+	if (reg) {
+		const char *const skels[2] = {j->skel[0], j->skel[1]};
+		rc = skeleton_forms(j->name, j->skel, err, sizeof err); /* the body is gone */
+		if (!rc)
+			rc = db->ops->skeleton_taken(db, skels, err);
+		if (rc) {
+			job_wipe_free(j);
+			if (rc < 0) {
+				srv_error("registering: %s", err);
+				reply_error(rs, SE_STORAGE, "the game database is unavailable");
+			} else {
+				reply_error(rs, SE_NAME_LOOKALIKE, LOOKALIKE_TEXT);
+			}
+			return;
+		}
 	}
 	if (!reg && rc == 1) {
 		j->account = a.id;
@@ -1074,6 +1105,69 @@ void accounts_hooks_set(const acc_hooks *h)
 	hooks = h;
 }
 
+/* ---- look-alike forms of the names of accounts made before they were kept ---- */
+
+typedef struct backfill {
+	int added, kept_out; /* accounts given their forms; accounts one of whose forms was taken */
+} backfill;
+
+/* The storage thread: every account without forms, a batch at a time. An
+ * account whose form another holds keeps its name (it was first to
+ * register it, or the other was); only new names are refused. */
+static int call_backfill(store *st, wjob *j)
+{
+	backfill *b = j->data;
+	int64_t ids[BACKFILL_BATCH], after = 0;
+	char names[BACKFILL_BATCH][STORE_NAME_SIZE];
+	for (;;) {
+		int n = st->ops->accounts_unskeletoned(st, after, BACKFILL_BATCH, ids, names, j->err);
+		if (n < 0)
+			return -1;
+		for (int i = 0; i < n; i++) {
+			char forms[2][SKEL_SIZE], err[256];
+			after = ids[i];
+			if (skeleton_forms(names[i], forms, err, sizeof err)) {
+				b->kept_out++;
+				continue;
+			}
+			int taken = 0;
+			for (int f = 0; f < 2; f++) {
+				if (!forms[f][0])
+					continue;
+				int rc = st->ops->skeleton_add(st, ids[i], forms[f], j->err);
+				if (rc == STORE_DUPLICATE)
+					taken = 1;
+				else if (rc)
+					return -1;
+			}
+			if (taken)
+				b->kept_out++;
+			else
+				b->added++;
+		}
+		if (n < BACKFILL_BATCH)
+			return 0;
+	}
+}
+
+static void backfill_done(wjob *j)
+{
+	backfill *b = j->data;
+	if (j->failed)
+		srv_error("accounts: giving older names their look-alike forms: %s", j->err);
+	else if (b->added || b->kept_out)
+		srv_event("event=name_forms added=%d shared=%d", b->added, b->kept_out);
+}
+
+static void backfill_skeletons(void)
+{
+	wjob *j = writer_job(WJ_CALL, "-");
+	j->call = call_backfill;
+	j->data = srv_xcalloc(1, sizeof(backfill));
+	j->done = backfill_done;
+	writer_submit(j);
+}
+
 int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 {
 	cfg = c;
@@ -1088,6 +1182,11 @@ int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 		srv_error("accounts: %s", err);
 		return -1;
 	}
+	if (skeleton_start(err, sizeof err)) {
+		srv_error("accounts: %s", err);
+		return -1;
+	}
+	backfill_skeletons();
 	astop = 0;
 	nthreads = 0;
 	int want = c->auth_threads < 1 ? 1 : c->auth_threads > 16 ? 16 : c->auth_threads;
@@ -1121,5 +1220,6 @@ void accounts_stop(void)
 		}
 	inflight = 0;
 	lg_stop();
+	skeleton_stop();
 	sodium_memzero(seat_key, sizeof seat_key);
 }

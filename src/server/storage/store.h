@@ -63,7 +63,7 @@
 
 /* list_finished: the game named as the page's start is not a finished game */
 #define STORE_NOT_FOUND (-2)
-/* account_create: the name (its case-folded key) is taken */
+/* account_create: the name (its case-folded key) or a look-alike form is taken */
 #define STORE_DUPLICATE (-3)
 /* add_move, update_seat (PostgreSQL, several processes): another process
  * changed the game first (stored a move for this turn, took this seat);
@@ -299,10 +299,20 @@ typedef struct store_ops {
 	/* ---- accounts (accounts.c, ratings.c) ---- */
 	/* One transaction: a new account (rating 1500/350/0.06) and its first
 	 * session (the session's SHA-256). *id is the new account's id.
-	 * STORE_DUPLICATE when name_key (the case-folded name) is taken. */
+	 * The name's look-alike forms (skeleton.h: skels[0], skels[1], "" for
+	 * none) go into account_skeletons in the same transaction.
+	 * STORE_DUPLICATE when name_key (the case-folded name) or a form is taken. */
 	int (*account_create)(store *s, const char *name, const char *name_key,
-	                      const char *pwhash, int64_t now_ms, const char *session_hash,
-	                      int64_t expires_ms, int64_t *id, char *err);
+	                      const char *const skels[2], const char *pwhash, int64_t now_ms,
+	                      const char *session_hash, int64_t expires_ms, int64_t *id, char *err);
+	/* 1 when an account holds one of the forms ("" skipped), 0 not, -1. */
+	int (*skeleton_taken)(store *s, const char *const skels[2], char *err);
+	/* Accounts with id > after that hold no form yet (made before the
+	 * forms were kept), by id, at most max: their count, or -1. */
+	int (*accounts_unskeletoned)(store *s, int64_t after, int max, int64_t *ids,
+	                             char (*names)[STORE_NAME_SIZE], char *err);
+	/* One form for an account: 0, STORE_DUPLICATE when another holds it, -1. */
+	int (*skeleton_add)(store *s, int64_t account, const char *skel, char *err);
 	/* An account by its case-folded name, or by id: 1 found, 0 not, -1. */
 	int (*account_by_name)(store *s, const char *name_key, store_account *a, char *err);
 	int (*account_by_id)(store *s, int64_t id, store_account *a, char *err);

@@ -176,6 +176,11 @@ static const struct {
 	    " WHERE status IN ('open','playing');"
 	    "CREATE INDEX games_listed ON games(status, created_ms, id);"
 	    "CREATE INDEX games_playing ON games(id) WHERE status = 'playing';", NULL},
+	/* SQLite 9 -> 10: account names that look alike (skeleton.h) */
+	{10, "CREATE TABLE account_skeletons ("
+	     "  skel text COLLATE \"C\" PRIMARY KEY,"
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE);"
+	     "CREATE INDEX account_skeletons_account ON account_skeletons(account);", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -314,6 +319,11 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_SEL_ANALYSIS] = "SELECT analysis FROM analyses WHERE game_id=$1",
 	/* the table's next sequence number; takes the game row's lock */
 	[Q_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=$1 RETURNING seq",
+	[Q_INS_SKEL] = "INSERT INTO account_skeletons (skel, account) VALUES ($1,$2)",
+	[Q_SKEL_TAKEN] = "SELECT 1 FROM account_skeletons WHERE skel IN ($1,$2) LIMIT 1",
+	[Q_UNSKELETONED] = "SELECT a.id, a.name FROM accounts a WHERE a.id > $1 AND NOT EXISTS"
+	                   " (SELECT 1 FROM account_skeletons k WHERE k.account = a.id)"
+	                   " ORDER BY a.id LIMIT $2",
 };
 
 void pgs_p_str(params *p, const char *s) { p->v[p->n++] = s ? s : ""; }
@@ -740,6 +750,9 @@ static const store_ops PG_OPS = {
 	.load_clock = pg_load_clock,
 	.account_create = pg_account_create,
 	.account_by_name = pg_account_by_name,
+	.skeleton_taken = pg_skeleton_taken,
+	.accounts_unskeletoned = pg_accounts_unskeletoned,
+	.skeleton_add = pg_skeleton_add,
 	.account_by_id = pg_account_by_id,
 	.session_create = pg_session_create,
 	.session_get = pg_session_get,

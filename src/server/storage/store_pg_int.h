@@ -33,6 +33,7 @@ enum {
 	Q_SEL_SESSION, Q_DEL_SESSION, Q_SEL_KEY, Q_ACC_GAMES, Q_LEADERBOARD,
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
 	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP,
+	Q_INS_SKEL, Q_SKEL_TAKEN, Q_UNSKELETONED,
 	Q_COUNT
 };
 
@@ -113,8 +114,13 @@ int pg_load_clock(store *base, const char *id, store_clock *out, char **state, c
 
 /* store_pg_social.c */
 int pg_account_create(store *base, const char *name, const char *name_key,
+                      const char *const skels[2],
                       const char *pwhash, int64_t now_ms, const char *session_hash,
                       int64_t expires_ms, int64_t *id, char *err);
+int pg_skeleton_taken(store *base, const char *const skels[2], char *err);
+int pg_accounts_unskeletoned(store *base, int64_t after, int max, int64_t *ids,
+                             char (*names)[STORE_NAME_SIZE], char *err);
+int pg_skeleton_add(store *base, int64_t account, const char *skel, char *err);
 int pg_account_by_name(store *base, const char *name_key, store_account *a, char *err);
 int pg_account_by_id(store *base, int64_t id, store_account *a, char *err);
 int pg_session_create(store *base, const char *hash, int64_t account, int64_t now_ms,

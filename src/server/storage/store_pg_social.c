@@ -55,9 +55,30 @@ static int insert_session(pg_store *s, const char *hash, int64_t account, int64_
 	return pgs_q_do(s, Q_DEL_EXPIRED, &pd, err) || pgs_q_do(s, Q_INS_SESSION, &p, err) ? -1 : 0;
 }
 
+/* One look-alike form of an account's name, inside the open transaction
+ * (a taken form, 23505, is an answer, not a fault): 0, STORE_DUPLICATE, -1. */
+static int insert_skeleton(pg_store *s, int64_t account, const char *skel, char *err)
+{
+	params p = {0};
+	pgs_p_str(&p, skel);
+	pgs_p_i64(&p, account);
+	char qname[16];
+	snprintf(qname, sizeof qname, "q%d", Q_INS_SKEL);
+	PGresult *r = PQexecPrepared(s->conn, qname, p.n, p.v, NULL, NULL, 0);
+	if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+		PQclear(r);
+		return 0;
+	}
+	const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	int dup = st && !strcmp(st, "23505");
+	pgs_fail(s, r, err, dup ? "a name that looks the same is taken" : "adding a name's form");
+	PQclear(r);
+	return dup ? STORE_DUPLICATE : -1;
+}
+
 int pg_account_create(store *base, const char *name, const char *name_key,
-                      const char *pwhash, int64_t now_ms, const char *session_hash,
-                      int64_t expires_ms, int64_t *id, char *err)
+                      const char *const skels[2], const char *pwhash, int64_t now_ms,
+                      const char *session_hash, int64_t expires_ms, int64_t *id, char *err)
 {
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
@@ -84,9 +105,66 @@ int pg_account_create(store *base, const char *name, const char *name_key,
 	}
 	*id = pgs_i64_val(r, 0, 0);
 	PQclear(r);
+	for (int i = 0; i < 2; i++) {
+		if (!skels[i][0])
+			continue;
+		int k = insert_skeleton(s, *id, skels[i], err);
+		if (k) {
+			pgs_rollback(s);
+			if (k == STORE_DUPLICATE)
+				s->fault = STORE_FAULT_NONE; /* the database works: the name is taken */
+			return k;
+		}
+	}
 	if (insert_session(s, session_hash, *id, now_ms, expires_ms, err)) {
 		pgs_rollback(s);
 		return -1;
+	}
+	return pgs_commit(s, err);
+}
+
+int pg_skeleton_taken(store *base, const char *const skels[2], char *err)
+{
+	params p = {0};
+	pgs_p_str(&p, skels[0]);
+	pgs_p_str(&p, skels[1][0] ? skels[1] : skels[0]);
+	PGresult *r = pgs_q_read((pg_store *)base, Q_SKEL_TAKEN, &p, err);
+	if (!r)
+		return -1;
+	int found = PQntuples(r) > 0;
+	PQclear(r);
+	return found;
+}
+
+int pg_accounts_unskeletoned(store *base, int64_t after, int max, int64_t *ids,
+                             char (*names)[STORE_NAME_SIZE], char *err)
+{
+	params p = {0};
+	pgs_p_i64(&p, after);
+	pgs_p_i64(&p, max);
+	PGresult *r = pgs_q_read((pg_store *)base, Q_UNSKELETONED, &p, err);
+	if (!r)
+		return -1;
+	int n = PQntuples(r) < max ? PQntuples(r) : max;
+	for (int i = 0; i < n; i++) {
+		ids[i] = pgs_i64_val(r, i, 0);
+		pgs_copy_val(names[i], STORE_NAME_SIZE, r, i, 1);
+	}
+	PQclear(r);
+	return n;
+}
+
+int pg_skeleton_add(store *base, int64_t account, const char *skel, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (pgs_begin(s, err))
+		return -1;
+	int k = insert_skeleton(s, account, skel, err);
+	if (k) {
+		pgs_rollback(s);
+		if (k == STORE_DUPLICATE)
+			s->fault = STORE_FAULT_NONE;
+		return k;
 	}
 	return pgs_commit(s, err);
 }

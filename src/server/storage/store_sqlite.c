@@ -188,6 +188,12 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX games_unfinished ON games(created_ms, id) WHERE status IN ('open','playing');"
 	"CREATE INDEX games_listed ON games(status, created_ms, id);"
 	"CREATE INDEX games_playing ON games(id) WHERE status = 'playing';",
+	/* 9 -> 10: account names that look alike (skeleton.h): every form of
+	 * every name is unique; accounts made before get theirs at start */
+	"CREATE TABLE account_skeletons ("
+	"  skel TEXT PRIMARY KEY,"
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE) WITHOUT ROWID;"
+	"CREATE INDEX account_skeletons_account ON account_skeletons(account);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -739,6 +745,9 @@ static const store_ops SQLITE_OPS = {
 	.load_clock = sq_load_clock,
 	.account_create = sq_account_create,
 	.account_by_name = sq_account_by_name,
+	.skeleton_taken = sq_skeleton_taken,
+	.accounts_unskeletoned = sq_accounts_unskeletoned,
+	.skeleton_add = sq_skeleton_add,
 	.account_by_id = sq_account_by_id,
 	.session_create = sq_session_create,
 	.session_get = sq_session_get,

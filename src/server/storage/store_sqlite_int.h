@@ -112,8 +112,13 @@ int sq_save_analysis(store *base, const char *id, const char *json, int64_t at_m
 int sq_load_analysis(store *base, const char *id, char **out, char *err);
 int sq_create_rematch(store *base, const char *old_id, const store_game *g, char *err);
 int sq_account_create(store *base, const char *name, const char *name_key,
+                      const char *const skels[2],
                       const char *pwhash, int64_t now_ms, const char *session_hash,
                       int64_t expires_ms, int64_t *id, char *err);
+int sq_skeleton_taken(store *base, const char *const skels[2], char *err);
+int sq_accounts_unskeletoned(store *base, int64_t after, int max, int64_t *ids,
+                             char (*names)[STORE_NAME_SIZE], char *err);
+int sq_skeleton_add(store *base, int64_t account, const char *skel, char *err);
 int sq_account_by_name(store *base, const char *name_key, store_account *a, char *err);
 int sq_account_by_id(store *base, int64_t id, store_account *a, char *err);
 int sq_session_create(store *base, const char *hash, int64_t account, int64_t now_ms,

@@ -242,9 +242,29 @@ static int insert_session(sqlite_store *s, const char *hash, int64_t account, in
 	return sq_step_done(s, ST_INS_SESSION, err);
 }
 
+/* One look-alike form of an account's name: 0, STORE_DUPLICATE, -1. */
+static int insert_skeleton(sqlite_store *s, int64_t account, const char *skel, char *err)
+{
+	sqlite3_stmt *st;
+	if (prep(s, "INSERT INTO account_skeletons (skel, account) VALUES (?,?)", &st, err))
+		return -1;
+	sq_bind_text(st, 1, skel);
+	sqlite3_bind_int64(st, 2, account);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY ||
+	    sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE) {
+		snprintf(err, STORE_ERR_SIZE, "a name that looks the same is taken");
+		return STORE_DUPLICATE;
+	}
+	return sq_fail(s, err, "adding a name's form");
+}
+
 int sq_account_create(store *base, const char *name, const char *name_key,
-                      const char *pwhash, int64_t now_ms, const char *session_hash,
-                      int64_t expires_ms, int64_t *id, char *err)
+                      const char *const skels[2], const char *pwhash, int64_t now_ms,
+                      const char *session_hash, int64_t expires_ms, int64_t *id, char *err)
 {
 	sqlite_store *s = (sqlite_store *)base;
 	if (sq_begin(s, err))
@@ -266,9 +286,80 @@ int sq_account_create(store *base, const char *name, const char *name_key,
 		return dup ? STORE_DUPLICATE : -1;
 	}
 	*id = sqlite3_last_insert_rowid(s->db);
+	for (int i = 0; i < 2; i++) {
+		if (!skels[i][0])
+			continue;
+		int k = insert_skeleton(s, *id, skels[i], err);
+		if (k) {
+			sq_rollback(s);
+			if (k == STORE_DUPLICATE)
+				s->fault = STORE_FAULT_NONE; /* the database works: the name is taken */
+			return k;
+		}
+	}
 	if (insert_session(s, session_hash, *id, now_ms, expires_ms, err)) {
 		sq_rollback(s);
 		return -1;
+	}
+	return sq_commit(s, err);
+}
+
+int sq_skeleton_taken(store *base, const char *const skels[2], char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	if (prep(s, "SELECT 1 FROM account_skeletons WHERE skel IN (?,?) LIMIT 1", &st, err))
+		return -1;
+	sq_bind_text(st, 1, skels[0]);
+	sq_bind_text(st, 2, skels[1][0] ? skels[1] : skels[0]);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return sq_fail(s, err, "looking for a name that looks the same");
+}
+
+int sq_accounts_unskeletoned(store *base, int64_t after, int max, int64_t *ids,
+                             char (*names)[STORE_NAME_SIZE], char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	if (prep(s, "SELECT a.id, a.name FROM accounts a WHERE a.id > ? AND NOT EXISTS"
+	            " (SELECT 1 FROM account_skeletons k WHERE k.account = a.id)"
+	            " ORDER BY a.id LIMIT ?", &st, err))
+		return -1;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int(st, 2, max);
+	int n = 0, rc;
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n] = sqlite3_column_int64(st, 0);
+		const unsigned char *t = sqlite3_column_text(st, 1);
+		snprintf(names[n], STORE_NAME_SIZE, "%s", t ? (const char *)t : "");
+		n++;
+	}
+	if (n < max && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return sq_fail(s, err, "listing the accounts without their names' forms");
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+int sq_skeleton_add(store *base, int64_t account, const char *skel, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (sq_begin(s, err))
+		return -1;
+	int k = insert_skeleton(s, account, skel, err);
+	if (k) {
+		sq_rollback(s);
+		if (k == STORE_DUPLICATE)
+			s->fault = STORE_FAULT_NONE;
+		return k;
 	}
 	return sq_commit(s, err);
 }
