@@ -258,6 +258,20 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 	clock_turn(t);
 }
 
+void clock_takeover_seen(srv_table *t, int player)
+{
+	srv_clock *c = &t->clock;
+	if (!timed(t) || c->turn != t->game.nturns || c->seat != player ||
+	    c->timeout_turn == c->turn || t->seat[player].kind != STORE_SEAT_HUMAN ||
+	    t->seat[player].forfeited)
+		return;
+	c->timeouts[player]++;
+	c->reserve_ms[player] = 0;
+	c->timeout_turn = c->turn;
+	if (c->timeouts[player] >= t->opts.clock.max_timeouts)
+		t->seat[player].forfeited = 1;
+}
+
 /* ---- bots, resignations ---------------------------------------------------------------- */
 
 int clock_bot_plays(const srv_table *t, int p)

@@ -75,6 +75,12 @@ void clock_turn(struct srv_table *t);
 /* The move of `player` made at at_ms was stored: takes what it used from
  * the reserve, then sets the next turn (clock_turn). */
 void clock_moved(struct srv_table *t, int player, int64_t at_ms);
+/* A move the takeover bot made for `player`, loaded from the store before
+ * it is applied (table/sync.c): when the seat was not given up and this
+ * process has not seen the timeout (the owner's clock of that turn was
+ * not in the snapshot), counts the timeout as the owner did, so the move
+ * is announced with the same clock on every process. */
+void clock_takeover_seen(struct srv_table *t, int player);
 /* Cancels the table's timer. */
 void clock_cancel(struct srv_table *t);
 

@@ -83,6 +83,8 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			          mv[k].turn);
 			break;
 		}
+		if (takeover_marked(mv[k].entry))
+			clock_takeover_seen(t, mv[k].player); /* a timeout played elsewhere */
 		carc_events ev;
 		carc_game_copy(before, &t->game);
 		if (carc_apply(&t->game, mv[k].move, &ev, e) != CARC_OK) {
