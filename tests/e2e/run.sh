@@ -5,6 +5,7 @@
 #   tests/e2e/run.sh              uses build/release/carc
 #   CARC=build/h-web/release/carc tests/e2e/run.sh
 #   E2E_TESTS='lobby game' tests/e2e/run.sh   only lobby.test.mjs and game.test.mjs
+#   E2E_CONCURRENCY=1 tests/e2e/run.sh    one test file at a time (2 by default)
 #
 # Installs chromium (apt) and playwright-core (npm ci) when missing, starts
 # `carc serve` on a free loopback port with a temporary database, runs the
@@ -50,7 +51,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 --rate-custom-piles --rated-min-moves 0 >"$tmp/server.log" 2>&1 &
+# the limits per address are off: every page comes from 127.0.0.1, and two
+# test files run at once (the limits have their own tests in tests/py)
+"$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 \
+	--rate-custom-piles --rated-min-moves 0 --rate-logins 0 --rate-login-fails 0 \
+	--rate-tables 0 --rate-requests 0 --max-open-tables 0 --rate-players 0 --rate-analyses 0 \
+	--max-conns-per-addr 0 >"$tmp/server.log" 2>&1 &
 server_pid=$!
 url=
 for _ in $(seq 1 100); do
@@ -75,7 +81,9 @@ set +e
 files="./*.test.mjs"
 if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.test.mjs ' "$n"; done); fi
 # shellcheck disable=SC2086
-(cd tests/e2e && timeout 900 node --test --test-concurrency=1 --test-timeout=180000 $files)
+# E2E_CONCURRENCY test files at once (2: most of a browser test's time is
+# spent waiting for the page, a bot or a clock)
+(cd tests/e2e && timeout 900 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=180000 $files)
 rc=$?
 set -e
 echo "e2e: artifacts in $ART: $(cd "$ART" && ls | tr '\n' ' ')"

@@ -92,17 +92,43 @@ suites=${PG_SUITES:-$suites}
 # suites (restarts, nginx, faults: the same code under timing) ran in the
 # normal run (this keeps CI's time down)
 if [ -n "${CARC_SANITIZE:-}" ]; then suites="tests/py/test_pg.py tests/py/test_pg_stream.py"; fi
+# the suites run in PG_LANES lanes at once (2; each test has databases of
+# its own), each lane's lines printed when it ends
+run_lane() {
+	pass=0; fail=0
+	for t in "$@"; do
+		rc=0; t0=$(date +%s)
+		out=$(python3 "$t" 2>&1) || rc=$?
+		n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
+		f=$(unittest_failed "$out")
+		if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+		pass=$((pass + n - f)); fail=$((fail + f))
+		if [ $rc -ne 0 ]; then echo "$out"; else
+			echo "$out" | grep -E 'test_pg:|skipped' || true
+			echo "$(basename "$t") (PostgreSQL): $n passed ($(($(date +%s) - t0)) s)"
+		fi
+	done
+	echo "$pass $fail" >"$tmp/lane.$lane.sum"
+}
+lanes=${PG_LANES:-2}
+i=0
 for t in $suites; do
-	rc=0
-	out=$(python3 "$t" 2>&1) || rc=$?
-	n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
-	f=$(unittest_failed "$out")
-	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
-	pass=$((pass + n - f)); fail=$((fail + f))
-	if [ $rc -ne 0 ]; then echo "$out"; else
-		echo "$out" | grep -E 'test_pg:|skipped' || true
-		echo "$(basename "$t") (PostgreSQL): $n passed"
-	fi
+	eval "l$((i % lanes))=\"\${l$((i % lanes)):-} $t\""
+	i=$((i + 1))
+done
+pids=""
+for lane in $(seq 0 $((lanes - 1))); do
+	eval "list=\${l$lane:-}"
+	# shellcheck disable=SC2086
+	run_lane $list >"$tmp/lane.$lane.out" 2>&1 &
+	pids="$pids $!"
+done
+pass=0; fail=0; lane=0
+for p in $pids; do
+	wait "$p"
+	cat "$tmp/lane.$lane.out"
+	read -r a b <"$tmp/lane.$lane.sum" || { a=0; b=1; }
+	pass=$((pass + a)); fail=$((fail + b)); lane=$((lane + 1))
 done
 echo "pg: $pass passed, $fail failed"
 [ $fail -eq 0 ]
