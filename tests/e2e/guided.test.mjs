@@ -205,6 +205,9 @@ test('"No thanks" is remembered; the guide can be skipped at any tip and the gam
   await ready(page);
   assert.equal(await waitTurnOrEnd(page), 'mine');
   assert.equal(await page.locator('[data-testid=guide]:not(.hidden)').count(), 0, 'skipped stays skipped');
+  // and the help page links to it too
+  await page.goto(server.url + '/help/de.html');
+  assert.equal(await page.getAttribute('[data-testid=help-guide]', 'href'), '/?guide');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

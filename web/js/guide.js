@@ -219,6 +219,7 @@ export class Guide {
       <div class="guide-body" data-step="${id}" data-testid="guide-step-${id}">${body}</div>
       <div class="row"><button type="button" class="primary" data-guide="next" data-testid="guide-next">${t('guide.next')}</button>${skip}</div>`;
     this.box.dataset.step = id;
+    this.box.setAttribute('aria-label', t('guide.title'));
     this.box.classList.toggle('final', id === 'final');
     this.box.classList.remove('hidden');
   }
