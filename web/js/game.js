@@ -14,6 +14,7 @@ import { sound } from './sound.js';
 import { ClockView } from './clock.js';
 import { NAME_BYTES, fitName } from './names.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
+import { Guide } from './guide.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 
@@ -89,6 +90,7 @@ export class GameView {
   }
 
   destroy() {
+    this.guide?.destroy();
     this.analysis?.destroy();
     this.clock.destroy();
     this.social?.destroy();
@@ -171,6 +173,7 @@ export class GameView {
     const wasMine = this.myTurn();
     g.next = m.next;
     this.sel = this.freshSel();
+    this.guide?.onMove(e);
     this.flashEvents(e, g.board);
     this.board.setFigures(g.figures, (p) => this.colors[p]);
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
@@ -212,6 +215,8 @@ export class GameView {
   renderAll(refit = false) {
     if (!this.table) return;
     this.colors = seatColors(this.table);
+    // the guided first game (guide.js): tips for the person at a tutorial table
+    if (!this.guide && !this.replay && this.table.options?.tutorial && this.you !== null) this.guide = new Guide(this);
     if (this.game) {
       if (this.replay) this.renderStep(refit);
       else {
@@ -251,7 +256,8 @@ export class GameView {
     return (this.game.next.legal.placements || []).find((q) => q.x === p.x && q.y === p.y && q.rot === p.rot) || null;
   }
 
-  renderTurn() {
+  renderTurn() { this.drawTurn(); this.guide?.update(); }
+  drawTurn() {
     const n = this.game?.next;
     const line = this.$('.turn-line'), hand = this.$('.hand'), act = this.$('.actions');
     hand.classList.add('hidden'); act.replaceChildren();
@@ -375,6 +381,7 @@ export class GameView {
     for (let i = 0; i < 4; i++) { r = (r + d + 4) % 4; if (rots.includes(r)) break; }
     if (p) { p.rot = r; this.sel.meeple = null; this.sel.recall = false; }
     this.sel.rot = r;
+    this.guide?.noteRotate();
     this.renderTurn();
   }
   takeBack() { if (this.sel.pending) { this.sel.pending = null; this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); } }

@@ -11,6 +11,7 @@ import { seatColors, serverColours, seatName, rememberColors } from './players.j
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
 import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
+import { offerHtml, markOffered, startGuided } from './guide.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
@@ -94,10 +95,11 @@ export class LobbyView {
 
   render() {
     this.root.innerHTML = `
-<div class="lobby">
+<div class="lobby">${offerHtml()}
   <section class="card quick" aria-label="${t('quick.label')}">
     <button type="button" class="primary big" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
     <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
+      <p class="guide-link"><a href="/?guide" data-testid="guide-link">${t('guide.link')}</a></p>
       <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
   </section>
   <section class="card create" aria-labelledby="create-h">
@@ -118,6 +120,8 @@ export class LobbyView {
     form.addEventListener('change', (e) => this.onInput(e));
     form.addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
     this.root.querySelector('[data-testid=quick-start]').addEventListener('click', () => this.quickStart());
+    this.root.querySelector('[data-testid=guide-start]')?.addEventListener('click', () => this.guided());
+    this.root.querySelector('[data-testid=guide-no]')?.addEventListener('click', () => { markOffered('declined'); this.root.querySelector('.guide-offer')?.remove(); });
     this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
     this.root.querySelector('[data-testid=more-finished]').addEventListener('click', () => this.moreOver());
     this.renderLists();
@@ -298,7 +302,7 @@ export class LobbyView {
   // nothing (a double click, Enter twice): one request, one table.
   setBusy(on) {
     this.busy = on;
-    for (const b of this.root.querySelectorAll('[data-testid=create], [data-testid=quick-start]')) b.disabled = on;
+    for (const b of this.root.querySelectorAll('[data-testid=create], [data-testid=quick-start], [data-testid=guide-start]')) b.disabled = on;
     this.root.querySelector('[data-testid=create-form]')?.setAttribute('aria-busy', String(on));
   }
 
@@ -319,11 +323,22 @@ export class LobbyView {
     }
   }
 
+  // the guided first game (guide.js), from the offer
+  async guided() {
+    if (this.busy) return;
+    this.setBusy(true);
+    try { await startGuided(this.form.name); } catch (e) {
+      this.setBusy(false);
+      this.root.querySelector('.quick-error').textContent = e.message;
+    }
+  }
+
   // "Play a bot now": you against the bot of QUICK_LEVEL with the server's
   // default options, under the name typed last (or "Player"), in the colours
   // of the form's first two seats.
   quickStart() {
     if (this.busy) return;
+    if (this.root.querySelector('.guide-offer')) markOffered('declined'); // a choice made
     const f = this.form;
     let c0 = f.seats[0]?.colour || PALETTE[0].id, c1 = f.seats[1]?.colour;
     if (!c1 || c1 === c0) c1 = PALETTE.find((c) => c.id !== c0).id;
@@ -334,6 +349,7 @@ export class LobbyView {
 
   create() {
     if (this.busy) return;
+    if (this.root.querySelector('.guide-offer')) markOffered('declined');
     const f = this.form, err = this.root.querySelector('.form-error');
     err.textContent = '';
     const body = { players: f.players, seats: [], farmers: f.farmers, small_city: f.small_city, expansions: this.chosenExpansions() };

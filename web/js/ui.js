@@ -50,6 +50,7 @@ export function optionsSummary(o) {
   out.push(o.expansions?.length ? `${t('opt.expansions')}: ${o.expansions.map(expName).join(', ')}` : t('opt.noexp'));
   if (o.tiles && Object.keys(o.tiles).length) out.push(t('opt.pile.n', { n: Object.values(o.tiles).reduce((a, b) => a + b, 0) }));
   if (o.private) out.push(t('opt.private'));
+  if (o.tutorial) out.push(t('opt.tutorial'));
   if (o.pass_and_play) out.push(t('opt.pnp'));
   if (o.spectator_chat) out.push(t('opt.spectatorchat'));
   return out.map(esc);

@@ -119,6 +119,13 @@ static void rate_hook(const srv_table *t, const carc_game *g, int resigner, cons
 			own[t->game.turns[i].player]++;
 	if (last && !last_takeover)
 		own[last->player]++;
+	if (t->opts.tutorial) {
+		/* the guided first game: a lesson, not a result (whatever the pile) */
+		r->nrated = 0;
+		r->rate = NULL;
+		srv_event("table=%s event=unrated why=tutorial", t->id);
+		return;
+	}
 	rt_seat rs[CARC_MAX_PLAYERS];
 	for (int i = 0; i < t->nseats; i++)
 		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],

@@ -374,7 +374,7 @@ json_t *opt_seed_json(uint64_t seed)
 static const char *const KNOWN_KEYS[] = {
 	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
 	"seed", "seats", "bot_delay_ms", "private", "name", "clock", "spectator_chat",
-	"pass_and_play", NULL,
+	"pass_and_play", "tutorial", NULL,
 };
 
 static const char *const CLOCK_MODES[OPT_CLOCK_COUNT] = {"none", "realtime", "turn"};
@@ -508,7 +508,7 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			snprintf(err, errsize,
 			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
 			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock, "
-			         "spectator_chat, pass_and_play)",
+			         "spectator_chat, pass_and_play, tutorial)",
 			         key);
 			return -1;
 		}
@@ -644,7 +644,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 	    get_bool(o, "small_city", &out->rules.small_city, err, errsize) ||
 	    get_bool(o, "private", &out->private_, err, errsize) ||
 	    get_bool(o, "spectator_chat", &out->spectator_chat, err, errsize) ||
-	    get_bool(o, "pass_and_play", &out->pass_and_play, err, errsize))
+	    get_bool(o, "pass_and_play", &out->pass_and_play, err, errsize) ||
+	    get_bool(o, "tutorial", &out->tutorial, err, errsize))
 		return -1;
 	v = json_object_get(o, "farm_scoring");
 	if (v) {
@@ -748,6 +749,9 @@ json_t *opt_to_json(const srv_table_opts *o)
 	json_object_set_new(j, "private", json_boolean(o->private_));
 	json_object_set_new(j, "spectator_chat", json_boolean(o->spectator_chat));
 	json_object_set_new(j, "pass_and_play", json_boolean(o->pass_and_play));
+	/* only when set: the options of every other table read as before */
+	if (o->tutorial)
+		json_object_set_new(j, "tutorial", json_true());
 	json_t *seats = json_array();
 	for (int i = 0; i < o->nseats; i++) {
 		json_t *s = json_object();
