@@ -176,6 +176,8 @@ static const struct {
 	    " WHERE status IN ('open','playing');"
 	    "CREATE INDEX games_listed ON games(status, created_ms, id);"
 	    "CREATE INDEX games_playing ON games(id) WHERE status = 'playing';", NULL},
+	/* SQLite 9 -> 10 (undo.c): moves taken back in training games */
+	{10, "ALTER TABLE games ADD COLUMN undos integer NOT NULL DEFAULT 0;", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -212,7 +214,7 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	[Q_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                 " VALUES ($1,$2,$3,$4,$5)",
-	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq FROM games WHERE id=$1",
+	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq, undos FROM games WHERE id=$1",
 	[Q_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                " WHERE game_id=$1 ORDER BY seat",
 	[Q_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
@@ -314,6 +316,9 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_SEL_ANALYSIS] = "SELECT analysis FROM analyses WHERE game_id=$1",
 	/* the table's next sequence number; takes the game row's lock */
 	[Q_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=$1 RETURNING seq",
+	/* undo.c: the moves taken back, and their count */
+	[Q_DEL_MOVES] = "DELETE FROM moves WHERE game_id=$1 AND turn >= $2",
+	[Q_UNDO_GAME] = "UPDATE games SET undos = undos + $2, updated_ms = $3 WHERE id=$1",
 };
 
 void pgs_p_str(params *p, const char *s) { p->v[p->n++] = s ? s : ""; }
@@ -756,6 +761,7 @@ static const store_ops PG_OPS = {
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
+	.undo_moves = pg_undo_moves,
 	.group_begin = pg_group_begin,
 	.group_commit = pg_group_commit,
 	.group_rollback = pg_group_rollback,
