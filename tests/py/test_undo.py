@@ -165,6 +165,7 @@ class UndoTest(UndoCase):
         st, r, _ = self.undo(srv, tid, tok)
         self.assertEqual((st, r["error"]["code"]), (409, "nothing_to_undo"))
         self.play(srv, tid, tok, 1)
+        self.my_turn(srv, tid, tok)  # the bot's reply stored (an undo meanwhile: stale_turn)
         st, r, _ = self.undo(srv, tid, tok, 2)
         self.assertEqual((st, r["error"]["code"]), (409, "nothing_to_undo"))
         # malformed and out of range
@@ -230,6 +231,7 @@ class UndoTest(UndoCase):
         # the same person as a guest may
         tid, tok = self.bot_table(srv, level="medium")
         self.play(srv, tid, tok, 1)
+        self.my_turn(srv, tid, tok)
         st, r, _ = self.undo(srv, tid, tok)
         self.assertEqual(st, 200, r)
 
@@ -297,9 +299,11 @@ class UndoTest(UndoCase):
             codes.append(resp.status if resp.status == 200 else body["error"]["code"])
         self.assertEqual(codes, [200, 200, "rate_limited"])
         self.assertIn("--undo-table-rate", body["error"]["message"])
-        # one request takes back at most the whole game
-        st, r, _ = self.undo(srv2, tid, tok, 201)
+        # one request takes back at most a whole game (CARC_MAX_TILES, 128)
+        st, r, _ = self.undo(srv2, tid, tok, 129)
         self.assertEqual((st, r["error"]["code"]), (400, "malformed"))
+        st, r, _ = self.undo(srv2, tid, tok, 128)
+        self.assertEqual((st, r["error"]["code"]), (409, "nothing_to_undo"))
 
 
 if __name__ == "__main__":
