@@ -120,6 +120,9 @@ typedef struct store_move {
 	int tile;                        /* tile type drawn */
 	const char *entry;               /* the log entry as JSON text */
 	int64_t at_ms;
+	/* add_move (PostgreSQL): the game's undos as the writer knows them; a
+	 * store that counts more took moves back since (undo.c): STORE_CONFLICT */
+	int undos;
 } store_move;
 
 /* One seat of a rated game (accounts: see ratings.h). Before the store

@@ -207,7 +207,7 @@ static const char *const SQL[Q_COUNT] = {
 	 * was granted sees the move of the transaction that held it (a
 	 * subquery of the locking statement would count with the snapshot
 	 * taken before the wait) */
-	[Q_LOCK_GAME] = "SELECT status FROM games WHERE id=$1 FOR UPDATE",
+	[Q_LOCK_GAME] = "SELECT status, undos FROM games WHERE id=$1 FOR UPDATE",
 	[Q_TURNS] = "SELECT count(*) FROM moves WHERE game_id=$1",
 	[Q_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
 	               " VALUES ($1,$2,$3,$4,$5,$6,$7)",

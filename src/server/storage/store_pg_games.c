@@ -238,11 +238,19 @@ int pg_add_move(store *base, const char *id, const store_move *m, const store_re
 		goto bad;
 	}
 	int status = parse_status(PQgetvalue(res, 0, 0));
+	int undos = atoi(PQgetvalue(res, 0, 1));
 	PQclear(res);
 	if (!(res = pgs_q(s, Q_TURNS, &p, err)))
 		goto bad;
 	int turns = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
+	if (undos != m->undos) {
+		/* thought about a position another process took back since */
+		snprintf(err, STORE_ERR_SIZE, "the move for turn %d of table %s was made before "
+		         "moves were taken back (%d undos, now %d)", m->turn, id, m->undos, undos);
+		pgs_rollback(s);
+		return STORE_CONFLICT;
+	}
 	if (turns != m->turn || status == STORE_OVER || status == STORE_VIEW) {
 		snprintf(err, STORE_ERR_SIZE,
 		         "the move for turn %d of table %s came second: another process stored "

@@ -174,7 +174,7 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
 	                       .tile = pm->next.turns[pm->turn].type,
 	                       .entry = takeover ? takeover_mark(entry) : entry,
-	                       .at_ms = srv_now_ms()};
+	                       .at_ms = srv_now_ms(), .undos = t->undos};
 	if (carc_game_over(&pm->next)) {
 		srv_sb a;
 		sb_init(&a);
