@@ -211,6 +211,8 @@ class UndoTest(UndoCase):
         # an uploaded record
         view = srv.post("/api/records", raw=json.dumps(srv.get("/api/tables/%s/record" % tid)[1]))
         self.assertIn(view[0], (200, 201), view[1])
+        st, r, _ = self.undo(srv, view[1]["id"], tok)
+        self.assertEqual((st, r["error"]["code"]), (409, "read_only"))
 
     def test_refused_in_a_rated_game(self):
         srv = self.start()
