@@ -118,6 +118,9 @@ static void usage(FILE *f)
 	        "                     turns left after it are analysed with greedy\n"
 	        "  --analysis-queue N analyses computing at once (4); more are refused (busy)\n"
 	        "  --rate-analyses N  analyses an address may start an hour (30; 0: off)\n"
+	        "  --rate-undos N     undo requests (training against bots) an address may\n"
+	        "                     make a minute (30; 0: off)\n"
+	        "  --undo-table-rate N  undo requests one table takes a minute (20; 0: off)\n"
 	        "  --quiet            log errors only, not every game event\n"
 	        "  -h, --help         this text\n\n"
 	        "It prints the address to open, e.g. 'carc serve: listening on\n"
@@ -256,6 +259,14 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 1000, &n))
 				return 2;
 			c.analysis_queue = (int)n;
+		} else if (!strcmp(a, "--rate-undos")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.rate_undos = (int)n;
+		} else if (!strcmp(a, "--undo-table-rate")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.undo_table_rate = (int)n;
 		} else if (!strcmp(a, "--rate-analyses")) {
 			if (num_arg(a, v, 0, 1000000, &n))
 				return 2;

@@ -34,6 +34,8 @@ export const api = {
   join: (id, name, seat) => call('POST', `/api/tables/${id}/join`, seat === undefined ? { name } : { name, seat }),
   state: (id, token) => call('GET', `/api/tables/${id}/state`, undefined, token),
   move: (id, move, token) => call('POST', `/api/tables/${id}/move`, move, token),
+  // training against bots: take back `moves` of the seat's own moves
+  undo: (id, moves, token) => call('POST', `/api/tables/${id}/undo`, { moves }, token),
   record: (id) => call('GET', `/api/tables/${id}/record`),
   upload: (text) => call('POST', '/api/records', text),
   recordUrl: (id) => `/api/tables/${id}/record`,

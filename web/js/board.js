@@ -6,6 +6,7 @@ import { figureSvg } from './colors.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const T = 100; // tile size in board units
+const LONG_PRESS_MS = 450; // a touch held this long on a figure shows its feature
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -79,15 +80,38 @@ export class BoardView {
     this.boost = this.figureBoost();
     const boost = this.boost;
     let s = '';
-    for (const f of figs) {
+    this.figPos = [];
+    figs.forEach((f, i) => {
       const b = this.placed.get(`${f.x},${f.y}`);
-      if (!b) continue;
+      if (!b) return;
       const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
       const lying = f.feature === 'field' && f.kind !== 'pig';
       const dx = f.kind === 'pig' ? 10 : f.kind === 'builder' ? -10 : 0;
-      s += figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost });
-    }
+      this.figPos.push({ i, x: f.x * T + px + dx, y: f.y * T + py });
+      s += `<g data-fig="${i}" data-kind="${f.kind || 'follower'}">` + figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
+    });
     this.layers.figures.innerHTML = s;
+  }
+  // the figure under a point of the screen (index into the figures, -1: none):
+  // found by distance, so that figures need not take the pointer from the squares
+  figureAt(clientX, clientY) {
+    const [bx, by] = this.toBoard(clientX, clientY);
+    const r = 15 * (this.boost || 1);
+    let best = -1, bd = r * r;
+    for (const p of this.figPos || []) {
+      const d = (p.x - bx * T) ** 2 + (p.y - by * T) ** 2;
+      if (d <= bd) { bd = d; best = p.i; }
+    }
+    return best;
+  }
+  // hovering (a mouse) or long-pressing (touch) a placed figure: onFigure(i)
+  // then onFigure(null) when it is left (training.js)
+  figureHover(e) {
+    if (!this.onFigure || e.pointerType === 'touch') return;
+    const i = this.figureAt(e.clientX, e.clientY);
+    if (i === (this.figHover ?? -1)) return;
+    this.figHover = i;
+    this.onFigure(i >= 0 ? i : null);
   }
 
   // --- placing a tile -----------------------------------------------------
@@ -196,13 +220,23 @@ export class BoardView {
     setTimeout(() => g.remove(), 2200);
   }
   // a feature marked until mark(null): a log line clicked, a follower preview
-  mark(parts, kind, { pending = null, cls = 'mark' } = {}) {
+  mark(parts, kind, { pending = null, cls = 'mark', label = '', color = null } = {}) {
     const L = this.layers.mark;
     L.replaceChildren();
     clearTimeout(this.markTimer);
     if (!parts || !parts.length) return;
     const g = el('g', { class: cls }, L);
     this.shapes(parts, kind, g, 'mark', pending);
+    if (label) {
+      // a pill with the points, in the colour of who would get them
+      const xs = parts.map((p) => p.x), ys = parts.map((p) => p.y);
+      const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T;
+      const s = Math.max(1, Math.min(2.5, 0.7 / this.scale)), w = (26 + label.length * 22) * s;
+      const f = el('g', { class: 'mark-label', 'data-testid': 'mark-label' }, g);
+      el('rect', { x: cx - w / 2, y: cy - 26 * s, width: w, height: 48 * s, rx: 24 * s, fill: color ? color.hex : '#222', stroke: '#fff', 'stroke-width': 4 * s }, f);
+      const tx = el('text', { x: cx, y: cy + 12 * s, fill: color ? color.ink : '#fff', 'font-size': 34 * s }, f);
+      tx.textContent = label;
+    }
     if (cls === 'mark') this.markTimer = setTimeout(() => L.replaceChildren(), 5000);
   }
 
@@ -289,6 +323,11 @@ export class BoardView {
       if (e.button !== 0 && e.pointerType === 'mouse') return;
       ptrs.set(e.pointerId, { x: e.clientX, y: e.clientY });
       if (ptrs.size === 1) drag = { x: e.clientX, y: e.clientY, moved: false, target: e.target };
+      clearTimeout(this.pressTimer);
+      if (ptrs.size === 1 && e.pointerType !== 'mouse' && this.onFigure) {
+        const fi = this.figureAt(e.clientX, e.clientY), d = drag;
+        if (fi >= 0) this.pressTimer = setTimeout(() => { if (drag === d && !d.moved) { d.pressed = true; this.onFigure(fi, true); } }, LONG_PRESS_MS);
+      }
       if (ptrs.size === 2) {
         const [a, b] = [...ptrs.values()];
         pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) };
@@ -297,7 +336,7 @@ export class BoardView {
     });
     svg.addEventListener('pointermove', (e) => {
       const p = ptrs.get(e.pointerId);
-      if (!p) { this.hover(e); return; }
+      if (!p) { this.hover(e); this.figureHover(e); return; }
       const dx = e.clientX - p.x, dy = e.clientY - p.y;
       p.x = e.clientX; p.y = e.clientY;
       if (ptrs.size === 2 && pinch) {
@@ -319,13 +358,18 @@ export class BoardView {
       if (ptrs.size < 2) pinch = null;
       if (ptrs.size === 0) {
         svg.classList.remove('dragging');
-        if (drag && !drag.moved && e.type === 'pointerup') this.click(e, drag.target);
+        clearTimeout(this.pressTimer);
+        // a long press shows a figure's feature: it is no tap on the square
+        if (drag && !drag.moved && !drag.pressed && e.type === 'pointerup') this.click(e, drag.target);
         drag = null;
       }
     };
     svg.addEventListener('pointerup', up);
     svg.addEventListener('pointercancel', up);
-    svg.addEventListener('pointerleave', () => this.preview(null));
+    svg.addEventListener('pointerleave', (e) => {
+      this.preview(null);
+      if (e.pointerType !== 'touch' && (this.figHover ?? -1) >= 0) { this.figHover = -1; this.onFigure?.(null); }
+    });
     svg.addEventListener('wheel', (e) => {
       e.preventDefault();
       const r = svg.getBoundingClientRect();

@@ -15,6 +15,7 @@ import { ClockView } from './clock.js';
 import { NAME_BYTES, fitName } from './names.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 import { Guide } from './guide.js';
+import { mountTraining } from './training.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 
@@ -86,12 +87,14 @@ export class GameView {
     this.langHandler = () => this.renderAll();
     window.addEventListener('langchange', this.langHandler);
     this.social = mountSocial(this); // chat, rematch, notifications, pass-and-play (chat.js)
+    this.training = mountTraining(this); // undo against bots, a figure's feature (training.js)
     this.start();
   }
 
   destroy() {
     this.guide?.destroy();
     this.analysis?.destroy();
+    this.training?.destroy();
     this.clock.destroy();
     this.social?.destroy();
     this.live?.close();
@@ -153,6 +156,7 @@ export class GameView {
     }
     this.clock.update(m, this.you);
     this.social?.onMessage(m);
+    this.training?.onMessage(m);
   }
 
   applyMove(m) {
@@ -266,6 +270,7 @@ export class GameView {
     if (this.previewing) { this.board.mark(null); this.previewing = false; }
     if (!this.sel.pending && this.board.saved) { this.board.unzoom(); if (!this.board.userMoved) this.board.fit(); }
     this.renderMini();
+    this.training?.render();
     this.node.classList.toggle('mine', this.myTurn());
     // a tab in the background shows whose turn it is in its title
     document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;

@@ -35,6 +35,7 @@
 #include "gamejson.h"
 #include "metrics.h"
 #include "ratelimit.h"
+#include "undo.h"
 #include "options.h"
 #include "outbox.h"
 #include "rematch.h"
@@ -70,6 +71,7 @@ static const srv_outbox outbox = {
 	.close_after_flush = out_close_after_flush,
 	.move_done = api_move_done,
 	.resign_done = api_resign_done,
+	.undo_done = api_undo_done,
 	.join_done = api_join_done,
 	.create_done = api_create_done,
 	.rematch_done = api_rematch_done,
@@ -646,6 +648,28 @@ static void post_resign(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, e, err);
 }
 
+/* POST /api/tables/<id>/undo {"moves": k, "token": ...} (or the token's
+ * header or cookie): training against bots takes moves back (undo.c). */
+static void post_undo(srv_table *t, const api_req *rq, api_resp *rs)
+{
+	json_t *o = rq->body_len ? json_loadb(rq->body, rq->body_len, 0, NULL) : json_object();
+	if (!json_is_object(o)) {
+		json_decref(o);
+		reply_error(rs, SE_MALFORMED, "the body must be a JSON object");
+		return;
+	}
+	char token[STORE_TOKEN_SIZE * 2], err[256];
+	token_for(t->id, rq->token, rq->cookie, token, sizeof token);
+	int wait;
+	srv_origin origin = {rq->serial, 1, NULL, 0};
+	srv_err e = undo_request(t, o, token, rq->addr, &origin, err, sizeof err, &wait);
+	json_decref(o);
+	if (e == SE_RATE_LIMITED)
+		reply_limited(rs, wait, err);
+	else if (e != SE_PENDING)
+		reply_error(rs, e, err);
+}
+
 /* POST /api/tables/<id>/rematch with the token of a seat of the finished
  * game (body "token", the header or the cookie): a seat at its rematch. */
 static void post_rematch(srv_table *t, const api_req *rq, api_resp *rs)
@@ -812,6 +836,10 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
 		post_move(t, rq, rs);
+	} else if (!strcmp(sub, "/undo")) {
+		if (!post)
+			{ reply_error(rs, SE_METHOD, "POST only"); return; }
+		post_undo(t, rq, rs);
 	} else if (!strcmp(sub, "/resign")) {
 		if (!post)
 			{ reply_error(rs, SE_METHOD, "POST only"); return; }
@@ -1104,6 +1132,12 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			                  sizeof err);
 		if (e != SE_PENDING)
 			ws_error(c, e, err, ref);
+	} else if (!strcmp(type, "undo")) {
+		int uw;
+		srv_origin origin = {c->serial, 0, ref, 0};
+		srv_err e = undo_request(t, o, c->token, c->addr, &origin, err, sizeof err, &uw);
+		if (e != SE_PENDING)
+			ws_error_wait(c, e, err, ref, uw);
 	} else if (!strcmp(type, "chat")) {
 		int cw;
 		srv_err e = chat_say(t, &c->cl, c->serial, c->addr, o, err, sizeof err, &cw);
@@ -1132,7 +1166,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		free(s);
 	} else {
 		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
-		         "resign, chat, rematch, ping)",
+		         "resign, undo, chat, rematch, ping)",
 		         type);
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}
@@ -1210,6 +1244,26 @@ void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err
 	srv_conn *c = net_conn_find(o->conn);
 	if (c && e != SE_OK)
 		ws_error(c, e, err, o->ref);
+}
+
+void api_undo_done(const srv_origin *o, srv_table *t, int undone, srv_err e, const char *err)
+{
+	if (!o->conn)
+		return;
+	if (o->http) {
+		api_resp rs;
+		memset(&rs, 0, sizeof rs);
+		if (e != SE_OK)
+			reply_error(&rs, e, err);
+		else
+			reply_json(&rs, 200, json_pack("{s:b, s:i, s:i, s:i}", "ok", 1, "undone", undone,
+			                               "turn", t->game.nturns, "undos", t->undos));
+		net_http_answer(o->conn, rs.status, rs.ctype, rs.body, rs.body_len, NULL, NULL);
+		return;
+	}
+	srv_conn *c = net_conn_find(o->conn);
+	if (c && e != SE_OK)
+		ws_error(c, e, err, o->ref); /* done: the table's "undone" says so */
 }
 
 void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err)

@@ -31,6 +31,7 @@ void api_ws_close(srv_conn *c);
  * these on the loop thread, through its outbox). t is NULL when the table
  * could not be made. */
 void api_move_done(const srv_origin *o, srv_table *t, srv_err e, const char *err);
+void api_undo_done(const srv_origin *o, srv_table *t, int undone, srv_err e, const char *err);
 void api_resign_done(const srv_origin *o, srv_table *t, int seat, srv_err e, const char *err);
 void api_join_done(const srv_origin *o, srv_table *t, int seat, const char *token, srv_err e,
                    const char *err);

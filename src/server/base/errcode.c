@@ -41,6 +41,8 @@ static const struct {
 	[SE_BAD_CONTENT_TYPE] = {"bad_content_type", 415},
 	[SE_FORBIDDEN] = {"forbidden", 403},
 	[SE_NAME_LOOKALIKE] = {"name_lookalike", 409},
+	[SE_NOT_TRAINING] = {"not_training", 409},
+	[SE_NOTHING_TO_UNDO] = {"nothing_to_undo", 409},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

@@ -44,6 +44,9 @@ typedef enum srv_err {
 	SE_BAD_CONTENT_TYPE, /* a request body that is not application/json */
 	SE_FORBIDDEN,      /* a monitoring path asked from where it does not answer */
 	SE_NAME_LOOKALIKE, /* an account whose name looks the same (TR39 skeleton) exists */
+	/* training against bots (undo.c) */
+	SE_NOT_TRAINING,   /* undo where it is not allowed: rated, another person, a clock */
+	SE_NOTHING_TO_UNDO, /* the seat has not made that many moves */
 	SE_COUNT
 } srv_err;
 

@@ -141,6 +141,8 @@ typedef struct srv_config {
 	double analysis_max_time; /* seconds one game's analysis may take; then greedy goes on */
 	int analysis_queue;    /* analyses computing (or being stored) at once; more: busy */
 	int rate_analyses;     /* analyses started per address per hour (0: off) */
+	int rate_undos;        /* undo requests per address per minute (0: off; undo.c) */
+	int undo_table_rate;   /* undo requests per table per minute (0: off; undo.c) */
 } srv_config;
 
 void srv_config_default(srv_config *c);

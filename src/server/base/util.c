@@ -310,4 +310,6 @@ void srv_config_default(srv_config *c)
 	c->analysis_max_time = 30;
 	c->analysis_queue = 4;
 	c->rate_analyses = 30;
+	c->rate_undos = 30;
+	c->undo_table_rate = 20;
 }

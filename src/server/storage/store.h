@@ -106,6 +106,9 @@ typedef struct store_game {
 	/* the table's stream (loads only): the number of its latest change;
 	 * what was loaded is the table as of that change */
 	int64_t seq;
+	/* moves taken back so far (undo.c, training against bots; loads only):
+	 * a process whose count differs rebuilds the table from the store */
+	int undos;
 	int nseats;
 	store_seat seats[8];
 } store_game;
@@ -117,6 +120,9 @@ typedef struct store_move {
 	int tile;                        /* tile type drawn */
 	const char *entry;               /* the log entry as JSON text */
 	int64_t at_ms;
+	/* add_move (PostgreSQL): the game's undos as the writer knows them; a
+	 * store that counts more took moves back since (undo.c): STORE_CONFLICT */
+	int undos;
 } store_move;
 
 /* One seat of a rated game (accounts: see ratings.h). Before the store
@@ -361,6 +367,14 @@ typedef struct store_ops {
 	/* The sequence number the last successful write on this handle gave
 	 * table `id` (see "The table's stream" above), 0 when it gave none. */
 	int64_t (*last_seq)(store *s, const char *id);
+	/* Training against bots (undo.c): one transaction that removes the
+	 * moves from turn `keep` on, counts `undone` more in games.undos, sets
+	 * updated_ms and gives the table its next sequence number (PostgreSQL:
+	 * NOTIFY STORE_NOTIFY_UNDO with n = keep). Under the game row's lock:
+	 * STORE_CONFLICT when the store does not hold exactly `have` moves (a
+	 * move of another process came first), nothing written. */
+	int (*undo_moves)(store *s, const char *id, int have, int keep, int undone, int64_t at_ms,
+	                  char *err);
 	/* ---- analyses (analysis.c) ---- */
 	/* Stores the analysis of game `id` (JSON text of at most
 	 * STORE_ANALYSIS_MAX bytes, else refused); one that is stored already
@@ -442,6 +456,7 @@ int store_sqlite_schema_version(void);
 #define STORE_NOTIFY_CHAT 'h'    /* n: chat line n was added */
 #define STORE_NOTIFY_CLOCK 'k'   /* n: the clock was stored for turn n */
 #define STORE_NOTIFY_REMATCH 'r' /* the finished game has a rematch now */
+#define STORE_NOTIFY_UNDO 'u'    /* n: moves from turn n on were taken back (undo.c) */
 
 store *store_pg_open(const char *url, int writer, char *err);
 /* A libpq connection to url with the server's timeouts and keepalives

@@ -181,6 +181,8 @@ static const struct {
 	     "  skel text COLLATE \"C\" PRIMARY KEY,"
 	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE);"
 	     "CREATE INDEX account_skeletons_account ON account_skeletons(account);", NULL},
+	/* SQLite 10 -> 11 (undo.c): moves taken back in training games */
+	{11, "ALTER TABLE games ADD COLUMN undos integer NOT NULL DEFAULT 0;", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -210,14 +212,14 @@ static const char *const SQL[Q_COUNT] = {
 	 * was granted sees the move of the transaction that held it (a
 	 * subquery of the locking statement would count with the snapshot
 	 * taken before the wait) */
-	[Q_LOCK_GAME] = "SELECT status FROM games WHERE id=$1 FOR UPDATE",
+	[Q_LOCK_GAME] = "SELECT status, undos FROM games WHERE id=$1 FOR UPDATE",
 	[Q_TURNS] = "SELECT count(*) FROM moves WHERE game_id=$1",
 	[Q_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
 	               " VALUES ($1,$2,$3,$4,$5,$6,$7)",
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	[Q_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                 " VALUES ($1,$2,$3,$4,$5)",
-	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq FROM games WHERE id=$1",
+	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq, undos FROM games WHERE id=$1",
 	[Q_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                " WHERE game_id=$1 ORDER BY seat",
 	[Q_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
@@ -324,6 +326,9 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_UNSKELETONED] = "SELECT a.id, a.name FROM accounts a WHERE a.id > $1 AND NOT EXISTS"
 	                   " (SELECT 1 FROM account_skeletons k WHERE k.account = a.id)"
 	                   " ORDER BY a.id LIMIT $2",
+	/* undo.c: the moves taken back, and their count */
+	[Q_DEL_MOVES] = "DELETE FROM moves WHERE game_id=$1 AND turn >= $2",
+	[Q_UNDO_GAME] = "UPDATE games SET undos = undos + $2, updated_ms = $3 WHERE id=$1",
 };
 
 void pgs_p_str(params *p, const char *s) { p->v[p->n++] = s ? s : ""; }
@@ -769,6 +774,7 @@ static const store_ops PG_OPS = {
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
+	.undo_moves = pg_undo_moves,
 	.group_begin = pg_group_begin,
 	.group_commit = pg_group_commit,
 	.group_rollback = pg_group_rollback,

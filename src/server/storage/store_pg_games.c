@@ -238,11 +238,19 @@ int pg_add_move(store *base, const char *id, const store_move *m, const store_re
 		goto bad;
 	}
 	int status = parse_status(PQgetvalue(res, 0, 0));
+	int undos = atoi(PQgetvalue(res, 0, 1));
 	PQclear(res);
 	if (!(res = pgs_q(s, Q_TURNS, &p, err)))
 		goto bad;
 	int turns = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
+	if (undos != m->undos) {
+		/* thought about a position another process took back since */
+		snprintf(err, STORE_ERR_SIZE, "the move for turn %d of table %s was made before "
+		         "moves were taken back (%d undos, now %d)", m->turn, id, m->undos, undos);
+		pgs_rollback(s);
+		return STORE_CONFLICT;
+	}
 	if (turns != m->turn || status == STORE_OVER || status == STORE_VIEW) {
 		snprintf(err, STORE_ERR_SIZE,
 		         "the move for turn %d of table %s came second: another process stored "
@@ -264,6 +272,53 @@ int pg_add_move(store *base, const char *id, const store_move *m, const store_re
 	if (r && store_result_rows(s, id, m->at_ms, r, err))
 		goto bad;
 	if (pgs_notify(s, STORE_NOTIFY_MOVE, id, m->turn, err))
+		goto bad;
+	return pgs_commit(s, err);
+bad:
+	pgs_rollback(s);
+	return -1;
+}
+
+/* undo.c: the moves from turn `keep` on are taken back (store.h), under
+ * the game row's lock, as add_move checks its turn. */
+int pg_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
+                  char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (pgs_begin(s, err))
+		return -1;
+	params p = {0};
+	pgs_p_str(&p, id);
+	PGresult *res = pgs_q(s, Q_LOCK_GAME, &p, err);
+	if (!res)
+		goto bad;
+	int found = PQntuples(res) == 1;
+	int status = found ? parse_status(PQgetvalue(res, 0, 0)) : -1;
+	PQclear(res);
+	if (!found) {
+		snprintf(err, STORE_ERR_SIZE, "postgresql: no game %s to take moves back in", id);
+		s->fault = STORE_FAULT_OTHER;
+		goto bad;
+	}
+	if (!(res = pgs_q(s, Q_TURNS, &p, err)))
+		goto bad;
+	int turns = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (turns != have || status != STORE_PLAYING) {
+		snprintf(err, STORE_ERR_SIZE, "table %s holds %d moves (%s), not %d: nothing taken back",
+		         id, turns, store_status_name(status), have);
+		pgs_rollback(s);
+		return STORE_CONFLICT;
+	}
+	params pd = {0};
+	pgs_p_str(&pd, id);
+	pgs_p_i64(&pd, keep);
+	params pu = {0};
+	pgs_p_str(&pu, id);
+	pgs_p_i64(&pu, undone);
+	pgs_p_i64(&pu, at_ms);
+	if (pgs_q_do(s, Q_DEL_MOVES, &pd, err) || pgs_q_do(s, Q_UNDO_GAME, &pu, err) ||
+	    pgs_notify(s, STORE_NOTIFY_UNDO, id, keep, err))
 		goto bad;
 	return pgs_commit(s, err);
 bad:
@@ -328,6 +383,8 @@ int pgs_read_game(pg_store *s, const PGresult *gr, int row, store_game *g, char 
 	g->updated_ms = pgs_i64_val(gr, row, 11);
 	/* the stream's number: the loads' statements end with it */
 	g->seq = PQnfields(gr) > 12 && !strcmp(PQfname(gr, 12), "seq") ? pgs_i64_val(gr, row, 12) : 0;
+	g->undos = PQnfields(gr) > 13 && !strcmp(PQfname(gr, 13), "undos") ? atoi(PQgetvalue(gr, row, 13))
+	                                                                    : 0;
 	params p = {0};
 	pgs_p_str(&p, g->id);
 	PGresult *r = pgs_q(s, Q_SEL_SEATS, &p, err);

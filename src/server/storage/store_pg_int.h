@@ -34,6 +34,7 @@ enum {
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
 	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP,
 	Q_INS_SKEL, Q_SKEL_TAKEN, Q_UNSKELETONED,
+	Q_DEL_MOVES, Q_UNDO_GAME,
 	Q_COUNT
 };
 
@@ -92,6 +93,8 @@ int pg_set_status(store *base, const char *id, int status, int64_t at_ms, char *
 int pg_add_move(store *base, const char *id, const store_move *m, const store_result *r,
                 char *err);
 int pg_delete_game(store *base, const char *id, char *err);
+int pg_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
+                  char *err);
 void pgs_copy_val(char *dst, size_t size, const PGresult *r, int row, int col);
 int64_t pgs_i64_val(const PGresult *r, int row, int col);
 void pgs_free_game(store_game *g);

@@ -194,6 +194,8 @@ static const char *const MIGRATIONS[] = {
 	"  skel TEXT PRIMARY KEY,"
 	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE) WITHOUT ROWID;"
 	"CREATE INDEX account_skeletons_account ON account_skeletons(account);",
+	/* 10 -> 11 (undo.c): moves taken back in training games against bots */
+	"ALTER TABLE games ADD COLUMN undos INTEGER NOT NULL DEFAULT 0;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -219,7 +221,7 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                  " VALUES (?,?,?,?,?)",
 	[ST_SEL_ONE] = "SELECT id, status, players, farmers, farm_scoring, small_city, expansions,"
-	               " seed, options, record, created_ms, updated_ms, seq FROM games WHERE id=?",
+	               " seed, options, record, created_ms, updated_ms, seq, undos FROM games WHERE id=?",
 	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                 " WHERE game_id=? ORDER BY seat",
 	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
@@ -292,6 +294,10 @@ static const char *const SQL[ST_COUNT] = {
 	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
 	/* the table's next sequence number (store.h, "The table's stream") */
 	[ST_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=? RETURNING seq",
+	/* undo.c: the moves that stand, then the ones taken back */
+	[ST_COUNT_MOVES] = "SELECT count(*) FROM moves WHERE game_id=?",
+	[ST_DEL_MOVES] = "DELETE FROM moves WHERE game_id=? AND turn >= ?",
+	[ST_UNDO_GAME] = "UPDATE games SET undos = undos + ?, updated_ms = ? WHERE id=?",
 };
 
 #define CHECKPOINT_MS 250
@@ -758,6 +764,7 @@ static const store_ops SQLITE_OPS = {
 	.add_chat = sq_add_chat,
 	.list_chat = sq_list_chat,
 	.last_seq = sq_last_seq,
+	.undo_moves = sq_undo_moves,
 	.count_chat = sq_count_chat,
 	.create_rematch = sq_create_rematch,
 	.get_rematch = sq_get_rematch,

@@ -227,6 +227,46 @@ bad:
 	return -1;
 }
 
+/* undo.c: the moves from turn `keep` on are taken back (store.h). */
+int sq_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
+                  char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	if (sq_begin(s, err))
+		return -1;
+	sqlite3_stmt *st = s->st[ST_COUNT_MOVES];
+	sq_bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	int n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (n < 0) {
+		sq_fail(s, err, "counting the moves to take back");
+		goto bad;
+	}
+	if (n != have) {
+		snprintf(err, STORE_ERR_SIZE, "table %s holds %d moves, not %d: nothing taken back", id,
+		         n, have);
+		sq_rollback(s);
+		return STORE_CONFLICT;
+	}
+	st = s->st[ST_DEL_MOVES];
+	sq_bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, keep);
+	if (sq_step_done(s, ST_DEL_MOVES, err))
+		goto bad;
+	st = s->st[ST_UNDO_GAME];
+	sqlite3_bind_int(st, 1, undone);
+	sqlite3_bind_int64(st, 2, at_ms);
+	sq_bind_text(st, 3, id);
+	if (sq_step_done(s, ST_UNDO_GAME, err) || sq_bump(s, id, err))
+		goto bad;
+	return sq_commit(s, err);
+bad:
+	sq_rollback(s);
+	return -1;
+}
+
 void sq_copy_col(char *dst, size_t size, sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
@@ -273,6 +313,8 @@ int sq_read_game(sqlite_store *s, sqlite3_stmt *gst, store_game *g, char *err)
 	/* the stream's number: the loads' statements end with it */
 	const char *c12 = sqlite3_column_count(gst) > 12 ? sqlite3_column_name(gst, 12) : NULL;
 	g->seq = c12 && !strcmp(c12, "seq") ? sqlite3_column_int64(gst, 12) : 0;
+	const char *c13 = sqlite3_column_count(gst) > 13 ? sqlite3_column_name(gst, 13) : NULL;
+	g->undos = c13 && !strcmp(c13, "undos") ? sqlite3_column_int(gst, 13) : 0;
 
 	int rc;
 	sqlite3_stmt *st = s->st[ST_SEL_SEATS];

@@ -30,6 +30,7 @@ enum {
 	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
 	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
 	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD, ST_BUMP,
+	ST_COUNT_MOVES, ST_DEL_MOVES, ST_UNDO_GAME,
 	ST_COUNT
 };
 
@@ -101,6 +102,8 @@ int sq_upload_usage(store *base, long *count, int64_t *bytes, char *err);
 int sq_save_clock(store *base, const char *id, const store_clock *c,
                   const store_result *r, char *err);
 int sq_load_clock(store *base, const char *id, store_clock *out, char **state, char *err);
+int sq_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
+                  char *err);
 
 /* store_sqlite_social.c */
 int sq_add_chat(store *base, const char *id, store_chat *m, char *err);

@@ -119,6 +119,10 @@ static void run(wjob *j)
 	case WJ_REMATCH:
 		rc = wst->ops->create_rematch(wst, j->old_id, &j->game, j->err);
 		break;
+	case WJ_UNDO:
+		rc = wst->ops->undo_moves(wst, j->id, j->undo_have, j->undo_keep, j->undo_count,
+		                          j->at_ms, j->err);
+		break;
 	}
 	j->failed = rc != 0;
 	j->conflict = rc == STORE_CONFLICT;

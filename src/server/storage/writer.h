@@ -30,7 +30,8 @@
 /* WJ_CALL: a write of another room (accounts.c): `call` runs on the
  * storage thread with the writer's store handle, its data in `data`
  * (malloc'd, freed with the job: no pointers inside that need freeing). */
-typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK, WJ_CALL, WJ_CHAT, WJ_REMATCH } wj_kind;
+typedef enum { WJ_CREATE, WJ_SEAT, WJ_STATUS, WJ_MOVE, WJ_DELETE, WJ_CLOCK, WJ_CALL, WJ_CHAT, WJ_REMATCH,
+               WJ_UNDO } wj_kind;
 
 typedef struct wjob {
 	wj_kind kind;
@@ -50,6 +51,9 @@ typedef struct wjob {
 	 * old_id the finished game that remembers it */
 	store_chat chat;
 	char old_id[STORE_ID_SIZE];
+	/* UNDO (undo.c): the moves the store holds, those that stay, and how
+	 * many of the seat's own were taken back; at_ms the time */
+	int undo_have, undo_keep, undo_count;
 	/* CREATE of a pass-and-play table: every human seat's new token
 	 * ("" for the others), wiped when freed */
 	char tokens[8][STORE_TOKEN_SIZE];

@@ -60,7 +60,7 @@ void bot_kick(srv_table *t)
 {
 	clock_turn(t); /* a new turn's deadline (clock.c) */
 	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm ||
-	    timers_stopped || t->clock.busy)
+	    timers_stopped || t->clock.busy || t->undo_busy)
 		return;
 	int p = carc_to_move(&t->game);
 	if (!clock_bot_plays(t, p))
@@ -110,6 +110,12 @@ void tables_bots_drain(void)
 	while (bots_poll(&tag, &turn, &m)) {
 		srv_table *t = tag;
 		t->bot_state = 0;
+		if (t->bot_discard) {
+			/* thought about a position that was taken back (undo.c) */
+			t->bot_discard = 0;
+			bot_kick(t);
+			continue;
+		}
 		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game) ||
 		    t->pm || !cluster_bots_have(t->id)) /* cluster hook: its lock was lost meanwhile */
 			continue;

@@ -62,6 +62,7 @@ typedef struct job {
 
 typedef struct slot {
 	carc_bot *bot;       /* thinking now, or NULL */
+	void *tag;           /* its job's tag (a live move's table), NULL: none */
 	int busy;            /* a job is taken (also while its bot is being made) */
 	int bot_only;        /* it is a bot-only table's move */
 	int64_t since_us;
@@ -240,6 +241,7 @@ static void *worker(void *arg)
 			analysing++;
 		}
 		me->busy = 1;
+		me->tag = j->analysis ? NULL : j->tag;
 		me->bot_only = !j->analysis && !j->people;
 		me->since_us = srv_mono_us();
 		if (!j->analysis && cpu_budget_s > 0 && usage_minute(j->owner) > cpu_budget_s) {
@@ -295,6 +297,7 @@ static void *worker(void *arg)
 			push(&done_head, &done_tail, j);
 		}
 		me->busy = me->bot_only = 0;
+		me->tag = NULL;
 		pthread_mutex_unlock(&mu);
 		lws_cancel_service(wake_ctx);
 	}
@@ -474,6 +477,22 @@ int64_t bots_preempted(void)
 	int64_t n = preempted;
 	pthread_mutex_unlock(&mu);
 	return n;
+}
+
+void bots_stop_tag(void *tag)
+{
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < nthreads; i++)
+		if (slots[i].tag == tag && slots[i].bot && !slots[i].stopped) {
+			carc_bot_stop(slots[i].bot);
+			slots[i].stopped = 1;
+		}
+	for (job *j = jobs_head; j; j = j->next)
+		if (j->tag == tag) {
+			j->budget_s = 0;
+			snprintf(j->spec, sizeof j->spec, "%s", "random"); /* an answer at once */
+		}
+	pthread_mutex_unlock(&mu);
 }
 
 int bots_poll(void **tag, int *turn, carc_move *move)

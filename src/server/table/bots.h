@@ -65,6 +65,10 @@ int64_t bots_preempted(void);
 /* Takes one finished job: returns 1 and fills the outputs, or 0 when none
  * is ready. `move` is CARC_MOVE_NONE if the bot could not be made. */
 int bots_poll(void **tag, int *turn, carc_move *move);
+/* Stops the live moves of table `tag` (undo.c): one being thought about
+ * ends at once (carc_bot_stop), a queued one gets no time to think. Their
+ * answers still come back through bots_poll. */
+void bots_stop_tag(void *tag);
 
 /* An analysis job: the position g before the move `played` (CARC_MOVE_NONE:
  * none), analysed with a bot of `spec` (an_position) within budget_s. */

@@ -152,6 +152,10 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 		snprintf(err, errsize, "a resignation is being stored");
 		return SE_STALE_TURN;
 	}
+	if (t->undo_busy) {
+		snprintf(err, errsize, "moves being taken back are being stored");
+		return SE_STALE_TURN;
+	}
 	srv_pending_move *pm = srv_xmalloc(sizeof *pm);
 	carc_events ev;
 	char e[CARC_ERRMSG_SIZE];
@@ -177,7 +181,7 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
 	                       .tile = pm->next.turns[pm->turn].type,
 	                       .entry = takeover ? takeover_mark(entry) : entry,
-	                       .at_ms = srv_now_ms()};
+	                       .at_ms = srv_now_ms(), .undos = t->undos};
 	if (carc_game_over(&pm->next)) {
 		srv_sb a;
 		sb_init(&a);
@@ -198,10 +202,8 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	return SE_PENDING;
 }
 
-/* The seat a token holds at a table whose game is being played, for a
- * move or a resignation: SE_OK and *seat, or the refusal in err (no_token:
- * what is said without a token; not_started: while seats are open). */
-static srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
+/* tables_internal.h */
+srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
                             const char *not_started, int *seat, char *err, size_t errsize)
 {
 	if (t->status == STORE_VIEW) {
@@ -300,7 +302,7 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 		snprintf(err, errsize, "seat %d was already given up", seat);
 		return SE_FORFEITED;
 	}
-	if (t->pm || t->clock.busy) {
+	if (t->pm || t->clock.busy || t->undo_busy) {
 		snprintf(err, errsize, "a move for turn %d is being stored: try again", t->game.nturns);
 		return SE_STALE_TURN;
 	}

@@ -33,6 +33,8 @@ typedef struct srv_outbox {
 	                  const char *err);
 	void (*create_done)(const srv_origin *o, srv_table *t, int seat, const char *token,
 	                    const char (*tokens)[STORE_TOKEN_SIZE], srv_err e, const char *err);
+	/* undo.c: `undone` moves of the seat's were taken back */
+	void (*undo_done)(const srv_origin *o, srv_table *t, int undone, srv_err e, const char *err);
 	void (*rematch_done)(const srv_origin *o, srv_table *old, srv_table *nt, int seat,
 	                     const char *token, srv_err e, const char *err);
 } srv_outbox;

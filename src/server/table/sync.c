@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tables_internal.h"
+#include "undo.h"
 
 /* ---- several processes (cluster.c) ------------------------------------------------------
  *
@@ -21,13 +22,21 @@
  * table is only marked (cl_stale) and loads when it is next asked for. A
  * table with a move of its own being stored loads once that is done. */
 
-static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int n)
+int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int n)
 {
 	srv_table *t = ctx;
 	int changed = 0;
 	char e[CARC_ERRMSG_SIZE];
 	if (t->status == STORE_VIEW)
 		return 0;
+	if (t->undo_reloading) {
+		t->undos = sg->undos;
+	} else if (sg->undos != t->undos) {
+		/* moves were taken back elsewhere (undo.c): the moves here are not
+		 * the store's any more; tables_sync loads it all again */
+		t->undo_reload = 1;
+		return 0;
+	}
 	for (int i = 0; i < sg->nseats; i++) {
 		const store_seat *ss = &sg->seats[i];
 		if (ss->seat < 0 || ss->seat >= t->nseats)
@@ -101,7 +110,8 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			changed = 1;
 		}
 		clock_moved(t, mv[k].player, mv[k].at_ms);
-		announce_move(t, t->log[t->nlog - 1]);
+		if (!t->undo_reloading) /* undo.c tells the clients once it is loaded */
+			announce_move(t, t->log[t->nlog - 1]);
 	}
 	/* the stored clock of the turn now being played (the owner wrote it
 	 * after the last move) */
@@ -133,14 +143,16 @@ void tables_sync(srv_table *t)
 	t->cl_stale = 0;
 	char err[STORE_ERR_SIZE];
 	int64_t t0 = srv_mono_us();
-	int rc = db->ops->load_since ? db->ops->load_since(db, t->id, t->nlog, sync_game, t, err)
-	                             : db->ops->load_one(db, t->id, sync_game, t, err);
+	int rc = db->ops->load_since ? db->ops->load_since(db, t->id, t->nlog, tables_sync_game, t, err)
+	                             : db->ops->load_one(db, t->id, tables_sync_game, t, err);
 	metrics_store_read(srv_mono_us() - t0);
 	if (rc < 0) {
 		srv_error("table=%s loading the changes of another process: %s", t->id, err);
 		t->cl_stale = 1;
 		return;
 	}
+	if (t->undo_reload)
+		undo_sync(t);
 	/* chat lines and a rematch are read after the snapshot: lines are
 	 * only ever added, and a rematch link never goes away */
 	if (t->conns)
@@ -177,7 +189,7 @@ void tables_job_committed(wjob *j)
 		return;
 	switch (j->kind) {
 	case WJ_CREATE: case WJ_SEAT: case WJ_STATUS: case WJ_MOVE: case WJ_CLOCK: case WJ_CHAT:
-	case WJ_REMATCH:
+	case WJ_REMATCH: case WJ_UNDO:
 		tables_seq_written(j->tag, j->seq);
 		break;
 	default:
@@ -213,6 +225,8 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 			chat_heard_of(t, n);
 		if (kind == STORE_NOTIFY_MOVE && n + 1 > t->cl_want)
 			t->cl_want = n + 1;
+		if (kind == STORE_NOTIFY_UNDO && n >= 0 && t->cl_want > n)
+			t->cl_want = n;
 	} else if (kind == STORE_NOTIFY_MOVE) {
 		if (n < t->nlog)
 			return; /* known here (this process's own move) */

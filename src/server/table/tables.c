@@ -328,6 +328,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	t->status = sg->status;
 	t->stored = 1;
 	t->seq = sg->seq;
+	t->undos = sg->undos;
 	t->created_ms = sg->created_ms;
 	t->updated_ms = sg->updated_ms;
 	if (sg->status == STORE_VIEW) {

@@ -108,6 +108,14 @@ typedef struct srv_table {
 	 * applied here; a later one is loaded (tables_sync) in order */
 	int64_t seq;
 	lws_sorted_usec_list_t sync_sul; /* a load after a gap in the stream */
+	/* training against bots (undo.c): moves taken back so far (as the
+	 * store counts them: another process's count that differs means a
+	 * reload), an undo being stored, a bot answer to drop, a reload
+	 * wanted or running (its moves are not announced one by one), and the
+	 * table's undo allowance (--undo-table-rate) */
+	int undos, undo_busy, bot_discard, undo_reload, undo_reloading;
+	double undo_tokens;
+	int64_t undo_us;
 	struct srv_table *hnext;         /* id hash chain */
 	struct srv_table *prev, *next;   /* list of all tables in memory */
 } srv_table;

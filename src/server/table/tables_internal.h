@@ -61,6 +61,11 @@ char *takeover_mark(char *entry);
 void move_done(wjob *j);
 srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
                    size_t errsize);
+/* The seat a token holds at a table whose game is being played (moves,
+ * resignations, undos): SE_OK and *seat, or the refusal in err (no_token:
+ * what is said without a token; not_started: while seats are open). */
+srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
+                     const char *not_started, int *seat, char *err, size_t errsize);
 
 /* botpace.c */
 void bot_spec_loaded(srv_table *t, int seat);
@@ -79,6 +84,9 @@ void open_clear(void);
 
 /* sync.c */
 void tables_sync(srv_table *t);
+/* A store load's callback that brings t up to what was loaded (undo.c
+ * calls it for a full reload). */
+int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int n);
 /* Tables in memory made by address `owner` that hold their place (open or
  * playing, and needed here: a client, a bot or clock, a write). */
 int tables_held_by(const char *owner);

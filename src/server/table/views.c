@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tables_internal.h"
+#include "undo.h"
 
 /* ---- announcing -------------------------------------------------------------------- */
 
@@ -58,6 +59,12 @@ json_t *tables_info(const srv_table *t)
 	json_object_set_new(o, "invite", json_string(path));
 	if (t->status != STORE_VIEW)
 		json_object_set_new(o, "clock", clock_json(t));
+	/* training against bots (undo.c): the seat that may take moves back */
+	int us = t->status == STORE_PLAYING ? undo_seat(t, NULL, NULL, 0) : -1;
+	if (us >= 0)
+		json_object_set_new(o, "undo_seat", json_integer(us));
+	if (t->undos > 0)
+		json_object_set_new(o, "undos", json_integer(t->undos));
 	return o;
 }
 
@@ -220,6 +227,8 @@ char *tables_record_text(const srv_table *t)
 	json_object_set_new(extra, "seats", seats);
 	json_object_set_new(extra, "table", json_string(t->id));
 	json_object_set_new(extra, "server", json_string("carc serve"));
+	if (t->undos > 0) /* training: moves taken back (the record holds those that stand) */
+		json_object_set_new(extra, "undos", json_integer(t->undos));
 	json_t *ended = clock_ended_json(t);
 	if (ended)
 		json_object_set_new(extra, "ended", ended);
