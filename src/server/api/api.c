@@ -742,6 +742,16 @@ static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, SE_BAD_TOKEN, "this account holds no seat at this table");
 		return;
 	}
+	/* a rematch's seat kept for the account: claiming it from any browser
+	 * of the account accepts the rematch (issue 22); api_rematch_done answers */
+	char err[256];
+	srv_origin origin = {rq->serial, 1, NULL, acc.id};
+	srv_err e = rematch_claim_account(t, acc.id, &origin, err, sizeof err);
+	if (e != SE_OK) {
+		if (e != SE_PENDING)
+			reply_error(rs, e, err);
+		return;
+	}
 	char token[STORE_TOKEN_SIZE];
 	accounts_seat_token(t->id, seat, acc.id, token);
 	set_seat_cookie(rs, t->id, token, rq->tls); /* Strict, as a join's */

@@ -31,4 +31,12 @@
 srv_err rematch_request(srv_table *t, const char *token, const char *addr,
                         const srv_origin *o, char *err, size_t errsize, int *wait_s);
 
+/* Accounts (issue 22): a seat of the rematch nt kept for `account` (the
+ * account held the old seat) is claimed by the account's session from any
+ * browser, with the account's derived token: SE_PENDING (answered as a
+ * rematch request, api_rematch_done), SE_OK when the account has no kept
+ * seat there (nothing done), or an error. */
+srv_err rematch_claim_account(srv_table *nt, int64_t account, const srv_origin *o, char *err,
+                              size_t errsize);
+
 #endif

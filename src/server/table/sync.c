@@ -34,9 +34,10 @@ static int sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			continue;
 		srv_seat *se = &t->seat[ss->seat];
 		if (se->pending || (se->kind == ss->kind && !strcmp(se->token_hash, ss->token_hash) &&
-		                    !strcmp(se->name, ss->name)))
+		                    !strcmp(se->name, ss->name) && se->account == ss->account))
 			continue;
 		se->kind = ss->kind;
+		se->account = ss->account; /* a seat taken by an account elsewhere follows it here */
 		memcpy(se->name, ss->name, sizeof se->name);
 		memcpy(se->level, ss->level, sizeof se->level);
 		memcpy(se->spec, ss->spec, sizeof se->spec);

@@ -210,6 +210,9 @@ wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_
 /* After the creation of t is stored (ok) or refused (!ok: t is freed when
  * nothing else holds it). Starts it when every seat is taken. */
 void tables_created(srv_table *t, int ok);
+/* Brings t up to what the store holds (another process changed it; a
+ * seat's write met a conflict): sync.c. */
+void tables_sync(srv_table *t);
 /* A seat given a new token (claimed): stores it; done runs after. */
 void tables_seat_changed(srv_table *t, int seat, const char *token, void (*done)(wjob *),
                          const srv_origin *o);
