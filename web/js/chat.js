@@ -224,8 +224,12 @@ export class Rematch {
     else if (m.type === 'rematch_seat' && m.table === v.id) {
       seats.set(m.rematch, m.seat, m.token);
       location.assign(`/?table=${m.rematch}`);
-    } else if (m.type === 'error' && m.code === 'seat_taken' && this.invite && seats.get(this.invite.rematch)) {
-      location.assign(`/?table=${this.invite.rematch}`);
+    } else if (m.type === 'error' && m.code === 'seat_taken' && this.invite) {
+      // taken by this browser, or by the account in another one: main.js
+      // claims the account's seat when the rematch opens (issue 22)
+      import('./account.js').then((a) => a.currentAccount()).then((me) => {
+        if (me || seats.get(this.invite.rematch)) location.assign(`/?table=${this.invite.rematch}`);
+      });
     } else if ((m.type === 'state' || m.type === 'table') && v.table?.rematch && !this.invite) {
       // after a reload: the invitation comes from the table's description
       getJson(`/api/tables/${v.table.rematch}`).then((nt) => {
