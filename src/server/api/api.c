@@ -38,6 +38,7 @@
 #include "options.h"
 #include "outbox.h"
 #include "rematch.h"
+#include "windows.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -1130,6 +1131,17 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			snprintf(err, sizeof err, "token must be a string");
 		if (e != SE_PENDING)
 			ws_error_wait(c, e, err, ref, rw);
+	} else if (!strcmp(type, "window")) {
+		/* which window holds the seat's controls (windows.h) */
+		json_t *jw = json_object_get(o, "window"), *jk = json_object_get(o, "take");
+		int ww = 0;
+		srv_err e = jk && !json_is_boolean(jk) ? SE_MALFORMED
+		            : windows_hello(t, &c->cl, c->serial, json_string_value(jw),
+		                            json_is_true(jk), err, sizeof err, &ww);
+		if (e == SE_MALFORMED && jk && !json_is_boolean(jk))
+			snprintf(err, sizeof err, "\"take\" must be true or false");
+		if (e != SE_OK)
+			ws_error_wait(c, e, err, ref, ww);
 	} else if (!strcmp(type, "state")) {
 		send_state(c);
 	} else if (!strcmp(type, "ping")) {
@@ -1142,7 +1154,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		free(s);
 	} else {
 		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
-		         "resign, chat, rematch, ping)",
+		         "resign, chat, rematch, window, ping)",
 		         type);
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}

@@ -32,7 +32,7 @@ enum {
 	Q_INS_ACCOUNT, Q_SEL_ACC_NAME, Q_SEL_ACC_ID, Q_INS_SESSION, Q_DEL_EXPIRED,
 	Q_SEL_SESSION, Q_DEL_SESSION, Q_SEL_KEY, Q_ACC_GAMES, Q_LEADERBOARD,
 	Q_INS_CHAT, Q_LIST_CHAT, Q_COUNT_CHAT, Q_LINK_REMATCH, Q_SEL_REMATCH,
-	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP,
+	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP, Q_SET_WINDOW, Q_SEL_WINDOW,
 	Q_COUNT
 };
 
@@ -133,6 +133,8 @@ int pg_list_chat(store *base, const char *id, int from, int limit, store_chat_fn
 int pg_count_chat(store *base, const char *id, char *err);
 int pg_create_rematch(store *base, const char *old_id, const store_game *g, char *err);
 int pg_get_rematch(store *base, const char *id, char *out, char *err);
+int pg_window_set(store *base, const char *id, int seat, const char *window, char *err);
+int pg_window_get(store *base, const char *id, int seat, char *out, char *err);
 int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);

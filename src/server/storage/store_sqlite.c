@@ -188,6 +188,9 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX games_unfinished ON games(created_ms, id) WHERE status IN ('open','playing');"
 	"CREATE INDEX games_listed ON games(status, created_ms, id);"
 	"CREATE INDEX games_playing ON games(id) WHERE status = 'playing';",
+	/* 9 -> 10 (windows.c): the browser window that holds each seat's
+	 * controls (issue 22), "" none */
+	"ALTER TABLE seats ADD COLUMN window_id TEXT NOT NULL DEFAULT '';",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -752,6 +755,8 @@ static const store_ops SQLITE_OPS = {
 	.count_chat = sq_count_chat,
 	.create_rematch = sq_create_rematch,
 	.get_rematch = sq_get_rematch,
+	.window_set = sq_window_set,
+	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
 	.group_begin = sq_group_begin,

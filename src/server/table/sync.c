@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tables_internal.h"
+#include "windows.h"
 
 /* ---- several processes (cluster.c) ------------------------------------------------------
  *
@@ -189,8 +190,10 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 	if (kind == '*') {
 		/* notifications may have been missed: tables with clients or bots
 		 * here load now, the others when asked for */
-		for (srv_table *t = all_head; t; t = t->next)
+		for (srv_table *t = all_head; t; t = t->next) {
 			t->cl_stale = 1;
+			windows_forget(t);
+		}
 		for (srv_table *t = all_head; t; t = t->next)
 			if (t->conns || t->bot_state || t->status == STORE_PLAYING)
 				tables_sync(t);
@@ -203,6 +206,10 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 		open_forget(id); /* started or removed elsewhere: no longer open */
 	if (!t || t->expired)
 		return;
+	if (kind == STORE_NOTIFY_WINDOW) {
+		windows_heard(t, n); /* not a change of the game: no sequence number */
+		return;
+	}
 	if (seq > 0) {
 		/* the stream: a change applied here already is no news; any later
 		 * one is loaded with everything before it */

@@ -64,6 +64,12 @@ typedef struct srv_seat {
 	int forfeited;                   /* resigned or taken over by a bot for good:
 	                                  * a loss for the ratings */
 	int64_t account;                 /* the account holding the seat, 0: a guest */
+	/* windows.c: the browser window holding the seat's controls ("" none),
+	 * valid when win_known; the seat's budget of takes */
+	char window[STORE_WINDOW_SIZE];
+	int win_known;
+	double win_tokens;
+	int64_t win_us;
 } srv_seat;
 
 /* A seat of a rematch kept for the person who held seat i of the old
