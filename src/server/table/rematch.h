@@ -17,6 +17,13 @@
  * token (hashed and compared as for a move), and gets a FRESH token for
  * their new seat; the old token gives nothing at the new table. A token
  * of nobody at the old table, or of a seat claimed already, is refused.
+ *
+ * The new table has the old one's options whole, its clock included (every
+ * seat starts with the full reserve). A seat held by an account keeps the
+ * account (issue 22): it is in the account's "my games", rated like any
+ * game, and its new token is the one derived for the account, so any
+ * browser of the account may claim it (rematch_claim_account, the claim
+ * endpoint) and the old token's holder gets that same token.
  * Everything here runs on the event-loop thread.
  */
 #ifndef CARC_SERVER_REMATCH_H

@@ -189,7 +189,8 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
  * is not a finished game; SE_STORAGE). */
 json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
                         size_t errsize);
-/* Accounts: the seat `account` holds at table t (-1: none), and a game of
+/* Accounts: the seat `account` holds at table t (-1: none; a rematch's seat
+ * kept for the account counts: tables_seat_reserved tells), and a game of
  * the account's "my games" list from memory (a new reference: {id, seat,
  * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
  * table is not in memory. */
