@@ -105,14 +105,21 @@ test('a rematch with a clock keeps the reserve and is in both accounts\' games',
     assert.deepEqual(clock.seats.map((s) => s.reserve_ms), [60000, 60000]);
   }
   await shot(bob2, 'rematch-clock.png');
-  // Bob's first browser: the invitation is gone once his seat is taken; the
-  // rematch is in his account's games, and in Alice's
-  for (const p of [bob, alice]) {
+  // Bob's first browser, still at the old table: his seat was taken by his
+  // account elsewhere, so the invitation becomes a link to the rematch
+  await bob.waitForSelector('[data-testid=rematch-invite]:not(.hidden) [data-testid=rematch-open]');
+  assert.equal(await bob.locator('[data-testid=rematch-accept]').count(), 0);
+  await shot(bob, 'rematch-elsewhere.png');
+  // the rematch is in both accounts' games
+  for (const p of [alice, bob]) {
     const r = await myGames(p, nid);
     assert.match(await r.textContent(), new RegExp(nb));
   }
   // Bob's first browser opens it and holds the same seat (the account's)
-  await bob.goto(`${BASE}/?table=${nid}`);
+  await bob.goto(`${BASE}/?table=${tid}`);
+  await ready(bob);
+  await bob.click('[data-testid=rematch-open]');
+  await bob.waitForURL(new RegExp(`table=${nid}`));
   await ready(bob);
   await bob.waitForFunction(() => window.carcView?.you === 0, null, { timeout: 15000 });
   for (const p of [alice, bob, bob2]) assert.deepEqual(p.errors, []);
