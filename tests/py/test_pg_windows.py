@@ -10,6 +10,7 @@ its own PostgreSQL like tests/py/test_pg.py.
 """
 import os
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,9 +36,12 @@ class PgWindowsTest(ClusterCase):
         wa.send({"type": "window", "window": W1, "take": True})
         self.assertEqual(holder(wa), W1)
         self.assertEqual(holder(wb), W1, "process B hears of A's window")
+        t0 = time.time()
         wb.send({"type": "window", "window": W2, "take": True})
         self.assertEqual(holder(wb), W2)
         self.assertEqual(holder(wa), W2, "process A hears of B's window")
+        print("\ntest_pg_windows: a take on B reached the window on A in %.0f ms"
+              % ((time.time() - t0) * 1000), file=sys.stderr)
         wa.send({"type": "window", "window": W1, "take": True})
         self.assertEqual(holder(wa), W1)
         self.assertEqual(holder(wb), W1)

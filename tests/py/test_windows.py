@@ -76,7 +76,8 @@ class WindowsTest(ServerCase):
         rows = con.execute("SELECT seat, window_id FROM seats WHERE game_id=? ORDER BY seat",
                            (tid,)).fetchall()
         con.close()
-        self.assertEqual([tuple(r) for r in rows], [(0, W1), (1, W3)])
+        # (str: the PostgreSQL reader of connect_db makes numbers of digits)
+        self.assertEqual([(int(a), str(b)) for a, b in rows], [(0, W1), (1, W3)])
         for w in (w1, w2, bob):
             w.close()
         srv.stop()

@@ -36,9 +36,9 @@ export class SeatWindows {
       const first = !this.took.has(v.you);
       this.took.add(v.you);
       v.live?.send({ type: 'window', window: WINDOW_ID, take: first });
-    } else if (m.type === 'state' && (v.you === null || v.you === undefined)) {
-      this.set(false);
-    } else if (m.type === 'seat_window' && m.seat === v.you) {
+    } else if (m.type === 'state') {
+      this.set(false); // watching, or the game is over: nothing to hold
+    } else if (m.type === 'seat_window' && m.seat === v.you && v.table?.status !== 'over') {
       this.set(m.window !== WINDOW_ID);
     }
   }
