@@ -164,6 +164,8 @@ export class Rematch {
     this.obs = new MutationObserver(() => this.button());
     this.obs.observe(box, { childList: true });
     box.addEventListener('click', (e) => { if (e.target.closest('[data-rematch]')) this.ask(); });
+    // a seat taken by this account in another browser: a link to it (issue 22)
+    import('./account.js').then((a) => a.currentAccount()).then((me) => { this.me = me; this.paintInvite(); }).catch(() => {});
   }
   destroy() { this.obs.disconnect(); }
 
@@ -185,6 +187,13 @@ export class Rematch {
     if (!inv || !this.mine()) { this.banner.classList.add('hidden'); return; }
     const n = inv.seats.length;
     const mySeat = inv.seats.find((s) => s.from === v.you);
+    if (mySeat?.taken && !seats.get(inv.rematch) && this.me && mySeat.kind === 'human' && mySeat.name === this.me.name) {
+      const a = el('a', 'button primary', t('rematch.open'));
+      a.href = `/?table=${inv.rematch}`; a.dataset.testid = 'rematch-open';
+      this.banner.replaceChildren(el('span', '', t('rematch.elsewhere')), document.createTextNode(' '), a);
+      this.banner.classList.remove('hidden');
+      return;
+    }
     if (seats.get(inv.rematch) || !mySeat || mySeat.taken) {
       this.banner.classList.add('hidden');
       return;
@@ -224,8 +233,12 @@ export class Rematch {
     else if (m.type === 'rematch_seat' && m.table === v.id) {
       seats.set(m.rematch, m.seat, m.token);
       location.assign(`/?table=${m.rematch}`);
-    } else if (m.type === 'error' && m.code === 'seat_taken' && this.invite && seats.get(this.invite.rematch)) {
-      location.assign(`/?table=${this.invite.rematch}`);
+    } else if (m.type === 'error' && m.code === 'seat_taken' && this.invite) {
+      // taken by this browser, or by the account in another one: main.js
+      // claims the account's seat when the rematch opens (issue 22)
+      import('./account.js').then((a) => a.currentAccount()).then((me) => {
+        if (me || seats.get(this.invite.rematch)) location.assign(`/?table=${this.invite.rematch}`);
+      });
     } else if ((m.type === 'state' || m.type === 'table') && v.table?.rematch && !this.invite) {
       // after a reload: the invitation comes from the table's description
       getJson(`/api/tables/${v.table.rematch}`).then((nt) => {

@@ -4,6 +4,7 @@ import { api, seats, Live } from './api.js';
 import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { mountSocial } from './chat.js';
+import { SeatWindows } from './windows.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, traceSeg, onFeature, featureInfo } from './features.js';
 import { roleOf, roleName, eventText, eventShown, finalGroups } from './story.js';
@@ -86,6 +87,7 @@ export class GameView {
     document.addEventListener('keydown', this.keyHandler);
     this.langHandler = () => this.renderAll();
     window.addEventListener('langchange', this.langHandler);
+    this.windows = new SeatWindows(this); // which window holds the seat (windows.js)
     this.social = mountSocial(this); // chat, rematch, notifications, pass-and-play (chat.js)
     this.training = mountTraining(this); // undo against bots, a figure's feature (training.js)
     this.start();
@@ -97,6 +99,7 @@ export class GameView {
     this.training?.destroy();
     this.clock.destroy();
     this.social?.destroy();
+    this.windows?.destroy();
     this.live?.close();
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
@@ -155,6 +158,7 @@ export class GameView {
       default: break;
     }
     this.clock.update(m, this.you);
+    this.windows?.onMessage(m);
     this.social?.onMessage(m);
     this.training?.onMessage(m);
   }
@@ -213,7 +217,8 @@ export class GameView {
     return { winners: e.winners || [], scores, by_kind: g.by_kind || scores.map(() => ({})), resigned: e.seat ?? null };
   }
 
-  myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && this.table?.status === 'playing'; }
+  // (a window whose seat is open in another one does not play: windows.js)
+  myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && !this.elsewhere && this.table?.status === 'playing'; }
 
   // --- rendering ----------------------------------------------------------
   renderAll(refit = false) {
@@ -285,7 +290,9 @@ export class GameView {
       return;
     }
     const mine = this.myTurn();
-    line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>` : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
+    line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>`
+      : this.elsewhere && n.to_move === this.you ? `<span data-testid="turn-elsewhere">${t('window.turn')}</span>`
+      : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
     hand.classList.remove('hidden');
     const rot = this.sel.pending ? this.sel.pending.rot : this.sel.rot;
     this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name" data-tile="${esc(n.tile)}">${esc(this.tiles.name(n.tile))}</div>`;

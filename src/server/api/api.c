@@ -39,6 +39,7 @@
 #include "options.h"
 #include "outbox.h"
 #include "rematch.h"
+#include "windows.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -766,6 +767,16 @@ static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
 		reply_error(rs, SE_BAD_TOKEN, "this account holds no seat at this table");
 		return;
 	}
+	/* a rematch's seat kept for the account: claiming it from any browser
+	 * of the account accepts the rematch (issue 22); api_rematch_done answers */
+	char err[256];
+	srv_origin origin = {rq->serial, 1, NULL, acc.id};
+	srv_err e = rematch_claim_account(t, acc.id, &origin, err, sizeof err);
+	if (e != SE_OK) {
+		if (e != SE_PENDING)
+			reply_error(rs, e, err);
+		return;
+	}
 	char token[STORE_TOKEN_SIZE];
 	accounts_seat_token(t->id, seat, acc.id, token);
 	set_seat_cookie(rs, t->id, token, rq->tls); /* Strict, as a join's */
@@ -1154,6 +1165,17 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			snprintf(err, sizeof err, "token must be a string");
 		if (e != SE_PENDING)
 			ws_error_wait(c, e, err, ref, rw);
+	} else if (!strcmp(type, "window")) {
+		/* which window holds the seat's controls (windows.h) */
+		json_t *jw = json_object_get(o, "window"), *jk = json_object_get(o, "take");
+		int ww = 0;
+		srv_err e = jk && !json_is_boolean(jk) ? SE_MALFORMED
+		            : windows_hello(t, &c->cl, c->serial, json_string_value(jw),
+		                            json_is_true(jk), err, sizeof err, &ww);
+		if (e == SE_MALFORMED && jk && !json_is_boolean(jk))
+			snprintf(err, sizeof err, "\"take\" must be true or false");
+		if (e != SE_OK)
+			ws_error_wait(c, e, err, ref, ww);
 	} else if (!strcmp(type, "state")) {
 		send_state(c);
 	} else if (!strcmp(type, "ping")) {
@@ -1166,7 +1188,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		free(s);
 	} else {
 		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
-		         "resign, undo, chat, rematch, ping)",
+		         "resign, undo, chat, rematch, window, ping)",
 		         type);
 		ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}

@@ -55,6 +55,7 @@
 #define STORE_NAME_SIZE 64
 #define STORE_SPEC_SIZE 128
 #define STORE_TOKEN_SIZE 40      /* a token as clients hold it: 32 hex digits */
+#define STORE_WINDOW_SIZE 17     /* a browser window's id (windows.c): 16 hex digits */
 #define STORE_TOKEN_HASH_SIZE 65 /* its SHA-256 as 64 hex digits */
 /* The start of a reserved seat's token_hash, never a hash's (tables.h,
  * tables_seat_reserved): a rematch's seat kept for an old seat's player. */
@@ -375,6 +376,15 @@ typedef struct store_ops {
 	 * move of another process came first), nothing written. */
 	int (*undo_moves)(store *s, const char *id, int have, int keep, int undone, int64_t at_ms,
 	                  char *err);
+	/* ---- the window holding a seat (windows.c, issue 22) ---- */
+	/* Writer: window `window` (STORE_WINDOW_SIZE - 1 hex digits) holds seat
+	 * `seat` of game `id` now; announced to the other processes
+	 * (STORE_NOTIFY_WINDOW, n the seat, no sequence number: not a change of
+	 * the game). 0 (also when there is no such seat), or -1. */
+	int (*window_set)(store *s, const char *id, int seat, const char *window, char *err);
+	/* The window holding seat `seat` of game `id` into out
+	 * (STORE_WINDOW_SIZE; "" when none has): 0, or -1 on error. */
+	int (*window_get)(store *s, const char *id, int seat, char *out, char *err);
 	/* ---- analyses (analysis.c) ---- */
 	/* Stores the analysis of game `id` (JSON text of at most
 	 * STORE_ANALYSIS_MAX bytes, else refused); one that is stored already
@@ -457,6 +467,7 @@ int store_sqlite_schema_version(void);
 #define STORE_NOTIFY_CLOCK 'k'   /* n: the clock was stored for turn n */
 #define STORE_NOTIFY_REMATCH 'r' /* the finished game has a rematch now */
 #define STORE_NOTIFY_UNDO 'u'    /* n: moves from turn n on were taken back (undo.c) */
+#define STORE_NOTIFY_WINDOW 'w'  /* n: another window holds seat n now (seq 0) */
 
 store *store_pg_open(const char *url, int writer, char *err);
 /* A libpq connection to url with the server's timeouts and keepalives

@@ -183,6 +183,8 @@ static const struct {
 	     "CREATE INDEX account_skeletons_account ON account_skeletons(account);", NULL},
 	/* SQLite 10 -> 11 (undo.c): moves taken back in training games */
 	{11, "ALTER TABLE games ADD COLUMN undos integer NOT NULL DEFAULT 0;", NULL},
+	/* SQLite 11 -> 12 (windows.c): the window holding each seat's controls */
+	{12, "ALTER TABLE seats ADD COLUMN window_id text NOT NULL DEFAULT '';", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -319,6 +321,8 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_INS_ANALYSIS] = "INSERT INTO analyses (game_id, analysis, at_ms) VALUES ($1,$2,$3)"
 	                   " ON CONFLICT (game_id) DO NOTHING",
 	[Q_SEL_ANALYSIS] = "SELECT analysis FROM analyses WHERE game_id=$1",
+	[Q_SET_WINDOW] = "UPDATE seats SET window_id=$3 WHERE game_id=$1 AND seat=$2",
+	[Q_SEL_WINDOW] = "SELECT window_id FROM seats WHERE game_id=$1 AND seat=$2",
 	/* the table's next sequence number; takes the game row's lock */
 	[Q_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=$1 RETURNING seq",
 	[Q_INS_SKEL] = "INSERT INTO account_skeletons (skel, account) VALUES ($1,$2)",
@@ -770,6 +774,8 @@ static const store_ops PG_OPS = {
 	.count_chat = pg_count_chat,
 	.create_rematch = pg_create_rematch,
 	.get_rematch = pg_get_rematch,
+	.window_set = pg_window_set,
+	.window_get = pg_window_get,
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
 	.load_since = pg_load_since,

@@ -35,6 +35,7 @@ enum {
 	Q_INS_ANALYSIS, Q_SEL_ANALYSIS, Q_BUMP,
 	Q_INS_SKEL, Q_SKEL_TAKEN, Q_UNSKELETONED,
 	Q_DEL_MOVES, Q_UNDO_GAME,
+	Q_SET_WINDOW, Q_SEL_WINDOW,
 	Q_COUNT
 };
 
@@ -142,6 +143,8 @@ int pg_list_chat(store *base, const char *id, int from, int limit, store_chat_fn
 int pg_count_chat(store *base, const char *id, char *err);
 int pg_create_rematch(store *base, const char *old_id, const store_game *g, char *err);
 int pg_get_rematch(store *base, const char *id, char *out, char *err);
+int pg_window_set(store *base, const char *id, int seat, const char *window, char *err);
+int pg_window_get(store *base, const char *id, int seat, char *out, char *err);
 int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);

@@ -476,3 +476,49 @@ int pg_load_analysis(store *base, const char *id, char **out, char *err)
 	PQclear(r);
 	return found;
 }
+
+/* ---- the window holding a seat (windows.c) ---- */
+
+int pg_window_set(store *base, const char *id, int seat, const char *window, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	if (pgs_begin(s, err))
+		return -1;
+	params p = {0};
+	pgs_p_str(&p, id);
+	pgs_p_i64(&p, seat);
+	pgs_p_str(&p, window);
+	if (pgs_q_do(s, Q_SET_WINDOW, &p, err))
+		goto bad;
+	/* announced without a sequence number: not a change of the game, the
+	 * table's stream (store.h) does not wait for it */
+	char payload[80];
+	snprintf(payload, sizeof payload, "%c %s %d 0", STORE_NOTIFY_WINDOW, id, seat);
+	params q = {0};
+	pgs_p_str(&q, payload);
+	if (pgs_q_do(s, Q_NOTIFY, &q, err))
+		goto bad;
+	return pgs_commit(s, err);
+bad:
+	pgs_rollback(s);
+	return -1;
+}
+
+int pg_window_get(store *base, const char *id, int seat, char *out, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	s->fault = STORE_FAULT_NONE;
+	out[0] = 0;
+	if (pgs_ensure(s, err))
+		return -1;
+	params p = {0};
+	pgs_p_str(&p, id);
+	pgs_p_i64(&p, seat);
+	PGresult *r = pgs_q(s, Q_SEL_WINDOW, &p, err);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1)
+		snprintf(out, STORE_WINDOW_SIZE, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return 0;
+}

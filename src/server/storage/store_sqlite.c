@@ -196,6 +196,9 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX account_skeletons_account ON account_skeletons(account);",
 	/* 10 -> 11 (undo.c): moves taken back in training games against bots */
 	"ALTER TABLE games ADD COLUMN undos INTEGER NOT NULL DEFAULT 0;",
+	/* 11 -> 12 (windows.c): the browser window that holds each seat's
+	 * controls (issue 22), "" none */
+	"ALTER TABLE seats ADD COLUMN window_id TEXT NOT NULL DEFAULT '';",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -768,6 +771,8 @@ static const store_ops SQLITE_OPS = {
 	.count_chat = sq_count_chat,
 	.create_rematch = sq_create_rematch,
 	.get_rematch = sq_get_rematch,
+	.window_set = sq_window_set,
+	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
 	.group_begin = sq_group_begin,

@@ -135,5 +135,7 @@ int sq_account_games(store *base, int64_t account, int only_over, int limit,
 int sq_leaderboard(store *base, int limit, int offset, store_account_fn fn, void *ctx,
                    char *err);
 int sq_get_rematch(store *base, const char *id, char *out, char *err);
+int sq_window_set(store *base, const char *id, int seat, const char *window, char *err);
+int sq_window_get(store *base, const char *id, int seat, char *out, char *err);
 
 #endif

@@ -520,3 +520,48 @@ int sq_get_rematch(store *base, const char *id, char *out, char *err)
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
+
+/* ---- the window holding a seat (windows.c) ---- */
+
+int sq_window_set(store *base, const char *id, int seat, const char *window, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	if (sq_begin(s, err))
+		return -1;
+	if (prep(s, "UPDATE seats SET window_id=? WHERE game_id=? AND seat=?", &st, err)) {
+		sq_rollback(s);
+		return -1;
+	}
+	sq_bind_text(st, 1, window);
+	sq_bind_text(st, 2, id);
+	sqlite3_bind_int(st, 3, seat);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		sq_fail(s, err, "storing the window of a seat");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sq_rollback(s);
+		return -1;
+	}
+	return sq_commit(s, err);
+}
+
+int sq_window_get(store *base, const char *id, int seat, char *out, char *err)
+{
+	sqlite_store *s = (sqlite_store *)base;
+	sqlite3_stmt *st;
+	s->fault = STORE_FAULT_NONE;
+	out[0] = 0;
+	if (prep(s, "SELECT window_id FROM seats WHERE game_id=? AND seat=?", &st, err))
+		return -1;
+	sq_bind_text(st, 1, id);
+	sqlite3_bind_int(st, 2, seat);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		sq_copy_col(out, STORE_WINDOW_SIZE, st, 0);
+	else if (rc != SQLITE_DONE)
+		sq_fail(s, err, "reading the window of a seat");
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}

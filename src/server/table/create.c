@@ -227,6 +227,7 @@ static srv_table *game_table(const srv_table_opts *o, const char *owner, srv_err
 	}
 	srv_table *t = new_table();
 	t->opts = *o;
+	clock_init(t); /* the reserves of these options (a rematch's too: issue 22) */
 	char e[CARC_ERRMSG_SIZE];
 	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
 	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "chat.h"
 #include "outbox.h"
 #include "ratelimit.h"
@@ -80,6 +81,22 @@ static void claimed(wjob *j)
 	o.conn = j->origin;
 	o.http = j->origin_http;
 	o.ref = j->ref;
+	if (j->conflict && s->account) {
+		/* another process gave the seat to its account first: the account's
+		 * token is the same whoever asked, so the seat is theirs all the same */
+		s->pending = 0;
+		answer(o.conn, o.http, o.ref, nt, j->seatno, j->token, SE_OK, NULL);
+		tables_sync(nt);
+		return;
+	}
+	if (j->conflict) {
+		memcpy(s->token_hash, ct->reserved[j->seatno], sizeof s->token_hash);
+		s->pending = 0;
+		answer(o.conn, o.http, o.ref, nt, -1, NULL, SE_SEAT_TAKEN,
+		       "the seat of the rematch was taken in another window first");
+		tables_sync(nt);
+		return;
+	}
 	if (j->failed) {
 		/* kept for them again: they may ask once more */
 		memcpy(s->token_hash, ct->reserved[j->seatno], sizeof s->token_hash);
@@ -98,14 +115,18 @@ static void claimed(wjob *j)
 }
 
 /* Gives reserved seat `seat` of the stored rematch nt a fresh token and
- * stores it. */
+ * stores it: a guest's is random, an account's the one derived for the
+ * account (accounts.h), so that its other browsers can claim it too. */
 static void claim(srv_table *nt, int seat, uint64_t conn, int http, json_t *ref)
 {
 	char token[STORE_TOKEN_SIZE];
 	srv_seat *s = &nt->seat[seat];
 	chat_table *ct = chat_of(nt);
 	memcpy(ct->reserved[seat], s->token_hash, sizeof s->token_hash);
-	srv_random_hex(token, 16);
+	if (s->account)
+		accounts_seat_token(nt->id, seat, s->account, token);
+	else
+		srv_random_hex(token, 16);
 	srv_token_hash(token, s->token_hash);
 	s->pending = 1;
 	srv_origin o = {conn, http, ref, 0};
@@ -243,6 +264,7 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 		memcpy(s->level, os->level, sizeof s->level);
 		memcpy(s->spec, os->spec, sizeof s->spec);
 		s->colour = os->colour;
+		s->account = os->account; /* the seat follows the account (issue 22) */
 		opts.seat[j].colour = os->colour;
 		if (os->kind == STORE_SEAT_HUMAN) {
 			reserved_hash(os->token_hash, s->token_hash);
@@ -259,6 +281,11 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 		explicit_bzero(tok, sizeof tok);
 		return code;
 	}
+	if (nt->seat[mine].account) {
+		/* the account's own token for its seat at the new table */
+		accounts_seat_token(nt->id, mine, nt->seat[mine].account, tok);
+		srv_token_hash(tok, nt->seat[mine].token_hash);
+	}
 	chat_table *nc = chat_of(nt);
 	nc->creating = 1;
 	nc->old = t;
@@ -272,5 +299,37 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 	memcpy(j->token, tok, sizeof j->token);
 	explicit_bzero(tok, sizeof tok);
 	writer_submit(j);
+	return SE_PENDING;
+}
+
+srv_err rematch_claim_account(srv_table *nt, int64_t account, const srv_origin *o, char *err,
+                              size_t errsize)
+{
+	int j = tables_seat_of_account(nt, account);
+	if (j < 0 || !tables_seat_reserved(&nt->seat[j]))
+		return SE_OK; /* not a seat kept for it: the caller answers as for any seat */
+	chat_table *ct = chat_of(nt);
+	for (int k = 0; k < ct->nwait; k++)
+		if (ct->wait[k].seat == j) {
+			snprintf(err, errsize, "the seat is being taken in another window; ask again");
+			return SE_BUSY;
+		}
+	if (nt->status != STORE_OPEN) {
+		snprintf(err, errsize, "the rematch has started without this seat");
+		return SE_SEAT_TAKEN;
+	}
+	if (ct->creating) {
+		if (ct->nwait >= CARC_MAX_PLAYERS) {
+			snprintf(err, errsize, "the rematch is being made; ask again");
+			return SE_BUSY;
+		}
+		ct->wait[ct->nwait].seat = j;
+		ct->wait[ct->nwait].conn = o->conn;
+		ct->wait[ct->nwait].http = o->http;
+		ct->wait[ct->nwait].ref = o->ref ? json_incref(o->ref) : NULL;
+		ct->nwait++;
+		return SE_PENDING;
+	}
+	claim(nt, j, o->conn, o->http, o->ref);
 	return SE_PENDING;
 }

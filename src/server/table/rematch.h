@@ -17,6 +17,13 @@
  * token (hashed and compared as for a move), and gets a FRESH token for
  * their new seat; the old token gives nothing at the new table. A token
  * of nobody at the old table, or of a seat claimed already, is refused.
+ *
+ * The new table has the old one's options whole, its clock included (every
+ * seat starts with the full reserve). A seat held by an account keeps the
+ * account (issue 22): it is in the account's "my games", rated like any
+ * game, and its new token is the one derived for the account, so any
+ * browser of the account may claim it (rematch_claim_account, the claim
+ * endpoint) and the old token's holder gets that same token.
  * Everything here runs on the event-loop thread.
  */
 #ifndef CARC_SERVER_REMATCH_H
@@ -30,5 +37,13 @@
  * token) or an error with nothing changed (*wait_s for SE_RATE_LIMITED). */
 srv_err rematch_request(srv_table *t, const char *token, const char *addr,
                         const srv_origin *o, char *err, size_t errsize, int *wait_s);
+
+/* Accounts (issue 22): a seat of the rematch nt kept for `account` (the
+ * account held the old seat) is claimed by the account's session from any
+ * browser, with the account's derived token: SE_PENDING (answered as a
+ * rematch request, api_rematch_done), SE_OK when the account has no kept
+ * seat there (nothing done), or an error. */
+srv_err rematch_claim_account(srv_table *nt, int64_t account, const srv_origin *o, char *err,
+                              size_t errsize);
 
 #endif

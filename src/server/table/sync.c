@@ -12,6 +12,7 @@
 
 #include "tables_internal.h"
 #include "undo.h"
+#include "windows.h"
 
 /* ---- several processes (cluster.c) ------------------------------------------------------
  *
@@ -43,9 +44,10 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 			continue;
 		srv_seat *se = &t->seat[ss->seat];
 		if (se->pending || (se->kind == ss->kind && !strcmp(se->token_hash, ss->token_hash) &&
-		                    !strcmp(se->name, ss->name)))
+		                    !strcmp(se->name, ss->name) && se->account == ss->account))
 			continue;
 		se->kind = ss->kind;
+		se->account = ss->account; /* a seat taken by an account elsewhere follows it here */
 		memcpy(se->name, ss->name, sizeof se->name);
 		memcpy(se->level, ss->level, sizeof se->level);
 		memcpy(se->spec, ss->spec, sizeof se->spec);
@@ -202,8 +204,10 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 	if (kind == '*') {
 		/* notifications may have been missed: tables with clients or bots
 		 * here load now, the others when asked for */
-		for (srv_table *t = all_head; t; t = t->next)
+		for (srv_table *t = all_head; t; t = t->next) {
 			t->cl_stale = 1;
+			windows_forget(t);
+		}
 		for (srv_table *t = all_head; t; t = t->next)
 			if (t->conns || t->bot_state || t->status == STORE_PLAYING)
 				tables_sync(t);
@@ -216,6 +220,10 @@ static void cl_changed(char kind, const char *id, int n, int64_t seq)
 		open_forget(id); /* started or removed elsewhere: no longer open */
 	if (!t || t->expired)
 		return;
+	if (kind == STORE_NOTIFY_WINDOW) {
+		windows_heard(t, n); /* not a change of the game: no sequence number */
+		return;
+	}
 	if (seq > 0) {
 		/* the stream: a change applied here already is no news; any later
 		 * one is loaded with everything before it */

@@ -64,6 +64,12 @@ typedef struct srv_seat {
 	int forfeited;                   /* resigned or taken over by a bot for good:
 	                                  * a loss for the ratings */
 	int64_t account;                 /* the account holding the seat, 0: a guest */
+	/* windows.c: the browser window holding the seat's controls ("" none),
+	 * valid when win_known; the seat's budget of takes */
+	char window[STORE_WINDOW_SIZE];
+	int win_known;
+	double win_tokens;
+	int64_t win_us;
 } srv_seat;
 
 /* A seat of a rematch kept for the person who held seat i of the old
@@ -191,7 +197,8 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
  * is not a finished game; SE_STORAGE). */
 json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
                         size_t errsize);
-/* Accounts: the seat `account` holds at table t (-1: none), and a game of
+/* Accounts: the seat `account` holds at table t (-1: none; a rematch's seat
+ * kept for the account counts: tables_seat_reserved tells), and a game of
  * the account's "my games" list from memory (a new reference: {id, seat,
  * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
  * table is not in memory. */
@@ -218,6 +225,9 @@ wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_
 /* After the creation of t is stored (ok) or refused (!ok: t is freed when
  * nothing else holds it). Starts it when every seat is taken. */
 void tables_created(srv_table *t, int ok);
+/* Brings t up to what the store holds (another process changed it; a
+ * seat's write met a conflict): sync.c. */
+void tables_sync(srv_table *t);
 /* A seat given a new token (claimed): stores it; done runs after. */
 void tables_seat_changed(srv_table *t, int seat, const char *token, void (*done)(wjob *),
                          const srv_origin *o);
