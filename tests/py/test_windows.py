@@ -12,6 +12,7 @@ tests/py/test_pg_windows.py checks the same with the windows on two
 processes of one PostgreSQL database.
 """
 import os
+import time
 import sys
 import unittest
 
@@ -72,12 +73,19 @@ class WindowsTest(ServerCase):
         self.assertEqual(holder(w1), W1)
         self.assertEqual(holder(w2), W1)
         # stored with the seat: after a restart a reconnect is told the same
-        con = connect_db(srv.db)
-        rows = con.execute("SELECT seat, window_id FROM seats WHERE game_id=? ORDER BY seat",
-                           (tid,)).fetchall()
-        con.close()
-        # (str: the PostgreSQL reader of connect_db makes numbers of digits)
-        self.assertEqual([(int(a), str(b)) for a, b in rows], [(0, W1), (1, W3)])
+        # (the writer stores it after the answer: wait for it, bounded)
+        deadline = time.time() + 5
+        while True:
+            con = connect_db(srv.db)
+            rows = con.execute("SELECT seat, window_id FROM seats WHERE game_id=? ORDER BY seat",
+                               (tid,)).fetchall()
+            con.close()
+            # (str: the PostgreSQL reader of connect_db makes numbers of digits)
+            rows = [(int(a), str(b)) for a, b in rows]
+            if rows == [(0, W1), (1, W3)] or time.time() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(rows, [(0, W1), (1, W3)])
         for w in (w1, w2, bob):
             w.close()
         srv.stop()
