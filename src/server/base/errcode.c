@@ -40,6 +40,8 @@ static const struct {
 	[SE_BAD_ORIGIN] = {"bad_origin", 403},
 	[SE_BAD_CONTENT_TYPE] = {"bad_content_type", 415},
 	[SE_FORBIDDEN] = {"forbidden", 403},
+	[SE_LIMIT_REACHED] = {"limit_reached", 409},
+	[SE_YOU_BLOCK] = {"you_block", 409},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

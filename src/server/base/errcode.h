@@ -43,6 +43,9 @@ typedef enum srv_err {
 	SE_BAD_ORIGIN,     /* a state-changing request from a page of another site */
 	SE_BAD_CONTENT_TYPE, /* a request body that is not application/json */
 	SE_FORBIDDEN,      /* a monitoring path asked from where it does not answer */
+	/* friends (people/friends.c) */
+	SE_LIMIT_REACHED,  /* a cap on friends, requests, blocks or a table's invites */
+	SE_YOU_BLOCK,      /* a request or invite to an account one blocks */
 	SE_COUNT
 } srv_err;
 
