@@ -53,6 +53,16 @@ class Person(Client):
         return r
 
 
+def playing_friend(p, timeout=5):
+    """p's one friend, once the store has the game they sit at as playing."""
+    end = time.time() + timeout
+    while True:
+        (f,) = p.friends()["friends"]
+        if f["playing"] or time.time() > end:
+            return f
+        time.sleep(0.1)
+
+
 def code(r):
     return r.get("error", {}).get("code") if isinstance(r, dict) else None
 
@@ -155,7 +165,7 @@ class FriendsTest(ServerCase):
         self.assertTrue(fa["online"], fa)
         # playing: a public game is named (to watch), a private one is not
         b.join(t["id"])
-        (fa,) = b.friends()["friends"]
+        fa = playing_friend(b)  # the status follows the seat in a write of its own
         self.assertEqual((fa["playing"], fa["game"]), (True, t["id"]))
         srv2 = self.start(db="private.sqlite", extra=OPEN)
         c, d = self.people(srv2, "Carol", "Dave")
@@ -163,7 +173,7 @@ class FriendsTest(ServerCase):
         d.do("accept", id=c.id)
         tp = c.create(seats=[{}, {}], private=True)
         d.join(tp["id"])
-        (fc,) = d.friends()["friends"]
+        fc = playing_friend(d)
         self.assertEqual((fc["playing"], fc["game"]), (True, None))
 
     def test_invite_shows_for_the_invitee_and_the_seat_is_taken_in_one_request(self):

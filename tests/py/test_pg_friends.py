@@ -4,6 +4,8 @@ accepted on another, presence written by one process is read by another
 (online, then offline once the window has passed), an invite made on one
 process shows on another and the invitee takes the seat there, and the
 chat lines of a blocked account are kept from the blocker on a third.
+Then every test of test_friends.py once more, on PostgreSQL (the store's
+other implementation of the same steps and limits).
 
 Run through tests/pg/run.sh (which starts PostgreSQL), or alone: it starts
 its own PostgreSQL like tests/py/test_pg.py.
@@ -14,13 +16,39 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import carcserver  # noqa: E402
 import test_pg  # noqa: E402
 from test_pg import ClusterCase  # noqa: E402
 from test_accounts import Client  # noqa: E402
+import test_friends  # noqa: E402
 from test_friends import Person, OPEN  # noqa: E402
 
-setUpModule = test_pg.setUpModule
-tearDownModule = test_pg.tearDownModule
+_saved_admin = carcserver.PG_ADMIN
+
+
+def setUpModule():
+    test_pg.setUpModule()
+    # the single-process tests of test_friends.py: their servers on PostgreSQL
+    carcserver.PG_ADMIN = test_pg.PG_URL
+
+
+def tearDownModule():
+    carcserver.PG_ADMIN = _saved_admin
+    test_pg.tearDownModule()
+
+
+class FriendsOnPostgres(test_friends.FriendsTest):
+    def setUp(self):
+        if test_pg.SKIP:
+            self.skipTest(test_pg.SKIP)
+        super().setUp()
+
+
+class LimitsOnPostgres(test_friends.LimitsTest):
+    def setUp(self):
+        if test_pg.SKIP:
+            self.skipTest(test_pg.SKIP)
+        super().setUp()
 
 FAST = OPEN + ["--presence-every", "1", "--online-window", "2",
                "--chat-rate", "600", "--chat-burst", "30"]
