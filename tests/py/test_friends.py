@@ -11,7 +11,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import HOST, ServerCase  # noqa: E402
+from carcserver import ServerCase, connect_db  # noqa: E402
 from test_accounts import Client  # noqa: E402
 
 # registrations are limited per address (--rate-logins): off here
@@ -211,6 +211,14 @@ class FriendsTest(ServerCase):
         st, r = a.do("invite", table=t["id"], name="Dave")
         self.assertEqual((st, code(r)), (409, "table_full"), r)
         self.assertEqual(d.friends()["invites"], [])
+        # the next invite clears those of a table that has started
+        db = connect_db(srv.db)
+        self.assertEqual(db.execute("SELECT count(*) FROM invites").fetchall()[0][0], 2)  # Bob, Carol
+        t2 = a.create(seats=[{}, {}])
+        self.assertEqual(a.do("invite", table=t2["id"], name="Dave")[0], 200)
+        rows = db.execute("SELECT game_id FROM invites").fetchall()
+        self.assertEqual([r[0] for r in rows], [t2["id"]])
+        db.close()
 
     def test_a_block_stops_requests_and_invites_and_is_never_told(self):
         srv = self.start(extra=OPEN)

@@ -208,6 +208,12 @@ static int do_invite(pg_store *s, store_social *w, int *bad, char *err)
 	         w->max_invites))
 		return STORE_FR_INVITES_FULL;
 	log_write(s, me, LOG_INVITE, now, bad, err);
+	/* the invites of either account to tables that have started or
+	 * ended are done with: gone, so the table holds what is still open */
+	run(s, "DELETE FROM invites WHERE (from_account=$1 OR to_account=$2) AND game_id IN"
+	       " (SELECT i.game_id FROM invites i JOIN games g ON g.id = i.game_id"
+	       "  WHERE (i.from_account=$1 OR i.to_account=$2) AND g.status <> 'open')",
+	    A2(me, them), bad, err);
 	if (blocks(s, them, me, bad, err))
 		return STORE_FR_DONE; /* told as sent, never shown to them */
 	qargs a = {5, {0, w->seat, me, them, now}, {w->game}};
