@@ -73,6 +73,7 @@ for (const [label, opts] of SIZES) {
     await alice.waitForSelector('.waiting:not(.hidden)');
     const inv = alice.locator(`[data-testid=invite-friend][data-name="${nb}"] button`);
     await inv.waitFor();
+    await shot(alice, `social-waiting-${label}.png`);
     await inv.click();
     await alice.waitForFunction((s) => [...document.querySelectorAll('.toast')].some((n) => n.textContent.includes(s)), nb);
 
