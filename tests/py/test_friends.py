@@ -6,12 +6,13 @@ Run: CARC=build/release/carc python3 tests/py/test_friends.py
 """
 import json
 import os
+import subprocess
 import sys
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from carcserver import ServerCase, connect_db  # noqa: E402
+from carcserver import CARC, ServerCase, connect_db  # noqa: E402
 from test_accounts import Client  # noqa: E402
 
 # registrations are limited per address (--rate-logins): off here
@@ -297,6 +298,17 @@ class FriendsTest(ServerCase):
 class LimitsTest(ServerCase):
     def people(self, srv, *names):
         return [Person(srv, n) for n in names]
+
+    def test_an_online_window_shorter_than_the_presence_writes_is_refused(self):
+        p = subprocess.run([CARC, "serve", "--port", "0", "--db", os.path.join(self.dir, "x"),
+                            "--presence-every", "10", "--online-window", "5"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--online-window 5 is shorter than --presence-every 10", p.stderr)
+        for bad in (["--presence-every", "0"], ["--max-friends", "-1"], ["--invite-rate", "x"]):
+            p = subprocess.run([CARC, "serve", "--port", "0"] + bad, capture_output=True,
+                               text=True, timeout=10)
+            self.assertEqual(p.returncode, 2, bad)
 
     def test_friend_requests_an_hour(self):
         srv = self.start(extra=OPEN + ["--friend-rate", "2"])
