@@ -99,6 +99,19 @@ static void usage(FILE *f)
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
 	        "                     for a game to be rated (10; 0: none); games on a\n"
 	        "                     custom pile (\"tiles\") are never rated\n"
+	        "friends (docs/server.md, \"Friends\"; 0 turns a limit off):\n"
+	        "  --rate-social N    friend, block and invite requests an address may send a\n"
+	        "                     minute (30)\n"
+	        "  --friend-rate N    friend requests an account may send an hour (20)\n"
+	        "  --max-friends N    friends of one account (200)\n"
+	        "  --max-pending N    friend requests an account has out, twice that in (50)\n"
+	        "  --max-blocks N     accounts one account may block (500)\n"
+	        "  --invite-rate N    invites to a table an account may send an hour (30)\n"
+	        "  --max-invites N    invites to one table (10)\n"
+	        "  --presence-every S an account's last-seen time is written at most every S\n"
+	        "                     seconds (30; 1..3600)\n"
+	        "  --online-window S  an account seen in the last S seconds is online (90;\n"
+	        "                     at least --presence-every)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -402,6 +415,42 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_players = (int)n;
+		} else if (!strcmp(a, "--rate-social")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_social = (int)n;
+		} else if (!strcmp(a, "--friend-rate")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.friend_rate = (int)n;
+		} else if (!strcmp(a, "--max-friends")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.max_friends = (int)n;
+		} else if (!strcmp(a, "--max-pending")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.max_pending = (int)n;
+		} else if (!strcmp(a, "--max-blocks")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.max_blocks = (int)n;
+		} else if (!strcmp(a, "--invite-rate")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.invite_rate = (int)n;
+		} else if (!strcmp(a, "--max-invites")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.max_invites = (int)n;
+		} else if (!strcmp(a, "--presence-every")) {
+			if (num_arg(a, v, 1, 3600, &n))
+				return 2;
+			c.presence_every_s = (int)n;
+		} else if (!strcmp(a, "--online-window")) {
+			if (num_arg(a, v, 1, 86400, &n))
+				return 2;
+			c.online_window_s = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;
@@ -443,6 +492,12 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 		i++;
+	}
+	if (c.online_window_s < c.presence_every_s) {
+		fprintf(stderr, "carc serve: --online-window %d is shorter than --presence-every %d: "
+		        "an online account would look offline between two writes\n",
+		        c.online_window_s, c.presence_every_s);
+		return 2;
 	}
 	/* the levels, with the ceilings: a bad spec stops here, before anything starts */
 	char err[512];

@@ -5,6 +5,7 @@ import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { mountSocial } from './chat.js';
 import { SeatWindows } from './windows.js';
+import { mountInvite } from './friends.js';
 import { badge, figureIcon } from './colors.js';
 import { traceFeature, traceSeg, onFeature, featureInfo } from './features.js';
 import { roleOf, roleName, eventText, eventShown, finalGroups } from './story.js';
@@ -664,6 +665,7 @@ export class GameView {
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
     h += '</ul>';
     w.innerHTML = h + '</div>';
+    if (this.you !== null && open > 0) mountInvite(w.querySelector('.card'), this.id); // friends.js
     const again = w.querySelector('.join-name');
     if (again && typed !== null) { again.value = typed; if (focused) again.focus(); } else if (again && !typing) again.focus();
     again?.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.join(); });

@@ -12,6 +12,7 @@ import { toast, expName, expHelp, optionsSummary } from './ui.js';
 import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 import { offerHtml, markOffered, startGuided } from './guide.js';
+import { FriendsPanel } from './friends.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
@@ -38,6 +39,7 @@ export class LobbyView {
   }
   destroy() {
     clearInterval(this.timer);
+    this.friends?.destroy();
     window.removeEventListener('langchange', this.langHandler);
     window.removeEventListener('pageshow', this.showHandler);
   }
@@ -100,13 +102,15 @@ export class LobbyView {
     <button type="button" class="primary big" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
     <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
       <p class="guide-link"><a href="/?guide" data-testid="guide-link">${t('guide.link')}</a></p>
-      <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
+      <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#friends-h">${t('friends.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
   </section>
+  <section class="card invites-top hidden" aria-live="polite" data-testid="invites-top"></section>
   <section class="card create" aria-labelledby="create-h">
     <h2 id="create-h">${t('create.title')}</h2>
     <form class="create-form" data-testid="create-form" novalidate aria-busy="${this.busy}">${this.formHtml()}</form>
   </section>
   <div class="lists">
+    <section class="card friends-panel" aria-labelledby="friends-h" data-testid="friends-panel"></section>
     <section class="card"><h2 id="mine-h">${t('lobby.mine')}</h2><div class="list mine" data-testid="my-tables"></div></section>
     <section class="card"><h2 id="open-h">${t('lobby.open')}</h2><div class="list open" data-testid="open-tables"></div></section>
     <section class="card"><h2 id="playing-h">${t('lobby.playing')}</h2><div class="list playing" data-testid="playing-tables"></div></section>
@@ -124,6 +128,8 @@ export class LobbyView {
     this.root.querySelector('[data-testid=guide-no]')?.addEventListener('click', () => { markOffered('declined'); this.root.querySelector('.guide-offer')?.remove(); });
     this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
     this.root.querySelector('[data-testid=more-finished]').addEventListener('click', () => this.moreOver());
+    this.friends = this.friends || new FriendsPanel(); // friends.js: the panel keeps its data across redraws
+    this.friends.attach(this.root.querySelector('.friends-panel'), this.root.querySelector('.invites-top'));
     this.renderLists();
   }
 

@@ -5,6 +5,7 @@
 import { seats } from './api.js';
 import { t, esc } from './i18n.js';
 import { pnp } from './passplay.js';
+import { myInvites, takeSeat } from './friends.js';
 
 const REFRESH_MS = 10000;
 
@@ -54,12 +55,17 @@ export class MyGamesView {
         games.set(g.id, { ...had, id: g.id, status: g.status, your_turn: !!g.your_turn || !!had?.your_turn, players: g.players || had?.players || [], updated_ms: g.updated_ms ?? had?.updated_ms, deadline_ms: g.deadline_ms ?? null, account: true });
       }
     }
+    // invites of the account to an open seat (friends.js): "take the seat" in one click
+    for (const v of await myInvites().catch(() => [])) {
+      if (!games.has(v.table)) games.set(v.table, { id: v.table, status: 'open', your_turn: false, players: [], updated_ms: v.at_ms, invite: v, account: true });
+    }
     this.games = [...games.values()].filter((g) => g.status === 'open' || g.status === 'playing')
       .sort((a, b) => (b.your_turn - a.your_turn) || (a.deadline_ms ?? Infinity) - (b.deadline_ms ?? Infinity) || (b.updated_ms || 0) - (a.updated_ms || 0));
     this.render();
   }
 
   row(g) {
+    if (g.invite) return `<li class="mygame invited" data-testid="mygame-${esc(g.id)}"><span>${t('friends.invite.from', { name: esc(g.invite.from.name) })}</span> <button type="button" class="primary" data-take="${esc(g.id)}" data-testid="take-seat">${t('friends.take')}</button></li>`;
     const who = g.to_move !== undefined && g.players[g.to_move] ? t('mygames.waiting', { name: esc(g.players[g.to_move]) }) : '';
     const state = g.status === 'open' ? t('mygames.status.open') : g.your_turn ? `<strong>${t('mygames.turn')}</strong>` : who;
     const due = g.deadline_ms ? ` · <span class="due">${esc(new Date(g.deadline_ms).toLocaleString())}</span>` : '';
@@ -78,6 +84,7 @@ export class MyGamesView {
     }
     h += `<p><a href="/">${t('nav.lobby')}</a></p></section></div>`;
     this.root.innerHTML = h;
+    for (const b of this.root.querySelectorAll('[data-take]')) b.addEventListener('click', () => takeSeat(b.dataset.take));
     if (g) document.title = `${g.some((x) => x.your_turn) ? '▶ ' : ''}carc · ${t('mygames.title')}`;
   }
 }

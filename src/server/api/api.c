@@ -32,6 +32,7 @@
 #include "api.h"
 #include "chat.h"
 #include "cluster.h"
+#include "friends.h"
 #include "gamejson.h"
 #include "metrics.h"
 #include "ratelimit.h"
@@ -68,6 +69,7 @@ static void out_close_after_flush(srv_client *cl)
 
 static const srv_outbox outbox = {
 	.broadcast = net_broadcast,
+	.broadcast_shown = net_broadcast_shown,
 	.send_text = out_send_text,
 	.close_after_flush = out_close_after_flush,
 	.move_done = api_move_done,
@@ -83,10 +85,16 @@ static const acc_hooks acc_out = {
 	.live_game = tables_my_game,
 };
 
+static const fr_hooks fr_out = {
+	.http_answer = net_http_answer,
+	.invite_seat = tables_invite_seat,
+};
+
 void api_start(void)
 {
 	tables_outbox_set(&outbox);
 	accounts_hooks_set(&acc_out);
+	friends_hooks_set(&fr_out);
 }
 
 int api_is_api_path(const char *path)
@@ -864,7 +872,9 @@ static void table_endpoint(const api_req *rq, api_resp *rs, const char *rest)
 			{ reply_error(rs, SE_METHOD, "GET only (lines are sent over the WebSocket)"); return; }
 		srv_err code;
 		char err[STORE_ERR_SIZE + 64];
-		json_t *o = chat_list(t, &code, err, sizeof err);
+		store_account acc; /* lines of accounts the reader blocks are left out */
+		int64_t reader = accounts_session(rq->cookie, &acc) == 1 ? acc.id : 0;
+		json_t *o = chat_list(t, reader, &code, err, sizeof err);
 		if (!o)
 			reply_error(rs, code, err);
 		else
@@ -937,6 +947,8 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		}
 	} else if (!strncmp(p, "/api/tables/", 12)) {
 		table_endpoint(rq, rs, p + 12);
+	} else if (friends_http(rq, rs)) {
+		/* friends.c: /api/friends, /api/friends/... */
 	} else if (accounts_http(rq, rs)) {
 		/* accounts.c: /api/account/..., /api/me..., /api/leaderboard, /api/player */
 	} else if (!strcmp(p, "/api/records")) {
@@ -1021,6 +1033,9 @@ void api_ws_open(srv_conn *c, const char *path, const char *token, const char *c
 		net_close_after_flush(c);
 		return;
 	}
+	store_account acc; /* friends: presence, and the chat lines of accounts it blocks */
+	c->cl.account = accounts_session(cookie, &acc) == 1 ? acc.id : 0;
+	friends_touch(c->cl.account);
 	attach(c, t);
 	token_for(t->id, token, cookie, c->token, sizeof c->token);
 	c->cl.seat = tables_seat_of(t, c->token);
@@ -1089,6 +1104,7 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		ws_error(c, SE_MALFORMED, msg, NULL);
 		return;
 	}
+	friends_touch(c->cl.account);
 	json_t *ref = json_object_get(o, "ref");
 	const char *type = json_string_value(json_object_get(o, "type"));
 	char err[256];

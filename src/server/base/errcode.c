@@ -43,6 +43,8 @@ static const struct {
 	[SE_NAME_LOOKALIKE] = {"name_lookalike", 409},
 	[SE_NOT_TRAINING] = {"not_training", 409},
 	[SE_NOTHING_TO_UNDO] = {"nothing_to_undo", 409},
+	[SE_LIMIT_REACHED] = {"limit_reached", 409},
+	[SE_YOU_BLOCK] = {"you_block", 409},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

@@ -47,6 +47,9 @@ typedef enum srv_err {
 	/* training against bots (undo.c) */
 	SE_NOT_TRAINING,   /* undo where it is not allowed: rated, another person, a clock */
 	SE_NOTHING_TO_UNDO, /* the seat has not made that many moves */
+	/* friends (people/friends.c) */
+	SE_LIMIT_REACHED,  /* a cap on friends, requests, blocks or a table's invites */
+	SE_YOU_BLOCK,      /* a request or invite to an account one blocks */
 	SE_COUNT
 } srv_err;
 

@@ -57,6 +57,8 @@ static const struct {
 	[LIM_ANALYSES] = {"analyses started", "--rate-analyses", "hour", 3600 * 1000000LL},
 	[LIM_PLAYERS] = {"profiles asked for", "--rate-players", "minute", 60 * 1000000LL},
 	[LIM_UNDOS] = {"undo requests", "--rate-undos", "minute", 60 * 1000000LL},
+	[LIM_SOCIAL] = {"friend, block and invite requests", "--rate-social", "minute",
+	                60 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -69,6 +71,7 @@ static int limit_of(lim_kind k)
 	case LIM_ANALYSES: return cfg->rate_analyses;
 	case LIM_PLAYERS: return cfg->rate_players;
 	case LIM_UNDOS: return cfg->rate_undos;
+	case LIM_SOCIAL: return cfg->rate_social;
 	default: return 0;
 	}
 }

@@ -25,6 +25,7 @@ typedef enum lim_kind {
 	LIM_ANALYSES,     /* analyses of finished games started, per hour */
 	LIM_PLAYERS,      /* profiles asked for (GET /api/player), per minute */
 	LIM_UNDOS,        /* undo requests in training games (undo.c), per minute */
+	LIM_SOCIAL,       /* friend, block and invite requests, per minute */
 	LIM_KIND_COUNT
 } lim_kind;
 

@@ -122,6 +122,16 @@ typedef struct srv_config {
 	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
+	/* friends (people/friends.c, docs/server.md "Friends"); 0 turns a limit off */
+	int rate_social;       /* friend, block and invite requests per address per minute */
+	int friend_rate;       /* friend requests an account may send an hour */
+	int max_friends;       /* friends of one account */
+	int max_pending;       /* friend requests an account has out (2x that in) */
+	int max_blocks;        /* accounts one account blocks */
+	int invite_rate;       /* invites an account may send an hour */
+	int max_invites;       /* invites to one table */
+	int presence_every_s;  /* an account's last-seen time is written at most this often */
+	int online_window_s;   /* seen this recently: online */
 	/* ratings (ratings.c, docs/server.md "Ratings") */
 	int rate_custom_piles; /* 1: games on a custom pile are rated too (a server of
 	                        * friends, the browser tests); 0: never (the default) */

@@ -298,6 +298,15 @@ void srv_config_default(srv_config *c)
 	c->auth_queue_per_addr = 2;
 	c->rate_login_fails = 10;
 	c->rate_players = 30;
+	c->rate_social = 30;
+	c->friend_rate = 20;
+	c->max_friends = 200;
+	c->max_pending = 50;
+	c->max_blocks = 500;
+	c->invite_rate = 30;
+	c->max_invites = 10;
+	c->presence_every_s = 30;
+	c->online_window_s = 90;
 	c->rated_min_moves = RATED_MIN_MOVES;
 	c->chat_rate = 20;
 	c->chat_burst = 5;

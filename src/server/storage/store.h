@@ -232,10 +232,84 @@ typedef struct store_chat {
 	const char *text;                /* "" for a phrase */
 	char phrase[STORE_PHRASE_SIZE];  /* "" for a text */
 	int64_t at_ms;
+	int64_t account;                 /* the writer's account (0: a guest), so that
+	                                  * whoever blocks it is not sent the line */
 } store_chat;
 
 /* Callback for list_chat: one line, valid during the call only. */
 typedef int (*store_chat_fn)(void *ctx, const store_chat *m);
+
+/* ---- friends, blocks, invites and presence (people/friends.c) ----
+ *
+ * A friendship is one row between two accounts; a request is a row from
+ * its sender that is not a friendship yet. A request sent by an account
+ * that the other has blocked is stored hidden: its sender sees it pending
+ * as any other, the blocked-by account never sees it (a block is never
+ * told to the blocked account). One social_write is one transaction that
+ * checks its limits inside it (PostgreSQL: under the row locks of both
+ * accounts, so two processes never both pass a cap). */
+enum {
+	STORE_FR_REQUEST = 0, /* actor asks other to be friends (or accepts other's request) */
+	STORE_FR_ACCEPT,      /* actor accepts other's request */
+	STORE_FR_DECLINE,     /* actor declines other's request */
+	STORE_FR_REMOVE,      /* actor ends the friendship, or takes back its own request */
+	STORE_FR_BLOCK,       /* actor blocks other: friendship, requests and invites between them end */
+	STORE_FR_UNBLOCK,
+	STORE_FR_INVITE,      /* actor invites other to seat `seat` of game `game` */
+	STORE_FR_DISMISS,     /* actor (the invitee) drops invite `invite` */
+	STORE_FR_KIND_COUNT
+};
+/* What a social_write did (store_social.outcome). */
+enum {
+	STORE_FR_DONE = 0,
+	STORE_FR_NOW_FRIENDS,  /* REQUEST: other had asked already: friends now */
+	STORE_FR_ALREADY,      /* nothing to do: friends already, or asked already, blocked already */
+	STORE_FR_NONE,         /* ACCEPT, DECLINE, DISMISS, UNBLOCK, REMOVE: nothing of that kind */
+	STORE_FR_RATE,         /* REQUEST, INVITE: over rate_per_hour of the actor */
+	STORE_FR_MY_FRIENDS,   /* actor has max_friends */
+	STORE_FR_THEIR_FRIENDS,/* other has max_friends */
+	STORE_FR_MY_PENDING,   /* actor has max_pending requests out */
+	STORE_FR_THEIR_PENDING,/* other has 2 * max_pending requests in */
+	STORE_FR_BLOCKS_FULL,  /* actor has max_blocks */
+	STORE_FR_INVITES_FULL, /* the game has max_invites */
+	STORE_FR_YOU_BLOCK     /* REQUEST, INVITE: the actor blocks other */
+};
+typedef struct store_social {
+	int kind;                 /* STORE_FR_* */
+	int64_t actor, other;     /* accounts (other: 0 for DISMISS) */
+	char game[STORE_ID_SIZE]; /* INVITE */
+	int seat;                 /* INVITE */
+	int64_t invite;           /* DISMISS */
+	int64_t now_ms;
+	/* the limits (0: none): REQUEST/INVITE per actor per hour, friends
+	 * per account, requests out per account, blocks per account, invites
+	 * per game */
+	int rate_per_hour, max_friends, max_pending, max_blocks, max_invites;
+	int outcome;              /* set by the store: STORE_FR_DONE .. */
+} store_social;
+
+/* An account in one of an account's lists (social_list). */
+enum { STORE_LIST_FRIENDS = 0, STORE_LIST_INCOMING, STORE_LIST_OUTGOING, STORE_LIST_BLOCKED };
+typedef struct store_person {
+	int64_t id;
+	char name[STORE_NAME_SIZE];
+	int64_t at_ms;              /* since when (the request, friendship, block) */
+	int64_t seen_ms;            /* FRIENDS: last seen (0: never) */
+	int playing;                /* FRIENDS: holds a seat at a game being played */
+	char game[STORE_ID_SIZE];   /* FRIENDS: such a game that is not private ("": none) */
+} store_person;
+typedef int (*store_person_fn)(void *ctx, const store_person *p);
+
+/* An invite to an account, of a game still open whose seat is still open. */
+typedef struct store_invite {
+	int64_t id;
+	char game[STORE_ID_SIZE];
+	int seat;
+	int64_t from;
+	char from_name[STORE_NAME_SIZE];
+	int64_t at_ms;
+} store_invite;
+typedef int (*store_invite_fn)(void *ctx, const store_invite *v);
 
 typedef struct store_ops {
 	const char *name;
@@ -393,6 +467,26 @@ typedef struct store_ops {
 	/* The analysis of game `id`: 1 with *out (malloc'd, the caller frees
 	 * it), 0 when there is none, -1 on error. */
 	int (*load_analysis)(store *s, const char *id, char **out, char *err);
+	/* ---- friends (people/friends.c; store_*_friends.c) ---- */
+	/* One transaction (see store_social above); w->outcome says what it
+	 * did. 0, or -1 on a fault. */
+	int (*social_write)(store *s, store_social *w, char *err);
+	/* Account `account`'s list `which` (STORE_LIST_*), by name, at most
+	 * `limit`: how many were handed to fn, or -1. INCOMING leaves hidden
+	 * requests out; OUTGOING shows them. */
+	int (*social_list)(store *s, int64_t account, int which, int limit, store_person_fn fn,
+	                   void *ctx, char *err);
+	/* The invites to `account` whose game is open and whose seat is open,
+	 * newest first, at most `limit`: how many, or -1. */
+	int (*invite_list)(store *s, int64_t account, int limit, store_invite_fn fn, void *ctx,
+	                   char *err);
+	/* Presence: the account was seen at now_ms (a write). */
+	int (*social_touch)(store *s, int64_t account, int64_t now_ms, char *err);
+	/* Which of accounts[0..n-1] block `speaker`: blocks[i] = 1 or 0. 0, or -1. */
+	int (*blockers_among)(store *s, int64_t speaker, const int64_t *accounts, int n,
+	                      unsigned char *blocks, char *err);
+	/* Whether `blocker` blocks `blocked`: 1, 0, or -1. */
+	int (*is_blocked)(store *s, int64_t blocker, int64_t blocked, char *err);
 	/* ---- group commit (writer.c) ----
 	 * group_begin opens one transaction for several writes. Until
 	 * group_commit or group_rollback, every write of this handle runs in a

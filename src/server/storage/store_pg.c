@@ -185,6 +185,38 @@ static const struct {
 	{11, "ALTER TABLE games ADD COLUMN undos integer NOT NULL DEFAULT 0;", NULL},
 	/* SQLite 11 -> 12 (windows.c): the window holding each seat's controls */
 	{12, "ALTER TABLE seats ADD COLUMN window_id text NOT NULL DEFAULT '';", NULL},
+	/* SQLite 12 -> 13 (people/friends.c): friendships and requests,
+	 * blocks, invites, the social writes of the last hour, presence and
+	 * who wrote a chat line */
+	{13, "CREATE TABLE friend_links ("
+	     "  a bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  b bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  state integer NOT NULL,"
+	     "  at_ms bigint NOT NULL,"
+	     "  PRIMARY KEY (a, b));"
+	     "CREATE INDEX friend_links_to ON friend_links(b, a);"
+	     "CREATE TABLE blocks ("
+	     "  blocker bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  blocked bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  at_ms bigint NOT NULL,"
+	     "  PRIMARY KEY (blocker, blocked));"
+	     "CREATE INDEX blocks_by_blocked ON blocks(blocked, blocker);"
+	     "CREATE TABLE invites ("
+	     "  id bigserial PRIMARY KEY,"
+	     "  game_id text COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	     "  seat integer NOT NULL,"
+	     "  from_account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  to_account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  at_ms bigint NOT NULL,"
+	     "  UNIQUE (game_id, to_account));"
+	     "CREATE INDEX invites_to ON invites(to_account, at_ms);"
+	     "CREATE TABLE social_log ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  kind integer NOT NULL,"
+	     "  at_ms bigint NOT NULL);"
+	     "CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
+	     "ALTER TABLE accounts ADD COLUMN seen_ms bigint NOT NULL DEFAULT 0;"
+	     "ALTER TABLE chat ADD COLUMN account bigint NOT NULL DEFAULT 0;", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -305,10 +337,10 @@ static const char *const SQL[Q_COUNT] = {
 	                  " WHERE games > 0 ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
 	/* the next number of the game's lines: the caller holds the game
 	 * row's lock (bump), so two processes cannot both take it */
-	[Q_INS_CHAT] = "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
-	               " SELECT $1, coalesce(max(n) + 1, 0), $2,$3,$4,$5,$6 FROM chat"
+	[Q_INS_CHAT] = "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"
+	               " SELECT $1, coalesce(max(n) + 1, 0), $2,$3,$4,$5,$6,$7 FROM chat"
 	               " WHERE game_id=$1 RETURNING n",
-	[Q_LIST_CHAT] = "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=$1"
+	[Q_LIST_CHAT] = "SELECT n, seat, name, text, phrase, at_ms, account FROM chat WHERE game_id=$1"
 	                " AND n >= $2 ORDER BY n LIMIT $3",
 	[Q_COUNT_CHAT] = "SELECT coalesce(max(n) + 1, 0) FROM chat WHERE game_id=$1",
 	/* the old game remembers its rematch, unless it has one already that
@@ -466,6 +498,26 @@ PGresult *pgs_q(pg_store *s, int k, const params *p, char *err)
 	}
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pgs_fail(s, r, err, SQL[k]);
+		PQclear(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Like pgs_q, for a statement that is not one of SQL[] (store_pg_friends.c):
+ * sent with its parameters each time, not prepared. */
+PGresult *pgs_q_sql(pg_store *s, const char *sql, const params *p, char *err)
+{
+	int idle = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
+	PGresult *r = PQexecParams(s->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && retry_after_loss(s, idle, err)) {
+		PQclear(r);
+		r = PQexecParams(s->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL, NULL, NULL, 0);
+		st = PQresultStatus(r);
+	}
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		pgs_fail(s, r, err, sql);
 		PQclear(r);
 		return NULL;
 	}
@@ -781,6 +833,12 @@ static const store_ops PG_OPS = {
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,
+	.social_write = pg_social_write,
+	.social_list = pg_social_list,
+	.invite_list = pg_invite_list,
+	.social_touch = pg_social_touch,
+	.blockers_among = pg_blockers_among,
+	.is_blocked = pg_is_blocked,
 	.group_begin = pg_group_begin,
 	.group_commit = pg_group_commit,
 	.group_rollback = pg_group_rollback,

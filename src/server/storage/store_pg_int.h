@@ -78,6 +78,7 @@ int pgs_fail(pg_store *s, const PGresult *res, char *err, const char *what);
 int pgs_ensure(pg_store *s, char *err);
 PGresult *pgs_q(pg_store *s, int k, const params *p, char *err);
 PGresult *pgs_q_read(pg_store *s, int k, const params *p, char *err);
+PGresult *pgs_q_sql(pg_store *s, const char *sql, const params *p, char *err);
 int pgs_q_do(pg_store *s, int k, const params *p, char *err);
 int pgs_exec_plain(pg_store *s, const char *sql, char *err);
 int pgs_begin(pg_store *s, char *err);
@@ -148,5 +149,16 @@ int pg_window_get(store *base, const char *id, int seat, char *out, char *err);
 int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_ms,
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);
+
+/* store_pg_friends.c */
+int pg_social_write(store *base, store_social *w, char *err);
+int pg_social_list(store *base, int64_t account, int which, int limit, store_person_fn fn,
+                   void *ctx, char *err);
+int pg_invite_list(store *base, int64_t account, int limit, store_invite_fn fn, void *ctx,
+                   char *err);
+int pg_social_touch(store *base, int64_t account, int64_t now_ms, char *err);
+int pg_blockers_among(store *base, int64_t speaker, const int64_t *accounts, int n,
+                      unsigned char *blocks, char *err);
+int pg_is_blocked(store *base, int64_t blocker, int64_t blocked, char *err);
 
 #endif

@@ -335,6 +335,7 @@ int pg_add_chat(store *base, const char *id, store_chat *m, char *err)
 	pgs_p_str(&p, m->text);
 	pgs_p_str(&p, m->phrase);
 	pgs_p_i64(&p, m->at_ms);
+	pgs_p_i64(&p, m->account);
 	PGresult *r = NULL;
 	if (pgs_bump(s, id, &seq, err) || !(r = pgs_q(s, Q_INS_CHAT, &p, err)))
 		goto bad;
@@ -369,6 +370,7 @@ int pg_list_chat(store *base, const char *id, int from, int limit, store_chat_fn
 		m.text = PQgetvalue(r, i, 3);
 		pgs_copy_val(m.phrase, sizeof m.phrase, r, i, 4);
 		m.at_ms = pgs_i64_val(r, i, 5);
+		m.account = pgs_i64_val(r, i, 6);
 		count++;
 		if (fn(ctx, &m))
 			break;

@@ -199,6 +199,39 @@ static const char *const MIGRATIONS[] = {
 	/* 11 -> 12 (windows.c): the browser window that holds each seat's
 	 * controls (issue 22), "" none */
 	"ALTER TABLE seats ADD COLUMN window_id TEXT NOT NULL DEFAULT '';",
+	/* 12 -> 13 (people/friends.c): friendships and requests (state 0 a
+	 * request, 1 friends, 2 a request hidden from a blocker), blocks,
+	 * invites to a seat, the social writes of the last hour (limits per
+	 * account), presence (accounts.seen_ms) and who wrote a chat line */
+	"CREATE TABLE friend_links ("
+	"  a INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  b INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  state INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (a, b)) WITHOUT ROWID;"
+	"CREATE INDEX friend_links_to ON friend_links(b, a);"
+	"CREATE TABLE blocks ("
+	"  blocker INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  blocked INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (blocker, blocked)) WITHOUT ROWID;"
+	"CREATE INDEX blocks_by_blocked ON blocks(blocked, blocker);"
+	"CREATE TABLE invites ("
+	"  id INTEGER PRIMARY KEY,"
+	"  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+	"  seat INTEGER NOT NULL,"
+	"  from_account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  to_account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  at_ms INTEGER NOT NULL,"
+	"  UNIQUE (game_id, to_account));"
+	"CREATE INDEX invites_to ON invites(to_account, at_ms);"
+	"CREATE TABLE social_log ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  kind INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL);"
+	"CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
+	"ALTER TABLE accounts ADD COLUMN seen_ms INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE chat ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -775,6 +808,12 @@ static const store_ops SQLITE_OPS = {
 	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
+	.social_write = sq_social_write,
+	.social_list = sq_social_list,
+	.invite_list = sq_invite_list,
+	.social_touch = sq_social_touch,
+	.blockers_among = sq_blockers_among,
+	.is_blocked = sq_is_blocked,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

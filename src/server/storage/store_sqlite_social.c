@@ -33,8 +33,8 @@ int sq_add_chat(store *base, const char *id, store_chat *m, char *err)
 	if (sq_begin(s, err))
 		return -1;
 	if (sq_bump(s, id, err) ||
-	    prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms)"
-	            " SELECT ?1, coalesce(max(n) + 1, 0), ?2, ?3, ?4, ?5, ?6 FROM chat"
+	    prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"
+	            " SELECT ?1, coalesce(max(n) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7 FROM chat"
 	            " WHERE game_id=?1 RETURNING n", &st, err)) {
 		sq_rollback(s);
 		return -1;
@@ -45,6 +45,7 @@ int sq_add_chat(store *base, const char *id, store_chat *m, char *err)
 	sq_bind_text(st, 4, m->text);
 	sq_bind_text(st, 5, m->phrase);
 	sqlite3_bind_int64(st, 6, m->at_ms);
+	sqlite3_bind_int64(st, 7, m->account);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		m->n = sqlite3_column_int(st, 0);
@@ -66,7 +67,7 @@ int sq_list_chat(store *base, const char *id, int from, int limit, store_chat_fn
 	sqlite_store *s = (sqlite_store *)base;
 	sqlite3_stmt *st;
 	s->fault = STORE_FAULT_NONE;
-	if (prep(s, "SELECT n, seat, name, text, phrase, at_ms FROM chat WHERE game_id=?"
+	if (prep(s, "SELECT n, seat, name, text, phrase, at_ms, account FROM chat WHERE game_id=?"
 	            " AND n >= ? ORDER BY n LIMIT ?", &st, err))
 		return -1;
 	sq_bind_text(st, 1, id);
@@ -83,6 +84,7 @@ int sq_list_chat(store *base, const char *id, int from, int limit, store_chat_fn
 		m.text = tx ? (const char *)tx : "";
 		sq_copy_col(m.phrase, sizeof m.phrase, st, 4);
 		m.at_ms = sqlite3_column_int64(st, 5);
+		m.account = sqlite3_column_int64(st, 6);
 		count++;
 		if (fn(ctx, &m))
 			break;

@@ -302,6 +302,35 @@ found:;
 	return wait < 1 ? 1 : wait;
 }
 
+/* Marks (hide) the clients whose account blocks the line's writer:
+ * one store read for the distinct accounts at the table. 0, or -1 when
+ * the store could not tell (nobody is marked then). */
+static int mark_blockers(srv_table *t, int64_t writer)
+{
+	int n = 0, cap = t->nconns > 0 ? t->nconns : 1;
+	int64_t *acc = srv_xmalloc((size_t)cap * sizeof *acc);
+	unsigned char *blocks = srv_xcalloc((size_t)cap, 1);
+	for (srv_client *cl = t->conns; cl; cl = cl->tnext) {
+		cl->hide = 0;
+		int dup = !cl->account || cl->account == writer;
+		for (int i = 0; i < n && !dup; i++)
+			dup = acc[i] == cl->account;
+		if (!dup && n < cap)
+			acc[n++] = cl->account;
+	}
+	char e[STORE_ERR_SIZE];
+	int rc = n ? db->ops->blockers_among(db, writer, acc, n, blocks, e) : 0;
+	if (rc < 0)
+		srv_error("table=%s reading who blocks a chat line's writer: %s", t->id, e);
+	for (srv_client *cl = t->conns; cl && rc == 0; cl = cl->tnext)
+		for (int i = 0; i < n; i++)
+			if (blocks[i] && acc[i] == cl->account)
+				cl->hide = 1;
+	free(acc);
+	free(blocks);
+	return rc;
+}
+
 static void show(srv_table *t, const store_chat *m)
 {
 	chat_table *ct = chat_of(t);
@@ -309,7 +338,20 @@ static void show(srv_table *t, const store_chat *m)
 	ct->shown_n = m->n + 1;
 	if (ct->next_n < ct->shown_n)
 		ct->next_n = ct->shown_n;
-	tables_broadcast(t, line_json(t->id, m));
+	if (!m->account || !db) {
+		tables_broadcast(t, line_json(t->id, m));
+		return;
+	}
+	/* a line of an account: not sent to those who block it */
+	mark_blockers(t, m->account);
+	json_t *o = line_json(t->id, m);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (s)
+		tables_outbox()->broadcast_shown(t, s, strlen(s));
+	free(s);
+	for (srv_client *cl = t->conns; cl; cl = cl->tnext)
+		cl->hide = 0;
 }
 
 static int show_line(void *ctx, const store_chat *m)
@@ -484,22 +526,55 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const char *addr, c
 	j->chat.text = srv_xstrdup(jt ? json_string_value(jt) : "");
 	snprintf(j->chat.phrase, sizeof j->chat.phrase, "%s", jp ? json_string_value(jp) : "");
 	j->chat.at_ms = srv_now_ms();
+	j->chat.account = seat >= 0 ? t->seat[seat].account : c->account;
 	writer_submit(j);
 	return SE_PENDING;
 }
 
+/* The lines of a table's chat for one reader: without those of the
+ * accounts it blocks (blocked[0..nblocked-1]). */
+typedef struct chat_reader {
+	json_t *a;
+	int64_t *blocked;
+	int nblocked, cap;
+} chat_reader;
+
 static int add_line(void *ctx, const store_chat *m)
 {
-	json_array_append_new(ctx, line_json(NULL, m));
+	chat_reader *r = ctx;
+	for (int i = 0; m->account && i < r->nblocked; i++)
+		if (r->blocked[i] == m->account)
+			return 0;
+	json_array_append_new(r->a, line_json(NULL, m));
 	return 0;
 }
 
-json_t *chat_list(srv_table *t, srv_err *code, char *err, size_t errsize)
+static int add_blocked(void *ctx, const store_person *p)
 {
-	json_t *a = json_array();
+	chat_reader *r = ctx;
+	if (r->nblocked == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->blocked = srv_xrealloc(r->blocked, (size_t)r->cap * sizeof *r->blocked);
+	}
+	r->blocked[r->nblocked++] = p->id;
+	return 0;
+}
+
+#define CHAT_BLOCKS_READ 100000 /* more than --max-blocks may be */
+
+json_t *chat_list(srv_table *t, int64_t reader, srv_err *code, char *err, size_t errsize)
+{
+	chat_reader r = {json_array(), NULL, 0, 0};
+	json_t *a = r.a;
 	char e[STORE_ERR_SIZE];
-	if (t->stored && t->status != STORE_VIEW &&
-	    db->ops->list_chat(db, t->id, 0, cfg->chat_max, add_line, a, e) < 0) {
+	int bad = reader && t->stored && t->status != STORE_VIEW &&
+	          db->ops->social_list(db, reader, STORE_LIST_BLOCKED, CHAT_BLOCKS_READ, add_blocked,
+	                               &r, e) < 0;
+	if (!bad && t->stored && t->status != STORE_VIEW &&
+	    db->ops->list_chat(db, t->id, 0, cfg->chat_max, add_line, &r, e) < 0)
+		bad = 1;
+	free(r.blocked);
+	if (bad) {
 		json_decref(a);
 		srv_error("table=%s reading its chat: %s", t->id, e);
 		snprintf(err, errsize, "the game database is unavailable: %s; the chat could not be "

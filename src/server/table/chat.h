@@ -113,6 +113,6 @@ srv_err chat_say(srv_table *t, srv_client *c, uint64_t conn, const char *addr, c
 /* The table's chat lines, oldest first: {"chat": [...], "spectator_chat":
  * bool, "max": n, "len": n, "phrases": [...]}. NULL with *code and err set
  * when the store cannot be read. */
-json_t *chat_list(srv_table *t, srv_err *code, char *err, size_t errsize);
+json_t *chat_list(srv_table *t, int64_t reader, srv_err *code, char *err, size_t errsize);
 
 #endif

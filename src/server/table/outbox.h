@@ -17,6 +17,8 @@
 typedef struct srv_outbox {
 	/* Sends the text (len bytes) to every client at the table. */
 	void (*broadcast)(srv_table *t, const char *text, size_t len);
+	/* Sends the text to every client at the table whose `hide` is 0. */
+	void (*broadcast_shown)(srv_table *t, const char *text, size_t len);
 	/* Sends the text to the connection with serial `conn`; nothing when it
 	 * has gone. */
 	void (*send_text)(uint64_t conn, const char *text);

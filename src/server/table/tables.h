@@ -45,6 +45,8 @@ typedef struct srv_pending_move srv_pending_move;
 typedef struct srv_client {
 	struct srv_table *table;     /* the table it is at, NULL: none */
 	int seat;                    /* seat held (-1: watching) */
+	int64_t account;             /* the account of its session (0: a guest), for blocks */
+	int hide;                    /* chat.c: not to be sent the line being shown */
 	double chat_tokens;          /* chat.c: this connection's chat allowance */
 	int64_t chat_us;             /* when it was last filled (0: never) */
 	struct srv_client *tnext, *tprev;
@@ -203,6 +205,11 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
  * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
  * table is not in memory. */
 int tables_seat_of_account(const srv_table *t, int64_t account);
+/* Friends (friends.h, fr_hooks.invite_seat): whether `account` may invite
+ * `invitee` to table `id` (it sits there, the table is open with an open
+ * seat, the invitee does not sit there): SE_OK with *seat, or an error. */
+int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *seat, char *err,
+                       size_t errsize);
 json_t *tables_my_game(const char *id, int seat);
 /* For chat.c and rematch.c (they build on these, tables.c calls them):
  * a job for the storage thread about table t (it cannot leave memory

@@ -424,6 +424,35 @@ int tables_seat_of_account(const srv_table *t, int64_t account)
 	return -1;
 }
 
+int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *seat, char *err,
+                       size_t errsize)
+{
+	srv_table *t = tables_find(id);
+	if (!t || t->expired) {
+		snprintf(err, errsize, "no such table");
+		return SE_NOT_FOUND;
+	}
+	if (tables_seat_of_account(t, account) < 0) {
+		snprintf(err, errsize, "you hold no seat at this table: only its players invite");
+		return SE_BAD_TOKEN;
+	}
+	if (t->status != STORE_OPEN) {
+		snprintf(err, errsize, "this table has started: no seat is open");
+		return SE_TABLE_FULL;
+	}
+	if (tables_seat_of_account(t, invitee) >= 0) {
+		snprintf(err, errsize, "that account holds a seat here already");
+		return SE_SEAT_TAKEN;
+	}
+	for (int i = 0; i < t->nseats; i++)
+		if (t->seat[i].kind == STORE_SEAT_OPEN && !t->seat[i].pending) {
+			*seat = i;
+			return SE_OK;
+		}
+	snprintf(err, errsize, "no seat is open at this table");
+	return SE_TABLE_FULL;
+}
+
 json_t *tables_my_game(const char *id, int seat)
 {
 	/* a game not in memory is loaded (whose turn, its deadline) */

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "accounts.h"
+#include "friends.h"
 #include "api.h"
 #include "bots.h"
 #include "cluster.h"
@@ -228,6 +229,19 @@ void net_broadcast(struct srv_table *t, const char *text, size_t len)
 	for (srv_client *cl = t->conns; cl; cl = cl->tnext)
 		net_send(net_conn_of(cl), m);
 	net_msg_unref(m);
+}
+
+void net_broadcast_shown(struct srv_table *t, const char *text, size_t len)
+{
+	srv_msg *m = NULL;
+	for (srv_client *cl = t->conns; cl; cl = cl->tnext)
+		if (!cl->hide) {
+			if (!m)
+				m = net_msg(text, len);
+			net_send(net_conn_of(cl), m);
+		}
+	if (m)
+		net_msg_unref(m);
 }
 
 void net_close_after_flush(srv_conn *c)
@@ -1221,7 +1235,7 @@ int srv_run(const srv_config *c)
 	tables_cluster_hooks(&ch);
 	if (writer_start(wst, ctx) || bots_start(c->bot_threads, c->bot_cpu_per_addr, ctx) ||
 	    cluster_start(c->db_path, &ch, ctx) || tables_start(c, st, ctx) ||
-	    accounts_start(c, st, ctx)) {
+	    accounts_start(c, st, ctx) || friends_start(c, st)) {
 		bots_stop();
 		cluster_stop();
 		accounts_stop();

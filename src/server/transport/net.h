@@ -88,6 +88,8 @@ void net_send(srv_conn *c, srv_msg *m);
 void net_send_text(srv_conn *c, const char *text);
 /* Sends the text to every client at the table. */
 void net_broadcast(struct srv_table *t, const char *text, size_t len);
+/* The same to the clients at the table whose `hide` is 0 (chat.c). */
+void net_broadcast_shown(struct srv_table *t, const char *text, size_t len);
 /* Closes c once what is queued has been sent. */
 void net_close_after_flush(srv_conn *c);
 /* The connection with this serial, or NULL once it is gone (or, for HTTP,
