@@ -81,7 +81,10 @@ int why_future_build(const carc_game *start, const carc_game *rec, why_future *f
 			np++;
 			f->back[k] = (int16_t)n; /* until it is seen gone */
 		}
-		/* the pending figures still on the board after turn k */
+		/* the pending figures still on the board after turn k (the final
+		 * scoring takes figures off too: those stayed to the end) */
+		if (carc_game_over(g))
+			break;
 		carc_figure_info fig[CARC_MAX_FIGURES];
 		int nf = carc_board_figures(g, fig, CARC_MAX_FIGURES);
 		for (int i = 0; i < np;) {
@@ -275,7 +278,9 @@ static void r_join(reasons *rs, const side *b, const side *pl, int p, int np)
 		seen[nseen++] = fi.id;
 		int part = part_of(fi.kind);
 		double gain = b->parts[p][part] - pl->parts[p][part];
-		int mine = s == b->seg && is_follower(b->fig);
+		/* the figure the better move put here, if it still stands (one on
+		 * a feature the move completes has come back already) */
+		int mine = s == b->seg && is_follower(b->fig) && fi.weight[p];
 		int q = holder_other(&fi, p, np);
 		if (fi.kind == CARC_FEAT_CLOISTER || fi.kind == CARC_FEAT_GARDEN) {
 			if (fi.neighbours == 8)
