@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import carc  # noqa: E402
 
 WHY_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "why")
-CODES = {"close", "claim", "contest", "block", "gift", "tied", "spent", "value"}
+CODES = {"close", "claim", "contest", "block", "gift", "tied", "spent", "goods", "recall", "value"}
 
 # the bots of the games analysed: random is instant, so a game ends at once
 FAST = ["--bot-level", "quick=random"]
@@ -452,6 +452,18 @@ class TestWhy(AnalysisCase):
                                 back = j + 1
                                 break
                         self.assertEqual((r["held"], r["idle"], r["back"]), (held, idle, back), what)
+                elif r["code"] == "goods":
+                    self.assertTrue(at_move and r["kind"] == "city", what)
+                    for good, n_ in r["goods"].items():
+                        self.assertEqual(B.goods(p)[good] - P.goods(p)[good], n_, what)
+                elif r["code"] == "recall":
+                    self.assertTrue(t["played"].get("abbot_recalled"), what)
+                    self.assertFalse(t["best"].get("abbot_recalled"), what)
+                    self.assertIn(r["kind"], ("cloister", "garden"), what)
+                    self.assertTrue(any(f_["player"] == p and f_["figure"] == "abbot" and
+                                        (f_["x"], f_["y"], f_["at"]) == (r["x"], r["y"], r["at"])
+                                        for f_ in B.figures()), what)   # it still stands in B
+                    self.assertFalse(figure_at(P, p, r["x"], r["y"], r["at"]), what)  # not in P
                 elif r["code"] == "value":
                     self.assertGreaterEqual(r["gain"], 0, what)
         return seen

@@ -255,6 +255,8 @@ export class AnalysisPanel {
     let main;
     if (r.code === 'tied') main = t('an.why.tied', { ...v, held: t('an.held', { n: r.held }) });
     else if (r.code === 'spent') main = t('an.why.spent', v);
+    else if (r.code === 'goods') main = t('an.why.goods', { ...v, goods: Object.entries(r.goods || {}).map(([g, c]) => (c > 1 ? `${c} × ` : '') + t(`goods.${g}`)).join(', ') });
+    else if (r.code === 'recall') main = t(`an.why.recall.${r.kind}`, { ...v, pts: t('an.pts', { n: r.points || 0 }) });
     else main = tOr(`an.why.${r.code}.${r.kind}`, t(`an.why.value.${r.kind}`, v), v);
     const more = [];
     if (r.code === 'close') more.push(t('an.p.now', { name, pts: pts(r.points) }));

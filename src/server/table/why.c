@@ -401,7 +401,11 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 				idle += f->supply[j] == 0;
 			}
 		if ((idle >= 1 || held >= WHY_TIED_MIN) && (b->fig < 0 || keep >= WHY_GAIN_MIN)) {
-			json_t *o = add(rs, "tied", fi.kind, (keep > 0 ? keep : 0) + 0.5 * idle + 0.1);
+			/* ranked by what keeping it is worth, a little more for each
+			 * turn without a follower (at most WHY_IDLE_CAP of them count:
+			 * the other followers the player tied up share the blame) */
+			int cap = idle < WHY_IDLE_CAP ? idle : WHY_IDLE_CAP;
+			json_t *o = add(rs, "tied", fi.kind, (keep > 0 ? keep : 0) + 0.25 * cap + 0.1);
 			if (!o)
 				return;
 			put_place(o, pl->g, pl->tile, pl->seg, "played");
@@ -420,6 +424,74 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 		put_place(o, pl->g, pl->tile, pl->seg, "played");
 		json_object_set_new(o, "figure", json_string(gj_figure_name(pl->fig)));
 		json_object_set_new(o, "gain", json_real(r1(keep)));
+	}
+}
+
+/* goods: the better move completes a city with goods and the mover
+ * takes them (Traders & Builders), named at that city on the better tile. */
+static void r_goods(reasons *rs, const side *b, const side *pl, int p)
+{
+	double gain = b->parts[p][CARC_PART_GOODS] - pl->parts[p][CARC_PART_GOODS];
+	if (b->tile < 0 || gain < WHY_GAIN_MIN)
+		return;
+	int took[CARC_GOODS_COUNT] = {0}, any = 0;
+	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
+		took[k] = carc_goods_held(b->g, p, k) - carc_goods_held(pl->g, p, k);
+		any |= took[k] > 0;
+	}
+	if (!any)
+		return;
+	int type, x, y, rot, who, seg = -1;
+	carc_board_tile(b->g, b->tile, &type, &x, &y, &rot, &who);
+	for (int s = 0; s < carc_tile_segments(type) && s < CARC_MAX_SEGS; s++) {
+		carc_feature_info fi;
+		if (!feature_of(b, s, &fi) && fi.kind == CARC_FEAT_CITY && (seg < 0 || fi.done))
+			seg = s;
+	}
+	if (seg < 0)
+		return;
+	json_t *o = add(rs, "goods", CARC_FEAT_CITY, gain);
+	if (!o)
+		return;
+	put_place(o, b->g, b->tile, seg, "best");
+	static const char *const GOODS[CARC_GOODS_COUNT] = {"", "wine", "grain", "cloth"};
+	json_t *t = json_object();
+	for (int k = 1; k < CARC_GOODS_COUNT; k++)
+		if (took[k] > 0)
+			json_object_set_new(t, GOODS[k], json_integer(took[k]));
+	json_object_set_new(o, "goods", t);
+	json_object_set_new(o, "gain", json_real(r1(gain)));
+}
+
+/* recall: the move played took the mover's abbot back (points now) while
+ * the better move leaves it standing; named where it stands in B. */
+static void r_recall(reasons *rs, const side *b, const side *pl, carc_move best,
+                     carc_move played, int p)
+{
+	if (carc_move_is_discard(played) || !carc_move_recall(played) ||
+	    (!carc_move_is_discard(best) && carc_move_recall(best)))
+		return;
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int n = carc_board_figures(b->g, f, CARC_MAX_FIGURES);
+	for (int i = 0; i < n && i < CARC_MAX_FIGURES; i++) {
+		if (f[i].kind != CARC_FIG_ABBOT || f[i].owner != p)
+			continue;
+		int id = carc_feature_id(b->g, f[i].tile, f[i].seg);
+		int kind = id < 0 ? -1 : carc_feature_kind_of(b->g, id);
+		if (kind != CARC_FEAT_CLOISTER && kind != CARC_FEAT_GARDEN)
+			return;
+		int part = part_of(kind);
+		double gain = b->parts[p][part] - pl->parts[p][part];
+		int now = (int)(pl->now[CARC_SCORE_CLOISTER] + pl->now[CARC_SCORE_GARDEN]);
+		if (gain < WHY_GAIN_MIN)
+			return;
+		json_t *o = add(rs, "recall", kind, gain);
+		if (!o)
+			return;
+		put_place(o, b->g, f[i].tile, f[i].seg, "best");
+		json_object_set_new(o, "points", json_integer(now));
+		json_object_set_new(o, "gain", json_real(r1(gain)));
+		return;
 	}
 }
 
@@ -502,6 +574,8 @@ json_t *why_turn(const carc_game *g, carc_move best, carc_move played, const why
 	r_join(&rs, &b, &pl, p, np);
 	r_gift(&rs, &pl, &b, p, np);
 	r_follower(&rs, &pl, &b, p, f, k);
+	r_goods(&rs, &b, &pl, p);
+	r_recall(&rs, &b, &pl, best, played, p);
 	r_value(&rs, &b, &pl, p, 0);
 	if (!rs.n)
 		r_value(&rs, &b, &pl, p, 1);

@@ -23,6 +23,9 @@
  *            many of the mover's turns (from the real rest of the game):
  *            turns held, turns with no follower left, when it came back
  *   spent    the move played used a follower the better move kept
+ *   goods    the better move completes a city with goods the mover takes
+ *   recall   the move played took the mover's abbot back early; the
+ *            better move leaves it where it is worth more
  *   value    the better move adds more to a feature of the mover's kind
  *            (the fallback: the largest expected gain by kind)
  *
@@ -42,6 +45,7 @@
 #define WHY_GAIN_MIN 0.5  /* points: an expected change smaller is no reason */
 #define WHY_OTHER_MIN 1.0 /* points: another player's change for block, gift */
 #define WHY_TIED_MIN 4    /* the mover's turns a follower must stay to be "tied" */
+#define WHY_IDLE_CAP 8    /* turns without a follower that add to a "tied" reason's rank */
 
 /* What happened in the real game after each turn. */
 typedef struct why_future {
