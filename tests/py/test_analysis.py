@@ -478,6 +478,12 @@ class TestWhy(AnalysisCase):
             self.check_matches_game(a, rec)
             got = self.check_why(rec, a)
             seen |= got
+            if os.environ.get("SHOW_WHY"):
+                size = len(json.dumps(a))
+                whys = sum(len(json.dumps(t["why"])) for t in a["turns"] if "why" in t)
+                print("%s: %d turns, %d with a why, why_ms %.1f, analysis %d bytes (%d of them why)"
+                      % (name, len(a["turns"]), sum("why" in t for t in a["turns"]), a["why_ms"],
+                         size, whys))
             self.assertGreaterEqual(a["why_ms"], 0)
         self.assertEqual(seen, CODES, "every reason kind on the seeded games")
         if os.environ.get("SHOW_WHY"):
