@@ -11,7 +11,7 @@
 // resignation has its analysis panel too (1280x800 and 390x844).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot } from './lib.mjs';
+import { BASE, catalogue, launch, newPage, ready, shot } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -173,6 +173,27 @@ test('a stored analysis shows at once, also on a phone', async () => {
   await shot(page, 'analysis-phone.png');
   assert.deepEqual(page.errors, []);
   await page.context().close();
+});
+
+test('the reasons in German, Finnish and Slovenian: every sentence from the catalogue, no key or placeholder left', async () => {
+  assert.ok(gameId, 'needs the game of the first test');
+  for (const [lang, locale] of [['de', 'de-DE'], ['fi', 'fi-FI'], ['sl', 'sl-SI']]) {
+    const c = catalogue(lang);
+    const page = await newPage(browser, { locale });
+    await page.goto(`${BASE}/?replay=${gameId}`);
+    await ready(page);
+    await page.waitForSelector('[data-testid=an-curve]');
+    assert.equal(await page.textContent('[data-testid=an-xtitle]'), c['an.axis.x']);
+    await page.locator('[data-testid=an-worst] [data-an-turn]').first().click();
+    await page.waitForSelector('[data-testid=an-reason]');
+    const text = await page.textContent('[data-testid=analysis]');
+    assert.doesNotMatch(text, /an\.(why|p|on|held|pts)\.|\{\w+\}/, `${lang}: ${text}`);
+    assert.ok(text.includes(c['an.why.title']), `${lang}: the reasons' heading`);
+    await page.locator('[data-testid=an-selected]').scrollIntoViewIfNeeded();
+    await shot(page, `analysis-${lang}.png`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
 });
 
 // a person against a bot, a few moves, then the person resigns: the game
