@@ -59,6 +59,28 @@ int carc_bot_describe(const char *name, char *buf, size_t size);
  * final margin. It reads the position only (cheap: a few microseconds). */
 double carc_eval_margin(const carc_game *g, int player);
 
+/* The same evaluation split by where the points come from, for
+ * explaining a move (the server's analyses): out[p][part] for every
+ * player p, with the parts below summing to p's expected final score (the
+ * number carc_eval_margin subtracts from). Each of the first six parts is
+ * the points of that carc_score_kind scored so far plus the features'
+ * expected value (a field's in FARM); FOLLOWERS is what followers in
+ * supply and followers expected back from roads, cities and cloisters are
+ * worth; BUILDERS the builders' expected extra tiles. A finished game:
+ * the final points by kind. Cheap (one pass over the held features). */
+typedef enum carc_eval_part {
+	CARC_PART_ROAD = 0, /* = CARC_SCORE_ROAD, and so on to GOODS */
+	CARC_PART_CITY,
+	CARC_PART_CLOISTER,
+	CARC_PART_FARM,
+	CARC_PART_GARDEN,
+	CARC_PART_GOODS,
+	CARC_PART_FOLLOWERS,
+	CARC_PART_BUILDERS,
+	CARC_PART_COUNT
+} carc_eval_part;
+void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_COUNT]);
+
 /* The learned evaluation (src/ai/learn.c, docs/bots.md). carc_eval_features writes the features of g for player p into
  * out[carc_eval_nfeatures()] and returns their count; the names are
  * carc_eval_feature_name(i) (NULL out of range). carc_eval_fit fits

@@ -583,6 +583,51 @@ static void stronger_is_not_worse(void **state)
 	assert_true(match("softgreedy", "greedy", 3) <= 3);
 }
 
+/* carc_eval_parts: for every player the parts sum to the expected final
+ * score carc_eval_margin subtracts from (checked through the margin: own
+ * sum minus the best other's), on base and every-expansion games, and a
+ * finished game's parts are its points by kind. */
+static void eval_parts_sum_to_the_margin(void **state)
+{
+	(void)state;
+	for (int exp = 0; exp < 2; exp++) {
+		carc_rules r = t_rules(3);
+		if (exp)
+			r.expansions = CARC_EXP_INNS | CARC_EXP_TRADERS | CARC_EXP_ABBOT;
+		carc_game *g = malloc(sizeof *g);
+		assert_non_null(g);
+		assert_int_equal(carc_game_init(g, &r, 11 + exp, NULL, 0, NULL), CARC_OK);
+		carc_bot *b = bot("random", 5);
+		double parts[CARC_MAX_PLAYERS][CARC_PART_COUNT];
+		int n = 0;
+		while (!carc_game_over(g)) {
+			carc_eval_parts(g, parts);
+			double sum[CARC_MAX_PLAYERS] = {0};
+			for (int p = 0; p < 3; p++)
+				for (int i = 0; i < CARC_PART_COUNT; i++)
+					sum[p] += parts[p][i];
+			for (int p = 0; p < 3; p++) {
+				double other = -1e9;
+				for (int q = 0; q < 3; q++)
+					if (q != p && sum[q] > other)
+						other = sum[q];
+				assert_true(fabs(sum[p] - other - carc_eval_margin(g, p)) < 1e-6);
+			}
+			assert_int_equal(carc_apply(g, carc_bot_choose(b, g), NULL, NULL), CARC_OK);
+			n++;
+		}
+		carc_eval_parts(g, parts);
+		for (int p = 0; p < 3; p++) {
+			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+				assert_true(parts[p][k] == carc_score_by_kind(g, p, k));
+			assert_true(parts[p][CARC_PART_FOLLOWERS] == 0);
+		}
+		assert_true(n > 50);
+		carc_bot_free(b);
+		free(g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +639,7 @@ int main(void)
 		cmocka_unit_test(playout_temperature),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),
 		cmocka_unit_test(eval_features_and_fit),
+		cmocka_unit_test(eval_parts_sum_to_the_margin),
 		cmocka_unit_test(learned_model_loads),
 		cmocka_unit_test(star_pruning_is_exact),
 		cmocka_unit_test(stop_ends_a_long_search),

@@ -227,6 +227,74 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 	}
 }
 
+/* The part of the evaluation a feature kind's value goes to. */
+static int part_of(int kind)
+{
+	switch (kind) {
+	case CARC_FEAT_ROAD: return CARC_PART_ROAD;
+	case CARC_FEAT_CITY: return CARC_PART_CITY;
+	case CARC_FEAT_CLOISTER: return CARC_PART_CLOISTER;
+	case CARC_FEAT_GARDEN: return CARC_PART_GARDEN;
+	case CARC_FEAT_FIELD: return CARC_PART_FARM;
+	default: return -1;
+	}
+}
+
+/* eval_expected with default weights, split by part (carc_bot.h): each
+ * held feature is added once with followers worth nothing (its value)
+ * and once as eval_expected adds it; the difference is what its
+ * followers are worth. */
+void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_COUNT])
+{
+	const int np = carc_players(g);
+	eval_weights w;
+	eval_default(&w);
+	memset(out, 0, sizeof(double) * CARC_MAX_PLAYERS * CARC_PART_COUNT);
+	for (int p = 0; p < np; p++)
+		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+			out[p][k] = carc_score_by_kind(g, p, k);
+	if (carc_game_over(g))
+		return;
+	eval_env e, e0;
+	env_at(g, &w, carc_tiles_left(g), &e);
+	e0 = e;
+	e0.fv = 0;
+	double tmp[CARC_MAX_PLAYERS], tmp0[CARC_MAX_PLAYERS];
+	for (int p = 0; p < np; p++)
+		out[p][CARC_PART_FOLLOWERS] += e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
+	memset(tmp, 0, sizeof tmp);
+	add_goods(g, &w, tmp);
+	for (int p = 0; p < np; p++)
+		out[p][CARC_PART_GOODS] += tmp[p];
+	if (e.builders) {
+		memset(tmp, 0, sizeof tmp);
+		add_builders(g, &w, e.grow1, tmp);
+		for (int p = 0; p < np; p++)
+			out[p][CARC_PART_BUILDERS] += tmp[p];
+	}
+	carc_feature_info held[CARC_MAX_FIGURES];
+	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
+	for (int k = 0; k < nh; k++) {
+		double cities = 0;
+		if (held[k].kind == CARC_FEAT_FIELD && e.farmers) {
+			uint16_t roots[128];
+			int n = carc_field_cities(g, held[k].id, roots, 128);
+			cities = farm_cities(g, &w, e.T, roots, n);
+		}
+		int part = part_of(held[k].kind);
+		if (part < 0)
+			continue;
+		memset(tmp, 0, sizeof tmp);
+		memset(tmp0, 0, sizeof tmp0);
+		add_feature(g, &w, &e0, &held[k], cities, tmp0);
+		add_feature(g, &w, &e, &held[k], cities, tmp);
+		for (int p = 0; p < np; p++) {
+			out[p][part] += tmp0[p];
+			out[p][CARC_PART_FOLLOWERS] += tmp[p] - tmp0[p];
+		}
+	}
+}
+
 static double relative(const eval_weights *w, const double *e, int np, int p)
 {
 	double other = 0;

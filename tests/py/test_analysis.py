@@ -3,6 +3,9 @@ docs/server.md, "Analyses"): computed in the bot pool with a bounded
 budget, stored (schema 7), never recomputed, refused cleanly for a game
 not over, unknown tables, over the queue and the rate limit and while the
 store fails; and a live table's bot keeps moving while analyses run.
+The "why" of each large loss (src/server/table/why.c): every reason kind
+on seeded games (tests/data/why/) where it is true, its facts checked
+against the engine (python/carc.py) position by position.
 
 Run: CARC=build/test/carc python3 tests/py/test_analysis.py
 """
@@ -14,6 +17,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from carcserver import PG_ADMIN, ServerCase, connect_db, first_legal  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import carc  # noqa: E402
+
+WHY_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "why")
+CODES = {"close", "claim", "contest", "block", "gift", "tied", "spent", "goods", "recall", "value"}
 
 # the bots of the games analysed: random is instant, so a game ends at once
 FAST = ["--bot-level", "quick=random"]
@@ -317,6 +326,208 @@ class TestAnalysis(AnalysisCase):
         self.assertGreater(a["fallback_turn"], 1)
         self.assertLess(a["fallback_turn"], 10)
         self.check_matches_game(a, self.record(srv, tid))
+
+
+def position_before(rec, k):
+    """The game of record rec before its turn k (0-based)."""
+    r = dict(rec)
+    r["turns"] = rec["turns"][:k]
+    r.pop("final", None)
+    return carc.Game.replay(json.dumps(r))
+
+
+def move_of(g, m):
+    """The engine move of a record-form move for g's current tile."""
+    if m.get("discarded"):
+        return carc.Move.discard(g.current_tile_type)
+    fig = m.get("meeple")
+    return g.move(m["x"], m["y"], m["rot"], at=fig["at"] if fig else None,
+                  figure=fig["kind"] if fig else "follower",
+                  recall=bool(m.get("abbot_recalled")))
+
+
+def figure_at(g, player, x, y, at):
+    return any(f["player"] == player and (f["x"], f["y"], f["at"]) == (x, y, at)
+               for f in g.figures())
+
+
+class TestWhy(AnalysisCase):
+    """Each reason's facts, from the engine: the positions after the better
+    move (B) and after the move played (P), and the real rest of the game."""
+
+    def analyse(self, srv, rec):
+        st, r, _ = srv.http("POST", "/api/records", raw=json.dumps(rec))
+        self.assertEqual(st, 201, r)
+        vid = r["id"]
+        self.assertEqual(srv.post(apath(vid))[0], 202)
+        return self.poll_done(srv, vid)
+
+    def check_why(self, rec, a):
+        """Checks every turn's why against the engine; returns the codes seen."""
+        turns = rec["turns"]
+        n = len(turns)
+        pos = [position_before(rec, k) for k in range(n)]
+        seen = set()
+        self.checked = getattr(self, "checked", 0)
+        for k, t in enumerate(a["turns"]):
+            same = t["best"] == t["played"]
+            if t["lost"] < 1.0 or same:
+                self.assertNotIn("why", t, "turn %d: a small loss has no why" % (k + 1))
+                continue
+            w = t["why"]
+            p = t["player"]
+            self.assertTrue(1 <= len(w["reasons"]) <= 3, w)
+            g = pos[k]
+            B, P = g.copy(), g.copy()
+            evb = B.apply(move_of(g, t["best"]), events=True)
+            evp = P.apply(move_of(g, t["played"]), events=True)
+            for side, ev in (("best", evb), ("played", evp)):
+                now = {}
+                for e in ev:
+                    if not e.final and e.points[p]:
+                        now[e.kind_name] = now.get(e.kind_name, 0) + e.points[p]
+                self.assertEqual({kk: v for kk, v in now.items() if abs(v) >= 0.5}, w["now"][side],
+                                 "turn %d: points at once of the %s move" % (k + 1, side))
+            self.assertNotEqual(w["rival"], p)
+            for r in w["reasons"]:
+                what = "turn %d %s" % (k + 1, r)
+                self.assertIn(r["code"], CODES, what)
+                seen.add(r["code"])
+                self.checked += 1
+                G, mv = (B, t["best"]) if r["on"] == "best" else (P, t["played"])
+                # the named feature is at the named place, of the named kind
+                f = G.feature(G.feature_id(r["x"], r["y"], r["at"]))
+                self.assertEqual(f["kind"], r["kind"], what)
+                at_move = (r["x"], r["y"]) == (mv.get("x"), mv.get("y"))
+                if r["code"] == "close":
+                    self.assertEqual(r["on"], "best", what)
+                    self.assertTrue(f["done"] or f.get("neighbours") == 8, what)
+                    def scored(ev):
+                        return any(not e.final and e.points[p] == r["points"] and
+                                   e.tiles == r["tiles"] and e.kind_name == r["kind"] for e in ev)
+                    self.assertTrue(scored(evb), what)      # the better move scores it now
+                    self.assertFalse(scored(evp), what)     # the move played does not
+                elif r["code"] == "claim":
+                    self.assertTrue(at_move, what)
+                    self.assertEqual(mv["meeple"]["at"], r["at"], what)
+                    self.assertEqual(mv["meeple"]["kind"], r["figure"], what)
+                    self.assertTrue(f["weight"][p] > 0, what)
+                    self.assertTrue(all(f["weight"][q] == 0 for q in range(len(f["weight"])) if q != p), what)
+                    self.assertEqual(f["tiles"], r["tiles"], what)
+                elif r["code"] == "contest":
+                    self.assertTrue(at_move, what)
+                    self.assertEqual((f["weight"][p], f["weight"][r["rival"]]), (r["mine"], r["theirs"]), what)
+                    self.assertTrue(r["mine"] > 0 and r["theirs"] > 0, what)
+                elif r["code"] == "block":
+                    self.assertTrue(at_move, what)
+                    self.assertIn(r["kind"], ("city", "road"), what)
+                    self.assertEqual(f["weight"][p], 0, what)
+                    self.assertGreater(f["weight"][r["rival"]], 0, what)
+                    self.assertGreaterEqual(r["loss"], 1.0, what)
+                elif r["code"] == "gift":
+                    self.assertEqual(r["on"], "played", what)
+                    self.assertTrue(at_move, what)
+                    self.assertEqual(f["weight"][p], 0, what)
+                    self.assertGreater(f["weight"][r["rival"]], 0, what)
+                    if r["points"]:
+                        self.assertTrue(any(not e.final and e.points[r["rival"]] > 0 for e in evp), what)
+                elif r["code"] in ("tied", "spent"):
+                    self.assertEqual(r["on"], "played", what)
+                    self.assertTrue(at_move and mv["meeple"] and mv["meeple"]["at"] == r["at"], what)
+                    self.assertTrue(figure_at(P, p, r["x"], r["y"], r["at"]), what)
+                    if r["code"] == "spent":
+                        self.assertIsNone(t["best"].get("meeple"), what)
+                    else:
+                        # the real game: its follower stayed `held` of the mover's
+                        # turns, `idle` of them with no follower in supply, and came
+                        # back in turn `back` (None: it stayed to the end)
+                        held = idle = 0
+                        back = None
+                        for j in range(k + 1, n):
+                            if turns[j]["player"] == p:
+                                held += 1
+                                idle += pos[j].supply(p)["follower"] == 0
+                            after = pos[j + 1] if j + 1 < n else None
+                            if after is not None and not figure_at(after, p, r["x"], r["y"], r["at"]):
+                                back = j + 1
+                                break
+                        self.assertEqual((r["held"], r["idle"], r["back"]), (held, idle, back), what)
+                elif r["code"] == "goods":
+                    self.assertTrue(at_move and r["kind"] == "city", what)
+                    for good, n_ in r["goods"].items():
+                        self.assertEqual(B.goods(p)[good] - P.goods(p)[good], n_, what)
+                elif r["code"] == "recall":
+                    self.assertTrue(t["played"].get("abbot_recalled"), what)
+                    self.assertFalse(t["best"].get("abbot_recalled"), what)
+                    self.assertIn(r["kind"], ("cloister", "garden"), what)
+                    self.assertTrue(any(f_["player"] == p and f_["figure"] == "abbot" and
+                                        (f_["x"], f_["y"], f_["at"]) == (r["x"], r["y"], r["at"])
+                                        for f_ in B.figures()), what)   # it still stands in B
+                    self.assertFalse(figure_at(P, p, r["x"], r["y"], r["at"]), what)  # not in P
+                elif r["code"] == "value":
+                    self.assertGreaterEqual(r["gain"], 0, what)
+        return seen
+
+    def test_every_reason_kind_on_seeded_games_and_its_facts(self):
+        srv = self.start(extra=FAST + ["--analysis-bot", "greedy"])
+        seen = set()
+        for name in sorted(os.listdir(WHY_DATA)):
+            with open(os.path.join(WHY_DATA, name)) as fh:
+                rec = json.load(fh)
+            a = self.analyse(srv, rec)
+            self.check_matches_game(a, rec)
+            got = self.check_why(rec, a)
+            seen |= got
+            if os.environ.get("SHOW_WHY"):
+                size = len(json.dumps(a))
+                whys = sum(len(json.dumps(t["why"])) for t in a["turns"] if "why" in t)
+                print("%s: %d turns, %d with a why, why_ms %.1f, analysis %d bytes (%d of them why)"
+                      % (name, len(a["turns"]), sum("why" in t for t in a["turns"]), a["why_ms"],
+                         size, whys))
+            self.assertGreaterEqual(a["why_ms"], 0)
+        self.assertEqual(seen, CODES, "every reason kind on the seeded games")
+        if os.environ.get("SHOW_WHY"):
+            print("reasons checked", self.checked)
+
+    def test_why_on_fresh_bot_games(self):
+        # 2 and 3 players, and every expansion: the facts hold on games never seen
+        srv = self.start(extra=FAST + ["--analysis-bot", "greedy"])
+        for opts in ({"seats": [{"bot": "quick"}] * 3},
+                     {"seats": [{"bot": "quick"}] * 2,
+                      "expansions": ["inns-cathedrals", "traders-builders", "abbot"]}):
+            tid = srv.create(**opts)["id"]
+            self.wait_over(srv, tid, timeout=30)
+            srv.post(apath(tid))
+            a = self.poll_done(srv, tid)
+            rec = self.record(srv, tid)
+            self.assertTrue(self.check_why(rec, a))
+            # bounded: the why of a whole game takes milliseconds
+            self.assertLess(a["why_ms"], 20 * len(a["turns"]), a["why_ms"])
+
+    def test_a_resigned_game_is_analysed(self):
+        srv = self.start(extra=FAST + ["--analysis-bot", "greedy"])
+        live = srv.create(seats=[{}, {"bot": "quick"}], name="ann")
+        tid, token = live["id"], live["token"]
+        for _ in range(3):
+            nxt = srv.state(tid, token)["game"]["next"]
+            st, r, _ = srv.post("/api/tables/%s/move" % tid, first_legal(nxt), token=token)
+            self.assertEqual(st, 200, r)
+            deadline = time.time() + 10
+            while srv.state(tid, token)["game"]["next"]["to_move"] != 0 and time.time() < deadline:
+                time.sleep(0.02)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            st, r, _ = srv.post("/api/tables/%s/resign" % tid, {}, token=token)
+            if st != 409:
+                break
+            time.sleep(0.05)
+        self.assertEqual(st, 200, r)
+        self.wait_over(srv, tid)
+        self.assertEqual(srv.post(apath(tid))[0], 202)
+        a = self.poll_done(srv, tid)
+        rec = self.record(srv, tid)
+        self.assertEqual(len(a["turns"]), len(rec["turns"]))
+        self.check_why(rec, a)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 // most (on the curve and as a list), and for a selected turn the position
 // before it with the better move drawn on the board as a ghost.
 import { api, ApiError } from './api.js';
-import { t, esc } from './i18n.js';
+import { t, tOr, esc } from './i18n.js';
 import { roleName } from './story.js';
 
 const W = 300, H = 96, PAD = 4; // the curve's box in SVG units
@@ -107,6 +107,7 @@ export class AnalysisPanel {
     this.selected = k;
     if (k) this.view.goStep(k - 1);
     else this.onStep(this.view.step);
+    this.view.renderReplayBar(); // the tile box: the selected turn's own tile
     this.render();
     // the line in words in view (on a phone the panel scrolls under the board)
     this.box.querySelector('.an-sel')?.scrollIntoView?.({ block: 'nearest' });
@@ -114,7 +115,7 @@ export class AnalysisPanel {
 
   // the replay moved to `step` (turns shown)
   onStep(step) {
-    if (this.selected && step !== this.selected - 1) { this.selected = null; this.render(); }
+    if (this.selected && step !== this.selected - 1) { this.selected = null; this.render(); this.view.renderReplayBar(); }
     this.drawHint();
     this.moveCursor(step);
   }
@@ -161,6 +162,23 @@ export class AnalysisPanel {
   xy(turn, win) {
     const n = Math.max(1, this.data.turns.length);
     return [PAD + turn / n * (W - 2 * PAD), PAD + (1 - win) * (H - 2 * PAD)];
+  }
+
+  // the curve with its axes: y 0..100 % on the left, the turns below
+  // (ticks every 5, 10, 20... turns, at most about 8), each axis named
+  chartHtml() {
+    const n = Math.max(1, this.data.turns.length);
+    const step = [1, 2, 5, 10, 20, 25, 50].find((d) => n / d <= 8) || 100;
+    const ticks = [];
+    for (let k = 0; k <= n; k += step) ticks.push(k);
+    if (ticks[ticks.length - 1] !== n) {
+      if (n - ticks[ticks.length - 1] < step / 2) ticks.pop(); // no two numbers on top of each other
+      ticks.push(n);
+    }
+    const left = (k) => (this.xy(k, 0)[0] / W * 100).toFixed(2);
+    const xs = ticks.map((k) => `<span class="an-tick" data-testid="an-tick" style="left:${left(k)}%">${k}</span>`).join('');
+    const ys = ['100 %', '50 %', '0 %'].map((v) => `<span>${v}</span>`).join('');
+    return `<figure class="an-chart" data-testid="an-chart"><div class="an-ytitle">${t('an.axis.y')}</div><div class="an-plotrow"><div class="an-y" aria-hidden="true">${ys}</div><div class="an-plot">${this.curveSvg()}<div class="an-x" data-testid="an-xaxis" aria-hidden="true">${xs}</div></div></div><figcaption class="an-xtitle" data-testid="an-xtitle">${t('an.axis.x')}</figcaption></figure>`;
   }
 
   curveSvg() {
@@ -211,7 +229,66 @@ export class AnalysisPanel {
     const same = JSON.stringify(x.best) === JSON.stringify(x.played);
     const line = same ? t('an.same', { name: who })
       : t('an.better', { name: who, played: this.moveWords(e.tile, x.played), best: this.moveWords(e.tile, x.best), n: Math.round(x.lost) });
-    return `<div class="an-sel" data-testid="an-selected"><p><span class="an-key"><i class="k-best"></i>${t('an.key.best')}</span> <span class="an-key"><i class="k-played"></i>${t('an.key.played')}</span></p><p>${line}</p><button class="linkish" data-an-act="clear">${t('an.clear')}</button></div>`;
+    const why = x.why && !same ? this.whyHtml(x) : '';
+    return `<div class="an-sel" data-testid="an-selected"><p><span class="an-key"><i class="k-best"></i>${t('an.key.best')}</span> <span class="an-key"><i class="k-played"></i>${t('an.key.played')}</span></p><p>${line}</p>${why}<button class="linkish" data-an-act="clear">${t('an.clear')}</button></div>`;
+  }
+
+  // --- why a move lost (docs/web.md, "Why a move lost") -------------------
+  // every sentence is built here from the server's facts (turn.why)
+
+  // the first reason of a listed turn, under its line
+  mainReasonHtml(x) {
+    const r = x.why?.reasons?.[0];
+    if (!r) return '';
+    return `<span class="an-why small" data-testid="an-why" data-code="${esc(r.code)}" data-kind="${esc(r.kind)}">${this.reasonText(x, r, false)}</span>`;
+  }
+
+  // one reason in words: its sentence, then what it is worth
+  reasonText(x, r, full) {
+    const name = this.view.who(x.player);
+    const rival = Number.isInteger(r.rival) ? this.view.who(r.rival) : '';
+    const size = r.tiles ? t('n.tiles', { n: r.tiles }) : '';
+    const role = r.figure ? roleName(r.figure, r.kind) : '';
+    const pts = (v) => t('an.pts', { n: Math.max(1, Math.round(Math.abs(v))) });
+    const on = t(`an.on.${r.kind}`);
+    const v = { name, rival, size, role, on, mine: r.mine, theirs: r.theirs };
+    let main;
+    if (r.code === 'tied') main = t('an.why.tied', { ...v, held: t('an.held', { n: r.held }) });
+    else if (r.code === 'spent') main = t('an.why.spent', v);
+    else if (r.code === 'goods') main = t('an.why.goods', { ...v, goods: Object.entries(r.goods || {}).map(([g, c]) => (c > 1 ? `${c} × ` : '') + t(`goods.${g}`)).join(', ') });
+    else if (r.code === 'recall') main = t(`an.why.recall.${r.kind}`, { ...v, pts: t('an.pts', { n: r.points || 0 }) });
+    else main = tOr(`an.why.${r.code}.${r.kind}`, t(`an.why.value.${r.kind}`, v), v);
+    const more = [];
+    if (r.code === 'close') more.push(t('an.p.now', { name, pts: pts(r.points) }));
+    else if (r.code === 'block') more.push(t('an.p.rloss', { rival, pts: pts(r.loss) }));
+    else if (r.code === 'gift') more.push(r.points > 0 ? t('an.p.rnow', { rival, pts: pts(r.points) }) : t('an.p.rend', { rival, pts: pts(r.gain) }));
+    else if (r.code === 'tied') {
+      if (r.idle > 0) more.push(t('an.why.idle', { name, turns: t('an.held', { n: r.idle }) }));
+      more.push(r.back ? t('an.why.back', { k: r.back }) : t('an.why.stayed'));
+      if (full && r.gain >= 0.5) more.push(t('an.p.keep', { name, pts: pts(r.gain) }));
+    } else if (r.code === 'spent') more.push(t('an.p.keep', { name, pts: pts(r.gain) }));
+    else if (r.gain >= 0.5) more.push(t('an.p.end', { name, pts: pts(r.gain) }));
+    // the catalogues' text is trusted HTML (names come in as who(), escaped there)
+    return main + (more.length ? ' ' + more.join(' ') : '');
+  }
+
+  // "Cities +4, Followers +1.2" from {city: 4, followers: 1.2}
+  kindsText(o, signed) {
+    const label = (k) => (k === 'followers' || k === 'builders' ? t(`an.part.${k}`) : t(`kind.${k}`));
+    const num = (n) => (signed && n > 0 ? '+' : '') + (Math.abs(n) >= 10 ? Math.round(n) : Math.round(n * 10) / 10);
+    const parts = Object.entries(o || {}).filter(([, n]) => Math.abs(n) >= 0.5).map(([k, n]) => `${label(k)} ${num(n)}`);
+    return parts.length ? parts.join(', ') : t('an.nothing');
+  }
+
+  whyHtml(x) {
+    const w = x.why;
+    const items = (w.reasons || []).map((r) => `<li data-testid="an-reason" data-code="${esc(r.code)}" data-kind="${esc(r.kind)}" data-on="${esc(r.on || '')}" data-x="${r.x}" data-y="${r.y}" data-at="${esc(r.at || '')}">${this.reasonText(x, r, true)}</li>`).join('');
+    const name = this.view.who(x.player);
+    let h = `<div class="an-whybox"><h4>${t('an.why.title')}</h4><ul class="an-reasons">${items}</ul>`;
+    h += `<p class="small an-now" data-testid="an-now">${t('an.now', { best: esc(this.kindsText(w.now?.best)), played: esc(this.kindsText(w.now?.played)) })}</p>`;
+    h += `<p class="small an-end" data-testid="an-end">${t('an.end', { name, list: esc(this.kindsText(w.end, true)) })}`;
+    if (Number.isInteger(w.rival) && w.rival_end && Object.keys(w.rival_end).length) h += ' ' + t('an.rend', { rival: this.view.who(w.rival), list: esc(this.kindsText(w.rival_end, true)) });
+    return h + '</p></div>';
   }
 
   render() {
@@ -225,9 +302,9 @@ export class AnalysisPanel {
     } else if (this.state === 'error') {
       h += `<p class="an-error" role="alert">${esc(this.error || '')}</p><button data-an-act="start" data-testid="an-start">${t('an.retry')}</button>`;
     } else if (this.state === 'done') {
-      h += this.curveSvg();
+      h += this.chartHtml();
       const w = this.worst();
-      h += w.length ? `<ol class="an-worst" data-testid="an-worst">${w.map((x) => `<li><button class="linkish${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}">${t('an.lost', { k: x.turn, name: this.view.who(x.player), n: Math.round(x.lost) })}</button></li>`).join('')}</ol>`
+      h += w.length ? `<ol class="an-worst" data-testid="an-worst">${w.map((x) => `<li><button class="linkish${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}">${t('an.lost', { k: x.turn, name: this.view.who(x.player), n: Math.round(x.lost) })}</button>${this.mainReasonHtml(x)}</li>`).join('')}</ol>`
         : `<p class="small">${t('an.none')}</p>`;
       if (this.selected) h += this.selectedHtml();
     }

@@ -746,7 +746,9 @@ export class GameView {
       const q = Number(new URLSearchParams(location.search).get('step'));
       this.step = Number.isFinite(q) && q > 0 ? Math.min(q, st.game.log.length) : 0;
       this.renderAll(true);
-      if (st.game.next?.over) this.analysis = new AnalysisPanel(this, this.$('.analysis'));
+      // every finished game: played to its end, or ended by a resignation
+      // (the table is over, the engine's game is not)
+      if (st.game.next?.over || st.table.status === 'over') this.analysis = new AnalysisPanel(this, this.$('.analysis'));
     } catch (e) {
       this.root.innerHTML = `<div class="card error"><h2>${t('replay.title')}</h2><p>${esc(e.message)}</p><a href="/">${t('nav.lobby')}</a></div>`;
     }
@@ -841,12 +843,20 @@ export class GameView {
       <p class="keys">${t('replay.keys')}</p>`;
     bar.querySelector('input').addEventListener('input', (e) => this.goStep(Number(e.target.value)));
     this.$('.turn-line').innerHTML = this.replayLine();
-    const le = this.step ? this.game.log[this.step - 1] : null;
+    // the tile box: the tile of the last turn shown, or while the analysis
+    // shows a mistake (the position before it) that turn's own tile
+    const sel = this.analysis?.selected;
+    const se = sel ? this.game.log[sel - 1] : null;
+    const le = se || (this.step ? this.game.log[this.step - 1] : null);
     const hand = this.$('.hand');
     if (le) {
       hand.classList.remove('hidden');
       hand.querySelectorAll('.rot').forEach((b) => b.classList.add('hidden'));
-      this.$('.hand-tile').innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}</div>`;
+      const label = se ? t('an.hand', { k: sel, name: this.who(le.player), tile: esc(this.tiles.name(le.tile)) }) : `${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}`;
+      const box = this.$('.hand-tile');
+      box.innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${label}</div>`;
+      box.dataset.tile = le.tile;
+      box.dataset.turn = se ? sel : this.step;
     } else hand.classList.add('hidden');
   }
 }

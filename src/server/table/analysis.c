@@ -14,6 +14,7 @@
  * before turn r->k with r->k turns of r->rec applied.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "ratelimit.h"
 #include "metrics.h"
 #include "move_json.h"
+#include "why.h"
 #include "writer.h"
 
 #define MAX_FAILED 32
@@ -48,6 +50,8 @@ typedef struct run {
 	worst w[CARC_MAX_PLAYERS], all;
 	char msg[160];           /* FAILED: why */
 	carc_game *rec, *cur;    /* NULL once not COMPUTING */
+	why_future *fut;         /* the real rest of the game (why.h), NULL: none */
+	int64_t why_us;          /* time spent on the "why" of turns (why_turn) */
 	struct run *next;
 } run;
 
@@ -95,7 +99,9 @@ static void drop_games(run *r)
 {
 	free(r->rec);
 	free(r->cur);
+	free(r->fut);
 	r->rec = r->cur = NULL;
+	r->fut = NULL;
 	json_decref(r->turns);
 	r->turns = NULL;
 }
@@ -185,8 +191,8 @@ static void saved(wjob *j)
 		fail(r, "it could not be stored: %s", store_fault_text(j->fault));
 		return;
 	}
-	srv_event("table=%s analysis stored (%d turns, %.1f s)", r->id, r->n,
-	          (double)(srv_mono_us() - r->started_us) / 1e6);
+	srv_event("table=%s analysis stored (%d turns, %.1f s, why %.2f ms)", r->id, r->n,
+	          (double)(srv_mono_us() - r->started_us) / 1e6, (double)r->why_us / 1e3);
 	metrics_analysis(0);
 	unlink_run(r);
 	free_run(r);
@@ -208,6 +214,7 @@ static void finish(run *r)
 	json_object_set_new(o, "players", json_integer(r->np));
 	json_object_set_new(o, "seconds",
 	                    json_real((double)(srv_mono_us() - r->started_us) / 1e6));
+	json_object_set_new(o, "why_ms", json_real(round((double)r->why_us / 100.0) / 10.0));
 	json_object_set_new(o, "turns", r->turns);
 	r->turns = NULL;
 	json_object_set_new(o, "largest", largest_json(r));
@@ -226,7 +233,9 @@ static void finish(run *r)
 	}
 	free(r->rec);
 	free(r->cur);
+	free(r->fut);
 	r->rec = r->cur = NULL;
+	r->fut = NULL;
 	r->state = R_STORING;
 	save_data *d = srv_xmalloc(sizeof *d + len + 1);
 	snprintf(d->id, sizeof d->id, "%s", r->id);
@@ -295,6 +304,13 @@ static void got_move(run *r, int turn, int ok, const an_move *a)
 	json_object_set_new(o, "win_best", json_real(a->win_best));
 	json_object_set_new(o, "win_played", json_real(a->win_played));
 	json_object_set_new(o, "lost", json_real(a->lost));
+	if (a->lost >= WHY_MIN_LOST && a->best != m) {
+		int64_t t0 = srv_mono_us();
+		json_t *why = why_turn(r->cur, a->best, m, r->fut, k);
+		r->why_us += srv_mono_us() - t0;
+		if (why)
+			json_object_set_new(o, "why", why);
+	}
 	json_array_append_new(r->turns, o);
 	carc_apply_unchecked(r->cur, m, NULL);
 	r->k++;
@@ -332,6 +348,13 @@ static run *new_run(srv_table *t, char *err, size_t errsize)
 		free_run(r);
 		return NULL;
 	}
+	r->fut = srv_xmalloc(sizeof *r->fut);
+	int64_t t0 = srv_mono_us();
+	if (why_future_build(r->cur, r->rec, r->fut)) {
+		free(r->fut);
+		r->fut = NULL;
+	}
+	r->why_us = srv_mono_us() - t0;
 	r->state = R_COMPUTING;
 	r->n = carc_turns_played(r->rec);
 	r->np = carc_players(r->rec);
