@@ -529,6 +529,7 @@ static void r_value(reasons *rs, const side *b, const side *pl, int p, int force
 	}
 	if (bk < 0 || (!force && (bg < WHY_GAIN_MIN || has_kind(rs, bk))))
 		return;
+	/* forced (nothing else named a kind): no gain is shown below 0 */
 	json_t *o = add(rs, "value", bk, bg > 0 ? bg : 0);
 	if (!o)
 		return;
@@ -537,7 +538,7 @@ static void r_value(reasons *rs, const side *b, const side *pl, int p, int force
 		put_place(o, b->g, b->tile, s, "best");
 	else
 		put_place(o, pl->g, pl->tile, seg_of_kind(pl, bk), "played");
-	json_object_set_new(o, "gain", json_real(r1(bg)));
+	json_object_set_new(o, "gain", json_real(r1(bg > 0 ? bg : 0)));
 }
 
 json_t *why_turn(const carc_game *g, carc_move best, carc_move played, const why_future *f,
