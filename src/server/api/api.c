@@ -33,6 +33,7 @@
 #include "chat.h"
 #include "cluster.h"
 #include "gamejson.h"
+#include "match.h"
 #include "metrics.h"
 #include "ratelimit.h"
 #include "options.h"
@@ -84,6 +85,7 @@ void api_start(void)
 {
 	tables_outbox_set(&outbox);
 	accounts_hooks_set(&acc_out);
+	match_setup(net_http_answer);
 }
 
 int api_is_api_path(const char *path)
@@ -898,6 +900,8 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		}
 	} else if (!strncmp(p, "/api/tables/", 12)) {
 		table_endpoint(rq, rs, p + 12);
+	} else if (match_http(cfg, rq, rs)) {
+		/* match.c: /api/match, /api/match/leave (quick match) */
 	} else if (accounts_http(rq, rs)) {
 		/* accounts.c: /api/account/..., /api/me..., /api/leaderboard, /api/player */
 	} else if (!strcmp(p, "/api/records")) {

@@ -56,6 +56,7 @@ static const struct {
 	[LIM_LOGINS] = {"logins and registrations", "--rate-logins", "minute", 60 * 1000000LL},
 	[LIM_ANALYSES] = {"analyses started", "--rate-analyses", "hour", 3600 * 1000000LL},
 	[LIM_PLAYERS] = {"profiles asked for", "--rate-players", "minute", 60 * 1000000LL},
+	[LIM_MATCH] = {"quick-match joins", "--rate-match", "minute", 60 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -67,6 +68,7 @@ static int limit_of(lim_kind k)
 	case LIM_LOGINS: return cfg->rate_logins;
 	case LIM_ANALYSES: return cfg->rate_analyses;
 	case LIM_PLAYERS: return cfg->rate_players;
+	case LIM_MATCH: return cfg->rate_match;
 	default: return 0;
 	}
 }

@@ -24,6 +24,7 @@ typedef enum lim_kind {
 	LIM_LOGINS,       /* logins and registrations, per minute */
 	LIM_ANALYSES,     /* analyses of finished games started, per hour */
 	LIM_PLAYERS,      /* profiles asked for (GET /api/player), per minute */
+	LIM_MATCH,        /* quick-match joins (POST /api/match), per minute */
 	LIM_KIND_COUNT
 } lim_kind;
 

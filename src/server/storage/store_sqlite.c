@@ -188,6 +188,23 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX games_unfinished ON games(created_ms, id) WHERE status IN ('open','playing');"
 	"CREATE INDEX games_listed ON games(status, created_ms, id);"
 	"CREATE INDEX games_playing ON games(id) WHERE status = 'playing';",
+	/* 9 -> 10: the quick-match queue (store_sqlite_match.c, table/match.c):
+	 * one entry per account, and each account's joins this minute */
+	"CREATE TABLE match_queue ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  pool TEXT NOT NULL,"
+	"  rating REAL NOT NULL,"
+	"  joined_ms INTEGER NOT NULL,"
+	"  seen_ms INTEGER NOT NULL,"
+	"  table_id TEXT NOT NULL DEFAULT '',"
+	"  seat INTEGER NOT NULL DEFAULT -1);"
+	"CREATE INDEX match_waiting ON match_queue(pool, joined_ms) WHERE table_id = '';"
+	"CREATE INDEX match_seen ON match_queue(seen_ms);"
+	"CREATE TABLE match_joins ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  since_ms INTEGER NOT NULL,"
+	"  n INTEGER NOT NULL);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -754,6 +771,10 @@ static const store_ops SQLITE_OPS = {
 	.get_rematch = sq_get_rematch,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
+	.match_join = sq_match_join,
+	.match_poll = sq_match_poll,
+	.match_leave = sq_match_leave,
+	.match_take = sq_match_take,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,
