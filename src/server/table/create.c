@@ -349,7 +349,8 @@ void tables_created(srv_table *t, int ok)
 		return;
 	}
 	t->stored = 1;
-	srv_event("table=%s event=created players=%d (a rematch)", t->id, t->nseats);
+	srv_event("table=%s event=created players=%d (seats given: a rematch or a quick match)", t->id,
+	          t->nseats);
 	if (t->status == STORE_PLAYING) {
 		srv_event("table=%s event=started players=%d", t->id, t->nseats);
 		bot_kick(t);

@@ -346,12 +346,13 @@ static json_t *state_json(const match_job *m)
 	pool_t p = {2, 0, 0};
 	pool_parse(m->me.pool, &p);
 	int64_t waited = m->now_ms - m->me.joined_ms;
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:b, s:i, s:i}", "state", "waiting",
-	                 "players", p.players, "rules", RULES[p.rules].id, "clock", CLOCKS[p.clock].id,
-	                 "waited_ms", (json_int_t)(waited > 0 ? waited : 0), "rating",
-	                 (int)lround(m->me.rating), "window", (int)lround(match_window(cfg, waited)),
-	                 "offer_bot", waited >= (int64_t)cfg->match_bot_after_s * 1000, "bot_after_s",
-	                 cfg->match_bot_after_s, "poll_ms", MATCH_POLL_MS);
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:b, s:i, s:i, s:o}", "state",
+	                 "waiting", "players", p.players, "rules", RULES[p.rules].id, "clock",
+	                 CLOCKS[p.clock].id, "waited_ms", (json_int_t)(waited > 0 ? waited : 0),
+	                 "rating", (int)lround(m->me.rating), "window",
+	                 (int)lround(match_window(cfg, waited)), "offer_bot",
+	                 waited >= (int64_t)cfg->match_bot_after_s * 1000, "bot_after_s",
+	                 cfg->match_bot_after_s, "poll_ms", MATCH_POLL_MS, "choices", choices_json());
 }
 
 static void table_made(wjob *j)
