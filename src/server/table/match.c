@@ -193,32 +193,45 @@ static int pick(void *ctx, const store_match *c, int n, int *chosen)
 {
 	const pick_ctx *pc = ctx;
 	int k = pc->players;
-	if (n < k)
+	if (n < k || n > STORE_MATCH_SCAN)
 		return 0;
-	/* the others in order of closeness to the anchor: an insertion sort
-	 * of at most STORE_MATCH_SCAN indexes */
-	int order[STORE_MATCH_SCAN];
-	for (int a = 0; a < n; a++) {
-		int m = 0;
-		for (int i = 0; i < n; i++) {
-			if (i == a)
-				continue;
-			double d = fabs(c[i].rating - c[a].rating);
-			int j = m++;
-			while (j > 0 && fabs(c[order[j - 1]].rating - c[a].rating) > d) {
-				order[j] = order[j - 1];
-				j--;
-			}
-			order[j] = i;
+	/* the entries by rating, once (an insertion sort of at most
+	 * STORE_MATCH_SCAN); pos[i]: entry i's place in that order */
+	int by[STORE_MATCH_SCAN], pos[STORE_MATCH_SCAN];
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		while (j > 0 && c[by[j - 1]].rating > c[i].rating) {
+			by[j] = by[j - 1];
+			j--;
 		}
-		int got = 0;
+		by[j] = i;
+	}
+	for (int i = 0; i < n; i++)
+		pos[by[i]] = i;
+	/* anchors in order of waiting (c is oldest first); the others walked
+	 * outwards from the anchor's place, the closer side first */
+	for (int a = 0; a < n; a++) {
+		int got = 0, l = pos[a] - 1, r = pos[a] + 1;
 		chosen[got++] = a;
-		for (int i = 0; i < m && got < k; i++) {
+		while (got < k && (l >= 0 || r < n)) {
+			int take;
+			if (l < 0)
+				take = by[r++];
+			else if (r >= n)
+				take = by[l--];
+			else if (c[a].rating - c[by[l]].rating <= c[by[r]].rating - c[a].rating)
+				take = by[l--];
+			else
+				take = by[r++];
+			/* one that does not fit the anchor is passed over (one farther
+			 * may still: its own window may be wider) */
+			if (!fits(&c[take], &c[a], pc->now_ms))
+				continue;
 			int ok = 1;
-			for (int g = 0; g < got && ok; g++)
-				ok = fits(&c[order[i]], &c[chosen[g]], pc->now_ms);
+			for (int g = 1; g < got && ok; g++)
+				ok = fits(&c[take], &c[chosen[g]], pc->now_ms);
 			if (ok)
-				chosen[got++] = order[i];
+				chosen[got++] = take;
 		}
 		if (got == k) {
 			for (int i = k - 1; i > 0; i--) { /* who sits first: by chance */
@@ -545,7 +558,8 @@ static void post_join(const api_req *rq, api_resp *rs, const store_account *acc)
 int match_http(const srv_config *c, const api_req *rq, api_resp *rs)
 {
 	const char *path = rq->path;
-	cfg = c;
+	if (!cfg)
+		cfg = c; /* once, before any job: the storage thread reads it after writer_submit */
 	int get = rq->method == LWSHUMETH_GET, post = rq->method == LWSHUMETH_POST;
 	int join = !strcmp(path, "/api/match"), leave = !strcmp(path, "/api/match/leave");
 	if (!join && !leave)
