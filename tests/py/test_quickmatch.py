@@ -52,7 +52,7 @@ class QuickMatchCase(ServerCase):
     def set_rating(self, srv, name, rating):
         db = connect_db(srv.db)
         db.execute("UPDATE accounts SET rating=%s WHERE name='%s'" % (rating, name))
-        db.commit()
+        getattr(db, "commit", lambda: None)()  # sqlite3; psql commits each statement
         db.close()
 
 
