@@ -110,10 +110,13 @@ class PgQuickMatchTest(ClusterCase):
                 errors.append((i, repr(e)))
 
         threads = [threading.Thread(target=play, args=(i, c)) for i, c in enumerate(people)]
+        t0 = time.time()
         for t in threads:
             t.start()
         for t in threads:
             t.join(60)
+        print("test_pg: %d people joining and polling on 3 processes all seated in %.2f s"
+              % (len(people), time.time() - t0), file=sys.stderr)
         self.assertEqual(errors, [], self.logs()[-3000:])
         seated = self.seats_of_accounts()
         self.assertEqual(len(seated), n2 + n3)

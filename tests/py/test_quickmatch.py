@@ -46,7 +46,7 @@ class QuickMatchCase(ServerCase):
             r = self.poll(c)
             if r["state"] == "matched" and r["ready"]:
                 return r
-            time.sleep(0.1)
+            time.sleep(0.02)
         self.fail("not matched in %d s: %r" % (timeout, r))
 
     def set_rating(self, srv, name, rating):
@@ -148,6 +148,25 @@ class MatchTest(QuickMatchCase):
         r = self.poll(a)
         self.assertTrue(r["offer_bot"])
         self.assertEqual(r["state"], "waiting")  # keeps waiting unless it leaves
+
+
+class SpeedTest(QuickMatchCase):
+
+    def test_from_the_second_join_to_a_stored_table(self):
+        srv = self.start(extra=["--rate-logins", "0", "--auth-queue-per-addr", "0",
+                                "--rate-match", "0", "--rate-match-account", "0"])
+        times = []
+        for i in range(8):
+            a, b = self.people(srv, "sa%02d" % i, "sb%02d" % i)
+            self.join(a)
+            t0 = time.time()
+            self.join(b)
+            self.wait_matched(b)
+            times.append((time.time() - t0) * 1000)
+        times.sort()
+        print("quick match: second join to the table stored: p50 %.1f ms, max %.1f ms (%d pairs)"
+              % (times[len(times) // 2], times[-1], len(times)), file=sys.stderr)
+        self.assertLess(times[-1], 3000)
 
 
 class QueueTest(QuickMatchCase):
