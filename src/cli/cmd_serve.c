@@ -108,6 +108,7 @@ static void usage(FILE *f)
 	        "  --match-widen N    points the window grows each second of waiting (5)\n"
 	        "  --match-window-max N  the widest window (800)\n"
 	        "  --match-bot-after S  seconds of waiting before a bot game is offered (45)\n"
+	        "  --match-poll-ms N  one account's polls of the queue at most every N ms (250)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -428,6 +429,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000, &n))
 				return 2;
 			c.match_window_max = (int)n;
+		} else if (!strcmp(a, "--match-poll-ms")) {
+			if (num_arg(a, v, 0, 60000, &n))
+				return 2;
+			c.match_poll_ms = (int)n;
 		} else if (!strcmp(a, "--match-bot-after")) {
 			if (num_arg(a, v, 0, 86400, &n))
 				return 2;

@@ -23,7 +23,7 @@ setUpModule = test_pg.setUpModule
 tearDownModule = test_pg.tearDownModule
 
 OPEN = ["--rate-logins", "0", "--auth-queue-per-addr", "0", "--rate-match", "0",
-        "--rate-requests", "0", "--max-tables-share", "0"]
+        "--rate-requests", "0", "--max-tables-share", "0", "--match-poll-ms", "0"]
 CHOICE = {"players": 2, "rules": "base", "clock": "rt-60"}
 
 

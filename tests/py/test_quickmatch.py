@@ -20,6 +20,13 @@ CHOICE = {"players": 2, "rules": "base", "clock": "rt-60"}
 
 class QuickMatchCase(ServerCase):
 
+    def start(self, db="carc.sqlite", extra=(), web=None):
+        # the tests poll quicker than a page: no --match-poll-ms unless a test sets it
+        extra = list(extra)
+        if "--match-poll-ms" not in extra:
+            extra += ["--match-poll-ms", "0"]
+        return ServerCase.start(self, db, extra, web)
+
     def people(self, srv, *names):
         out = []
         for n in names:
@@ -272,6 +279,20 @@ class LimitTest(QuickMatchCase):
         # another account from the same address may still join
         (b,) = self.people(srv, "xena")
         self.join(b)
+
+    def test_polls_of_one_account_are_spaced(self):
+        srv = self.start(extra=["--match-poll-ms", "500"])
+        a, b = self.people(srv, "bodo", "cleo")
+        self.join(a)
+        self.assertEqual(self.poll(a)["state"], "waiting")
+        st, r, h = a.call("GET", "/api/match")
+        self.assertEqual(st, 429, r)
+        self.assertIn("--match-poll-ms", r["error"]["message"])
+        self.assertEqual(h.get("retry-after"), "1")
+        st, r, _ = b.call("GET", "/api/match")  # another account is not held up
+        self.assertEqual(st, 200, r)
+        time.sleep(0.55)
+        self.assertEqual(self.poll(a)["state"], "waiting")
 
     def test_the_queue_has_a_cap(self):
         srv = self.start(extra=["--match-max", "2"])

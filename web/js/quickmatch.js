@@ -72,7 +72,10 @@ export class QuickMatch {
   }
 
   async poll() {
-    this.handle(await call('GET', '/api/match'));
+    const r = await call('GET', '/api/match');
+    // a second tab of the account polled a moment ago (--match-poll-ms): not an error
+    if (r.status === 429 && this.state) { this.schedule(1000); return; }
+    this.handle(r);
   }
 
   handle({ status, data }) {

@@ -136,6 +136,7 @@ typedef struct srv_config {
 	int match_widen;       /* points the window grows a second of waiting */
 	int match_window_max;  /* the widest window */
 	int match_bot_after_s; /* waiting this long: a bot game is offered */
+	int match_poll_ms;     /* one account's polls at most this often, per process (0: off) */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */

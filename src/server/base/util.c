@@ -307,6 +307,7 @@ void srv_config_default(srv_config *c)
 	c->match_widen = 5;
 	c->match_window_max = 800;
 	c->match_bot_after_s = 45;
+	c->match_poll_ms = 250;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;

@@ -73,6 +73,29 @@ static const struct {
 
 static const srv_config *cfg;
 static match_answer_fn answer_fn;
+
+/* The last poll of each account on this process (--match-poll-ms): a
+ * fixed table, an account's slot by a hash of its id; another account in
+ * the same slot replaces it (and is let through), so the table never
+ * grows and never refuses anyone wrongly but a too-quick poller. Loop
+ * thread only. */
+#define POLL_SLOTS 4096
+static struct {
+	int64_t account, at_ms;
+} polls[POLL_SLOTS];
+
+static int poll_too_soon(int64_t account, int64_t now_ms)
+{
+	if (cfg->match_poll_ms <= 0)
+		return 0;
+	size_t i = (size_t)(((uint64_t)account * 0x9E3779B97F4A7C15ull) >> 52) % POLL_SLOTS;
+	if (polls[i].account == account && now_ms >= polls[i].at_ms &&
+	    now_ms - polls[i].at_ms < cfg->match_poll_ms)
+		return 1;
+	polls[i].account = account;
+	polls[i].at_ms = now_ms;
+	return 0;
+}
 static int64_t last_take_ms[NPOOLS]; /* the storage thread's (take_due) */
 
 void match_setup(match_answer_fn answer)
@@ -594,6 +617,11 @@ int match_http(const srv_config *c, const api_req *rq, api_resp *rs)
 	}
 	if (post && join) {
 		post_join(rq, rs, &acc);
+	} else if (get && poll_too_soon(acc.id, srv_now_ms())) {
+		snprintf(err, sizeof err, "this account polls the quick match more often than every "
+		         "%d ms (--match-poll-ms); poll every poll_ms", cfg->match_poll_ms);
+		reply_error(rs, SE_RATE_LIMITED, err);
+		rs->retry_after = 1;
 	} else {
 		match_job *m = new_job(get ? MJ_POLL : MJ_LEAVE, rq, acc.id);
 		m->try_take = get; /* a waiting person's poll tries the pool (take_due) */
