@@ -257,6 +257,17 @@ class LimitTest(QuickMatchCase):
         st, r, _ = a.call("DELETE", "/api/match")
         self.assertEqual(st, 405, r)
 
+    def test_another_site_cannot_join_or_leave_for_a_person(self):
+        srv = self.start()
+        (a,) = self.people(srv, "dora")
+        self.join(a)
+        for path in ("/api/match", "/api/match/leave"):
+            st, r, _ = srv.http("POST", path, body=CHOICE,
+                                headers={"Cookie": "carc_session=" + a.session,
+                                         "Origin": "https://evil.example"})
+            self.assertEqual((st, r["error"]["code"]), (403, "bad_origin"), r)
+        self.assertEqual(self.poll(a)["clock"], "rt-60")  # still queued, unchanged
+
     def test_per_address_limit(self):
         srv = self.start(extra=["--rate-match", "3", "--rate-match-account", "0"])
         (a,) = self.people(srv, "vera")
