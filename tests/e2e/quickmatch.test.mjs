@@ -51,6 +51,7 @@ async function meet(opts, choice, tag) {
   assert.ok(await a.locator('[data-testid=match-join]').isDisabled());
   assert.match(await a.textContent('[data-testid=match-panel]'), /account/);
   assert.ok(await noSideScroll(a), 'the guest panel fits the screen');
+  await shot(a, `quickmatch-guest-${tag}.png`);
 
   await register(a, `Qa ${suffix}`);
   await register(b, `Qb ${suffix}`);
