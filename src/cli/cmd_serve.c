@@ -112,6 +112,16 @@ static void usage(FILE *f)
 	        "                     seconds (30; 1..3600)\n"
 	        "  --online-window S  an account seen in the last S seconds is online (90;\n"
 	        "                     at least --presence-every)\n"
+	        "quick match (accounts; docs/server.md, \"Quick match\"):\n"
+	        "  --match-max N      people waiting in the quick-match queue at most (1000)\n"
+	        "  --rate-match N     quick-match joins an address may make a minute (20)\n"
+	        "  --rate-match-account N  joins one account may make a minute (10)\n"
+	        "  --match-ttl S      a waiting person not heard from for S s leaves the queue (15)\n"
+	        "  --match-window N   rating points apart two people may be at once (100)\n"
+	        "  --match-widen N    points the window grows each second of waiting (5)\n"
+	        "  --match-window-max N  the widest window (800)\n"
+	        "  --match-bot-after S  seconds of waiting before a bot game is offered (45)\n"
+	        "  --match-poll-ms N  one account's polls of the queue at most every N ms (250)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -451,6 +461,42 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 1, 86400, &n))
 				return 2;
 			c.online_window_s = (int)n;
+		} else if (!strcmp(a, "--match-max")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.match_max = (int)n;
+		} else if (!strcmp(a, "--rate-match")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_match = (int)n;
+		} else if (!strcmp(a, "--rate-match-account")) {
+			if (num_arg(a, v, 0, 100000, &n))
+				return 2;
+			c.rate_match_account = (int)n;
+		} else if (!strcmp(a, "--match-ttl")) {
+			if (num_arg(a, v, 2, 3600, &n))
+				return 2;
+			c.match_ttl_s = (int)n;
+		} else if (!strcmp(a, "--match-window")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.match_window = (int)n;
+		} else if (!strcmp(a, "--match-widen")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.match_widen = (int)n;
+		} else if (!strcmp(a, "--match-window-max")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.match_window_max = (int)n;
+		} else if (!strcmp(a, "--match-poll-ms")) {
+			if (num_arg(a, v, 0, 60000, &n))
+				return 2;
+			c.match_poll_ms = (int)n;
+		} else if (!strcmp(a, "--match-bot-after")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.match_bot_after_s = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;

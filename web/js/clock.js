@@ -38,12 +38,15 @@ const PRESETS = {
 };
 const preset = () => (localStorage.getItem(PRESET_KEY) in PRESETS ? localStorage.getItem(PRESET_KEY) : 'none');
 
+// A clock option in words ("1:00 a move + 2:00 reserve"); null: no clock.
+// quickmatch.js names its presets with it too.
+export function clockLabel(p) {
+  if (!p) return t('clock.none');
+  return t(p.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(p.move_s * 1000), reserve: fmt((p.reserve_s || 0) * 1000) });
+}
+
 export function clockFieldHtml() {
-  const label = (k) => {
-    const p = PRESETS[k];
-    if (!p) return t('clock.none');
-    return t(p.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(p.move_s * 1000), reserve: fmt((p.reserve_s || 0) * 1000) });
-  };
+  const label = (k) => clockLabel(PRESETS[k]);
   const opts = Object.keys(PRESETS).map((k) => `<option value="${k}" ${k === preset() ? 'selected' : ''}>${label(k)}</option>`).join('');
   return `<fieldset><legend>${t('opt.clock')}</legend><label class="field"><select name="clock_preset" data-testid="clock-preset" aria-label="${t('opt.clock')}">${opts}</select></label></fieldset>`;
 }

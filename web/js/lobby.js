@@ -13,6 +13,7 @@ import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 import { offerHtml, markOffered, startGuided } from './guide.js';
 import { FriendsPanel } from './friends.js';
+import { QuickMatch } from './quickmatch.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
@@ -32,14 +33,17 @@ export class LobbyView {
     // back from the table (the page kept in memory): the buttons work again
     this.showHandler = (e) => { if (e.persisted) this.setBusy(false); };
     window.addEventListener('pageshow', this.showHandler);
+    // "Play a person now" (quickmatch.js): its state outlives the lobby's renders
+    this.match = new QuickMatch({ playBots: (c) => this.botsInstead(c) });
     this.render();
     // the page is marked ready once the server's options (levels, expansions) are in
-    this.loaded = this.load();
+    this.loaded = Promise.all([this.load(), this.match.loaded]);
     this.timer = setInterval(() => this.refresh(), 4000);
   }
   destroy() {
     clearInterval(this.timer);
     this.friends?.destroy();
+    this.match.destroy();
     window.removeEventListener('langchange', this.langHandler);
     window.removeEventListener('pageshow', this.showHandler);
   }
@@ -103,6 +107,7 @@ export class LobbyView {
     <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
       <p class="guide-link"><a href="/?guide" data-testid="guide-link">${t('guide.link')}</a></p>
       <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#friends-h">${t('friends.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
+    <div class="match" data-testid="match"></div>
   </section>
   <section class="card invites-top hidden" aria-live="polite" data-testid="invites-top"></section>
   <section class="card create" aria-labelledby="create-h">
@@ -126,6 +131,7 @@ export class LobbyView {
     this.root.querySelector('[data-testid=quick-start]').addEventListener('click', () => this.quickStart());
     this.root.querySelector('[data-testid=guide-start]')?.addEventListener('click', () => this.guided());
     this.root.querySelector('[data-testid=guide-no]')?.addEventListener('click', () => { markOffered('declined'); this.root.querySelector('.guide-offer')?.remove(); });
+    this.match.mount(this.root.querySelector('[data-testid=match]'));
     this.root.querySelector('[data-testid=upload]').addEventListener('change', (e) => this.upload(e.target.files[0]));
     this.root.querySelector('[data-testid=more-finished]').addEventListener('click', () => this.moreOver());
     this.friends = this.friends || new FriendsPanel(); // friends.js: the panel keeps its data across redraws
@@ -351,6 +357,16 @@ export class LobbyView {
     const name = fitName(this.quickName()).name;
     if ((f.name || '').trim()) localStorage.setItem('carc.name', name);
     this.start({ players: 2, seats: [{ colour: c0 }, { bot: this.quickLevel(), colour: c1 }], name }, [c0, c1], this.root.querySelector('.quick-error'));
+  }
+
+  // Quick match's "play bots instead": the chosen players, rules and clock,
+  // every other seat the bot of "Play a bot now".
+  botsInstead({ players, expansions, clock }) {
+    const f = this.form;
+    const colours = f.seats.slice(0, players).map((s) => s.colour);
+    const body = { players, expansions, seats: colours.map((c, i) => (i ? { bot: this.quickLevel(), colour: c } : { colour: c })), name: fitName(this.quickName()).name };
+    if (clock) body.clock = clock;
+    this.start(body, colours, this.root.querySelector('.quick-error'));
   }
 
   create() {

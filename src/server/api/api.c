@@ -34,6 +34,7 @@
 #include "cluster.h"
 #include "friends.h"
 #include "gamejson.h"
+#include "match.h"
 #include "metrics.h"
 #include "ratelimit.h"
 #include "undo.h"
@@ -95,6 +96,7 @@ void api_start(void)
 	tables_outbox_set(&outbox);
 	accounts_hooks_set(&acc_out);
 	friends_hooks_set(&fr_out);
+	match_setup(net_http_answer);
 }
 
 int api_is_api_path(const char *path)
@@ -949,6 +951,8 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		table_endpoint(rq, rs, p + 12);
 	} else if (friends_http(rq, rs)) {
 		/* friends.c: /api/friends, /api/friends/... */
+	} else if (match_http(cfg, rq, rs)) {
+		/* match.c: /api/match, /api/match/leave (quick match) */
 	} else if (accounts_http(rq, rs)) {
 		/* accounts.c: /api/account/..., /api/me..., /api/leaderboard, /api/player */
 	} else if (!strcmp(p, "/api/records")) {

@@ -45,6 +45,7 @@ static const struct {
 	[SE_NOTHING_TO_UNDO] = {"nothing_to_undo", 409},
 	[SE_LIMIT_REACHED] = {"limit_reached", 409},
 	[SE_YOU_BLOCK] = {"you_block", 409},
+	[SE_QUEUE_FULL] = {"queue_full", 503},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

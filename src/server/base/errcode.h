@@ -50,6 +50,8 @@ typedef enum srv_err {
 	/* friends (people/friends.c) */
 	SE_LIMIT_REACHED,  /* a cap on friends, requests, blocks or a table's invites */
 	SE_YOU_BLOCK,      /* a request or invite to an account one blocks */
+	/* quick match (table/match.c) */
+	SE_QUEUE_FULL,     /* the quick-match queue holds --match-max people */
 	SE_COUNT
 } srv_err;
 

@@ -59,6 +59,7 @@ static const struct {
 	[LIM_UNDOS] = {"undo requests", "--rate-undos", "minute", 60 * 1000000LL},
 	[LIM_SOCIAL] = {"friend, block and invite requests", "--rate-social", "minute",
 	                60 * 1000000LL},
+	[LIM_MATCH] = {"quick-match joins", "--rate-match", "minute", 60 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -72,6 +73,7 @@ static int limit_of(lim_kind k)
 	case LIM_PLAYERS: return cfg->rate_players;
 	case LIM_UNDOS: return cfg->rate_undos;
 	case LIM_SOCIAL: return cfg->rate_social;
+	case LIM_MATCH: return cfg->rate_match;
 	default: return 0;
 	}
 }

@@ -26,6 +26,7 @@ typedef enum lim_kind {
 	LIM_PLAYERS,      /* profiles asked for (GET /api/player), per minute */
 	LIM_UNDOS,        /* undo requests in training games (undo.c), per minute */
 	LIM_SOCIAL,       /* friend, block and invite requests, per minute */
+	LIM_MATCH,        /* quick-match joins (POST /api/match), per minute */
 	LIM_KIND_COUNT
 } lim_kind;
 

@@ -137,6 +137,16 @@ typedef struct srv_config {
 	                        * friends, the browser tests); 0: never (the default) */
 	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
 	                        * played for a game to be rated; 0: no minimum */
+	/* quick match (table/match.c, docs/server.md "Quick match") */
+	int match_max;         /* waiting entries in the queue at most (0: no cap) */
+	int rate_match;        /* joins per address per minute (0: off) */
+	int rate_match_account; /* joins per account per minute, in the store (0: off) */
+	int match_ttl_s;       /* an entry not polled this long is removed */
+	int match_window;      /* rating points: the window at the start */
+	int match_widen;       /* points the window grows a second of waiting */
+	int match_window_max;  /* the widest window */
+	int match_bot_after_s; /* waiting this long: a bot game is offered */
+	int match_poll_ms;     /* one account's polls at most this often, per process (0: off) */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */

@@ -308,6 +308,15 @@ void srv_config_default(srv_config *c)
 	c->presence_every_s = 30;
 	c->online_window_s = 90;
 	c->rated_min_moves = RATED_MIN_MOVES;
+	c->match_max = 1000;
+	c->rate_match = 20;
+	c->rate_match_account = 10;
+	c->match_ttl_s = 15;
+	c->match_window = 100;
+	c->match_widen = 5;
+	c->match_window_max = 800;
+	c->match_bot_after_s = 45;
+	c->match_poll_ms = 250;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;

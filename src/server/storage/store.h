@@ -70,6 +70,10 @@
  * changed the game first (stored a move for this turn, took this seat);
  * nothing was written and the caller reloads the game. Not a fault. */
 #define STORE_CONFLICT (-4)
+/* match_join: the queue holds its most (max_queue) */
+#define STORE_FULL (-5)
+/* match_join: the account joined its most times this minute */
+#define STORE_LIMITED (-6)
 
 /* Game status as stored. */
 enum {
@@ -310,6 +314,29 @@ typedef struct store_invite {
 	int64_t at_ms;
 } store_invite;
 typedef int (*store_invite_fn)(void *ctx, const store_invite *v);
+/* An entry of the quick-match queue (table/match.c; docs/server.md "Quick
+ * match"): one per account (the account is its key), in one pool (the
+ * choice: players, rule set, clock as "2/base/rt-60"). */
+#define STORE_POOL_SIZE 32
+typedef struct store_match {
+	int64_t account;
+	char name[STORE_NAME_SIZE];      /* the account's name, for the seat */
+	char pool[STORE_POOL_SIZE];
+	double rating;                   /* the account's rating when it joined */
+	int64_t joined_ms;               /* when it joined (the wait widens its window) */
+	int64_t seen_ms;                 /* its last poll (the heartbeat) */
+	char table[STORE_ID_SIZE];       /* the table it was seated at, "" while waiting */
+	int seat;                        /* its seat there, -1 while waiting */
+	int ready;                       /* match_poll: that table is stored */
+} store_match;
+
+/* match_take's choice among the n live waiting entries of a pool (oldest
+ * first): writes the indexes of the entries to seat, in seat order, to
+ * chosen and returns how many (the table's players), or 0 for none. */
+typedef int (*store_match_pick_fn)(void *ctx, const store_match *c, int n, int *chosen);
+
+/* The most waiting entries match_take looks at in one call. */
+#define STORE_MATCH_SCAN 200
 
 typedef struct store_ops {
 	const char *name;
@@ -487,6 +514,34 @@ typedef struct store_ops {
 	                      unsigned char *blocks, char *err);
 	/* Whether `blocker` blocks `blocked`: 1, 0, or -1. */
 	int (*is_blocked)(store *s, int64_t blocker, int64_t blocked, char *err);
+	/* ---- quick match (table/match.c) ----
+	 * An entry is live while seen_ms >= now_ms - ttl_ms; expired entries
+	 * are removed by these calls and never matched. */
+	/* One transaction: puts e in the queue (e->joined_ms = e->seen_ms =
+	 * now), replacing the account's entry if it has one (also a matched
+	 * one). Refused with nothing written: STORE_FULL when max_queue live
+	 * waiting entries of other accounts are queued (0: no cap);
+	 * STORE_LIMITED when the account joined rate_account times in the
+	 * minute before now (0: no limit), *retry_ms then says how long until
+	 * it may again. */
+	int (*match_join)(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
+	                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
+	/* One transaction: the account's entry into *out with its heartbeat
+	 * (seen_ms = now_ms) and whether its table is stored (ready): 1, or 0
+	 * when it has none (left, expired). */
+	int (*match_poll)(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
+	                  store_match *out, char *err);
+	/* Removes the account's entry (none: no error). */
+	int (*match_leave)(store *s, int64_t account, char *err);
+	/* One transaction: the live waiting entries of `pool` (at most
+	 * STORE_MATCH_SCAN, oldest first; PostgreSQL: locked FOR UPDATE SKIP
+	 * LOCKED, so an entry another process is matching is not seen) are
+	 * handed to pick; the ones it chooses get table `table` and their
+	 * seats (0, 1, ... in its order) and are copied to out (at most 8).
+	 * Returns how many, 0 when pick chose none. */
+	int (*match_take)(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
+	                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
+	                  char *err);
 	/* ---- group commit (writer.c) ----
 	 * group_begin opens one transaction for several writes. Until
 	 * group_commit or group_rollback, every write of this handle runs in a

@@ -217,6 +217,22 @@ static const struct {
 	     "CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
 	     "ALTER TABLE accounts ADD COLUMN seen_ms bigint NOT NULL DEFAULT 0;"
 	     "ALTER TABLE chat ADD COLUMN account bigint NOT NULL DEFAULT 0;", NULL},
+	/* SQLite 13 -> 14: the quick-match queue (store_pg_match.c) */
+	{14, "CREATE TABLE match_queue ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  name text NOT NULL,"
+	     "  pool text COLLATE \"C\" NOT NULL,"
+	     "  rating double precision NOT NULL,"
+	     "  joined_ms bigint NOT NULL,"
+	     "  seen_ms bigint NOT NULL,"
+	     "  table_id text COLLATE \"C\" NOT NULL DEFAULT '',"
+	     "  seat integer NOT NULL DEFAULT -1);"
+	     "CREATE INDEX match_waiting ON match_queue(pool, joined_ms) WHERE table_id = '';"
+	     "CREATE INDEX match_seen ON match_queue(seen_ms);"
+	     "CREATE TABLE match_joins ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  since_ms bigint NOT NULL,"
+	     "  n integer NOT NULL);", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -830,6 +846,10 @@ static const store_ops PG_OPS = {
 	.window_get = pg_window_get,
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
+	.match_join = pg_match_join,
+	.match_poll = pg_match_poll,
+	.match_leave = pg_match_leave,
+	.match_take = pg_match_take,
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,

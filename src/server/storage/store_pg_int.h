@@ -160,5 +160,14 @@ int pg_social_touch(store *base, int64_t account, int64_t now_ms, char *err);
 int pg_blockers_among(store *base, int64_t speaker, const int64_t *accounts, int n,
                       unsigned char *blocks, char *err);
 int pg_is_blocked(store *base, int64_t blocker, int64_t blocked, char *err);
+/* store_pg_match.c */
+int pg_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
+                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int pg_match_poll(store *base, int64_t account, int64_t now_ms, int64_t ttl_ms,
+                  store_match *out, char *err);
+int pg_match_leave(store *base, int64_t account, char *err);
+int pg_match_take(store *base, const char *pool, int64_t now_ms, int64_t ttl_ms,
+                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
+                  char *err);
 
 #endif

@@ -232,6 +232,23 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
 	"ALTER TABLE accounts ADD COLUMN seen_ms INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE chat ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
+	/* 13 -> 14: the quick-match queue (store_sqlite_match.c, table/match.c):
+	 * one entry per account, and each account's joins this minute */
+	"CREATE TABLE match_queue ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  pool TEXT NOT NULL,"
+	"  rating REAL NOT NULL,"
+	"  joined_ms INTEGER NOT NULL,"
+	"  seen_ms INTEGER NOT NULL,"
+	"  table_id TEXT NOT NULL DEFAULT '',"
+	"  seat INTEGER NOT NULL DEFAULT -1);"
+	"CREATE INDEX match_waiting ON match_queue(pool, joined_ms) WHERE table_id = '';"
+	"CREATE INDEX match_seen ON match_queue(seen_ms);"
+	"CREATE TABLE match_joins ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  since_ms INTEGER NOT NULL,"
+	"  n INTEGER NOT NULL);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -814,6 +831,10 @@ static const store_ops SQLITE_OPS = {
 	.social_touch = sq_social_touch,
 	.blockers_among = sq_blockers_among,
 	.is_blocked = sq_is_blocked,
+	.match_join = sq_match_join,
+	.match_poll = sq_match_poll,
+	.match_leave = sq_match_leave,
+	.match_take = sq_match_take,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

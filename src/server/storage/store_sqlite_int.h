@@ -149,4 +149,14 @@ int sq_blockers_among(store *base, int64_t speaker, const int64_t *accounts, int
                       unsigned char *blocks, char *err);
 int sq_is_blocked(store *base, int64_t blocker, int64_t blocked, char *err);
 
+/* store_sqlite_match.c */
+int sq_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
+                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int sq_match_poll(store *base, int64_t account, int64_t now_ms, int64_t ttl_ms,
+                  store_match *out, char *err);
+int sq_match_leave(store *base, int64_t account, char *err);
+int sq_match_take(store *base, const char *pool, int64_t now_ms, int64_t ttl_ms,
+                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
+                  char *err);
+
 #endif

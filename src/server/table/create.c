@@ -212,8 +212,8 @@ static srv_err share_full(const char *owner, char *err, size_t errsize)
 /* A new table's game from checked options, with a fresh id, not linked
  * yet; NULL with *code and err when the address holds its share, the
  * server is full, or the options make no game. */
-static srv_table *game_table(const srv_table_opts *o, const char *owner, srv_err *code, char *err,
-                             size_t errsize)
+static srv_table *game_table(const srv_table_opts *o, const char *owner, const char *id,
+                             srv_err *code, char *err, size_t errsize)
 {
 	if ((*code = share_full(owner, err, errsize)) != SE_OK)
 		return NULL;
@@ -236,6 +236,10 @@ static srv_table *game_table(const srv_table_opts *o, const char *owner, srv_err
 		free(t);
 		return NULL;
 	}
+	if (id) {
+		snprintf(t->id, sizeof t->id, "%s", id);
+		return t;
+	}
 	do
 		srv_random_hex(t->id, 8);
 	while (lookup(t->id));
@@ -250,7 +254,7 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 		*code = SE_MALFORMED;
 		return NULL;
 	}
-	srv_table *t = game_table(o, owner, code, err, errsize);
+	srv_table *t = game_table(o, owner, NULL, code, err, errsize);
 	if (!t)
 		return NULL;
 	init_seats(t);
@@ -302,7 +306,18 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
                       srv_err *code, char *err, size_t errsize)
 {
-	srv_table *t = game_table(o, owner, code, err, errsize);
+	return tables_new_as(NULL, o, seats, owner, code, err, errsize);
+}
+
+srv_table *tables_new_as(const char *id, const srv_table_opts *o, const srv_seat *seats,
+                         const char *owner, srv_err *code, char *err, size_t errsize)
+{
+	if (id && lookup(id)) {
+		snprintf(err, errsize, "a table %s is in memory already", id);
+		*code = SE_BUSY;
+		return NULL;
+	}
+	srv_table *t = game_table(o, owner, id, code, err, errsize);
 	if (!t)
 		return NULL;
 	t->nseats = o->nseats;
@@ -335,7 +350,8 @@ void tables_created(srv_table *t, int ok)
 		return;
 	}
 	t->stored = 1;
-	srv_event("table=%s event=created players=%d (a rematch)", t->id, t->nseats);
+	srv_event("table=%s event=created players=%d (seats given: a rematch or a quick match)", t->id,
+	          t->nseats);
 	if (t->status == STORE_PLAYING) {
 		srv_event("table=%s event=started players=%d", t->id, t->nseats);
 		bot_kick(t);

@@ -226,6 +226,11 @@ void tables_broadcast(srv_table *t, json_t *o);
  * options make no game. The caller submits its creation (tables_create_job). */
 srv_table *tables_new(const srv_table_opts *o, const srv_seat *seats, const char *owner,
                       srv_err *code, char *err, size_t errsize);
+/* The same with the id `id` (STORE_ID_SIZE; match.c: the id its queue
+ * entries name), NULL: a fresh one. SE_BUSY when a table of that id is
+ * in memory. */
+srv_table *tables_new_as(const char *id, const srv_table_opts *o, const srv_seat *seats,
+                         const char *owner, srv_err *code, char *err, size_t errsize);
 /* The job that stores a new table (kind WJ_CREATE or WJ_REMATCH); its done
  * calls tables_created once it is stored. */
 wjob *tables_create_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin *o);

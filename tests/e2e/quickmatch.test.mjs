@@ -1,0 +1,151 @@
+// Quick match in the browser (issue 22, item 2): a guest sees the choices
+// and is asked to log in; two browser contexts with two accounts choose the
+// same players, rules and clock, click "Find a game", and both land at the
+// same table, each in its own seat; leaving the queue is one click. At
+// 1280x800, and on a phone (390x844, touch) where nothing may run off the
+// screen.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, newPage, ready, shot, catalogue, CARC, ROOT } from './lib.mjs';
+
+const BASE = process.env.CARC_URL;
+const en = catalogue('en');
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+// An account for this browser context (the session cookie is set by the answer).
+async function register(page, name, base = BASE) {
+  await page.goto(base + '/');
+  await ready(page);
+  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
+  })).status, name);
+  assert.equal(st, 201);
+  await page.reload();
+  await ready(page);
+}
+
+async function choose(page, { players, rules, clock }) {
+  if (!(await page.locator('[data-testid=match-join]').isVisible())) await page.click('[data-testid=match-open]');
+  await page.selectOption('[data-testid=match-players]', String(players));
+  await page.selectOption('[data-testid=match-rules]', rules);
+  await page.selectOption('[data-testid=match-clock]', clock);
+}
+
+const noSideScroll = (page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
+async function meet(opts, choice, tag) {
+  const suffix = Date.now().toString(36).slice(-5);
+  const [a, b] = [await newPage(browser, opts), await newPage(browser, opts)];
+  // a guest: the choices, a note, and no way to join
+  await a.goto(BASE + '/');
+  await ready(a);
+  await a.click('[data-testid=match-open]');
+  await a.waitForSelector('[data-testid=match-join]');
+  assert.ok(await a.locator('[data-testid=match-join]').isDisabled());
+  assert.match(await a.textContent('[data-testid=match-panel]'), /account/);
+  assert.ok(await noSideScroll(a), 'the guest panel fits the screen');
+  await shot(a, `quickmatch-guest-${tag}.png`);
+
+  await register(a, `Qa ${suffix}`);
+  await register(b, `Qb ${suffix}`);
+  // a joins, leaves with one click, and joins again
+  await choose(a, choice);
+  await a.click('[data-testid=match-join]');
+  await a.waitForSelector('[data-testid=match-status]');
+  assert.ok(await noSideScroll(a), 'the waiting panel fits the screen');
+  await shot(a, `quickmatch-waiting-${tag}.png`);
+  await a.click('[data-testid=match-leave]');
+  await a.waitForSelector('[data-testid=match-join]');
+  assert.equal(await a.evaluate(async () => (await (await fetch('/api/match')).json()).state), 'none');
+  await a.click('[data-testid=match-join]');
+  await a.waitForSelector('[data-testid=match-status]');
+  // b chooses the same: both go to one table
+  await choose(b, choice);
+  await b.click('[data-testid=match-join]');
+  await Promise.all([a.waitForURL(/\?table=[0-9a-f]{16}/, { timeout: 20000 }), b.waitForURL(/\?table=[0-9a-f]{16}/, { timeout: 20000 })]);
+  await Promise.all([ready(a), ready(b)]);
+  const ids = [a, b].map((p) => new URL(p.url()).searchParams.get('table'));
+  assert.equal(ids[0], ids[1], 'both at the same table');
+  const info = await a.evaluate(async (id) => (await fetch(`/api/tables/${id}`)).json(), ids[0]);
+  assert.equal(info.status, 'playing');
+  assert.deepEqual(info.seats.map((s) => s.name).sort(), [`Qa ${suffix}`, `Qb ${suffix}`]);
+  assert.equal(info.options.clock.move_s, choice.move_s);
+  // each browser holds its own seat (claimed through the account)
+  const held = await Promise.all([a, b].map((p) => p.evaluate((id) => JSON.parse(localStorage.getItem('carc.seats') || '{}')[id]?.seat, ids[0])));
+  assert.deepEqual(held.sort(), [0, 1]);
+  await a.waitForSelector('[data-testid=board]');
+  assert.ok(await noSideScroll(b), 'the table fits the screen');
+  await shot(b, `quickmatch-table-${tag}.png`);
+  assert.deepEqual(a.errors, []);
+  assert.deepEqual(b.errors, []);
+  await a.context().close();
+  await b.context().close();
+}
+
+test('two accounts find each other through quick match (1280x800)', async () => {
+  await meet({}, { players: 2, rules: 'base', clock: 'rt-60', move_s: 60 }, 'desktop');
+});
+
+test('two accounts find each other through quick match on phones (390x844, touch)', async () => {
+  await meet(PHONE, { players: 2, rules: 'ic', clock: 'tb-1d', move_s: 86400 }, 'phone');
+});
+
+// A server of this test's own that offers the bot game after 1 s.
+function serveQuick(dir) {
+  const p = spawn(CARC, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', path.join(dir, 'q.sqlite'), '--web', path.join(ROOT, 'web'), '--bot-delay', '50', '--match-bot-after', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`server did not start: ${out}`)); }, 10000);
+    const onData = (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve({ proc: p, url: m[0] }); }
+    };
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
+  });
+}
+
+test('after the documented wait a bot game is offered: keep waiting, or play the bots', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-qm-'));
+  const srv = await serveQuick(dir);
+  try {
+    const page = await newPage(browser, PHONE);
+    await register(page, 'Quinn', srv.url);
+    await choose(page, { players: 3, rules: 'all', clock: 'rt-30' });
+    await page.click('[data-testid=match-join]');
+    await page.waitForSelector('[data-testid=match-offer]', { timeout: 10000 });
+    assert.equal(await page.textContent('[data-testid=match-keep]'), en['match.keep']);
+    await page.click('[data-testid=match-keep]');
+    await page.waitForSelector('[data-testid=match-offer]', { state: 'detached' });
+    await page.waitForTimeout(2500); // polls go on, the offer stays away
+    assert.equal(await page.locator('[data-testid=match-offer]').count(), 0);
+    assert.equal(await page.locator('[data-testid=match-status]').count(), 1);
+    // the page again (a reload finds the queue's entry), and this time the bots
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('[data-testid=match-bot]', { timeout: 10000 });
+    await page.click('[data-testid=match-bot]');
+    await page.waitForURL(/\?table=[0-9a-f]{16}/);
+    await ready(page);
+    const id = new URL(page.url()).searchParams.get('table');
+    const info = await page.evaluate(async (t) => (await fetch(`/api/tables/${t}`)).json(), id);
+    assert.equal(info.seats.length, 3);
+    assert.equal(info.seats.filter((s) => s.kind === 'bot').length, 2);
+    assert.equal(info.options.clock.move_s, 30);
+    assert.equal(info.options.expansions.length, 4);
+    assert.equal(await page.evaluate(async () => (await (await fetch('/api/match')).json()).state), 'none');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  } finally {
+    srv.proc.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
