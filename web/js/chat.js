@@ -7,10 +7,11 @@
 //
 // What it needs of the view (keep these when game.js changes): the fields
 // id, replay, table, game, you, live (send, token), colors; the methods
-// name(i) and myTurn(); and in view.node the elements .side (the chat goes
-// after its .players), .board-wrap (the invitation banner), .final-box with
+// name(i), who(i) and myTurn(); and in view.node the elements .side (the chat
+// goes after its .log-wrap), .board-wrap (the invitation banner), .final-box with
 // a .card inside when the final scores show (the rematch button), and
-// [data-testid=hand-tile] / .board (hidden by .game.handing, passplay.js).
+// .turn-card with its .hand (the hand-over goes before it; .game.handing
+// hides the tile and the squares where it fits, passplay.js).
 import { seats } from './api.js';
 import { t, tOr } from './i18n.js';
 import { notify } from './notify.js';
@@ -52,8 +53,9 @@ export class ChatBox {
     this.$ = (s) => this.node.querySelector(s);
     this.$('.chat-form').addEventListener('submit', (e) => { e.preventDefault(); this.sendText(); });
     this.$('.chat-quick').addEventListener('click', (e) => { const b = e.target.closest('[data-phrase]'); if (b) this.send({ type: 'chat', phrase: b.dataset.phrase }); });
+    // after the log: during play the log stays on screen, the chat below it
     const side = view.node.querySelector('.side');
-    const after = side.querySelector('.players');
+    const after = side.querySelector('.log-wrap') || side.querySelector('.players');
     side.insertBefore(this.node, after ? after.nextSibling : null);
     this.paint();
     this.load();
@@ -91,6 +93,8 @@ export class ChatBox {
     for (const m of this.lines.values()) this.fill(m.li, m);
     if (!this.lines.size) this.empty();
   }
+
+  relang() { this.paint(); }
 
   empty() {
     const ol = this.$('.chat-lines');
@@ -166,6 +170,11 @@ export class Rematch {
     box.addEventListener('click', (e) => { if (e.target.closest('[data-rematch]')) this.ask(); });
   }
   destroy() { this.obs.disconnect(); }
+  relang() {
+    this.view.node.querySelector('.final-box .rematch-bar')?.remove();
+    this.button();
+    this.paintInvite();
+  }
 
   mine() { const v = this.view; return !v.replay && v.you !== null && v.you !== undefined && v.table?.status === 'over'; }
 
@@ -244,6 +253,9 @@ export function mountSocial(view) {
   const parts = [new ChatBox(view), new PassPlay(view)];
   if (!view.replay) parts.push(new Rematch(view));
   let wasMine = false;
+  // a language chosen at the table: every part says its words again
+  const relang = () => { for (const p of parts) p.relang?.(); };
+  window.addEventListener('langchange', relang);
   return {
     onMessage(m) {
       for (const p of parts) p.onMessage(m);
@@ -251,6 +263,6 @@ export function mountSocial(view) {
       if (mine && !wasMine && (m.type === 'move' || m.type === 'state')) notify.yourTurn(view.id);
       wasMine = mine;
     },
-    destroy() { for (const p of parts) p.destroy?.(); },
+    destroy() { window.removeEventListener('langchange', relang); for (const p of parts) p.destroy?.(); },
   };
 }
