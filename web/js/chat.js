@@ -126,6 +126,15 @@ export class ChatBox {
     ol.scrollTop = ol.scrollHeight;
   }
 
+  // whether some of the lines are on screen (not in a closed sheet, not scrolled away in the side)
+  inSight() {
+    const ol = this.$('.chat-lines');
+    if (!ol.getClientRects().length) return false;
+    const r = ol.getBoundingClientRect(), side = this.node.closest('.side')?.getBoundingClientRect();
+    const top = Math.max(0, side ? side.top : 0), bottom = Math.min(innerHeight, side ? side.bottom : innerHeight);
+    return Math.min(r.bottom, bottom) - Math.max(r.top, top) >= 16;
+  }
+
   send(msg) {
     if (!this.view.live?.send(msg)) toast(t('err.network'), 'error');
   }
@@ -145,9 +154,10 @@ export class ChatBox {
     if (m.type === 'chat') {
       const fresh = !this.lines.has(m.n);
       this.add(m);
-      // on a phone the chat is in the sheet: while that is closed, another's line shows as a toast
+      // on a phone the chat is in the sheet, at 1280x800 it may be scrolled under the log:
+      // while it is out of sight, another's line shows as a toast
       const li = this.lines.get(m.n)?.li;
-      if (fresh && li && m.seat !== this.view.you && !this.node.getClientRects().length) {
+      if (fresh && li && m.seat !== this.view.you && !this.inSight()) {
         toast(`${li.querySelector('.who').textContent}: ${li.querySelector('.text').textContent}`, 'info', 'chat');
       }
     }
