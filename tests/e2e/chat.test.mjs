@@ -1,9 +1,11 @@
 // Chat in both directions between two browsers (HTML-like text shown as
 // text), a rematch made by one and accepted by the other, and a
-// pass-and-play game of two people on one browser with the hand-over screen.
+// pass-and-play game of two people on one browser with the hand-over; the
+// pass-and-play defects of issue 22 (names typed in the form, the move's
+// result over a visible board before the hand-over, the seats present).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, createTable, playTurn, isOver, shot } from './lib.mjs';
+import { BASE, launch, newPage, ready, createTable, playTurn, isOver, shot, catalogue } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -125,7 +127,7 @@ test('a rematch from the final scores, accepted by the other browser', async () 
   await bob.context().close();
 });
 
-test('pass-and-play: two people on one browser, the hand-over screen hides the tile', async () => {
+test('pass-and-play: two people on one browser, the hand-over hides the tile', async () => {
   const page = await newPage(browser);
   await page.goto(BASE + '/');
   await ready(page);
@@ -145,9 +147,9 @@ test('pass-and-play: two people on one browser, the hand-over screen hides the t
   for (let guard = 0; guard < 12 && !(await isOver(page)); guard++) {
     await page.waitForFunction(() => document.querySelector('.game.mine') || !document.querySelector('[data-testid=handover]').classList.contains('hidden') || !document.querySelector('[data-testid=final]').classList.contains('hidden'));
     if (await page.locator('[data-testid=handover]:not(.hidden)').count()) {
-      // the next tile is hidden until the next person is ready
+      // the next tile is hidden until the next person is ready; the board with the last move is not (issue 22)
       assert.equal(await page.$eval('[data-testid=hand-tile]', (n) => getComputedStyle(n).visibility), 'hidden');
-      assert.equal(await page.$eval('[data-testid=board]', (n) => getComputedStyle(n).visibility), 'hidden');
+      assert.equal(await page.$eval('[data-testid=board]', (n) => getComputedStyle(n).visibility), 'visible');
       if (!handovers) await shot(page, 'pass-and-play-handover.png');
       handovers++;
       await page.click('[data-testid=handover-ready]');
@@ -164,4 +166,91 @@ test('pass-and-play: two people on one browser, the hand-over screen hides the t
   assert.deepEqual([...new Set(st.game.log.map((e) => e.player))].sort(), [0, 1], 'both people moved');
   assert.deepEqual(page.errors, []);
   await page.context().close();
+});
+
+// issue 22, defect 4
+const en = catalogue('en');
+const DESK = { viewport: { width: 1280, height: 800 } };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+const SIZES = [['1280x800', DESK], ['390x844', PHONE]];
+async function postTable(body) {
+  const r = await fetch(`${BASE}/api/tables`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const j = await r.json();
+  if (!r.ok) { const e = new Error(JSON.stringify(j)); e.status = r.status; throw e; }
+  return j;
+}
+// a page holding a pass-and-play table's every seat, as the lobby leaves it
+async function openPage(path, { seat = null, pnp = null, ctx = DESK } = {}) {
+  const page = await newPage(browser, ctx);
+  await page.addInitScript(([s, p]) => {
+    if (s) localStorage.setItem('carc.seats', JSON.stringify({ [s.id]: { seat: s.seat, token: s.token, at: Date.now() } }));
+    if (p) localStorage.setItem('carc.pnp', JSON.stringify({ [p.id]: Object.fromEntries(p.tokens.map((x) => [x.seat, x.token])) }));
+  }, [seat, pnp]);
+  await page.goto(BASE + path);
+  await ready(page);
+  return page;
+}
+
+test('pass-and-play (issue 22): the form names every person, the move\'s result shows over a visible board before the hand-over, the seats are present', async () => {
+  // the form: a name for each person at this screen, checked by the server
+  const page = await openPage('/');
+  await page.fill('[data-testid=my-name]', 'Ann');
+  await page.selectOption('[data-testid=players]', '3');
+  await page.selectOption('[data-testid=who-1]', 'friend');
+  await page.selectOption('[data-testid=who-2]', 'friend');
+  await page.click('details.advanced summary');
+  await page.check('[data-testid=pass-and-play]');
+  await page.waitForSelector('[data-testid=seat-name-1]');
+  assert.equal(await page.locator('.seat-table').getByText(en['create.friend.hint']).count(), 0, 'no "joins with the link" for a person at this screen');
+  await page.fill('[data-testid=seat-name-1]', 'Ben');
+  await page.fill('[data-testid=seat-name-2]', 'Cleo Marie');
+  await page.fill('[data-testid=pile]', 'U:3, E:2, V:2');
+  await page.fill('[data-testid=bot-delay]', '0');
+  await page.click('[data-testid=create]');
+  await page.waitForURL(/\?table=[0-9a-f]{16}/);
+  await ready(page);
+  const id = new URL(page.url()).searchParams.get('table');
+  const info = await api(`/api/tables/${id}`);
+  assert.deepEqual(info.seats.map((s) => s.name), ['Ann', 'Ben', 'Cleo Marie']);
+  assert.equal(info.status, 'playing');
+  // every seat is at this screen: present, not the grey "offline" dot
+  await page.waitForSelector('.game.mine');
+  for (let i = 0; i < 3; i++) assert.equal(await page.locator(`[data-testid=player-${i}] .dot.on`).count(), 1, `seat ${i} shown present`);
+  await page.context().close();
+
+  // the server checks those names as it checks every seat name
+  for (const bad of ['B\u202Eb', 'x\u200By', 'a'.repeat(64), '']) {
+    const e = await postTable({ name: 'Ann', pass_and_play: true, seats: [{}, { name: bad }], tiles: { U: 2 } }).catch((x) => x);
+    assert.equal(e.status, 400, `refused: ${JSON.stringify(bad)}`);
+  }
+
+  // after a move: its result over the visible board, then the hand-over; at both sizes
+  for (const [size, ctx] of SIZES) {
+    const t = await postTable({ name: 'Ann', pass_and_play: true, seats: [{}, { name: 'Ben' }], tiles: { U: 3, E: 2, V: 2 }, seed: 9 });
+    const p = await openPage(`/?table=${t.id}`, { seat: t, pnp: t, ctx });
+    await p.waitForSelector('.game.mine');
+    await playTurn(p, { follower: false, rotate: false });
+    const ho = p.locator('[data-testid=handover]:not(.hidden)');
+    await ho.waitFor();
+    assert.match(await ho.textContent(), /Ben/);
+    assert.ok((await p.locator('[data-testid=handover-result]').textContent()).trim().length > 0, 'what the move scored');
+    const r = await p.evaluate(() => {
+      const vis = (s) => getComputedStyle(document.querySelector(s)).visibility;
+      const last = document.querySelector('.layer-last .last-mark, .last-mark').getBoundingClientRect();
+      const at = document.elementFromPoint(last.left + last.width / 2, last.top + last.height / 2);
+      return { board: vis('[data-testid=board]'), tile: vis('[data-testid=hand-tile]'), cands: document.querySelectorAll('.layer-cands .cand').length ? vis('.layer-cands') : 'none', lastSeen: !!at?.closest('[data-testid=board]') };
+    });
+    assert.equal(r.board, 'visible', `${size}: the board stays visible`);
+    assert.ok(r.lastSeen, `${size}: the tile just placed is not covered`);
+    assert.equal(r.tile, 'hidden', `${size}: the next tile stays hidden`);
+    assert.ok(r.cands === 'none' || r.cands === 'hidden', `${size}: where the next tile fits stays hidden`);
+    await shot(p, `defect4-handover-${size}.png`);
+    await p.click('[data-testid=handover-ready]');
+    await p.waitForSelector('.game.mine');
+    assert.match(await p.textContent('[data-testid=turn-line]'), new RegExp(en['turn.yours']));
+    assert.equal(await p.$eval('[data-testid=hand-tile]', (n) => getComputedStyle(n).visibility), 'visible');
+    assert.equal(await p.locator('[data-testid=player-1] .dot.on').count(), 1);
+    assert.deepEqual(p.errors, []);
+    await p.context().close();
+  }
 });

@@ -137,3 +137,72 @@ export function serve(db, port = 0) {
     p.on('exit', () => { clearTimeout(timer); reject(new Error(`server exited: ${out}`)); });
   });
 }
+
+// Whether an element is in view: inside the window and inside every
+// ancestor that clips (a scrolling list, the sheet).
+export const inView = (page, sel) => page.$eval(sel, (el) => {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height) return `${el.tagName} has no box`;
+  if (r.top < -1 || r.bottom > innerHeight + 1 || r.left < -1 || r.right > innerWidth + 1) return `outside the window: ${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight}`;
+  for (let a = el.parentElement; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.overflowY === 'visible' && s.overflowX === 'visible') continue;
+    const b = a.getBoundingClientRect();
+    if (r.top < b.top - 1 || r.bottom > b.bottom + 1) return `clipped by ${a.className || a.tagName}: ${Math.round(r.top)}..${Math.round(r.bottom)} in ${Math.round(b.top)}..${Math.round(b.bottom)}`;
+  }
+  return 'ok';
+});
+
+// Text that does not show whole under `sel`: an element that cuts its
+// content (an ellipsis, a clamp, hidden overflow), a word broken across
+// two lines (its characters' boxes on different lines; a break after a
+// hyphen, "Marja-|Liisa", is a break between words), and lines of one
+// item that do not start at its left edge (text in columns: ragged).
+export async function textTrouble(page, sel, { ragged = null } = {}) {
+  return page.evaluate(([s, rag]) => {
+    const out = [];
+    const roots = [...document.querySelectorAll(s)].filter((r) => r.getClientRects().length);
+    for (const root of roots) {
+      for (const el of [root, ...root.querySelectorAll('*')]) {
+        if (!el.getClientRects().length || el.closest('svg')) continue;
+        const st = getComputedStyle(el);
+        const txt = el.textContent.trim().slice(0, 40);
+        if (!txt) continue;
+        if (st.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1) out.push(`cut (ellipsis): "${txt}"`);
+        else if (st.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1) out.push(`cut sideways: "${txt}" ${el.scrollWidth} > ${el.clientWidth}`);
+        if ((st.overflowY === 'hidden' || st.overflowY === 'clip') && el.scrollHeight > el.clientHeight + 1) out.push(`cut below: "${txt}" ${el.scrollHeight} > ${el.clientHeight}`);
+      }
+      const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        if (!n.parentElement.getClientRects().length) continue;
+        for (const m of n.data.matchAll(/[^\s\-\u2010]+/g)) {
+          const range = document.createRange();
+          range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0.5).map((r) => Math.round(r.bottom / 4)));
+          if (tops.size > 1) out.push(`split word: "${m[0]}"`);
+        }
+      }
+    }
+    for (const item of rag ? document.querySelectorAll(rag) : []) {
+      if (!item.getClientRects().length) continue;
+      const range = document.createRange();
+      range.selectNodeContents(item);
+      const left = item.getBoundingClientRect().left + parseFloat(getComputedStyle(item).paddingLeft) + parseFloat(getComputedStyle(item).borderLeftWidth);
+      const lines = new Map();
+      for (const r of range.getClientRects()) {
+        if (r.width < 0.5) continue;
+        const k = Math.round(r.bottom / 4);
+        lines.set(k, Math.min(lines.get(k) ?? Infinity, r.left));
+      }
+      for (const [, l] of lines) if (Math.abs(l - left) > 3) { out.push(`ragged: "${item.textContent.trim().slice(0, 50)}" has a line at ${Math.round(l - left)} px`); break; }
+    }
+    return out;
+  }, [sel, ragged]);
+}
+
+// The language switched in the page, as the header's choice does (every
+// screen draws itself again on "langchange").
+export async function switchLang(page, lang) {
+  await page.evaluate(async (l) => { const m = await import('/js/i18n.js'); await m.setLanguage(l, true); }, lang);
+  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+}

@@ -346,6 +346,24 @@ class PassAndPlayTest(ChatBase):
         code, e, _ = srv.post("/api/tables", {"pass_and_play": "yes"})
         self.assertEqual((code, e["error"]["code"]), (400, "bad_option"))
 
+    def test_a_persons_name_is_checked_as_every_seat_name(self):
+        # issue 22: a name the join refuses (a bidi override, a zero-width
+        # space, a BOM, a cut UTF-8 sequence) left its seat open and the
+        # table waiting for nobody; now the table is refused
+        srv = self.start()
+        before = len(srv.get("/api/tables")[1]["tables"])
+        for bad in ["B\u202eb", "x\u200by", "\ufeffAnn", "a" * 64, "", "\u00e4" * 32]:
+            code, e, _ = srv.post("/api/tables", {"name": "Ann", "pass_and_play": True,
+                                                  "seats": [{}, {"name": bad}], "tiles": SHORT})
+            self.assertEqual((code, e["error"]["code"]), (400, "bad_option"), repr(bad))
+            self.assertIn("seats[1].name", e["error"]["message"])
+        self.assertEqual(len(srv.get("/api/tables")[1]["tables"]), before, "nothing was made")
+        # 63 bytes of UTF-8 and the other scripts are names like any other
+        for good in ["\u00e4" * 31 + "x", "Björn Ø", "\u738b\u82b3", "Zoë-Léa"]:
+            c = srv.create(name="Ann", pass_and_play=True, seats=[{}, {"name": good}], tiles=SHORT)
+            self.assertEqual(c["table"]["status"], "playing", repr(good))
+            self.assertEqual(c["table"]["seats"][1]["name"], good)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -7,10 +7,11 @@
 //
 // What it needs of the view (keep these when game.js changes): the fields
 // id, replay, table, game, you, live (send, token), colors; the methods
-// name(i) and myTurn(); and in view.node the elements .side (the chat goes
-// after its .players), .board-wrap (the invitation banner), .final-box with
+// name(i), who(i) and myTurn(); and in view.node the elements .side (the chat
+// goes after its .log-wrap), .board-wrap (the invitation banner), .final-box with
 // a .card inside when the final scores show (the rematch button), and
-// [data-testid=hand-tile] / .board (hidden by .game.handing, passplay.js).
+// .turn-card with its .hand (the hand-over goes before it; .game.handing
+// hides the tile and the squares where it fits, passplay.js).
 import { seats } from './api.js';
 import { t, tOr } from './i18n.js';
 import { notify } from './notify.js';
@@ -52,8 +53,9 @@ export class ChatBox {
     this.$ = (s) => this.node.querySelector(s);
     this.$('.chat-form').addEventListener('submit', (e) => { e.preventDefault(); this.sendText(); });
     this.$('.chat-quick').addEventListener('click', (e) => { const b = e.target.closest('[data-phrase]'); if (b) this.send({ type: 'chat', phrase: b.dataset.phrase }); });
+    // after the log: during play the log stays on screen, the chat below it
     const side = view.node.querySelector('.side');
-    const after = side.querySelector('.players');
+    const after = side.querySelector('.log-wrap') || side.querySelector('.players');
     side.insertBefore(this.node, after ? after.nextSibling : null);
     this.paint();
     this.load();
@@ -92,6 +94,8 @@ export class ChatBox {
     if (!this.lines.size) this.empty();
   }
 
+  relang() { this.paint(); }
+
   empty() {
     const ol = this.$('.chat-lines');
     if (!this.lines.size) ol.replaceChildren(el('li', 'chat-empty', t('chat.empty')));
@@ -122,6 +126,15 @@ export class ChatBox {
     ol.scrollTop = ol.scrollHeight;
   }
 
+  // whether some of the lines are on screen (not in a closed sheet, not scrolled away in the side)
+  inSight() {
+    const ol = this.$('.chat-lines');
+    if (!ol.getClientRects().length) return false;
+    const r = ol.getBoundingClientRect(), side = this.node.closest('.side')?.getBoundingClientRect();
+    const top = Math.max(0, side ? side.top : 0), bottom = Math.min(innerHeight, side ? side.bottom : innerHeight);
+    return Math.min(r.bottom, bottom) - Math.max(r.top, top) >= 16;
+  }
+
   send(msg) {
     if (!this.view.live?.send(msg)) toast(t('err.network'), 'error');
   }
@@ -141,9 +154,10 @@ export class ChatBox {
     if (m.type === 'chat') {
       const fresh = !this.lines.has(m.n);
       this.add(m);
-      // on a phone the chat is in the sheet: while that is closed, another's line shows as a toast
+      // on a phone the chat is in the sheet, at 1280x800 it may be scrolled under the log:
+      // while it is out of sight, another's line shows as a toast
       const li = this.lines.get(m.n)?.li;
-      if (fresh && li && m.seat !== this.view.you && !this.node.getClientRects().length) {
+      if (fresh && li && m.seat !== this.view.you && !this.inSight()) {
         toast(`${li.querySelector('.who').textContent}: ${li.querySelector('.text').textContent}`, 'info', 'chat');
       }
     }
@@ -168,6 +182,11 @@ export class Rematch {
     import('./account.js').then((a) => a.currentAccount()).then((me) => { this.me = me; this.paintInvite(); }).catch(() => {});
   }
   destroy() { this.obs.disconnect(); }
+  relang() {
+    this.view.node.querySelector('.final-box .rematch-bar')?.remove();
+    this.button();
+    this.paintInvite();
+  }
 
   mine() { const v = this.view; return !v.replay && v.you !== null && v.you !== undefined && v.table?.status === 'over'; }
 
@@ -257,6 +276,9 @@ export function mountSocial(view) {
   const parts = [new ChatBox(view), new PassPlay(view)];
   if (!view.replay) parts.push(new Rematch(view));
   let wasMine = false;
+  // a language chosen at the table: every part says its words again
+  const relang = () => { for (const p of parts) p.relang?.(); };
+  window.addEventListener('langchange', relang);
   return {
     onMessage(m) {
       for (const p of parts) p.onMessage(m);
@@ -264,6 +286,6 @@ export function mountSocial(view) {
       if (mine && !wasMine && (m.type === 'move' || m.type === 'state')) notify.yourTurn(view.id);
       wasMine = mine;
     },
-    destroy() { for (const p of parts) p.destroy?.(); },
+    destroy() { window.removeEventListener('langchange', relang); for (const p of parts) p.destroy?.(); },
   };
 }

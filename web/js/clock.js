@@ -9,20 +9,13 @@
 // view.update(message, yourSeat) for every message.
 import { t } from './i18n.js';
 import { sound } from './sound.js';
-import { toast } from './ui.js';
+import { toast, fmtTime } from './ui.js';
 import { badge } from './colors.js';
-import { seatColors } from './players.js';
+import { seatColors, seatName } from './players.js';
 
 const LOW_TURN_MS = 3600 * 1000; // turn-based games: the last hour
 
-function fmt(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60), x = s % 60;
-  const two = (n) => String(n).padStart(2, '0');
-  if (d) return `${d}d ${two(h)}:${two(m)}`;
-  if (h) return `${h}:${two(m)}:${two(x)}`;
-  return `${m}:${two(x)}`;
-}
+const fmt = fmtTime;
 
 // The lobby's choice of a clock: a few presets (the server takes any time in
 // range, docs/protocol.md "Clocks"). The choice is kept in localStorage, so
@@ -86,7 +79,7 @@ export class ClockView {
   update(m, you) {
     const c = m.type === 'move' ? m.clock : m.table?.clock;
     // a move's "table" is the table's id; state and table messages carry the table
-    if (m.table && typeof m.table === 'object') { this.seats = m.table.seats || this.seats; this.status = m.table.status; this.colors = seatColors(m.table); }
+    if (m.table && typeof m.table === 'object') { this.table = m.table; this.seats = m.table.seats || this.seats; this.status = m.table.status; this.colors = seatColors(m.table); }
     this.you = you ?? null;
     if (m.type === 'resigned') toast(t('clock.you_resigned'));
     if (!c) return;
@@ -100,11 +93,13 @@ export class ClockView {
         toast(t('clock.timed_out', { name: this.name(p) }), 'error');
       }
     }
-    if (prev && !prev.ended && c.ended) toast(t('clock.resigned', { name: this.name(c.ended.seat) }));
+    // the one who resigned reads "You resigned." once (the toast of the same words is not doubled), the others "Alice resigned."
+    if (prev && !prev.ended && c.ended) toast(c.ended.seat === this.you ? t('clock.you_resigned') : t('clock.resigned', { name: this.name(c.ended.seat) }));
     this.render();
   }
 
-  name(i) { return this.seats[i]?.name || `#${i + 1}`; }
+  // as the players list names a seat: an open seat "Open seat", a bot by its colour and level
+  name(i) { return this.table ? seatName(this.table, i, this.colors) : this.seats[i]?.name || t('player.n', { n: i + 1 }); }
 
   left(i) {
     const c = this.clock;

@@ -295,6 +295,12 @@ export class GameView {
       : this.elsewhere && n.to_move === this.you ? `<span data-testid="turn-elsewhere">${t('window.turn')}</span>`
       : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
     hand.classList.remove('hidden');
+    // a turn starts with the tile turned to a rotation that fits somewhere, so
+    // the squares the hint calls yellow (fitting this rotation) are there
+    if (mine && !this.sel.pending) {
+      const fits = this.fittingRots();
+      if (fits.length && !fits.includes(this.sel.rot)) this.sel.rot = fits[0];
+    }
     const rot = this.sel.pending ? this.sel.pending.rot : this.sel.rot;
     this.$('.hand-tile').innerHTML = this.tiles.svg(n.tile, mine ? rot : 0, mine ? 132 : 84) + `<div class="hand-name" data-tile="${esc(n.tile)}">${esc(this.tiles.name(n.tile))}</div>`;
     hand.querySelectorAll('.rot').forEach((b) => { b.disabled = !mine || !!n.legal?.discard; b.classList.toggle('hidden', !mine); });
@@ -434,7 +440,7 @@ export class GameView {
       confirm: () => this.confirm(), takeback: () => this.takeBack(), discard: () => this.discard(),
       tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
       track: () => this.setTrack(!this.trackOn, true),
-      sheet: () => { const open = this.node.classList.toggle('sheet-open'); b.setAttribute('aria-expanded', String(open)); },
+      sheet: () => { const open = this.node.classList.toggle('sheet-open'); b.setAttribute('aria-expanded', String(open)); if (open) this.scrollLog(); },
       copy: () => copyText(this.invite()).then(() => toast(t('invite.copied'))),
       join: () => this.join(),
       closefinal: () => this.$('.final-box').classList.add('hidden'),
@@ -500,12 +506,14 @@ export class GameView {
       const figs = supply[i] || {};
       const figHtml = FIGURE_KINDS.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" title="${t(`fig.${k}`)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
       const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${t(`goods.${k}`)}">${t(`goods.${k}`)} ${v}</span>`).join('') : '';
-      const online = s.kind === 'bot' || s.online;
+      // pass-and-play: every person sits at the one screen, present while it is connected
+      const shared = !!this.table.options?.pass_and_play && s.kind === 'human' && this.table.seats.some((x) => x.kind === 'human' && x.online);
+      const online = s.kind === 'bot' || s.online || shared;
       h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
         <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
         ${badge(this.colors[i], 20)}
         <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
-          <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}"></span></span>
+          <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}${shared ? ` · ${t('opt.pnp')}` : ''}"></span></span>
         <span class="score" data-testid="score-${i}">${scores[i] ?? 0}</span>
         <span class="figs">${figHtml}${gd}</span>
       </li>`;
@@ -615,10 +623,32 @@ export class GameView {
     return out;
   }
   evHtml(ev, mover) {
+    if (ev.final && ev.x !== undefined && Math.max(...ev.points) <= 0) ev = { ...ev, held: this.heldAtEnd(ev) };
     const best = Math.max(...ev.points);
     const c = best > 0 ? this.colors[ev.points.indexOf(best)].hex : '#999';
     const m = ev.x !== undefined ? ` data-mark="feature" data-x="${ev.x}" data-y="${ev.y}" data-at="${ev.at}" data-kind="${ev.kind}" tabindex="0" role="button"` : '';
     return `<div class="ev${ev.final ? ' final' : ''}" data-kind="${ev.kind}" style="--pc:${c}"${m}>${eventText(ev, mover, (i) => this.who(i))}</div>`;
+  }
+  // Who held a feature when the final scoring came (the figures on it before
+  // it, replayed from the log): the players with the most followers there.
+  heldAtEnd(ev) {
+    const g = this.game;
+    if (!g?.log?.length || !this.tiles) return [];
+    if (!this.endSim || this.endSim.n !== g.log.length) {
+      if (!this.start0) this.start0 = this.startTiles();
+      this.endSim = { n: g.log.length, ...this.simulate(g.log.length) };
+    }
+    const { map, figs } = this.endSim;
+    const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
+    const fi = featureInfo(this.tiles, map, parts, figs.filter((f) => f.kind === 'follower' || f.kind === 'big'));
+    const most = Math.max(0, ...Object.values(fi.holders));
+    return most ? Object.keys(fi.holders).map(Number).filter((p) => fi.holders[p] === most).sort((a, b) => a - b) : [];
+  }
+  // the tile the game starts from (the board's first tile, placed by no one)
+  startTiles() {
+    const b = this.game.board;
+    const s = b.filter((x) => x.player === null || x.player === undefined).slice(0, 1);
+    return s.length ? s : [b[0]];
   }
   renderLog() {
     const ol = this.$('.log');
@@ -640,7 +670,7 @@ export class GameView {
   renderTilesLeft() {
     const b = this.$('.tiles-left'), v = this.$('.tiles-view');
     const n = this.game?.next;
-    if (!n || this.replay) { b.classList.add('hidden'); v.classList.add('hidden'); return; }
+    if (!n || this.replay || this.result() || this.table?.status === 'over') { b.classList.add('hidden'); v.classList.add('hidden'); return; }
     b.classList.remove('hidden');
     b.textContent = t('tiles.left', { n: n.tiles_left ?? 0 });
     const by = n.tiles_left_by_kind || {};
@@ -661,7 +691,7 @@ export class GameView {
     if (visitor) {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="${NAME_BYTES}" value="${esc(fitName(localStorage.getItem('carc.name') || '').name)}" data-testid="join-name" aria-describedby="join-name-cut"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><small id="join-name-cut" class="name-cut${this.joinCut ? '' : ' hidden'}" data-testid="join-name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small><p class="hint">${t('join.watching')}</p>`;
     }
-    h += `<p>${t('wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    h += `<p>${t(visitor ? 'wait.text.guest' : 'wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
     h += '</ul>';
     w.innerHTML = h + '</div>';
@@ -725,7 +755,10 @@ export class GameView {
       h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${t(`kind.${k}`)}">${t(`kind.${k}`)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
       for (const i of order) h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${crown(i)}</td>${kinds.map((k) => cell(i, k)).join('')}${total(i)}</tr>`;
     } else {
-      h += `<table class="final-table tall"><thead><tr><th></th>${order.map((i) => `<th class="pcol${w.includes(i) ? ' win' : ''}" title="${esc(this.name(i))}">${badge(this.colors[i], 16)}<span class="pn">${esc(this.name(i))}</span>${crown(i)}</th>`).join('')}</tr></thead><tbody>`;
+      // a column is too narrow for a name ("Keltainen botti (helppo)"): the names stand
+      // whole above the table, each with the colour and mark that heads its column
+      h += `<ol class="final-legend" data-testid="final-legend">${order.map((i) => `<li class="${w.includes(i) ? 'win' : ''}" data-p="${i}">${badge(this.colors[i], 16)} <span class="pn">${esc(this.name(i))}</span>${crown(i)}</li>`).join('')}</ol>`;
+      h += `<table class="final-table tall"><thead><tr><th></th>${order.map((i) => `<th class="pcol${w.includes(i) ? ' win' : ''}" title="${esc(this.name(i))}" aria-label="${esc(this.name(i))}">${badge(this.colors[i], 16)}${crown(i)}</th>`).join('')}</tr></thead><tbody>`;
       for (const k of kinds) h += `<tr><th scope="row">${t(`kind.${k}`)}</th>${order.map((i) => cell(i, k)).join('')}</tr>`;
       h += `<tr class="sum"><th scope="row">${t('final.total')}</th>${order.map((i) => total(i)).join('')}</tr>`;
     }
@@ -741,8 +774,7 @@ export class GameView {
     try {
       const st = await api.state(this.id);
       this.table = st.table; this.game = st.game;
-      this.start0 = st.game.board.filter((b) => b.player === null || b.player === undefined).slice(0, 1);
-      if (!this.start0.length) this.start0 = [st.game.board[0]];
+      this.start0 = this.startTiles();
       const q = Number(new URLSearchParams(location.search).get('step'));
       this.step = Number.isFinite(q) && q > 0 ? Math.min(q, st.game.log.length) : 0;
       this.renderAll(true);

@@ -198,7 +198,8 @@ export class LobbyView {
       h += `</div></td><td><select name="who${i}" data-testid="who-${i}">`;
       const opts = [];
       if (i === 0) opts.push(['me', t('create.me')]);
-      else opts.push(['friend', t('create.friend')]);
+      // pass-and-play: a person at this screen, named here; else a friend who joins with the link
+      else opts.push(['friend', t(f.pass_and_play ? 'create.pnp.person' : 'create.friend')]);
       // a level the operator added (--bot-level) has no translation: its name, and its spec as the hint
       for (const l of this.levels()) opts.push([`bot:${l}`, t('create.bot', { level: tOr(`bot.${l}`, l) })]);
       // a level saved in this browser that this server no longer has: its default
@@ -211,6 +212,8 @@ export class LobbyView {
       if (s.who === 'me') {
         h += `<input name="name" maxlength="${NAME_BYTES}" required value="${esc(f.name)}" placeholder="${t('create.name.ph')}" data-testid="my-name" aria-label="${t('create.name')}" aria-describedby="name-cut">`;
         h += `<small id="name-cut" class="name-cut${this.nameCut ? '' : ' hidden'}" data-testid="name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small>`;
+      } else if (s.who === 'friend' && f.pass_and_play) {
+        h += `<input name="seatname${i}" maxlength="${NAME_BYTES}" value="${esc(s.name || '')}" placeholder="${esc(t('player.n', { n: i + 1 }))}" data-testid="seat-name-${i}" aria-label="${esc(t('create.pnp.name', { n: i + 1 }))}">`;
       } else if (s.who === 'friend') h += `<span class="hint">${t('create.friend.hint')}</span>`;
       else {
         const hint = this.botHint(s.who.slice(4));
@@ -255,7 +258,7 @@ export class LobbyView {
     let tiles;
     try { tiles = f.pile.trim() ? this.parsePile(f.pile) : undefined; } catch { tiles = undefined; }
     // without the players: the form shows them just above
-    return optionsSummary({ players: f.players, farmers: f.farmers, farm_scoring: f.farm_scoring, small_city: f.small_city, expansions: this.chosenExpansions(), tiles, private: f.private }).slice(1).join(' · ');
+    return optionsSummary({ players: f.players, farmers: f.farmers, farm_scoring: f.farm_scoring, small_city: f.small_city, expansions: this.chosenExpansions(), tiles, clock: chosenClock(), private: f.private, pass_and_play: f.pass_and_play }).slice(1).join(' · ');
   }
 
   onInput(e) {
@@ -280,7 +283,14 @@ export class LobbyView {
       const q = this.root.querySelector('[data-testid=quick-what]');
       if (q) q.textContent = this.quickWhat();
     }
-    else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat') { f[n] = el.checked; rerender = n === 'farmers'; }
+    else if (n.startsWith('seatname')) {
+      const { name, cut } = fitName(el.value);
+      if (cut) el.value = name;
+      f.seats[Number(n.slice(8))].name = name;
+    }
+    // the summary reads the preset from where clock.js keeps it: kept before the summary is drawn
+    else if (n === 'clock_preset') localStorage.setItem('carc.clock', el.value);
+    else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat') { f[n] = el.checked; rerender = n === 'farmers' || n === 'pass_and_play'; }
     else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
     else if (n === 'exp') {
       f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
@@ -290,7 +300,9 @@ export class LobbyView {
     if (e.type === 'change' && rerender) {
       const form = this.root.querySelector('form');
       const focus = el.name;
+      const open = form.querySelector('details.advanced')?.open;
       form.innerHTML = this.formHtml();
+      if (open) form.querySelector('details.advanced').open = true;
       form.querySelector(`[name="${focus}"]`)?.focus();
     }
     const sum = this.root.querySelector('[data-testid=create-summary]');
@@ -382,6 +394,8 @@ export class LobbyView {
       const s = f.seats[i];
       colours.push(s.colour);
       if (s.who.startsWith('bot:')) body.seats.push({ bot: s.who.slice(4), colour: s.colour });
+      // pass-and-play: the name typed for the person, else "Player 2" in this language
+      else if (s.who === 'friend' && f.pass_and_play) body.seats.push({ colour: s.colour, name: fitName((s.name || '').trim()).name.trim() || t('player.n', { n: i + 1 }) });
       else { body.seats.push({ colour: s.colour }); if (s.who === 'me') me = true; }
     }
     if (me) {

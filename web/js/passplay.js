@@ -1,10 +1,13 @@
 // Pass-and-play: several people at one screen. The browser that made the
 // table holds every human seat's token (kept here, table id -> seat ->
-// token); between two people's turns a hand-over screen covers the board
-// and the tile until the next person says they are ready, then the
-// connection takes that seat (the WebSocket "auth" message).
+// token). Between two people's turns the board stays in view with what the
+// last move scored, and a hand-over panel in the turn card (where the tile
+// in hand was) asks for the next person; the next tile and where it fits
+// stay hidden until they say they are ready, then the connection takes
+// that seat (the WebSocket "auth" message).
 import { seats } from './api.js';
 import { t } from './i18n.js';
+import { eventText, eventShown } from './story.js';
 
 const KEY = 'carc.pnp';
 export const pnp = {
@@ -27,12 +30,13 @@ export const pnp = {
 export class PassPlay {
   constructor(view) {
     this.view = view; this.asked = null;
-    this.node = document.createElement('div');
+    this.node = document.createElement('section');
     this.node.className = 'handover hidden';
     this.node.dataset.testid = 'handover';
-    this.node.setAttribute('role', 'dialog');
-    this.node.setAttribute('aria-modal', 'true');
-    view.node.appendChild(this.node);
+    this.node.setAttribute('aria-live', 'polite');
+    // in the turn card, before the (hidden) tile in hand: the board stays in view
+    const card = view.node.querySelector('.turn-card');
+    card.insertBefore(this.node, card.querySelector('.hand'));
     this.node.addEventListener('click', (e) => { if (e.target.closest('[data-ready]')) this.ready(); });
   }
 
@@ -47,24 +51,43 @@ export class PassPlay {
     return s;
   }
 
+  // what the last move scored, in the log's words ("Ann completed the city
+  // (3 tiles): Ann 6"), or that it scored nothing
+  result() {
+    const v = this.view, e = v.game?.log?.[v.game.log.length - 1];
+    if (!e) return '';
+    const who = (i) => v.who(i);
+    const lines = (e.events || []).filter((ev) => !ev.final && eventShown(ev)).map((ev) => eventText(ev, e.player, who));
+    return lines.length ? lines.join('<br>') : t('pnp.noscore', { name: who(e.player) });
+  }
+
   paint() {
     const s = this.nextSeat();
     const show = s !== null && this.asked !== s;
     this.view.node.classList.toggle('handing', show);
     this.node.classList.toggle('hidden', !show);
-    if (!show) return;
+    if (!show) { this.shown = null; return; }
+    const key = `${s}:${this.view.game.log.length}`;
+    if (this.shown === key) return; // the same hand-over: not drawn again (focus, reading)
+    this.shown = key;
+    this.draw(s);
+  }
+
+  draw(s) {
     const name = this.view.name(s);
-    const card = document.createElement('div');
-    card.className = 'card';
+    const res = document.createElement('p');
+    res.className = 'handover-result'; res.dataset.testid = 'handover-result';
+    res.innerHTML = this.result(); // names through view.who (escaped), the rest from the catalogue
     const h = document.createElement('h2'); h.textContent = t('pnp.pass', { name });
-    const p = document.createElement('p'); p.textContent = t('pnp.hint', { name });
+    const p = document.createElement('p'); p.className = 'hint'; p.textContent = t('pnp.hint', { name });
     const b = document.createElement('button');
     b.className = 'primary big'; b.type = 'button'; b.dataset.ready = '1'; b.dataset.testid = 'handover-ready';
     b.textContent = t('pnp.ready', { name });
-    card.append(h, p, b);
-    this.node.replaceChildren(card);
-    b.focus();
+    this.node.replaceChildren(...(res.innerHTML ? [res] : []), h, p, b);
+    b.focus({ preventScroll: true });
   }
+
+  relang() { const s = this.nextSeat(); if (s !== null && this.shown) this.draw(s); }
 
   ready() {
     const s = this.nextSeat();

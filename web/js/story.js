@@ -1,7 +1,7 @@
 // The log in words: tile names, the figure's role ("a knight"), what a turn
 // scored (which feature, its size, who held it, the points) and the final
 // scoring grouped per feature. Pure text building: game.js puts it on screen.
-import { t } from './i18n.js';
+import { t, listJoin } from './i18n.js';
 
 // What a figure of `kind` on a feature of `feature` is called: a follower
 // is a knight in a city, a robber on a road, a monk in a cloister, a farmer
@@ -25,9 +25,12 @@ export function sizeText(ev) {
   return parts.join(', ');
 }
 
-// "Red 10, Blue 10 (tie)"; who(i) gives a player's name as HTML
+// "Red 10, Blue 10 (tie)"; who(i) gives a player's name as HTML. An
+// unfinished inn road or cathedral city scores nothing: then whose robbers
+// or knights got nothing, when `ev.held` (game.js) says who held it.
 export function pointsText(ev, who) {
   const got = ev.points.map((p, i) => [i, p]).filter(([, p]) => p > 0).sort((a, b) => b[1] - a[1]);
+  if (!got.length && ev.held?.length) return t(`log.nothing.${ev.kind === 'road' ? 'robber' : 'knight'}`, { names: listJoin(ev.held.map(who)) });
   if (!got.length) return t('log.nobody');
   const s = got.map(([i, p]) => `${who(i)} <b class="pts">${p}</b>`).join(', ');
   return got.length > 1 && got[0][1] === got[1][1] ? `${s} ${t('log.tie')}` : s;

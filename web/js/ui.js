@@ -40,6 +40,25 @@ const EXP_KEYS = { river: 'exp.river', 'inns-cathedrals': 'exp.ic', 'inns-cathed
 export const expName = (e) => (EXP_KEYS[e] ? t(EXP_KEYS[e]) : e);
 export const expHelp = (e) => (EXP_KEYS[e] ? t(`${EXP_KEYS[e]}.help`) : '');
 
+// A time on the clock: "0:30", "1:05:00", "1d 00:00".
+export function fmtTime(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60), x = s % 60;
+  const two = (n) => String(n).padStart(2, '0');
+  if (d) return `${d}d ${two(h)}:${two(m)}`;
+  if (h) return `${h}:${two(m)}:${two(x)}`;
+  return `${m}:${two(x)}`;
+}
+
+// A table's clock in words ("0:30 a move + 1:00 reserve"), from the table
+// option (move_s, reserve_s) or the live clock (move_ms, reserve_ms); ''
+// without one.
+export function clockText(c) {
+  if (!c || !c.mode || c.mode === 'none') return '';
+  const move = c.move_ms ?? (c.move_s || 0) * 1000, reserve = c.reserve_ms ?? (c.reserve_s || 0) * 1000;
+  return t(c.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmtTime(move), reserve: fmtTime(reserve) });
+}
+
 // One line per table option, in words.
 export function optionsSummary(o) {
   const out = [];
@@ -49,6 +68,7 @@ export function optionsSummary(o) {
   if (o.small_city) out.push(t('opt.smallcity'));
   out.push(o.expansions?.length ? `${t('opt.expansions')}: ${o.expansions.map(expName).join(', ')}` : t('opt.noexp'));
   if (o.tiles && Object.keys(o.tiles).length) out.push(t('opt.pile.n', { n: Object.values(o.tiles).reduce((a, b) => a + b, 0) }));
+  if (clockText(o.clock)) out.push(`${t('opt.clock')}: ${clockText(o.clock)}`);
   if (o.private) out.push(t('opt.private'));
   if (o.tutorial) out.push(t('opt.tutorial'));
   if (o.pass_and_play) out.push(t('opt.pnp'));

@@ -254,6 +254,15 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 		*code = SE_MALFORMED;
 		return NULL;
 	}
+	/* a pass-and-play person's name is a seat's name: the same rule as a join's
+	 * (checked here, so that a refused one cannot leave its seat open) */
+	for (int i = 0; i < o->nseats && i < CARC_MAX_PLAYERS; i++)
+		if (o->seat[i].name[0] && !valid_name(o->seat[i].name)) {
+			snprintf(err, errsize, "seats[%d].name: 1 to %d bytes of UTF-8 without control, "
+			         "format or line-separator characters", i, STORE_NAME_SIZE - 1);
+			*code = SE_BAD_OPTION;
+			return NULL;
+		}
 	srv_table *t = game_table(o, owner, NULL, code, err, errsize);
 	if (!t)
 		return NULL;
