@@ -37,6 +37,7 @@
 #include "ratelimit.h"
 #include "options.h"
 #include "outbox.h"
+#include "recovery.h"
 #include "rematch.h"
 #include "tables.h"
 #include "writer.h"
@@ -84,6 +85,7 @@ void api_start(void)
 {
 	tables_outbox_set(&outbox);
 	accounts_hooks_set(&acc_out);
+	recovery_hooks_set(api_keep_hooks());
 }
 
 int api_is_api_path(const char *path)

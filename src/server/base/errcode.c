@@ -40,6 +40,7 @@ static const struct {
 	[SE_BAD_ORIGIN] = {"bad_origin", 403},
 	[SE_BAD_CONTENT_TYPE] = {"bad_content_type", 415},
 	[SE_FORBIDDEN] = {"forbidden", 403},
+	[SE_BAD_RECOVERY] = {"bad_recovery", 401},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

@@ -43,6 +43,8 @@ typedef enum srv_err {
 	SE_BAD_ORIGIN,     /* a state-changing request from a page of another site */
 	SE_BAD_CONTENT_TYPE, /* a request body that is not application/json */
 	SE_FORBIDDEN,      /* a monitoring path asked from where it does not answer */
+	/* keeping an account (recovery.c) */
+	SE_BAD_RECOVERY,   /* no such name, or not one of its unused recovery codes */
 	SE_COUNT
 } srv_err;
 

@@ -56,6 +56,10 @@ static const struct {
 	[LIM_LOGINS] = {"logins and registrations", "--rate-logins", "minute", 60 * 1000000LL},
 	[LIM_ANALYSES] = {"analyses started", "--rate-analyses", "hour", 3600 * 1000000LL},
 	[LIM_PLAYERS] = {"profiles asked for", "--rate-players", "minute", 60 * 1000000LL},
+	[LIM_RECOVER] = {"recovery attempts", "--rate-recover", "hour", 3600 * 1000000LL},
+	[LIM_KEEP] = {"password changes, deletions and new recovery codes", "--rate-keep", "hour",
+	              3600 * 1000000LL},
+	[LIM_DOWNLOADS] = {"pages of game downloads", "--rate-downloads", "hour", 3600 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -67,6 +71,9 @@ static int limit_of(lim_kind k)
 	case LIM_LOGINS: return cfg->rate_logins;
 	case LIM_ANALYSES: return cfg->rate_analyses;
 	case LIM_PLAYERS: return cfg->rate_players;
+	case LIM_RECOVER: return cfg->rate_recover;
+	case LIM_KEEP: return cfg->rate_keep;
+	case LIM_DOWNLOADS: return cfg->rate_downloads;
 	default: return 0;
 	}
 }

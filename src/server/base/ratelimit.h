@@ -24,6 +24,9 @@ typedef enum lim_kind {
 	LIM_LOGINS,       /* logins and registrations, per minute */
 	LIM_ANALYSES,     /* analyses of finished games started, per hour */
 	LIM_PLAYERS,      /* profiles asked for (GET /api/player), per minute */
+	LIM_RECOVER,      /* recovery attempts (POST /api/account/recover), per hour */
+	LIM_KEEP,         /* password changes, deletions, new recovery codes, per hour */
+	LIM_DOWNLOADS,    /* pages of the games' download (GET /api/me/records), per hour */
 	LIM_KIND_COUNT
 } lim_kind;
 

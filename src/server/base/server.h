@@ -122,6 +122,12 @@ typedef struct srv_config {
 	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
+	/* keeping an account (recovery.c); 0 turns a limit off */
+	int rate_recover;      /* recovery attempts per address per hour */
+	int rate_keep;         /* password changes, deletions, new recovery codes per
+	                        * address and per account per hour */
+	int rate_downloads;    /* pages of GET /api/me/records per address and per
+	                        * account per hour */
 	/* ratings (ratings.c, docs/server.md "Ratings") */
 	int rate_custom_piles; /* 1: games on a custom pile are rated too (a server of
 	                        * friends, the browser tests); 0: never (the default) */

@@ -298,6 +298,9 @@ void srv_config_default(srv_config *c)
 	c->auth_queue_per_addr = 2;
 	c->rate_login_fails = 10;
 	c->rate_players = 30;
+	c->rate_recover = 20;
+	c->rate_keep = 10;
+	c->rate_downloads = 60;
 	c->rated_min_moves = RATED_MIN_MOVES;
 	c->chat_rate = 20;
 	c->chat_burst = 5;

@@ -188,6 +188,15 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX games_unfinished ON games(created_ms, id) WHERE status IN ('open','playing');"
 	"CREATE INDEX games_listed ON games(status, created_ms, id);"
 	"CREATE INDEX games_playing ON games(id) WHERE status = 'playing';",
+	/* 9 -> 10 (recovery.c): an account's recovery codes, each the
+	 * HMAC-SHA256 (hex) of the code under the server key 'recovery',
+	 * removed when used; never the code */
+	"CREATE TABLE recovery_codes ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  hash TEXT NOT NULL,"
+	"  created_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, hash)) WITHOUT ROWID;"
+	"INSERT INTO server_keys VALUES ('recovery', carc_random_blob(32));",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -754,6 +763,11 @@ static const store_ops SQLITE_OPS = {
 	.get_rematch = sq_get_rematch,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
+	.recovery_set = sq_recovery_set,
+	.recovery_find = sq_recovery_find,
+	.password_set = sq_password_set,
+	.account_delete = sq_account_delete,
+	.account_over_ids = sq_account_over_ids,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

@@ -188,6 +188,9 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
  * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
  * table is not in memory. */
 int tables_seat_of_account(const srv_table *t, int64_t account);
+/* A table whose seats changed in the store (an account was deleted):
+ * when this process holds it, it loads them (tables_sync); else nothing. */
+void tables_refresh(const char *id);
 json_t *tables_my_game(const char *id, int seat);
 /* For chat.c and rematch.c (they build on these, tables.c calls them):
  * a job for the storage thread about table t (it cannot leave memory
