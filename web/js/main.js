@@ -4,6 +4,7 @@
 //   /?replay=ID       step through a game
 //   /?leaderboard     the players by rating; /?player=NAME a player's profile
 //   /?mygames         the games this browser (or account) plays, "your turn" first
+//   /?account         the account page: password, recovery codes, download, delete
 import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
 import { sound } from './sound.js';
@@ -71,6 +72,8 @@ async function main() {
       if (q.get('table')) await account.claimSeat(q.get('table')); // the seat follows the account
       const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load()]);
       window.carcView = new GameView(root, tiles, id, { replay: q.has('replay') });
+    } else if (q.has('account')) {
+      window.carcView = new account.AccountView(root);
     } else if (q.has('mygames')) {
       const { MyGamesView } = await import('./mygames.js');
       window.carcView = new MyGamesView(root);
