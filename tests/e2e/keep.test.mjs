@@ -148,6 +148,11 @@ for (const [label, viewport, extra] of SIZES) {
     assert.equal(info.seats[0].name, '(deleted player)');
     await noSideways(page, viewport.width);
     await shot(page, `keep-deleted-${label}.png`);
+    // the seat's neutral name in the reader's language (German here)
+    await page.evaluate(() => localStorage.setItem('carc.lang', 'de'));
+    await page.goto(`${BASE}/?replay=${table}`);
+    await ready(page);
+    await page.waitForFunction((s) => document.querySelector('main').textContent.includes(s), catalogue('de')['keep.anon']);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
