@@ -272,6 +272,29 @@ class RecoveryTest(KeepCase):
             sts.append(st)
         self.assertEqual(sts, [200, 200, 429])
 
+    def test_keep_and_download_limits_per_address(self):
+        # two accounts behind one address share its budget
+        srv = self.start(extra=["--rate-keep", "2", "--rate-downloads", "2",
+                                "--trust-proxy", "127.0.0.1"])
+        a, b = Client(srv), Client(srv)
+        a.register("Ivy")
+        b.register("Jon")
+
+        def call(c, method, path, body=None, ip="198.51.100.9"):
+            hdrs = {"X-Real-IP": ip, "Cookie": "carc_session=" + c.session,
+                    "Origin": "http://%s:%d" % (HOST, srv.port)}
+            return srv.http(method, path, body=body, headers=hdrs)[0]
+        self.assertEqual([call(a, "POST", "/api/me/recovery", {"password": PW}) for _ in range(2)],
+                         [200, 200])
+        self.assertEqual(call(b, "POST", "/api/me/recovery", {"password": PW}), 429)
+        self.assertEqual(call(b, "POST", "/api/me/recovery", {"password": PW}, ip="198.51.100.10"),
+                         200)
+        self.assertEqual([call(a, "GET", "/api/me/records") for _ in range(2)], [200, 200])
+        self.assertEqual(call(b, "GET", "/api/me/records"), 429)
+        # and one account's downloads from many addresses are held to its own
+        self.assertEqual(call(a, "GET", "/api/me/records", ip="198.51.100.11"), 429)
+        self.assertEqual(call(b, "GET", "/api/me/records", ip="198.51.100.12"), 200)
+
     def test_malformed_requests(self):
         srv = self.start()
         a = Client(srv)
