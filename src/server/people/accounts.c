@@ -39,7 +39,7 @@
 #include "writer.h"
 
 #define SESSION_BYTES (ACC_SESSION_HEX / 2) /* a session cookie: 64 hex digits */
-#define SESSION_COOKIE ACC_SESSION_COOKIE
+#define SESSION_COOKIE ACC_SESSION_COOKIE /* accounts.h */
 #define KEY_SIZE crypto_auth_hmacsha256_KEYBYTES
 #define MY_GAMES_MAX 100
 #define PROFILE_SCAN 500 /* finished games a profile looks at */
@@ -392,11 +392,7 @@ static void *auth_main(void *arg)
 	return NULL;
 }
 
-static void work_wipe_free(acc_work *w)
-{
-	sodium_memzero(w, w->size);
-	free(w);
-}
+static void work_wipe_free(acc_work *w) { sodium_memzero(w, w->size); free(w); }
 
 static void job_wipe_free(auth_job *j)
 {
@@ -515,9 +511,8 @@ typedef struct acc_write {
 	int ncodes;
 } acc_write;
 
-/* The account, then its recovery codes in a transaction of their own: an
- * account whose codes could not be stored is made all the same (and told
- * so: none are shown; it makes a set on the account page). */
+/* The account, then its recovery codes in a transaction of their own (an
+ * account whose codes could not be stored is made all the same: none shown). */
 static int call_register(store *st, wjob *j)
 {
 	acc_write *w = j->data;
