@@ -94,6 +94,12 @@ static void usage(FILE *f)
 	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
 	        "                     but those it logged in from before (10; 0: off)\n"
 	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
+	        "  --rate-recover N   recovery attempts (a recovery code) an address may make an\n"
+	        "                     hour (20); each also counts as a failed login of the name\n"
+	        "  --rate-keep N      password changes, account deletions and new recovery codes\n"
+	        "                     an address and an account may ask for an hour (10)\n"
+	        "  --rate-downloads N pages of the games' download (/api/me/records) an address\n"
+	        "                     and an account may ask for an hour (60)\n"
 	        "  --rate-custom-piles  rate games on a custom pile too (a server of friends;\n"
 	        "                     off: they are never rated)\n"
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
@@ -497,6 +503,18 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 86400, &n))
 				return 2;
 			c.match_bot_after_s = (int)n;
+		} else if (!strcmp(a, "--rate-recover")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_recover = (int)n;
+		} else if (!strcmp(a, "--rate-keep")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_keep = (int)n;
+		} else if (!strcmp(a, "--rate-downloads")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_downloads = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;

@@ -5,6 +5,7 @@
 //   /?leaderboard     the players by rating; /?player=NAME a player's profile
 //   /?mygames         the games this browser (or account) plays, "your turn" first
 //   /?guide           makes a guided first game (guide.js) and opens it
+//   /?account         the account page: password, recovery codes, download, delete
 import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
 import { sound } from './sound.js';
@@ -77,6 +78,8 @@ async function main() {
       const { startGuided } = await import('./guide.js');
       await startGuided(localStorage.getItem('carc.name') || '');
       return; // the page goes to the new table
+    } else if (q.has('account')) {
+      window.carcView = new account.AccountView(root);
     } else if (q.has('mygames')) {
       const { MyGamesView } = await import('./mygames.js');
       window.carcView = new MyGamesView(root);

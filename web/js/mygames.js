@@ -6,6 +6,7 @@ import { seats } from './api.js';
 import { t, esc } from './i18n.js';
 import { pnp } from './passplay.js';
 import { myInvites, takeSeat } from './friends.js';
+import { personName } from './players.js';
 
 const REFRESH_MS = 10000;
 
@@ -69,7 +70,7 @@ export class MyGamesView {
     const who = g.to_move !== undefined && g.players[g.to_move] ? t('mygames.waiting', { name: esc(g.players[g.to_move]) }) : '';
     const state = g.status === 'open' ? t('mygames.status.open') : g.your_turn ? `<strong>${t('mygames.turn')}</strong>` : who;
     const due = g.deadline_ms ? ` · <span class="due">${esc(new Date(g.deadline_ms).toLocaleString())}</span>` : '';
-    return `<li class="mygame${g.your_turn ? ' turn' : ''}" data-testid="mygame-${esc(g.id)}"><a href="/?table=${esc(g.id)}">${g.players.map(esc).join(' · ') || esc(g.id)}</a> <span class="hint">${state}${due}${g.account ? ` · ${t('mygames.account')}` : ''}</span></li>`;
+    return `<li class="mygame${g.your_turn ? ' turn' : ''}" data-testid="mygame-${esc(g.id)}"><a href="/?table=${esc(g.id)}">${g.players.map((n) => esc(personName(n))).join(' · ') || esc(g.id)}</a> <span class="hint">${state}${due}${g.account ? ` · ${t('mygames.account')}` : ''}</span></li>`;
   }
 
   render() {

@@ -36,6 +36,11 @@ export function rememberColors(id, ids) {
   try { localStorage.setItem(`carc.colours.${id}`, JSON.stringify(ids)); } catch { /* private mode */ }
 }
 
+// The name the server gives the seats of a deleted account (docs/server.md,
+// "Deleting an account"), shown in the reader's language.
+export const DELETED_NAME = '(deleted player)';
+export const personName = (n) => (n === DELETED_NAME ? t('keep.anon') : n);
+
 // Bots are named by their colour and level ("Red bot (medium)"): two bots of one level stay apart.
 export function seatName(table, i, colors = seatColors(table)) {
   const s = table?.seats?.[i];
@@ -45,7 +50,7 @@ export function seatName(table, i, colors = seatColors(table)) {
     const level = tOr(`bot.${s.level}`, s.level);
     return t('bot.name', { colour: t(`cname.${colors[i].id}`), level });
   }
-  return s.name || t('player.n', { n: i + 1 });
+  return personName(s.name) || t('player.n', { n: i + 1 });
 }
 
 // Figures each player starts with under these rules.

@@ -1,6 +1,7 @@
 // A player's profile (/?player=NAME): rating, its history, results against
 // each bot level, and the games with their replays.
 import { t, tOr, esc, currentLanguage } from './i18n.js';
+import { personName } from './players.js';
 
 function sparkline(history) {
   if (history.length < 1) return '';
@@ -47,7 +48,7 @@ export class ProfileView {
       // the date in the page's language, as the lobby writes it
       const when = new Date(g.finished_ms).toLocaleString(currentLanguage(), { dateStyle: 'short', timeStyle: 'short' });
       const won = new Set(g.winners || []);
-      const players = g.players.map((n, i) => `${esc(n)} <b>${g.scores[i] ?? ''}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`).join(' · ');
+      const players = g.players.map((n, i) => `${esc(personName(n))} <b>${g.scores[i] ?? ''}</b>${won.has(i) ? '<span class="crown" aria-hidden="true">★</span>' : ''}`).join(' · ');
       h += `<li data-testid="profile-game"><a href="${esc(g.replay)}">${t('profile.replay')}</a> <span class="gp">${players}</span> <time>${esc(when)}</time> ${change === null ? `<em class="unrated">${t('profile.unrated')}</em>` : `<strong class="${change >= 0 ? 'up' : 'down'}">${change >= 0 ? '+' : ''}${change}</strong>`}</li>`;
     }
     h += '</ul></section>';

@@ -40,6 +40,7 @@
 #include "undo.h"
 #include "options.h"
 #include "outbox.h"
+#include "recovery.h"
 #include "rematch.h"
 #include "windows.h"
 #include "tables.h"
@@ -97,6 +98,7 @@ void api_start(void)
 	accounts_hooks_set(&acc_out);
 	friends_hooks_set(&fr_out);
 	match_setup(net_http_answer);
+	recovery_hooks_set(api_keep_hooks());
 }
 
 int api_is_api_path(const char *path)

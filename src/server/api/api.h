@@ -43,6 +43,9 @@ void api_create_done(const srv_origin *o, srv_table *t, int seat, const char *to
 void api_rematch_done(const srv_origin *o, srv_table *old, srv_table *nt, int seat,
                       const char *token, srv_err e, const char *err);
 
+/* The hooks of keeping an account (recovery.h), in api_keep.c. */
+const struct keep_hooks *api_keep_hooks(void);
+
 /* Installs what the domain and the accounts say upwards: the tables'
  * outbox (outbox.h: net.c's sending, the api_*_done above) and the
  * accounts' hooks. Before tables_start and accounts_start. */

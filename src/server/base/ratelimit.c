@@ -60,6 +60,10 @@ static const struct {
 	[LIM_SOCIAL] = {"friend, block and invite requests", "--rate-social", "minute",
 	                60 * 1000000LL},
 	[LIM_MATCH] = {"quick-match joins", "--rate-match", "minute", 60 * 1000000LL},
+	[LIM_RECOVER] = {"recovery attempts", "--rate-recover", "hour", 3600 * 1000000LL},
+	[LIM_KEEP] = {"password changes, deletions and new recovery codes", "--rate-keep", "hour",
+	              3600 * 1000000LL},
+	[LIM_DOWNLOADS] = {"pages of game downloads", "--rate-downloads", "hour", 3600 * 1000000LL},
 };
 
 static int limit_of(lim_kind k)
@@ -74,6 +78,9 @@ static int limit_of(lim_kind k)
 	case LIM_UNDOS: return cfg->rate_undos;
 	case LIM_SOCIAL: return cfg->rate_social;
 	case LIM_MATCH: return cfg->rate_match;
+	case LIM_RECOVER: return cfg->rate_recover;
+	case LIM_KEEP: return cfg->rate_keep;
+	case LIM_DOWNLOADS: return cfg->rate_downloads;
 	default: return 0;
 	}
 }

@@ -27,6 +27,9 @@ typedef enum lim_kind {
 	LIM_UNDOS,        /* undo requests in training games (undo.c), per minute */
 	LIM_SOCIAL,       /* friend, block and invite requests, per minute */
 	LIM_MATCH,        /* quick-match joins (POST /api/match), per minute */
+	LIM_RECOVER,      /* recovery attempts (POST /api/account/recover), per hour */
+	LIM_KEEP,         /* password changes, deletions, new recovery codes, per hour */
+	LIM_DOWNLOADS,    /* pages of the games' download (GET /api/me/records), per hour */
 	LIM_KIND_COUNT
 } lim_kind;
 

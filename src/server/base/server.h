@@ -132,6 +132,12 @@ typedef struct srv_config {
 	int max_invites;       /* invites to one table */
 	int presence_every_s;  /* an account's last-seen time is written at most this often */
 	int online_window_s;   /* seen this recently: online */
+	/* keeping an account (recovery.c); 0 turns a limit off */
+	int rate_recover;      /* recovery attempts per address per hour */
+	int rate_keep;         /* password changes, deletions, new recovery codes per
+	                        * address and per account per hour */
+	int rate_downloads;    /* pages of GET /api/me/records per address and per
+	                        * account per hour */
 	/* ratings (ratings.c, docs/server.md "Ratings") */
 	int rate_custom_piles; /* 1: games on a custom pile are rated too (a server of
 	                        * friends, the browser tests); 0: never (the default) */

@@ -307,6 +307,9 @@ void srv_config_default(srv_config *c)
 	c->max_invites = 10;
 	c->presence_every_s = 30;
 	c->online_window_s = 90;
+	c->rate_recover = 20;
+	c->rate_keep = 10;
+	c->rate_downloads = 60;
 	c->rated_min_moves = RATED_MIN_MOVES;
 	c->match_max = 1000;
 	c->rate_match = 20;

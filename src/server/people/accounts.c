@@ -36,10 +36,11 @@
 #include "ratelimit.h"
 #include "ratings.h"
 #include "skeleton.h"
+#include "recovery.h"
 #include "writer.h"
 
-#define SESSION_BYTES 32 /* a session cookie: 64 hex digits */
-#define SESSION_COOKIE "carc_session"
+#define SESSION_BYTES (ACC_SESSION_HEX / 2) /* a session cookie: 64 hex digits */
+#define SESSION_COOKIE ACC_SESSION_COOKIE /* accounts.h */
 #define KEY_SIZE crypto_auth_hmacsha256_KEYBYTES
 #define MY_GAMES_MAX 100
 #define PROFILE_SCAN 500 /* finished games a profile looks at */
@@ -226,6 +227,18 @@ static void session_of(const char *cookie, char *out, size_t size)
 	}
 }
 
+int accounts_session_hash(const char *cookie, char *out)
+{
+	char tok[SESSION_BYTES * 2 + 1];
+	out[0] = 0;
+	session_of(cookie, tok, sizeof tok);
+	if (!tok[0])
+		return 0;
+	srv_token_hash(tok, out);
+	sodium_memzero(tok, sizeof tok);
+	return 1;
+}
+
 int accounts_session(const char *cookie, store_account *a)
 {
 	char tok[SESSION_BYTES * 2 + 1], h[STORE_TOKEN_HASH_SIZE], err[STORE_ERR_SIZE];
@@ -300,6 +313,7 @@ typedef struct auth_job {
 	char peer[LIM_KEY_SIZE * 2]; /* the request's address (loginguard) */
 	int lg_taken;             /* took a token of loginguard */
 	uint64_t round;           /* the fair queue's turn */
+	acc_work *work;           /* another module's work (accounts_work), or NULL */
 	struct auth_job *next;
 } auth_job;
 
@@ -324,8 +338,24 @@ static void make_dummy(void)
 		dummy_hash[0] = 0;
 }
 
+static void work_run(acc_work *w)
+{
+	if (w->verify_hash[0])
+		w->verified = !crypto_pwhash_str_verify(w->verify_hash, w->password, strlen(w->password));
+	if (w->new_password[0] && (!w->verify_hash[0] || w->verified))
+		w->hashed = !crypto_pwhash_str(w->new_hash, w->new_password, strlen(w->new_password),
+		                               crypto_pwhash_OPSLIMIT_INTERACTIVE,
+		                               crypto_pwhash_MEMLIMIT_INTERACTIVE);
+	sodium_memzero(w->password, sizeof w->password);
+	sodium_memzero(w->new_password, sizeof w->new_password);
+}
+
 static void auth_run(auth_job *j)
 {
+	if (j->work) {
+		work_run(j->work);
+		return;
+	}
 	size_t n = strlen(j->password);
 	if (j->kind == AJ_HASH) {
 		j->ok = !crypto_pwhash_str(j->pwhash, j->password, n, crypto_pwhash_OPSLIMIT_INTERACTIVE,
@@ -367,8 +397,12 @@ static void *auth_main(void *arg)
 	return NULL;
 }
 
+static void work_wipe_free(acc_work *w) { sodium_memzero(w, w->size); free(w); }
+
 static void job_wipe_free(auth_job *j)
 {
+	if (j->work)
+		work_wipe_free(j->work);
 	sodium_memzero(j, sizeof *j);
 	free(j);
 }
@@ -478,14 +512,22 @@ typedef struct acc_write {
 	char session_hash[STORE_TOKEN_HASH_SIZE];
 	char peer[LIM_KEY_SIZE * 2];          /* the request's address (loginguard) */
 	int64_t account, now_ms, expires_ms;
+	/* a registration: its recovery codes, shown once (recovery.c) */
+	char codes[RC_COUNT][RC_TEXT_SIZE];
+	int ncodes;
 } acc_write;
 
+/* The account, then its recovery codes in a transaction of their own (an
+ * account whose codes could not be stored is made all the same: none shown). */
 static int call_register(store *st, wjob *j)
 {
 	acc_write *w = j->data;
 	const char *const skels[2] = {w->skel[0], w->skel[1]};
-	return st->ops->account_create(st, w->name, w->key, skels, w->pwhash, w->now_ms,
-	                               w->session_hash, w->expires_ms, &w->account, j->err);
+	int rc = st->ops->account_create(st, w->name, w->key, skels, w->pwhash, w->now_ms,
+	                                 w->session_hash, w->expires_ms, &w->account, j->err);
+	if (rc == 0 && recovery_store_codes(st, w->account, w->codes, RC_COUNT, w->now_ms) == 0)
+		w->ncodes = RC_COUNT;
+	return rc;
 }
 
 static int call_session(store *st, wjob *j)
@@ -532,12 +574,18 @@ static void logged_in_done(wjob *j)
 		srv_event("account=%lld event=%s name=\"%s\"", (long long)w->account,
 		          created ? "registered" : "login", w->name);
 		lg_known(w->key, w->peer); /* the owner's address, past --rate-login-fails */
-		answer(w->serial, created ? 201 : 200,
-		       json_pack("{s:{s:I, s:s}, s:I}", "account", "id", (json_int_t)w->account, "name",
-		                 w->name, "expires_ms", (json_int_t)w->expires_ms),
-		       cookie);
+		json_t *o = json_pack("{s:{s:I, s:s}, s:I}", "account", "id", (json_int_t)w->account,
+		                      "name", w->name, "expires_ms", (json_int_t)w->expires_ms);
+		if (created) {
+			json_t *codes = json_array();
+			for (int i = 0; i < w->ncodes; i++)
+				json_array_append_new(codes, json_string(w->codes[i]));
+			json_object_set_new(o, "recovery_codes", codes);
+		}
+		answer(w->serial, created ? 201 : 200, o, cookie);
 	}
 	sodium_memzero(w->session, sizeof w->session);
+	sodium_memzero(w->codes, sizeof w->codes);
 }
 
 static void logout_done(wjob *j)
@@ -568,6 +616,8 @@ static void submit_session(const auth_job *a, int (*call)(store *, wjob *))
 	srv_token_hash(w->session, w->session_hash);
 	w->now_ms = srv_now_ms();
 	w->expires_ms = w->now_ms + (int64_t)cfg->session_ttl_s * 1000;
+	if (call == call_register)
+		recovery_new_codes(w->codes, RC_COUNT);
 	wjob *j = writer_job(WJ_CALL, "-");
 	j->call = call;
 	j->data = w;
@@ -587,7 +637,12 @@ void accounts_drain(void)
 		pthread_mutex_unlock(&amu);
 		if (!j)
 			return;
-		if (j->kind == AJ_HASH) {
+		if (j->work) {
+			acc_work *w = j->work;
+			j->work = NULL;
+			w->done(w);
+			work_wipe_free(w);
+		} else if (j->kind == AJ_HASH) {
 			if (j->ok)
 				submit_session(j, call_register);
 			else
@@ -603,6 +658,18 @@ void accounts_drain(void)
 		}
 		job_wipe_free(j);
 	}
+}
+
+int accounts_work(const api_req *rq, acc_work *w, const char **why)
+{
+	auth_job *j = srv_xcalloc(1, sizeof *j);
+	j->kind = AJ_VERIFY;
+	j->serial = w->serial;
+	j->work = w;
+	snprintf(j->key, sizeof j->key, "%s", w->lg_key);
+	j->lg_taken = w->lg_key[0] != 0;
+	lim_key(rq->addr, j->addr);
+	return auth_submit(j, why);
 }
 
 /* ---- endpoints --------------------------------------------------------------------------------- */
@@ -1074,6 +1141,8 @@ int accounts_http(const api_req *rq, api_resp *rs)
 			post_logout(rq, rs);
 		return 1;
 	}
+	if (recovery_http(rq, rs))
+		return 1; /* recovery.c: recovery, password, deletion, the games' download */
 	int me = !strcmp(p, "/api/me"), games = !strcmp(p, "/api/me/games"),
 	    lb = !strcmp(p, "/api/leaderboard"), pl = !strcmp(p, "/api/player");
 	if (!me && !games && !lb && !pl)
@@ -1193,6 +1262,8 @@ int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 	served_round = 0;
 	memset(running, 0, sizeof running);
 	lg_start(c);
+	if (recovery_start(c, reader))
+		return -1;
 	for (int i = 0; i < want; i++)
 		if (!pthread_create(&athreads[nthreads], NULL, auth_main, (void *)(intptr_t)nthreads))
 			nthreads++;
@@ -1221,5 +1292,6 @@ void accounts_stop(void)
 	inflight = 0;
 	lg_stop();
 	skeleton_stop();
+	recovery_stop();
 	sodium_memzero(seat_key, sizeof seat_key);
 }

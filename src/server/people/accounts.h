@@ -73,6 +73,37 @@ void accounts_seat_token(const char *table, int seat, int64_t account, char *out
  * its status is 0 when the answer follows), 0 otherwise. */
 int accounts_http(const api_req *rq, api_resp *rs);
 
+/* Work for the hashing threads from another module of people/
+ * (recovery.c): `password` is checked against `verify_hash` when that is
+ * set (verified), `new_password` hashed when it is set (hashed, new_hash),
+ * then `done` runs on the loop thread. The struct is the start of a block
+ * of `size` bytes (the caller's own struct holding it first), malloc'd:
+ * accounts_work takes it, and wipes and frees it after done. */
+typedef struct acc_work {
+	uint64_t serial;                      /* the HTTP request waiting */
+	char verify_hash[STORE_PWHASH_SIZE];  /* "": nothing to verify */
+	char password[ACC_PASSWORD_MAX + 1];
+	char new_password[ACC_PASSWORD_MAX + 1]; /* "": nothing to hash */
+	char new_hash[STORE_PWHASH_SIZE];     /* out */
+	int verified, hashed;                 /* out */
+	char lg_key[STORE_NAME_SIZE * 2];     /* a loginguard token it holds ("": none),
+	                                       * given back when the work is refused */
+	void (*done)(struct acc_work *w);
+	size_t size;
+} acc_work;
+
+/* Queues w like a login (the same fair queue and limits). 0, or -1 when
+ * it is refused (the queue is full): w is freed, the caller answers busy
+ * (the message in why). */
+int accounts_work(const api_req *rq, acc_work *w, const char **why);
+
+#define ACC_SESSION_COOKIE "carc_session"
+#define ACC_SESSION_HEX 64 /* a session cookie's value: 64 hex digits */
+
+/* The SHA-256 (hex, STORE_TOKEN_HASH_SIZE) of the request's session
+ * cookie: 1, or 0 (out "") when it carries none. */
+int accounts_session_hash(const char *cookie, char *out);
+
 /* A Set-Cookie value for a seat or session cookie (api.c uses it too). */
 void accounts_cookie(char *out, size_t size, const char *name, const char *value, int max_age,
                      int tls);

@@ -8,7 +8,11 @@
  * cfg->rate_login_fails an hour per case-folded name (known or not, so a
  * refusal says nothing of whether the account exists). A login takes a
  * token before it is hashed and a right password gives it back, so only
- * failures use the bucket. The owner is not locked out: an address that
+ * failures use the bucket. Recovery attempts (recovery.c) and the
+ * password checks of a logged-in account's own requests (a password
+ * change, a new set of recovery codes, a deletion) take tokens the same
+ * way, so codes and passwords of one name share the budget. The owner is
+ * not locked out: an address that
  * logged in to the name before (the last LG_KNOWN of them) is not held to
  * it, and from any other address the right password waits as long as a
  * wrong one (at most 3600 / rate seconds).

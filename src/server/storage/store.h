@@ -542,6 +542,41 @@ typedef struct store_ops {
 	int (*match_take)(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
 	                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
 	                  char *err);
+	/* ---- keeping an account (recovery.c; docs/server.md, "Keeping an
+	 * account") ---- */
+	/* One transaction: the account's recovery codes become the n given
+	 * (their keyed hashes as hex, STORE_TOKEN_HASH_SIZE each); the old
+	 * ones are removed. */
+	int (*recovery_set)(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
+	                    int n, int64_t now_ms, char *err);
+	/* How many codes the account has left (*left), and whether `hash`
+	 * (NULL: none asked) is one of them: 1 it is, 0 not, -1 error. */
+	int (*recovery_find)(store *s, int64_t account, const char *hash, int *left, char *err);
+	/* One transaction: the account's password hash becomes `pwhash`;
+	 * when code_hash is not NULL that recovery code is used up first
+	 * (STORE_NOT_FOUND with nothing written when it is not one of the
+	 * account's any more: used meanwhile); every session of the account
+	 * but `keep` (NULL: all) is removed; when new_session is not NULL
+	 * that session (a hash) is made, expiring at expires_ms. */
+	int (*password_set)(store *s, int64_t account, const char *pwhash, const char *code_hash,
+	                    const char *keep, const char *new_session, int64_t now_ms,
+	                    int64_t expires_ms, char *err);
+	/* One transaction: deletes the account and what is personal of it
+	 * (docs/server.md, "Deleting an account"): its seats keep their games
+	 * but become anon_name with no account (and lose the seat's name in
+	 * the table's options), its chat lines in them are removed, and its
+	 * ratings history, recovery codes, sessions and row go. Each game
+	 * touched gets its next sequence number (PostgreSQL: a seat
+	 * notification). *ids (malloc'd, the caller frees it) and *nids: the
+	 * games touched, for the tables in memory. 0 when there is no such
+	 * account either (nothing to do). */
+	int (*account_delete)(store *s, int64_t account, const char *anon_name, int64_t now_ms,
+	                      char (**ids)[STORE_ID_SIZE], int *nids, char *err);
+	/* The finished games (status OVER) where `account` holds a seat, by
+	 * id after `after` ("": from the first), at most `limit` into ids.
+	 * Returns how many, or -1. */
+	int (*account_over_ids)(store *s, int64_t account, const char *after, int limit,
+	                        char (*ids)[STORE_ID_SIZE], char *err);
 	/* ---- group commit (writer.c) ----
 	 * group_begin opens one transaction for several writes. Until
 	 * group_commit or group_rollback, every write of this handle runs in a

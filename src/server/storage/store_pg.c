@@ -64,6 +64,7 @@
 
 /* migrations, by the version they lead to */
 static int seat_key_hook(pg_store *s, char *err);
+static int recovery_key_hook(pg_store *s, char *err);
 
 /* A migration's SQL, then its hook (NULL: none), in one transaction. */
 static const struct {
@@ -233,6 +234,14 @@ static const struct {
 	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
 	     "  since_ms bigint NOT NULL,"
 	     "  n integer NOT NULL);", NULL},
+	/* SQLite 14 -> 15: recovery codes (recovery.c), as HMAC-SHA256 under
+	 * the server key 'recovery' (made by recovery_key_hook) */
+	{15, "CREATE TABLE recovery_codes ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  hash text COLLATE \"C\" NOT NULL,"
+	     "  created_ms bigint NOT NULL,"
+	     "  PRIMARY KEY (account, hash));",
+	 recovery_key_hook},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -859,6 +868,11 @@ static const store_ops PG_OPS = {
 	.social_touch = pg_social_touch,
 	.blockers_among = pg_blockers_among,
 	.is_blocked = pg_is_blocked,
+	.recovery_set = pg_recovery_set,
+	.recovery_find = pg_recovery_find,
+	.password_set = pg_password_set,
+	.account_delete = pg_account_delete,
+	.account_over_ids = pg_account_over_ids,
 	.group_begin = pg_group_begin,
 	.group_commit = pg_group_commit,
 	.group_rollback = pg_group_rollback,
@@ -866,10 +880,23 @@ static const store_ops PG_OPS = {
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
-/* The migration to 5: the server's 'seat' key, 32 random bytes, from
- * pgcrypto's gen_random_bytes when that extension is installed in the
- * database, else from the kernel here (srv_random_hex: getrandom). */
+/* The migrations to 5 and 10: the server's keys 'seat' and 'recovery',
+ * 32 random bytes each, from pgcrypto's gen_random_bytes when that
+ * extension is installed in the database, else from the kernel here
+ * (srv_random_hex: getrandom). */
+static int make_key(pg_store *s, const char *name, char *err);
+
 static int seat_key_hook(pg_store *s, char *err)
+{
+	return make_key(s, "seat", err);
+}
+
+static int recovery_key_hook(pg_store *s, char *err)
+{
+	return make_key(s, "recovery", err);
+}
+
+static int make_key(pg_store *s, const char *name, char *err)
 {
 	PGresult *r = PQexec(s->conn, "SELECT 1 FROM pg_extension WHERE extname='pgcrypto'");
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
@@ -879,14 +906,15 @@ static int seat_key_hook(pg_store *s, char *err)
 	}
 	int pgcrypto = PQntuples(r) == 1;
 	PQclear(r);
-	if (pgcrypto)
-		return pgs_exec_plain(s, "INSERT INTO server_keys VALUES ('seat', gen_random_bytes(32))",
-		                      err);
 	char hex[65];
-	srv_random_hex(hex, 32);
-	const char *v[1] = {hex};
-	r = PQexecParams(s->conn, "INSERT INTO server_keys VALUES ('seat', decode($1, 'hex'))", 1,
-	                 NULL, v, NULL, NULL, 0);
+	if (pgcrypto)
+		hex[0] = 0;
+	else
+		srv_random_hex(hex, 32);
+	const char *v[2] = {name, hex};
+	r = PQexecParams(s->conn, pgcrypto ? "INSERT INTO server_keys VALUES ($1, gen_random_bytes(32))"
+	                                   : "INSERT INTO server_keys VALUES ($1, decode($2, 'hex'))",
+	                 pgcrypto ? 1 : 2, NULL, v, NULL, NULL, 0);
 	explicit_bzero(hex, sizeof hex);
 	int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
 	if (!ok)

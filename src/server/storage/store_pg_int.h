@@ -169,5 +169,16 @@ int pg_match_leave(store *base, int64_t account, char *err);
 int pg_match_take(store *base, const char *pool, int64_t now_ms, int64_t ttl_ms,
                   store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
                   char *err);
+/* store_pg_keep.c */
+int pg_recovery_set(store *base, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
+                    int n, int64_t now_ms, char *err);
+int pg_recovery_find(store *base, int64_t account, const char *hash, int *left, char *err);
+int pg_password_set(store *base, int64_t account, const char *pwhash, const char *code_hash,
+                    const char *keep, const char *new_session, int64_t now_ms,
+                    int64_t expires_ms, char *err);
+int pg_account_delete(store *base, int64_t account, const char *anon_name, int64_t now_ms,
+                      char (**ids)[STORE_ID_SIZE], int *nids, char *err);
+int pg_account_over_ids(store *base, int64_t account, const char *after, int limit,
+                        char (*ids)[STORE_ID_SIZE], char *err);
 
 #endif

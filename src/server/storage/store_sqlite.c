@@ -249,6 +249,15 @@ static const char *const MIGRATIONS[] = {
 	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
 	"  since_ms INTEGER NOT NULL,"
 	"  n INTEGER NOT NULL);",
+	/* 14 -> 15 (recovery.c): an account's recovery codes, each the
+	 * HMAC-SHA256 (hex) of the code under the server key 'recovery',
+	 * removed when used; never the code */
+	"CREATE TABLE recovery_codes ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  hash TEXT NOT NULL,"
+	"  created_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, hash)) WITHOUT ROWID;"
+	"INSERT INTO server_keys VALUES ('recovery', carc_random_blob(32));",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -835,6 +844,11 @@ static const store_ops SQLITE_OPS = {
 	.match_poll = sq_match_poll,
 	.match_leave = sq_match_leave,
 	.match_take = sq_match_take,
+	.recovery_set = sq_recovery_set,
+	.recovery_find = sq_recovery_find,
+	.password_set = sq_password_set,
+	.account_delete = sq_account_delete,
+	.account_over_ids = sq_account_over_ids,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

@@ -47,7 +47,9 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		                    !strcmp(se->name, ss->name) && se->account == ss->account))
 			continue;
 		se->kind = ss->kind;
-		se->account = ss->account; /* a seat taken by an account elsewhere follows it here */
+		/* a seat taken by an account elsewhere follows it here; 0 once the
+		 * account is deleted (recovery.c) */
+		se->account = ss->account;
 		memcpy(se->name, ss->name, sizeof se->name);
 		memcpy(se->level, ss->level, sizeof se->level);
 		memcpy(se->spec, ss->spec, sizeof se->spec);
@@ -162,6 +164,13 @@ void tables_sync(srv_table *t)
 	if (t->status == STORE_OVER && chat_rematch_refresh(t))
 		announce_table(t);
 	bot_kick(t);
+}
+
+void tables_refresh(const char *id)
+{
+	srv_table *t = lookup(id);
+	if (t && !t->expired)
+		tables_sync(t);
 }
 
 static void sync_timer(lws_sorted_usec_list_t *sul)

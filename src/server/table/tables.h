@@ -210,6 +210,9 @@ int tables_seat_of_account(const srv_table *t, int64_t account);
  * seat, the invitee does not sit there): SE_OK with *seat, or an error. */
 int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *seat, char *err,
                        size_t errsize);
+/* A table whose seats changed in the store (an account was deleted):
+ * when this process holds it, it loads them (tables_sync); else nothing. */
+void tables_refresh(const char *id);
 json_t *tables_my_game(const char *id, int seat);
 /* For chat.c and rematch.c (they build on these, tables.c calls them):
  * a job for the storage thread about table t (it cannot leave memory

@@ -1,0 +1,143 @@
+"""Keeping an account with several `carc serve` processes on one
+PostgreSQL database (issue 22, item 5): a session that a recovery, a
+password change or a deletion ends on one process is refused on the
+others at once (sessions are read from the store on every request), and
+a deleted account's seats show the neutral name on a process that held
+the table in memory, its game being played given up there too.
+
+Run through tests/pg/run.sh (which starts PostgreSQL), or alone: it starts
+its own PostgreSQL like tests/py/test_pg.py.
+"""
+import json
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_pg  # noqa: E402
+from test_pg import ClusterCase  # noqa: E402
+from carcserver import first_legal, psql  # noqa: E402
+from test_accounts import PW, Client  # noqa: E402
+
+setUpModule = test_pg.setUpModule
+tearDownModule = test_pg.tearDownModule
+
+NEW_PW = "battery staple 42"
+ANON = "(deleted player)"
+
+
+class KeepClusterTest(ClusterCase):
+    def me(self, c):
+        return c.call("GET", "/api/me")[0]
+
+    def wait(self, what, fn, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            v = fn()
+            if v:
+                return v
+            time.sleep(0.05)
+        self.fail("%s: not within %d s\n%s" % (what, timeout, self.logs()[-4000:]))
+
+    def test_sessions_ended_on_one_process_are_refused_on_another(self):
+        a, b = self.start(2)
+        on_a = Client(a)
+        st, r, _ = on_a.register("Alice")
+        self.assertEqual(st, 201, r)
+        codes = r["recovery_codes"]
+        on_b = Client(b)
+        self.assertEqual(on_b.login("Alice")[0], 200)
+        self.assertEqual(self.me(on_b), 200)
+        # the codes are hashed in PostgreSQL too
+        rows = psql(self.url, "SELECT x::text FROM recovery_codes x")
+        self.assertEqual(len(rows.split()), 8)
+        for c in codes:
+            self.assertNotIn(c.replace("-", ""), rows)
+            self.assertNotIn(c, rows)
+        # a recovery on a ends the session held on b
+        fresh = Client(a)
+        st, r, _ = fresh.call("POST", "/api/account/recover",
+                              {"name": "Alice", "code": codes[0], "password": NEW_PW})
+        self.assertEqual(st, 200, r)
+        self.assertEqual(self.me(on_b), 401)
+        self.assertEqual(self.me(on_a), 401)
+        # the new session works on both processes
+        self.assertEqual(self.me(fresh), 200)
+        self.assertEqual(self.me(Client(b, fresh.session)), 200)
+        # the code is used up for every process
+        st, r, _ = Client(b).call("POST", "/api/account/recover",
+                                  {"name": "Alice", "code": codes[0], "password": PW})
+        self.assertEqual((st, r["error"]["code"]), (401, "bad_recovery"))
+        # a password change on b ends the session on a, keeps b's own
+        keeper = Client(b)
+        self.assertEqual(keeper.login("Alice", NEW_PW)[0], 200)
+        st, r, _ = keeper.call("POST", "/api/account/password",
+                               {"password": NEW_PW, "new_password": PW})
+        self.assertEqual(st, 200, r)
+        self.assertEqual(self.me(fresh), 401)
+        self.assertEqual(self.me(Client(b, fresh.session)), 401)
+        self.assertEqual(self.me(keeper), 200)
+        self.assertEqual(self.me(Client(a, keeper.session)), 200)
+        # two processes using one code at once: one of them wins
+        codes2 = [c for c in codes[1:3]]
+        import threading
+        out = []
+
+        def use(srv):
+            out.append(Client(srv).call("POST", "/api/account/recover",
+                                        {"name": "Alice", "code": codes2[0],
+                                         "password": NEW_PW})[0])
+        ts = [threading.Thread(target=use, args=(s,)) for s in (a, b)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(sorted(out), [200, 401])
+
+    def test_delete_on_one_process_anonymises_tables_held_by_another(self):
+        a, b = self.start(2, extra=["--rated-min-moves", "0"])
+        alice, bob = Client(a), Client(b)
+        alice.register("Alice")
+        bob.register("Bob")
+        # a finished game, held in memory by b (Bob plays there)
+        st, t, _ = alice.call("POST", "/api/tables", {"name": "x", "players": 2})
+        self.assertEqual(st, 201, t)
+        st, j, _ = bob.call("POST", "/api/tables/%s/join" % t["id"], {"name": "x"})
+        self.assertEqual(st, 200, j)
+        nxt = a.state(t["id"])["game"]["next"]
+        st, r, _ = a.post("/api/tables/%s/move" % t["id"], dict(first_legal(nxt),
+                          turn=nxt["turn"]), token=t["token"])
+        self.assertEqual(st, 200, r)
+        st, r, _ = bob.call("POST", "/api/tables/%s/resign" % t["id"], {}, token=j["token"])
+        self.assertEqual(st, 200, r)
+        self.wait("over on b", lambda: b.get("/api/tables/" + t["id"])[1]["status"] == "over")
+        # a game being played, Bob watching it on b
+        st, live, _ = alice.call("POST", "/api/tables", {"name": "x", "players": 2})
+        st, lj, _ = bob.call("POST", "/api/tables/%s/join" % live["id"], {"name": "x"})
+        self.assertEqual(st, 200, lj)
+        w = self.ws(b.port, live["id"], lj["token"])
+        w.recv_type("state")
+        second = Client(b)
+        second.login("Alice")
+        st, r, _ = alice.call("POST", "/api/account/delete", {"password": PW})
+        self.assertEqual((st, r.get("games")), (200, 2), r)
+        self.assertEqual(self.me(second), 401)  # the session on b is gone too
+        # b: the finished table shows the neutral name, the live one ended
+        self.wait("anonymised on b", lambda: [s["name"] for s in
+                  b.get("/api/tables/" + t["id"])[1]["seats"]] == [ANON, "Bob"])
+        self.wait("resigned on b", lambda: b.get("/api/tables/" + live["id"])[1]["status"]
+                  == "over")
+        st, rec, _ = b.get("/api/tables/%s/record" % t["id"])
+        self.assertNotIn("Alice", json.dumps(rec))
+        rows = psql(self.url, "SELECT x::text FROM seats x") + psql(
+            self.url, "SELECT x::text FROM accounts x") + psql(self.url, "SELECT options FROM games")
+        self.assertNotIn("Alice", rows)
+        # the name is free again, on either process
+        st, r, _ = Client(b).register("Alice")
+        self.assertEqual(st, 201, r)
+        self.assertNotIn("writes fail from now on", self.logs())
+
+
+if __name__ == "__main__":
+    unittest.main()
