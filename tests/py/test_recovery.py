@@ -334,6 +334,22 @@ class DeleteTest(KeepCase):
             time.sleep(0.05)
         wa.close()
         wb.close()
+        # a line Alice wrote logged in, as a spectator at Bob's table
+        st, bt, _ = b.call("POST", "/api/tables", {"name": "Bob", "players": 2,
+                                                    "spectator_chat": True})
+        self.assertEqual(st, 201, bt)
+        spec = self.ws(srv, bt["id"], headers={"Cookie": "carc_session=" + a.session,
+                                                "Origin": "http://%s:%d" % (HOST, srv.port)})
+        spec.recv_type(("state",))
+        spec.send({"type": "chat", "text": "alice watching quietly", "name": "A"})
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            st, ch, _ = srv.get("/api/tables/%s/chat" % bt["id"])
+            if ch.get("chat"):
+                break
+            time.sleep(0.05)
+        self.assertEqual([x.get("text") for x in ch["chat"]], ["alice watching quietly"])
+        spec.close()
         # a game being played: Alice's seat is given up when she goes
         st, live, _ = a.call("POST", "/api/tables", {"name": "x", "players": 2})
         st, lj, _ = b.call("POST", "/api/tables/%s/join" % live["id"], {"name": "x"})
@@ -384,6 +400,7 @@ class DeleteTest(KeepCase):
         self.assertNotIn("Alice", rows)
         self.assertNotIn("alice", rows)
         self.assertNotIn("secret words", rows)
+        self.assertNotIn("watching quietly", rows)
         con = connect_db(srv.db)
         for table, col in (("accounts", "id"), ("sessions", "account"), ("ratings", "account"),
                            ("recovery_codes", "account"), ("seats", "account")):
