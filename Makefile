@@ -135,7 +135,7 @@ test:
 	@$(MAKE) --no-print-directory MODE=test test
 else
 test: $(TEST_BIN) $(CARC) $(LIB_SO)
-	@CARC=$(CARC) sh tests/run.sh $(TEST_BIN)
+	@CARC=$(CARC) CARC_LIB=$(abspath $(LIB_SO)) sh tests/run.sh $(TEST_BIN)
 endif
 else
 test: $(TEST_BIN) $(CARC) $(LIB_SO)

@@ -1230,6 +1230,12 @@ static void backfill_done(wjob *j)
 
 static void backfill_skeletons(void)
 {
+	/* a write only when an account lacks its forms (a database from
+	 * before schema 10, or a form another name held then) */
+	int64_t id;
+	char name[1][STORE_NAME_SIZE], err[STORE_ERR_SIZE];
+	if (db->ops->accounts_unskeletoned(db, 0, 1, &id, name, err) == 0)
+		return;
 	wjob *j = writer_job(WJ_CALL, "-");
 	j->call = call_backfill;
 	j->data = srv_xcalloc(1, sizeof(backfill));
