@@ -22,6 +22,10 @@ async function register(page, name) {
   await page.fill('[data-testid=acc-name]', name);
   await page.fill('[data-testid=acc-password]', PW);
   await page.click('[data-testid=register]');
+  // a new account is shown its recovery codes once (keep.test.mjs) before it goes on
+  await page.waitForFunction(() => document.querySelector('[data-testid=codes-done]')
+    || document.querySelector('[data-testid=account-name]'));
+  if (await page.locator('[data-testid=codes-done]').count()) await page.click('[data-testid=codes-done]');
   await page.waitForSelector('[data-testid=account-name]', { state: 'attached' });
   await ready(page);
 }
