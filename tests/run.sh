@@ -2,13 +2,15 @@
 # Runs every test binary given, then the black-box tests, and prints one
 # closing line: "N passed, N failed".
 #
-# The tests run in three lanes at once (CARC_TEST_LANES=1 runs them one
-# after the other): the test binaries and the CLI scripts; the server tests
-# in tests/py; the PostgreSQL and nginx tests (tests/pg/run.sh). Most of a
-# server test's time is spent waiting (for a clock, a bot's delay, a
-# timeout), so on two cores the lanes take about as long as the longest of
-# them. Then the browser tests, alone. Each lane's lines are printed when
-# it ends, each with the seconds it took, so a slow test shows in CI's log.
+# The tests run in lanes at once (CARC_TEST_LANES=1 runs them one after the
+# other): the test binaries and the CLI scripts; the server tests in
+# tests/py (in CARC_PY_LANES lanes: 1, and 2 under the sanitizers, where
+# they are the longest); the PostgreSQL and nginx tests (tests/pg/run.sh);
+# the browser tests (tests/e2e/run.sh). Most of a server or browser test's
+# time is spent waiting (for a clock, a bot's delay, a timeout, the page),
+# so on two cores the lanes take about as long as the longest of them.
+# Each lane's lines are printed when it ends, each with the seconds it
+# took, so a slow test shows in CI's log.
 lanes=${CARC_TEST_LANES:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -35,11 +37,15 @@ lane_bin() {
 	echo "$pass $fail$failed" >"$tmp/bin.sum"
 }
 
+# lane_py K N: the K-th of N shares of tests/py/test_*.py (every N-th file)
 lane_py() {
 	pass=0; fail=0; failed=""
 	t0=$(date +%s)
+	i=0
 	for s in tests/py/test_*.py; do
 		[ -f "$s" ] || continue
+		i=$((i + 1))
+		[ $(((i - 1) % $2)) -eq "$1" ] || continue
 		if [ -n "$CARC_SANITIZE" ] && [ "$(basename "$s")" = test_binding.py ]; then
 			echo "test_binding.py: skipped under the sanitizers (an instrumented libcarc.so cannot be loaded into python; the normal run covers it)"
 			continue
@@ -55,7 +61,7 @@ lane_py() {
 		pass=$((pass + n - f)); fail=$((fail + f))
 		if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed$dt"; fi
 	done
-	echo "$pass $fail$failed" >"$tmp/py.sum"
+	echo "$pass $fail$failed" >"$tmp/py$1.sum"
 }
 
 # the server tests against PostgreSQL and the tests of several processes
@@ -75,44 +81,60 @@ lane_pg() {
 	echo "$pass $fail$failed" >"$tmp/pg.sum"
 }
 
+# the browser tests (not under the sanitizers: the same server code ran
+# its own tests there; CARC_NO_E2E=1 leaves them out on purpose)
+lane_e2e() {
+	pass=0; fail=0; failed=""
+	if [ -z "$CARC_SANITIZE" ] && [ -z "$CARC_NO_E2E" ] && [ -f tests/e2e/run.sh ]; then
+		t0=$(date +%s)
+		out=$(CARC="$CARC" bash tests/e2e/run.sh 2>&1); rc=$?; dt=" ($(($(date +%s) - t0)) s)"
+		n=$(echo "$out" | sed -n 's/^# pass \([0-9]*\)$/\1/p' | tail -1); n=${n:-0}
+		f=$(echo "$out" | sed -n 's/^# fail \([0-9]*\)$/\1/p' | tail -1); f=${f:-0}
+		if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+		pass=$n; fail=$f
+		if [ $rc -ne 0 ]; then echo "$out"; failed=" e2e"; else echo "e2e (browser): $n passed$dt"; fi
+	fi
+	echo "$pass $fail$failed" >"$tmp/e2e.sum"
+}
+
+pylanes=${CARC_PY_LANES:-1}
+[ -n "$CARC_SANITIZE" ] && pylanes=${CARC_PY_LANES:-2}
+names="bin"
+k=0
+while [ $k -lt "$pylanes" ]; do names="$names py$k"; k=$((k + 1)); done
+names="$names pg e2e"
 start=$(date +%s)
+run_lane() {
+	case $1 in
+	bin) shift; lane_bin "$@" ;;
+	py*) lane_py "${1#py}" "$pylanes" ;;
+	*) lane_$1 ;;
+	esac
+}
 if [ "$lanes" -gt 1 ]; then
-	lane_bin "$@" >"$tmp/bin.out" 2>&1 &
-	b=$!
-	lane_py >"$tmp/py.out" 2>&1 &
-	p=$!
-	lane_pg >"$tmp/pg.out" 2>&1 &
-	g=$!
-	for w in "bin $b" "py $p" "pg $g"; do
-		set -- $w
-		wait "$2"
-		cat "$tmp/$1.out"
+	pids=""
+	for l in $names; do
+		run_lane "$l" "$@" >"$tmp/$l.out" 2>&1 &
+		pids="$pids $l:$!"
+	done
+	for w in $pids; do
+		wait "${w#*:}"
+		cat "$tmp/${w%%:*}.out"
 	done
 else
-	for l in bin py pg; do
-		if [ $l = bin ]; then lane_bin "$@"; else lane_$l; fi >"$tmp/$l.out" 2>&1
+	for l in $names; do
+		run_lane "$l" "$@" >"$tmp/$l.out" 2>&1
 		cat "$tmp/$l.out"
 	done
 fi
 echo "(the lanes took $(($(date +%s) - start)) s)"
 
 pass=0; fail=0; failed=""
-for l in bin py pg; do
+for l in $names; do
 	read -r p f rest <"$tmp/$l.sum" || { p=0; f=1; rest=" $l"; }
 	pass=$((pass + p)); fail=$((fail + f)); failed="$failed${rest:+ $rest}"
 done
 
-# the browser tests (not under the sanitizers: the same server code ran
-# its own tests there; CARC_NO_E2E=1 leaves them out on purpose)
-if [ -z "$CARC_SANITIZE" ] && [ -z "$CARC_NO_E2E" ] && [ -f tests/e2e/run.sh ]; then
-	t0=$(date +%s)
-	out=$(CARC="$CARC" bash tests/e2e/run.sh 2>&1); rc=$?; dt=" ($(($(date +%s) - t0)) s)"
-	n=$(echo "$out" | sed -n 's/^# pass \([0-9]*\)$/\1/p' | tail -1); n=${n:-0}
-	f=$(echo "$out" | sed -n 's/^# fail \([0-9]*\)$/\1/p' | tail -1); f=${f:-0}
-	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
-	pass=$((pass + n)); fail=$((fail + f))
-	if [ $rc -ne 0 ]; then echo "$out"; failed="$failed e2e"; else echo "e2e (browser): $n passed$dt"; fi
-fi
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

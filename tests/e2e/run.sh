@@ -83,7 +83,7 @@ if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.te
 # shellcheck disable=SC2086
 # E2E_CONCURRENCY test files at once (2: most of a browser test's time is
 # spent waiting for the page, a bot or a clock)
-(cd tests/e2e && timeout 900 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=180000 $files)
+(cd tests/e2e && timeout 1200 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=300000 $files)
 rc=$?
 set -e
 echo "e2e: artifacts in $ART: $(cd "$ART" && ls | tr '\n' ' ')"
