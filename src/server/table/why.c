@@ -225,6 +225,10 @@ static void r_close(reasons *rs, const side *b, const side *pl, int p)
 		const carc_event *e = &b->ev.ev[i];
 		if (e->final || e->points[p] <= 0 || feat_of_score(e->kind) < 0)
 			continue;
+		/* a cloister or garden scored before its 8 neighbours are there:
+		 * an abbot taken back (recall says it), not a completion */
+		if ((e->kind == CARC_SCORE_CLOISTER || e->kind == CARC_SCORE_GARDEN) && e->tiles < 9)
+			continue;
 		int same = 0;
 		for (int j = 0; j < pl->ev.n && j < CARC_MAX_EVENTS && !same; j++) {
 			const carc_event *d = &pl->ev.ev[j];
