@@ -125,7 +125,7 @@ if [ "$lanes" -gt 1 ]; then
 	done
 else
 	for l in $names; do
-		run_lane "$l" "$@" >"$tmp/$l.out" 2>&1
+		(run_lane "$l" "$@") >"$tmp/$l.out" 2>&1
 		cat "$tmp/$l.out"
 	done
 fi
@@ -137,7 +137,7 @@ for l in $names; do
 	pass=$((pass + p)); fail=$((fail + f)); failed="$failed${rest:+ $rest}"
 done
 
-lane_e2e >"$tmp/e2e.out" 2>&1
+(lane_e2e) >"$tmp/e2e.out" 2>&1 # a subshell: the lane's counts are its own
 cat "$tmp/e2e.out"
 read -r p f rest <"$tmp/e2e.sum" || { p=0; f=1; rest=" e2e"; }
 pass=$((pass + p)); fail=$((fail + f)); failed="$failed${rest:+ $rest}"
