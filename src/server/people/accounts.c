@@ -35,8 +35,9 @@
 #include "loginguard.h"
 #include "ratelimit.h"
 #include "ratings.h"
-#include "skeleton.h"
 #include "recovery.h"
+#include "reply.h"
+#include "skeleton.h"
 #include "writer.h"
 
 #define SESSION_BYTES (ACC_SESSION_HEX / 2) /* a session cookie: 64 hex digits */
@@ -254,25 +255,6 @@ int accounts_session(const char *cookie, store_account *a)
 
 /* ---- answers ----------------------------------------------------------------------------- */
 
-static void reply(api_resp *rs, int status, json_t *o)
-{
-	rs->status = status;
-	rs->ctype = "application/json";
-	rs->body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	rs->body_len = rs->body ? strlen(rs->body) : 0;
-	json_decref(o);
-}
-
-static json_t *error_json(srv_err e, const char *msg)
-{
-	return json_pack("{s:{s:s, s:s}}", "error", "code", srv_err_name(e), "message", msg);
-}
-
-static void reply_error(api_resp *rs, srv_err e, const char *msg)
-{
-	reply(rs, srv_err_http_status(e), error_json(e, msg));
-}
-
 /* A late answer to HTTP request `serial` (takes o). */
 static void answer(uint64_t serial, int status, json_t *o, const char *cookie)
 {
@@ -284,7 +266,7 @@ static void answer(uint64_t serial, int status, json_t *o, const char *cookie)
 
 static void answer_error(uint64_t serial, srv_err e, const char *msg)
 {
-	answer(serial, srv_err_http_status(e), error_json(e, msg), NULL);
+	answer(serial, srv_err_http_status(e), api_error_json(e, msg), NULL);
 }
 
 static json_t *account_json(const store_account *a)
@@ -677,14 +659,14 @@ int accounts_work(const api_req *rq, acc_work *w, const char **why)
 static json_t *body_object(const api_req *rq, api_resp *rs)
 {
 	if (rq->body_too_large) {
-		reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
+		api_reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
 		return NULL;
 	}
 	json_error_t je;
 	json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, &je);
 	if (!json_is_object(o)) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, "the body must be a JSON object {\"name\": \"...\", "
+		api_reply_error(rs, SE_MALFORMED, "the body must be a JSON object {\"name\": \"...\", "
 		            "\"password\": \"...\"}");
 		return NULL;
 	}
@@ -697,7 +679,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 	char lerr[256];
 	int wait = lim_take(rq->addr, LIM_LOGINS, lerr, sizeof lerr);
 	if (wait) {
-		reply_error(rs, SE_RATE_LIMITED, lerr);
+		api_reply_error(rs, SE_RATE_LIMITED, lerr);
 		rs->retry_after = wait;
 		return;
 	}
@@ -707,7 +689,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 	json_t *jn = json_object_get(o, "name"), *jp = json_object_get(o, "password");
 	if (!json_is_string(jn) || !json_is_string(jp)) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, "needs {\"name\": \"...\", \"password\": \"...\"}");
+		api_reply_error(rs, SE_MALFORMED, "needs {\"name\": \"...\", \"password\": \"...\"}");
 		return;
 	}
 	const char *name = json_string_value(jn), *pw = json_string_value(jp);
@@ -717,7 +699,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 	if (accounts_name_key(name, j->key, sizeof j->key, err, sizeof err)) {
 		json_decref(o);
 		job_wipe_free(j);
-		reply_error(rs, reg ? SE_BAD_NAME : SE_BAD_LOGIN, reg ? err : "wrong name or password");
+		api_reply_error(rs, reg ? SE_BAD_NAME : SE_BAD_LOGIN, reg ? err : "wrong name or password");
 		return;
 	}
 	if (pwlen != strlen(pw) || pwlen < ACC_PASSWORD_MIN || pwlen > ACC_PASSWORD_MAX) {
@@ -725,7 +707,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 		job_wipe_free(j);
 		snprintf(err, sizeof err, "a password has %d to %d bytes (and no NUL)", ACC_PASSWORD_MIN,
 		         ACC_PASSWORD_MAX);
-		reply_error(rs, reg ? SE_BAD_PASSWORD : SE_BAD_LOGIN, reg ? err : "wrong name or password");
+		api_reply_error(rs, reg ? SE_BAD_PASSWORD : SE_BAD_LOGIN, reg ? err : "wrong name or password");
 		return;
 	}
 	j->kind = reg ? AJ_HASH : AJ_VERIFY;
@@ -739,12 +721,12 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 	if (rc < 0) {
 		job_wipe_free(j);
 		srv_error("reading an account: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	if (reg && rc == 1) {
 		job_wipe_free(j);
-		reply_error(rs, SE_NAME_TAKEN, "an account of that name exists (names are compared "
+		api_reply_error(rs, SE_NAME_TAKEN, "an account of that name exists (names are compared "
 		            "without regard to case)");
 		return;
 	}
@@ -757,9 +739,9 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 			job_wipe_free(j);
 			if (rc < 0) {
 				srv_error("registering: %s", err);
-				reply_error(rs, SE_STORAGE, "the game database is unavailable");
+				api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 			} else {
-				reply_error(rs, SE_NAME_LOOKALIKE, LOOKALIKE_TEXT);
+				api_reply_error(rs, SE_NAME_LOOKALIKE, LOOKALIKE_TEXT);
 			}
 			return;
 		}
@@ -776,7 +758,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 		int lw = lg_take(j->key, rq->addr, &j->lg_taken, lerr, sizeof lerr);
 		if (lw) {
 			job_wipe_free(j);
-			reply_error(rs, SE_RATE_LIMITED, lerr);
+			api_reply_error(rs, SE_RATE_LIMITED, lerr);
 			rs->retry_after = lw;
 			return;
 		}
@@ -786,7 +768,7 @@ static void post_credentials(const api_req *rq, api_resp *rs, int reg)
 		char msg[160];
 		snprintf(msg, sizeof msg, "too many logins at once%s: try again in a moment (%s)",
 		         strcmp(why, "--auth-queue") ? " from this address" : "", why);
-		reply_error(rs, SE_BUSY, msg);
+		api_reply_error(rs, SE_BUSY, msg);
 		rs->retry_after = 1;
 	}
 	/* else accounts_drain answers */
@@ -803,7 +785,7 @@ static void post_logout(const api_req *rq, api_resp *rs)
 		free(w);
 		char cookie[200];
 		accounts_cookie(cookie, sizeof cookie, SESSION_COOKIE, "", 0, rq->tls);
-		reply(rs, 200, json_pack("{s:b}", "ok", 1));
+		api_reply(rs, 200, json_pack("{s:b}", "ok", 1));
 		snprintf(rs->set_cookie, sizeof rs->set_cookie, "%s", cookie);
 		return;
 	}
@@ -819,9 +801,9 @@ static int require_session(const api_req *rq, api_resp *rs, store_account *a)
 {
 	int rc = accounts_session(rq->cookie, a);
 	if (rc < 0)
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 	else if (rc == 0)
-		reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
+		api_reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
 	return rc == 1;
 }
 
@@ -874,10 +856,10 @@ static void get_my_games(const api_req *rq, api_resp *rs)
 	if (db->ops->account_games(db, a.id, 0, MY_GAMES_MAX, add_my_game, &m, err) < 0) {
 		json_decref(m.games);
 		srv_error("listing an account's games: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
-	reply(rs, 200, json_pack("{s:o}", "games", m.games));
+	api_reply(rs, 200, json_pack("{s:o}", "games", m.games));
 }
 
 /* The value of query key `key` (URL-decoded) into buf: 1, or 0 if absent. */
@@ -918,7 +900,7 @@ static int query_int(const api_req *rq, api_resp *rs, const char *key, int lo, i
 	if (!v[0] || *end || v[0] == '+' || n < lo || n > hi) {
 		char msg[96];
 		snprintf(msg, sizeof msg, "%s must be a number from %d to %d", key, lo, hi);
-		reply_error(rs, SE_MALFORMED, msg);
+		api_reply_error(rs, SE_MALFORMED, msg);
 		return -1;
 	}
 	*out = (int)n;
@@ -955,10 +937,10 @@ static void get_leaderboard(const api_req *rq, api_resp *rs)
 	if (db->ops->leaderboard(db, limit + 1, offset, add_board, &b, err) < 0) {
 		json_decref(b.players);
 		srv_error("reading the leaderboard: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
-	reply(rs, 200, json_pack("{s:o, s:b, s:f, s:f}", "players", b.players, "more", b.more,
+	api_reply(rs, 200, json_pack("{s:o, s:b, s:f, s:f}", "players", b.players, "more", b.more,
 	                         "start_rating", RATING_START, "start_rd", RATING_RD_START));
 }
 
@@ -1062,12 +1044,12 @@ static void get_player(const api_req *rq, api_resp *rs)
 	char name[STORE_NAME_SIZE * 2], key[STORE_NAME_SIZE * 2], err[STORE_ERR_SIZE];
 	int wait = lim_take(rq->addr, LIM_PLAYERS, err, sizeof err);
 	if (wait) {
-		reply_error(rs, SE_RATE_LIMITED, err);
+		api_reply_error(rs, SE_RATE_LIMITED, err);
 		rs->retry_after = wait;
 		return;
 	}
 	if (!query_value(rq->query, "name", name, sizeof name)) {
-		reply_error(rs, SE_MALFORMED, "GET /api/player?name=NAME");
+		api_reply_error(rs, SE_MALFORMED, "GET /api/player?name=NAME");
 		return;
 	}
 	store_account a;
@@ -1075,11 +1057,11 @@ static void get_player(const api_req *rq, api_resp *rs)
 	         : db->ops->account_by_name(db, key, &a, err);
 	if (rc < 0) {
 		srv_error("reading an account: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	if (rc == 0) {
-		reply_error(rs, SE_NOT_FOUND, "no player of that name");
+		api_reply_error(rs, SE_NOT_FOUND, "no player of that name");
 		return;
 	}
 	profile p;
@@ -1094,7 +1076,7 @@ static void get_player(const api_req *rq, api_resp *rs)
 		json_decref(p.games);
 		json_decref(p.history);
 		srv_error("listing an account's games: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	if (!json_array_size(p.games) && p.viewer != a.id) {
@@ -1103,7 +1085,7 @@ static void get_player(const api_req *rq, api_resp *rs)
 		json_decref(p.games);
 		json_decref(p.history);
 		sodium_memzero(&a, sizeof a);
-		reply_error(rs, SE_NOT_FOUND, "no player of that name");
+		api_reply_error(rs, SE_NOT_FOUND, "no player of that name");
 		return;
 	}
 	json_t *bots = json_array();
@@ -1124,7 +1106,7 @@ static void get_player(const api_req *rq, api_resp *rs)
 	json_object_set_new(o, "recent_games", p.games);
 	json_object_set_new(o, "bots", bots);
 	sodium_memzero(&a, sizeof a);
-	reply(rs, 200, o);
+	api_reply(rs, 200, o);
 }
 
 int accounts_http(const api_req *rq, api_resp *rs)
@@ -1134,7 +1116,7 @@ int accounts_http(const api_req *rq, api_resp *rs)
 	int reg = !strcmp(p, "/api/account/register"), login = !strcmp(p, "/api/account/login");
 	if (reg || login || !strcmp(p, "/api/account/logout")) {
 		if (!post)
-			reply_error(rs, SE_METHOD, "POST only");
+			api_reply_error(rs, SE_METHOD, "POST only");
 		else if (reg || login)
 			post_credentials(rq, rs, reg);
 		else
@@ -1148,13 +1130,13 @@ int accounts_http(const api_req *rq, api_resp *rs)
 	if (!me && !games && !lb && !pl)
 		return 0;
 	if (!get) {
-		reply_error(rs, SE_METHOD, "GET only");
+		api_reply_error(rs, SE_METHOD, "GET only");
 		return 1;
 	}
 	store_account a;
 	if (me) {
 		if (require_session(rq, rs, &a)) {
-			reply(rs, 200, json_pack("{s:o}", "account", account_json(&a)));
+			api_reply(rs, 200, json_pack("{s:o}", "account", account_json(&a)));
 			sodium_memzero(&a, sizeof a);
 		}
 	} else if (games) {

@@ -30,6 +30,7 @@
 #include "errcode.h"
 #include "friends.h"
 #include "ratelimit.h"
+#include "reply.h"
 #include "writer.h"
 
 #define ID_MAX 9007199254740992LL /* 2^53: what a JSON number holds exactly */
@@ -93,25 +94,6 @@ void friends_touch(int64_t account)
 
 /* ---- answers ----------------------------------------------------------------------------- */
 
-static void reply(api_resp *rs, int status, json_t *o)
-{
-	rs->status = status;
-	rs->ctype = "application/json";
-	rs->body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	rs->body_len = rs->body ? strlen(rs->body) : 0;
-	json_decref(o);
-}
-
-static json_t *error_json(srv_err e, const char *msg)
-{
-	return json_pack("{s:{s:s, s:s}}", "error", "code", srv_err_name(e), "message", msg);
-}
-
-static void reply_error(api_resp *rs, srv_err e, const char *msg)
-{
-	reply(rs, srv_err_http_status(e), error_json(e, msg));
-}
-
 static void answer(uint64_t serial, int status, json_t *o)
 {
 	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -122,7 +104,7 @@ static void answer(uint64_t serial, int status, json_t *o)
 
 static void answer_error(uint64_t serial, srv_err e, const char *msg, int retry_after)
 {
-	json_t *o = error_json(e, msg);
+	json_t *o = api_error_json(e, msg);
 	if (retry_after > 0)
 		json_object_set_new(o, "retry_after_s", json_integer(retry_after));
 	answer(serial, srv_err_http_status(e), o);
@@ -181,7 +163,7 @@ static void get_friends(const store_account *me, api_resp *rs)
 			json_decref(l.a);
 			json_decref(o);
 			srv_error("account=%lld reading its friends: %s", (long long)me->id, err);
-			reply_error(rs, SE_STORAGE, "the game database is unavailable");
+			api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 			return;
 		}
 		json_object_set_new(o, NAMES[w], l.a);
@@ -191,7 +173,7 @@ static void get_friends(const store_account *me, api_resp *rs)
 		json_decref(inv);
 		json_decref(o);
 		srv_error("account=%lld reading its invites: %s", (long long)me->id, err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	json_object_set_new(o, "invites", inv);
@@ -201,7 +183,7 @@ static void get_friends(const store_account *me, api_resp *rs)
 	                              "pending", cfg->max_pending, "blocks", cfg->max_blocks,
 	                              "requests_per_hour", cfg->friend_rate, "invites_per_hour",
 	                              cfg->invite_rate, "invites_per_table", cfg->max_invites));
-	reply(rs, 200, o);
+	api_reply(rs, 200, o);
 }
 
 /* ---- the writes ------------------------------------------------------------------------------ */
@@ -299,13 +281,13 @@ static void social_done(wjob *j)
 static json_t *body_object(const api_req *rq, api_resp *rs)
 {
 	if (rq->body_too_large) {
-		reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
+		api_reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
 		return NULL;
 	}
 	json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
 	if (!json_is_object(o)) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, "the body must be a JSON object");
+		api_reply_error(rs, SE_MALFORMED, "the body must be a JSON object");
 		return NULL;
 	}
 	return o;
@@ -333,14 +315,14 @@ static int target_of(const json_t *o, const store_account *me, store_account *a,
 	int64_t id;
 	char err[STORE_ERR_SIZE], key[STORE_NAME_SIZE * 2];
 	if (id_field(o, "id", &id) || (jn && !json_is_string(jn)) || (!jn) == (!id)) {
-		reply_error(rs, SE_MALFORMED, "name the account by \"name\" (a string) or \"id\" (an "
+		api_reply_error(rs, SE_MALFORMED, "name the account by \"name\" (a string) or \"id\" (an "
 		            "integer from 1), one of them");
 		return 0;
 	}
 	int rc;
 	if (jn) {
 		if (accounts_name_key(json_string_value(jn), key, sizeof key, err, sizeof err)) {
-			reply_error(rs, SE_NOT_FOUND, "no account of that name");
+			api_reply_error(rs, SE_NOT_FOUND, "no account of that name");
 			return 0;
 		}
 		rc = db->ops->account_by_name(db, key, a, err);
@@ -349,16 +331,16 @@ static int target_of(const json_t *o, const store_account *me, store_account *a,
 	}
 	if (rc < 0) {
 		srv_error("reading an account: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return 0;
 	}
 	if (rc == 0) {
-		reply_error(rs, SE_NOT_FOUND, jn ? "no account of that name" : "no such account");
+		api_reply_error(rs, SE_NOT_FOUND, jn ? "no account of that name" : "no such account");
 		return 0;
 	}
 	memset(a->pwhash, 0, sizeof a->pwhash);
 	if (a->id == me->id) {
-		reply_error(rs, SE_MALFORMED, "that is your own account");
+		api_reply_error(rs, SE_MALFORMED, "that is your own account");
 		return 0;
 	}
 	return 1;
@@ -401,7 +383,7 @@ static void post_social(const api_req *rq, api_resp *rs, int kind, const store_a
 	w->rate_per_hour = kind == STORE_FR_INVITE ? cfg->invite_rate : cfg->friend_rate;
 	if (kind == STORE_FR_DISMISS) {
 		if (id_field(o, "invite", &w->invite) || !w->invite) {
-			reply_error(rs, SE_MALFORMED, "dismiss needs {\"invite\": <the invite's id>}");
+			api_reply_error(rs, SE_MALFORMED, "dismiss needs {\"invite\": <the invite's id>}");
 			goto out;
 		}
 	} else {
@@ -414,12 +396,12 @@ static void post_social(const api_req *rq, api_resp *rs, int kind, const store_a
 	if (kind == STORE_FR_INVITE) {
 		char err[200];
 		if (table_field(o, w->game)) {
-			reply_error(rs, SE_MALFORMED, "invite needs \"table\": a table's id");
+			api_reply_error(rs, SE_MALFORMED, "invite needs \"table\": a table's id");
 			goto out;
 		}
 		int e = hooks->invite_seat(w->game, me->id, w->other, &w->seat, err, sizeof err);
 		if (e != SE_OK) {
-			reply_error(rs, (srv_err)e, err);
+			api_reply_error(rs, (srv_err)e, err);
 			goto out;
 		}
 	}
@@ -448,19 +430,19 @@ int friends_http(const api_req *rq, api_resp *rs)
 			if (!strcmp(p + 13, VERBS[i].path))
 				kind = VERBS[i].kind;
 		if (kind < 0) {
-			reply_error(rs, SE_NOT_FOUND, "no such endpoint");
+			api_reply_error(rs, SE_NOT_FOUND, "no such endpoint");
 			return 1;
 		}
 	}
 	if (kind < 0 ? !get : !post) {
-		reply_error(rs, SE_METHOD, kind < 0 ? "GET only" : "POST only");
+		api_reply_error(rs, SE_METHOD, kind < 0 ? "GET only" : "POST only");
 		return 1;
 	}
 	if (kind >= 0) {
 		char lerr[256];
 		int wait = lim_take(rq->addr, LIM_SOCIAL, lerr, sizeof lerr);
 		if (wait) {
-			reply_error(rs, SE_RATE_LIMITED, lerr);
+			api_reply_error(rs, SE_RATE_LIMITED, lerr);
 			rs->retry_after = wait;
 			return 1;
 		}
@@ -468,11 +450,11 @@ int friends_http(const api_req *rq, api_resp *rs)
 	store_account me;
 	int rc = accounts_session(rq->cookie, &me);
 	if (rc < 0) {
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return 1;
 	}
 	if (rc == 0) {
-		reply_error(rs, SE_NOT_LOGGED_IN, "friends are for accounts: log in first");
+		api_reply_error(rs, SE_NOT_LOGGED_IN, "friends are for accounts: log in first");
 		return 1;
 	}
 	memset(me.pwhash, 0, sizeof me.pwhash);

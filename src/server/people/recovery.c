@@ -33,6 +33,7 @@
 #include "loginguard.h"
 #include "ratelimit.h"
 #include "recovery.h"
+#include "reply.h"
 #include "writer.h"
 
 #define AL_PROBE 8
@@ -163,28 +164,9 @@ int recovery_store_codes(store *st, int64_t account, char (*codes)[RC_TEXT_SIZE]
 
 /* ---- answers ----------------------------------------------------------------------------- */
 
-static json_t *error_json(srv_err e, const char *msg)
-{
-	return json_pack("{s:{s:s, s:s}}", "error", "code", srv_err_name(e), "message", msg);
-}
-
-static void reply(api_resp *rs, int status, json_t *o)
-{
-	rs->status = status;
-	rs->ctype = "application/json";
-	rs->body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	rs->body_len = rs->body ? strlen(rs->body) : 0;
-	json_decref(o);
-}
-
-static void reply_error(api_resp *rs, srv_err e, const char *msg)
-{
-	reply(rs, srv_err_http_status(e), error_json(e, msg));
-}
-
 static void reply_wait(api_resp *rs, int wait, const char *msg)
 {
-	reply_error(rs, SE_RATE_LIMITED, msg);
+	api_reply_error(rs, SE_RATE_LIMITED, msg);
 	rs->retry_after = wait;
 }
 
@@ -198,7 +180,7 @@ static void answer(uint64_t serial, int status, json_t *o, const char *cookie)
 
 static void answer_error(uint64_t serial, srv_err e, const char *msg)
 {
-	answer(serial, srv_err_http_status(e), error_json(e, msg), NULL);
+	answer(serial, srv_err_http_status(e), api_error_json(e, msg), NULL);
 }
 
 static void storage_error(uint64_t serial, const wjob *j, const char *what)
@@ -213,13 +195,13 @@ static void storage_error(uint64_t serial, const wjob *j, const char *what)
 static json_t *body_object(const api_req *rq, api_resp *rs, const char *shape)
 {
 	if (rq->body_too_large) {
-		reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
+		api_reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
 		return NULL;
 	}
 	json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
 	if (!json_is_object(o)) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, shape);
+		api_reply_error(rs, SE_MALFORMED, shape);
 		return NULL;
 	}
 	return o;
@@ -245,7 +227,7 @@ static int new_password_ok(const char *pw, api_resp *rs)
 	char msg[96];
 	snprintf(msg, sizeof msg, "a password has %d to %d bytes (and no NUL)", ACC_PASSWORD_MIN,
 	         ACC_PASSWORD_MAX);
-	reply_error(rs, SE_BAD_PASSWORD, msg);
+	api_reply_error(rs, SE_BAD_PASSWORD, msg);
 	return 0;
 }
 
@@ -254,9 +236,9 @@ static int require_session(const api_req *rq, api_resp *rs, store_account *a)
 {
 	int rc = accounts_session(rq->cookie, a);
 	if (rc < 0)
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 	else if (rc == 0)
-		reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
+		api_reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
 	return rc == 1;
 }
 
@@ -474,7 +456,7 @@ static void submit_work(const api_req *rq, api_resp *rs, keep_req *k)
 	if (accounts_work(rq, &k->w, &why)) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "too many logins at once: try again in a moment (%s)", why);
-		reply_error(rs, SE_BUSY, msg);
+		api_reply_error(rs, SE_BUSY, msg);
 		rs->retry_after = 1;
 	}
 }
@@ -511,7 +493,7 @@ static void post_recover(const api_req *rq, api_resp *rs)
 	           *pw = str_member(o, "password", ACC_PASSWORD_MAX + 1);
 	if (!name || !code || !pw) {
 		json_decref(o);
-		reply_error(rs, SE_MALFORMED, shape);
+		api_reply_error(rs, SE_MALFORMED, shape);
 		return;
 	}
 	if (!new_password_ok(pw, rs)) {
@@ -524,7 +506,7 @@ static void post_recover(const api_req *rq, api_resp *rs)
 	if (accounts_name_key(name, k->key, sizeof k->key, err, sizeof err)) {
 		json_decref(o);
 		free(k);
-		reply_error(rs, SE_BAD_RECOVERY, "wrong name or recovery code");
+		api_reply_error(rs, SE_BAD_RECOVERY, "wrong name or recovery code");
 		return;
 	}
 	if (!guard_ok(rq, rs, k)) {
@@ -547,7 +529,7 @@ static void post_recover(const api_req *rq, api_resp *rs)
 		sodium_memzero(k, sizeof *k);
 		free(k);
 		srv_error("reading an account's recovery codes: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	if (found != 1) {
@@ -557,7 +539,7 @@ static void post_recover(const api_req *rq, api_resp *rs)
 		sodium_memzero(k, sizeof *k);
 		free(k);
 		sodium_memzero(&a, sizeof a);
-		reply_error(rs, SE_BAD_RECOVERY, "wrong name or recovery code");
+		api_reply_error(rs, SE_BAD_RECOVERY, "wrong name or recovery code");
 		return;
 	}
 	k->account = a.id;
@@ -595,13 +577,13 @@ static keep_req *own_request(const api_req *rq, api_resp *rs, int op, int want_n
 	const char *pw = str_member(o, "password", ACC_PASSWORD_MAX + 1),
 	           *np = want_new ? str_member(o, "new_password", ACC_PASSWORD_MAX + 1) : "";
 	if (!pw || !np) {
-		reply_error(rs, SE_MALFORMED, shape);
+		api_reply_error(rs, SE_MALFORMED, shape);
 		goto out;
 	}
 	if (want_new && !new_password_ok(np, rs))
 		goto out;
 	if (!pw[0] || strlen(pw) > ACC_PASSWORD_MAX) {
-		reply_error(rs, SE_BAD_LOGIN, "the password is wrong");
+		api_reply_error(rs, SE_BAD_LOGIN, "the password is wrong");
 		goto out;
 	}
 	k = srv_xcalloc(1, sizeof *k);
@@ -610,7 +592,7 @@ static keep_req *own_request(const api_req *rq, api_resp *rs, int op, int want_n
 	memcpy(k->name, a.name, sizeof k->name);
 	if (accounts_name_key(a.name, k->key, sizeof k->key, err, sizeof err) || !guard_ok(rq, rs, k)) {
 		if (!rs->status)
-			reply_error(rs, SE_BAD_NAME, err);
+			api_reply_error(rs, SE_BAD_NAME, err);
 		free(k);
 		k = NULL;
 		goto out;
@@ -637,10 +619,10 @@ static void get_codes(const api_req *rq, api_resp *rs)
 	sodium_memzero(&a, sizeof a);
 	if (rc < 0) {
 		srv_error("reading recovery codes: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
-	reply(rs, 200, json_pack("{s:i, s:i}", "left", left, "count", RC_COUNT));
+	api_reply(rs, 200, json_pack("{s:i, s:i}", "left", left, "count", RC_COUNT));
 }
 
 /* The query's "after" (a game id: letters, digits, '-', '_') into out. */
@@ -702,7 +684,7 @@ static void get_records(const api_req *rq, api_resp *rs)
 		char msg[128];
 		snprintf(msg, sizeof msg, "GET /api/me/records?after=GAME_ID&limit=N (N from 1 to %d)",
 		         KEEP_PAGE_MAX);
-		reply_error(rs, SE_MALFORMED, msg);
+		api_reply_error(rs, SE_MALFORMED, msg);
 		return;
 	}
 	if (!limits_ok(rq, rs, LIM_DOWNLOADS, account, AK_DOWNLOADS))
@@ -711,7 +693,7 @@ static void get_records(const api_req *rq, api_resp *rs)
 	int n = db->ops->account_over_ids(db, account, after, limit + 1, ids, err);
 	if (n < 0) {
 		srv_error("listing an account's finished games: %s", err);
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
 	int more = n > limit;
@@ -775,7 +757,7 @@ int recovery_http(const api_req *rq, api_resp *rs)
 		return 0;
 	if (op < 0) {
 		if (!get)
-			reply_error(rs, SE_METHOD, "GET only");
+			api_reply_error(rs, SE_METHOD, "GET only");
 		else
 			get_records(rq, rs);
 		return 1;
@@ -785,7 +767,7 @@ int recovery_http(const api_req *rq, api_resp *rs)
 		return 1;
 	}
 	if (!post) {
-		reply_error(rs, SE_METHOD, op == KO_CODES ? "GET or POST" : "POST only");
+		api_reply_error(rs, SE_METHOD, op == KO_CODES ? "GET or POST" : "POST only");
 		return 1;
 	}
 	if (op == KO_RECOVER) {

@@ -33,6 +33,7 @@
 #include "accounts.h"
 #include "match.h"
 #include "ratelimit.h"
+#include "reply.h"
 #include "tables.h"
 #include "writer.h"
 
@@ -357,14 +358,9 @@ static void answer(uint64_t serial, int status, json_t *o)
 	answer_fn(serial, status, "application/json", body, body ? strlen(body) : 0, NULL, NULL);
 }
 
-static json_t *error_json(srv_err e, const char *msg)
-{
-	return json_pack("{s:{s:s, s:s}}", "error", "code", srv_err_name(e), "message", msg);
-}
-
 static void answer_error(uint64_t serial, srv_err e, const char *msg, int retry_s)
 {
-	json_t *o = error_json(e, msg);
+	json_t *o = api_error_json(e, msg);
 	if (retry_s > 0)
 		json_object_set_new(json_object_get(o, "error"), "retry_after_s", json_integer(retry_s));
 	answer(serial, srv_err_http_status(e), o);
@@ -495,20 +491,6 @@ static match_job *new_job(int kind, const api_req *rq, int64_t account)
 
 /* ---- the endpoints ----------------------------------------------------------------------------- */
 
-static void reply(api_resp *rs, int status, json_t *o)
-{
-	rs->status = status;
-	rs->ctype = "application/json";
-	rs->body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	rs->body_len = rs->body ? strlen(rs->body) : 0;
-	json_decref(o);
-}
-
-static void reply_error(api_resp *rs, srv_err e, const char *msg)
-{
-	reply(rs, srv_err_http_status(e), error_json(e, msg));
-}
-
 /* {"players": 2..4, "rules": preset, "clock": preset}, nothing else. */
 static int parse_choice(const api_req *rq, pool_t *p, char *err, size_t errsize)
 {
@@ -557,13 +539,13 @@ out:
 static void post_join(const api_req *rq, api_resp *rs, const store_account *acc)
 {
 	if (rq->body_too_large) {
-		reply_error(rs, SE_TOO_LARGE, "the body is over the size limit");
+		api_reply_error(rs, SE_TOO_LARGE, "the body is over the size limit");
 		return;
 	}
 	pool_t p;
 	char err[200];
 	if (parse_choice(rq, &p, err, sizeof err)) {
-		reply_error(rs, SE_MALFORMED, err);
+		api_reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
 	match_job *m = new_job(MJ_JOIN, rq, acc->id);
@@ -588,14 +570,14 @@ int match_http(const srv_config *c, const api_req *rq, api_resp *rs)
 	if (!join && !leave)
 		return 0;
 	if (join ? !get && !post : !post) {
-		reply_error(rs, SE_METHOD, join ? "GET or POST" : "POST only");
+		api_reply_error(rs, SE_METHOD, join ? "GET or POST" : "POST only");
 		return 1;
 	}
 	char err[300];
 	if (post && join) {
 		int wait = lim_take(rq->addr, LIM_MATCH, err, sizeof err);
 		if (wait) {
-			reply_error(rs, SE_RATE_LIMITED, err);
+			api_reply_error(rs, SE_RATE_LIMITED, err);
 			rs->retry_after = wait;
 			return 1;
 		}
@@ -603,15 +585,15 @@ int match_http(const srv_config *c, const api_req *rq, api_resp *rs)
 	store_account acc;
 	int rc = accounts_session(rq->cookie, &acc);
 	if (rc < 0) {
-		reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return 1;
 	}
 	if (rc == 0) {
 		if (get) /* a guest sees the choices; playing a person needs an account */
-			reply(rs, 200, json_pack("{s:s, s:o, s:i}", "state", "guest", "choices",
+			api_reply(rs, 200, json_pack("{s:s, s:o, s:i}", "state", "guest", "choices",
 			                         choices_json(), "bot_after_s", cfg->match_bot_after_s));
 		else
-			reply_error(rs, SE_NOT_LOGGED_IN, "quick match needs an account: its games are "
+			api_reply_error(rs, SE_NOT_LOGGED_IN, "quick match needs an account: its games are "
 			            "rated (log in or register)");
 		return 1;
 	}
@@ -620,7 +602,7 @@ int match_http(const srv_config *c, const api_req *rq, api_resp *rs)
 	} else if (get && poll_too_soon(acc.id, srv_now_ms())) {
 		snprintf(err, sizeof err, "this account polls the quick match more often than every "
 		         "%d ms (--match-poll-ms); poll every poll_ms", cfg->match_poll_ms);
-		reply_error(rs, SE_RATE_LIMITED, err);
+		api_reply_error(rs, SE_RATE_LIMITED, err);
 		rs->retry_after = 1;
 	} else {
 		match_job *m = new_job(get ? MJ_POLL : MJ_LEAVE, rq, acc.id);
