@@ -12,13 +12,16 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
+// 8 s a move: the clock runs from the table's creation, and on a busy
+// machine the two page loads before the first reading took over 5 s (CI:
+// the bot had already moved for the idle seat when the test looked)
 async function timedTable() {
   const r = await fetch(BASE + '/api/tables', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({
       players: 2, name: 'Alice', seats: [{}, { bot: 'random' }], bot_delay_ms: 0,
-      clock: { mode: 'realtime', move_s: 5, reserve_s: 0, max_timeouts: 5, takeover: 'random' },
+      clock: { mode: 'realtime', move_s: 8, reserve_s: 0, max_timeouts: 5, takeover: 'random' },
     }),
   });
   assert.equal(r.status, 201);
@@ -52,11 +55,11 @@ test('a timed game: the clock counts down, the bot moves when time runs out, res
   }, a, { timeout: 2000 }).catch(() => {});
   const b = seconds(await mine.locator('.clock-time').textContent());
   assert.equal(await page.evaluate(() => window.carcView.clock.clock.turn), turn, 'still the first turn');
-  assert.ok(a <= 5 && b < a, `the clock counts down: ${a} then ${b}`);
-  assert.match(await page.locator('[data-testid=clock-1]').textContent(), /0:05/);
+  assert.ok(a <= 8 && b < a, `the clock counts down: ${a} then ${b}`);
+  assert.match(await page.locator('[data-testid=clock-1]').textContent(), /0:08/);
 
-  // low on time: the warning colour (under move_s / 2, 2.5 s, left)
-  await page.waitForSelector('[data-testid=clock-0].low', { timeout: 5000 });
+  // low on time: the warning colour (under move_s / 2, 4 s, left)
+  await page.waitForSelector('[data-testid=clock-0].low', { timeout: 8000 });
   await shot(page, 'clock-low.png');
 
   // nobody moved: the bot moves for us at the deadline, and the bot seat after it
