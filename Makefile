@@ -13,6 +13,11 @@
 # Warnings are errors. The tile tables are generated at build time from
 # src/core/tiledefs.c by tools/gentab.c.
 
+# every core builds (JOBS=N, or -jN on the command line, says otherwise):
+# a clean `make test` compiles four builds' worth of objects
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(JOBS)
+
 CC ?= cc
 MODE ?= release
 SANITIZE ?=

@@ -5,7 +5,7 @@
 // result over a visible board before the hand-over, the seats present).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, createTable, playTurn, isOver, shot, catalogue } from './lib.mjs';
+import { BASE, launch, newPage, ready, createTable, playTurn, isOver, shot, catalogue, DESK, PHONE, SIZES } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -170,9 +170,6 @@ test('pass-and-play: two people on one browser, the hand-over hides the tile', a
 
 // issue 22, defect 4
 const en = catalogue('en');
-const DESK = { viewport: { width: 1280, height: 800 } };
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const SIZES = [['1280x800', DESK], ['390x844', PHONE]];
 async function postTable(body) {
   const r = await fetch(`${BASE}/api/tables`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const j = await r.json();

@@ -8,26 +8,13 @@
 // 180 s in all.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, catalogue, textTrouble, switchLang } from './lib.mjs';
+import { BASE, launch, newPage, ready, shot, catalogue, textTrouble, switchLang, api, LANGS, DESK, PHONE, SIZES, sleep } from './lib.mjs';
 
-const LANGS = ['en', 'fi', 'de', 'sl'];
-const DESK = { viewport: { width: 1280, height: 800 } };
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const SIZES = [['1280x800', DESK], ['390x844', PHONE]];
 const cat = Object.fromEntries(LANGS.map((l) => [l, catalogue(l)]));
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function api(path, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers['x-carc-token'] = token;
-  const r = await fetch(BASE + path, body ? { method: 'POST', headers, body: JSON.stringify(body) } : { headers });
-  const j = await r.json();
-  if (!r.ok) { const e = new Error(`${path}: ${JSON.stringify(j)}`); e.status = r.status; e.body = j; throw e; }
-  return j;
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 
 // A page with the language and, when given, the seat (or every pass-and-play seat) of a table.

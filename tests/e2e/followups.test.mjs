@@ -5,9 +5,8 @@
 // nothing runs off the screen.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, playTurn, waitTurnOrEnd, isOver, shot, catalogue } from './lib.mjs';
+import { BASE, launch, newPage, ready, playTurn, waitTurnOrEnd, isOver, shot, catalogue, LANGS } from './lib.mjs';
 
-const LANGS = ['en', 'fi', 'de', 'sl'];
 const cat = Object.fromEntries(LANGS.map((l) => [l, catalogue(l)]));
 let browser;
 before(async () => { browser = await launch(); });

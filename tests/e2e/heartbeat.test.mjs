@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, launch, newPage, ready, shot, playTurn, waitTurnOrEnd, serve } from './lib.mjs';
+import { ROOT, launch, newPage, ready, shot, playTurn, waitTurnOrEnd, serve, createTable } from './lib.mjs';
 
 // the heartbeat's numbers, from the one place they are set
 const src = fs.readFileSync(path.join(ROOT, 'web/js/api.js'), 'utf8');
@@ -30,15 +30,7 @@ test('a server that stops answering is noticed within the heartbeat deadline; th
   proc = s.proc;
   browser = await launch();
   const page = await newPage(browser);
-  await page.goto(s.url + '/');
-  await ready(page);
-  await page.fill('[data-testid=my-name]', 'Alice');
-  await page.click('details.advanced summary');
-  await page.fill('[data-testid=pile]', 'U:2, V:2, E:2');
-  await page.fill('[data-testid=bot-delay]', '50');
-  await page.click('[data-testid=create]');
-  await page.waitForURL(/\?table=/);
-  await ready(page);
+  await createTable(page, { base: s.url, seat2: null, pile: 'U:2, V:2, E:2', botDelay: 50 });
   await waitTurnOrEnd(page);
   await playTurn(page, { follower: false });
   await waitTurnOrEnd(page);

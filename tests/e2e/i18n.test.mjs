@@ -4,9 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, BASE, launch, newPage, ready, catalogue, shot } from './lib.mjs';
+import { ROOT, BASE, launch, newPage, ready, catalogue, shot, LANGS } from './lib.mjs';
 
-const LANGS = ['en', 'fi', 'de', 'sl'];
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });

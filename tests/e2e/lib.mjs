@@ -13,6 +13,23 @@ export const ART = path.resolve(ROOT, process.env.E2E_ARTIFACTS || 'build/e2e-ar
 if (!BASE) throw new Error('CARC_URL is not set: run the tests through tests/e2e/run.sh');
 fs.mkdirSync(ART, { recursive: true });
 
+export const LANGS = ['en', 'fi', 'de', 'sl'];
+export const DESK = { viewport: { width: 1280, height: 800 } };
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+export const SIZES = [['1280x800', DESK], ['390x844', PHONE]];
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A JSON request to the suite's server (POST when there is a body, with
+// the account's token when given); a refusal throws with .status and .body.
+export async function api(path, body, token) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers['x-carc-token'] = token;
+  const r = await fetch(BASE + path, body ? { method: 'POST', headers, body: JSON.stringify(body) } : { headers });
+  const j = await r.json();
+  if (!r.ok) { const e = new Error(`${path}: ${JSON.stringify(j)}`); e.status = r.status; e.body = j; throw e; }
+  return j;
+}
+
 export const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, 'web/i18n', `${lang}.json`), 'utf8'));
 
 export async function launch() {
@@ -42,11 +59,13 @@ export async function ready(page) {
 export const shot = (page, name) => page.screenshot({ path: path.join(ART, name) });
 
 // Fill the lobby's form and make a table; returns its id.
-export async function createTable(page, { name = 'Alice', seat2 = 'bot:medium', pile, botDelay = 60 } = {}) {
-  await page.goto(BASE + '/');
+// `base`: another server than the suite's; `seat2: null` keeps the form's
+// choice for the second seat.
+export async function createTable(page, { base = BASE, name = 'Alice', seat2 = 'bot:medium', pile, botDelay = 60 } = {}) {
+  await page.goto(base + '/');
   await ready(page);
   await page.fill('[data-testid=my-name]', name);
-  await page.selectOption('[data-testid=who-1]', seat2);
+  if (seat2) await page.selectOption('[data-testid=who-1]', seat2);
   await page.click('details.advanced summary');
   if (pile) await page.fill('[data-testid=pile]', pile);
   await page.fill('[data-testid=bot-delay]', String(botDelay));

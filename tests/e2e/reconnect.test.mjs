@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, newPage, ready, shot, playTurn, waitTurnOrEnd, serve as serveOn } from './lib.mjs';
+import { launch, newPage, ready, shot, playTurn, waitTurnOrEnd, serve as serveOn, createTable } from './lib.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-e2e-'));
 const procs = [];
@@ -29,15 +29,7 @@ test('the server dies mid-game and comes back: the page reconnects by itself and
   const first = await serve(0);
   browser = await launch();
   const page = await newPage(browser);
-  await page.goto(first.url + '/');
-  await ready(page);
-  await page.fill('[data-testid=my-name]', 'Alice');
-  await page.click('details.advanced summary');
-  await page.fill('[data-testid=pile]', 'U:2, V:2, E:2');
-  await page.fill('[data-testid=bot-delay]', '50');
-  await page.click('[data-testid=create]');
-  await page.waitForURL(/\?table=/);
-  await ready(page);
+  await createTable(page, { base: first.url, seat2: null, pile: 'U:2, V:2, E:2', botDelay: 50 });
   await waitTurnOrEnd(page);
   await playTurn(page, { follower: false });
 

@@ -6,9 +6,8 @@
 // screenshots of all that in build/e2e-artifacts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, catalogue, waitTurnOrEnd } from './lib.mjs';
+import { BASE, launch, newPage, ready, shot, catalogue, waitTurnOrEnd, LANGS } from './lib.mjs';
 
-const LANGS = ['en', 'fi', 'de', 'sl'];
 const SIZES = [{ width: 1280, height: 800 }, { width: 390, height: 844 }];
 let browser, bigGame;
 before(async () => { browser = await launch(); });
