@@ -244,13 +244,6 @@ void acc_answer_error(uint64_t serial, srv_err e, const char *msg)
 	acc_answer(serial, srv_err_http_status(e), api_error_json(e, msg), NULL);
 }
 
-/* ---- start and stop ------------------------------------------------------------------------------ */
-
-void accounts_hooks_set(const acc_hooks *h)
-{
-	acc_upper = h;
-}
-
 /* ---- look-alike forms of the names of accounts made before they were kept ---- */
 
 typedef struct backfill {
@@ -318,6 +311,13 @@ static void backfill_skeletons(void)
 	j->data = srv_xcalloc(1, sizeof(backfill));
 	j->done = backfill_done;
 	writer_submit(j);
+}
+
+/* ---- start and stop ------------------------------------------------------------------------------ */
+
+void accounts_hooks_set(const acc_hooks *h)
+{
+	acc_upper = h;
 }
 
 int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
