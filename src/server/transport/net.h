@@ -70,7 +70,7 @@ struct srv_conn {
 	int rx_over;
 	int closing;                 /* close once the queue is empty */
 	int dropped;                 /* being killed: send nothing more */
-	struct srv_conn *anext, *aprev; /* every WebSocket connection (net.c) */
+	struct srv_conn *anext, *aprev; /* every WebSocket connection (net_ws.c) */
 };
 typedef struct srv_conn srv_conn;
 
