@@ -55,18 +55,20 @@ int ratings_bot(const char *spec, double *rating)
 
 const char *ratings_why_name(rt_why w)
 {
-	static const char *const names[] = {"rated", "custom_pile", "few_moves", "guest",
-	                                    "bot_unrated", "no_account"};
+	static const char *const names[] = {"rated", "unrated_table", "custom_pile", "few_moves",
+	                                    "guest", "bot_unrated", "no_account"};
 	return w <= RT_NO_ACCOUNT ? names[w] : "?";
 }
 
-rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int standard_pile,
-                       int min_moves)
+rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_rated,
+                       int standard_pile, int min_moves)
 {
 	r->nrated = 0;
 	r->rate = NULL;
 	if (n < 2 || n > STORE_MAX_RATED)
 		return RT_NO_ACCOUNT;
+	if (!table_rated)
+		return RT_UNRATED_TABLE;
 	if (!standard_pile)
 		return RT_CUSTOM_PILE;
 	int accounts = 0;

@@ -2,7 +2,8 @@
  * ratings.h - Glicko-2 ratings of accounts (docs/server.md, "Ratings").
  *
  * One rating per account for every number of players. A finished game is
- * rated only when it is a real game: it was played on the rule set's
+ * rated only when its table was not made unrated ("rated": false, the
+ * training option) and it is a real game: it was played on the rule set's
  * standard pile (no "tiles" option), every seat played at least
  * --rated-min-moves of its own moves (a seat's moves made by the takeover
  * bot, after timeouts or when it was given up, are not its own; a seat
@@ -50,6 +51,7 @@ typedef struct rt_seat {
 /* Why ratings_prepare left a game unrated (RT_RATED: it did not). */
 typedef enum rt_why {
 	RT_RATED,
+	RT_UNRATED_TABLE,    /* the table was made unrated ("rated": false) */
 	RT_CUSTOM_PILE,      /* not the rule set's standard pile */
 	RT_FEW_MOVES,        /* a seat played fewer than min_moves of its own */
 	RT_GUEST,            /* a human seat without an account, or one account twice */
@@ -59,10 +61,11 @@ typedef enum rt_why {
 
 /* Fills r->rated, r->nrated and r->rate when the game is rated (returns
  * RT_RATED, 0), else leaves r unrated (nrated 0) and returns why.
- * standard_pile: the game used the rule set's own pile; min_moves: the
- * own moves every seat needs (0: none). */
-rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int standard_pile,
-                       int min_moves);
+ * table_rated: 0 when the table was made unrated; standard_pile: the game
+ * used the rule set's own pile; min_moves: the own moves every seat needs
+ * (0: none). */
+rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_rated,
+                       int standard_pile, int min_moves);
 const char *ratings_why_name(rt_why w);
 
 /* The result of seat i against seat j: 1, 0.5 or 0. */

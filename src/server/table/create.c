@@ -411,6 +411,7 @@ static void view_opts(srv_table_opts *o, const carc_game *g)
 	for (int i = 0; i < g->npile; i++)
 		o->pile[g->pile[i]]++;
 	o->nseats = g->rules.players;
+	o->rated = 1; /* as opt_parse has it: the view's options read as before */
 }
 
 int view_from_record(srv_table *t, const char *record, size_t len, char *err,

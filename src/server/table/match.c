@@ -159,7 +159,8 @@ static int pool_index(const pool_t *p)
 }
 
 /* The table options of a pool, as a client would send them to POST
- * /api/tables (opt_parse checks them as it checks theirs). */
+ * /api/tables (opt_parse checks them as it checks theirs). Never "rated":
+ * false: a quick match is always rated (its rematch too). */
 static json_t *pool_options(const pool_t *p)
 {
 	json_t *ex = json_array();

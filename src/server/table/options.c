@@ -374,7 +374,7 @@ json_t *opt_seed_json(uint64_t seed)
 static const char *const KNOWN_KEYS[] = {
 	"players", "farmers", "farm_scoring", "small_city", "expansions", "tiles",
 	"seed", "seats", "bot_delay_ms", "private", "name", "clock", "spectator_chat",
-	"pass_and_play", "tutorial", NULL,
+	"pass_and_play", "tutorial", "rated", NULL,
 };
 
 static const char *const CLOCK_MODES[OPT_CLOCK_COUNT] = {"none", "realtime", "turn"};
@@ -494,6 +494,7 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 	memset(out, 0, sizeof *out);
 	carc_rules_default(&out->rules);
 	out->bot_delay_ms = default_bot_delay_ms;
+	out->rated = 1;
 	if (!json_is_object(o)) {
 		snprintf(err, errsize, "table options must be a JSON object");
 		return -1;
@@ -508,7 +509,7 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 			snprintf(err, errsize,
 			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
 			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock, "
-			         "spectator_chat, pass_and_play, tutorial)",
+			         "spectator_chat, pass_and_play, tutorial, rated)",
 			         key);
 			return -1;
 		}
@@ -645,7 +646,8 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 	    get_bool(o, "private", &out->private_, err, errsize) ||
 	    get_bool(o, "spectator_chat", &out->spectator_chat, err, errsize) ||
 	    get_bool(o, "pass_and_play", &out->pass_and_play, err, errsize) ||
-	    get_bool(o, "tutorial", &out->tutorial, err, errsize))
+	    get_bool(o, "tutorial", &out->tutorial, err, errsize) ||
+	    get_bool(o, "rated", &out->rated, err, errsize))
 		return -1;
 	v = json_object_get(o, "farm_scoring");
 	if (v) {
@@ -752,6 +754,8 @@ json_t *opt_to_json(const srv_table_opts *o)
 	/* only when set: the options of every other table read as before */
 	if (o->tutorial)
 		json_object_set_new(j, "tutorial", json_true());
+	if (!o->rated)
+		json_object_set_new(j, "rated", json_false());
 	json_t *seats = json_array();
 	for (int i = 0; i < o->nseats; i++) {
 		json_t *s = json_object();

@@ -68,6 +68,7 @@ typedef struct srv_table_opts {
 	int spectator_chat;            /* 1: spectators may write in the chat (chat.c) */
 	int pass_and_play;             /* 1: the creator holds every human seat */
 	int tutorial;                  /* 1: the guided first game (web/js/guide.js): never rated */
+	int rated;                     /* 0: "rated": false, never rated (training: undo.c); default 1 */
 	int nseats;                    /* == rules.players */
 	srv_seat_opt seat[CARC_MAX_PLAYERS];
 	srv_clock_opt clock;

@@ -16,10 +16,10 @@
 
 /* Whether the game would be rated at its end as it stands (ratings.h): a
  * person with an account against bots of fixed ratings on the standard
- * pile. Such a game is no training game. */
+ * pile, at a table not made unrated. Such a game is no training game. */
 static int could_be_rated(const srv_table *t, int person)
 {
-	if (!t->seat[person].account)
+	if (!t->opts.rated || !t->seat[person].account)
 		return 0;
 	if (t->opts.has_pile && !cfg->rate_custom_piles)
 		return 0;
@@ -54,8 +54,8 @@ int undo_seat(const srv_table *t, srv_err *code, char *err, size_t errsize)
 	if (!why && t->opts.pass_and_play)
 		why = "moves are not taken back at a pass-and-play table";
 	if (!why && could_be_rated(t, person))
-		why = "this game is rated: moves are not taken back (play as a guest, or against a bot "
-		      "level without a rating, to train)";
+		why = "this game is rated: moves are not taken back (to train, make the table with "
+		      "\"rated\": false, the lobby's \"Rated game\" unticked; or play as a guest)";
 	if (!why)
 		return person;
 	if (code)
