@@ -8,7 +8,9 @@ turn, the bots' moves after it are taken back too, the store drops the
 moves, a bot thinking meanwhile is stopped and its answer discarded, and
 the record holds only the moves that stand (it replays with `carc
 replay`). Everything else is refused, and the requests are limited per
-address and per table.
+address and per table. A table made with "rated": false is such a table
+for a logged-in person too: the game changes no rating, and its rematch
+stays unrated.
 """
 import http.client
 import json
@@ -56,6 +58,26 @@ class UndoCase(ServerCase):
             self.assertEqual(st, 200, r)
             turns.append(nxt["turn"])
         return turns
+
+    def play_out(self, srv, tid, token, seat=0):
+        """Plays the seat's first legal moves until the game is over; returns
+        the game's last `next` (with `final`)."""
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            nxt = self.my_turn(srv, tid, token, seat)["game"]["next"]
+            if nxt["over"]:
+                self.wait_over(srv, tid)
+                return nxt
+            st, r, _ = srv.post("/api/tables/%s/move" % tid, dict(first_legal(nxt), turn=nxt["turn"]),
+                                token=token)
+            self.assertEqual(st, 200, r)
+        self.fail("game %s did not end" % tid)
+
+    def rating(self, srv, name):
+        """An account's (rating, rated games) as its profile shows them."""
+        st, p, _ = srv.get("/api/player?name=" + name)
+        self.assertEqual(st, 200, p)
+        return p["rating"], p["games"]
 
     def undo(self, srv, tid, token, moves=None, **kw):
         body = {} if moves is None else {"moves": moves}
@@ -124,16 +146,7 @@ class UndoTest(UndoCase):
         self.assertEqual(len(s["game"]["log"]), r["turn"])
         self.assertEqual(s["table"]["undos"], 5)
         # played to its end: the record holds the moves that stand and replays
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            s = self.my_turn(srv2, tid, tok)
-            nxt = s["game"]["next"]
-            if nxt["over"]:
-                break
-            st, mv, _ = srv2.post("/api/tables/%s/move" % tid, dict(first_legal(nxt), turn=nxt["turn"]),
-                                  token=tok)
-            self.assertEqual(st, 200, mv)
-        self.assertTrue(nxt["over"])
+        nxt = self.play_out(srv2, tid, tok)
         rec = srv2.get("/api/tables/%s/record" % tid)[1]
         self.assertEqual(rec["undos"], 5)
         self.assertEqual(len(rec["turns"]), len(self.stored_moves(srv2, tid)))
@@ -235,6 +248,74 @@ class UndoTest(UndoCase):
         self.play(srv, tid, tok, 1)
         self.my_turn(srv, tid, tok)
         st, r, _ = self.undo(srv, tid, tok)
+        self.assertEqual(st, 200, r)
+
+    def test_an_unrated_table_lets_an_account_train(self):
+        # "rated": false (the lobby's "Rated game" unticked): a logged-in
+        # person against a bot of a fixed rating on the standard pile, a
+        # game that would be rated, may take moves back; the game counts
+        # for nobody, and its rematch is unrated too
+        srv = self.start()
+        origin = {"Origin": "http://%s:%d" % (HOST, srv.port)}
+        st, r, h = srv.post("/api/account/register", {"name": "Trainee", "password": "a long password 1"},
+                            headers=origin)
+        self.assertEqual(st, 201, r)
+        hdrs = dict(origin, Cookie=h.get("Set-Cookie", h.get("set-cookie", "")).split(";")[0])
+        body = {"seats": [{}, {"bot": "medium"}], "seed": 9, "name": "Trainee"}
+        # a wrong type is refused, naming the option
+        for bad in ("no", 1, None, "false", 0, [], {}):
+            st, r, _ = srv.post("/api/tables", dict(body, rated=bad), headers=hdrs)
+            self.assertEqual((st, r["error"]["code"]), (400, "bad_option"), bad)
+            self.assertIn("'rated' must be true or false", r["error"]["message"])
+        # "rated": true is the default: not in the options, no undos
+        st, rated, _ = srv.post("/api/tables", dict(body, rated=True), headers=hdrs)
+        self.assertEqual(st, 201, rated)
+        self.assertNotIn("rated", rated["table"]["options"])
+        self.assertNotIn("undo_seat", rated["table"])
+        self.play(srv, rated["id"], rated["token"], 1)
+        st, r, _ = self.undo(srv, rated["id"], rated["token"])
+        self.assertEqual((st, r["error"]["code"]), (409, "not_training"))
+        self.assertIn('"rated": false', r["error"]["message"])
+        # unrated: the options say so, and the person may undo
+        st, c, _ = srv.post("/api/tables", dict(body, rated=False), headers=hdrs)
+        self.assertEqual(st, 201, c)
+        tid, tok = c["id"], c["token"]
+        self.assertIs(c["table"]["options"]["rated"], False)
+        self.assertTrue(c["table"]["seats"][0].get("account"))
+        self.assertEqual(c["table"]["undo_seat"], 0)
+        mine = self.play(srv, tid, tok, 3)
+        self.my_turn(srv, tid, tok)
+        st, r, _ = self.undo(srv, tid, tok)
+        self.assertEqual(st, 200, r)
+        self.assertEqual((r["undone"], r["turn"]), (1, mine[-1]))
+        # kept with the table: after a restart too
+        srv.kill()
+        srv = self.start()
+        hdrs["Origin"] = "http://%s:%d" % (HOST, srv.port)
+        info = srv.get("/api/tables/" + tid)[1]
+        self.assertIs(info["options"]["rated"], False)
+        self.assertEqual(info["undo_seat"], 0)
+        # played to its end: the account's rating and its rated games unchanged
+        self.play_out(srv, tid, tok)
+        self.assertEqual(self.rating(srv, "Trainee"), (1500, 0))
+        self.assertIn("table=%s event=unrated why=unrated_table" % tid, srv.read_log())
+        # the control: the rated table's game, played to its end, counts
+        self.play_out(srv, rated["id"], rated["token"])
+        r1, n1 = self.rating(srv, "Trainee")
+        self.assertEqual(n1, 1)
+        self.assertNotEqual(r1, 1500)
+        # the finished list says so too
+        over = srv.get("/api/tables?status=over")[1]
+        over = over["tables"] if isinstance(over, dict) else over
+        self.assertIs([g for g in over if g["id"] == tid][0]["options"]["rated"], False)
+        # the rematch stays unrated, and the person trains there too
+        st, rm, _ = srv.post("/api/tables/%s/rematch" % tid, {"token": tok}, headers=hdrs)
+        self.assertEqual(st, 200, rm)
+        self.assertIs(rm["table"]["options"]["rated"], False)
+        self.assertEqual(rm["table"]["undo_seat"], rm["seat"])
+        self.play(srv, rm["id"], rm["token"], 1, seat=rm["seat"])
+        self.my_turn(srv, rm["id"], rm["token"], seat=rm["seat"])
+        st, r, _ = self.undo(srv, rm["id"], rm["token"])
         self.assertEqual(st, 200, r)
 
     def test_bots_do_not_play_on_a_taken_back_position(self):
