@@ -1,7 +1,8 @@
 // Training against bots in the browser (web/js/training.js): moves taken
 // back after confirming them with the undo bar, and a placed figure's
 // feature outlined with what it would score if the game ended now, by
-// hovering it (1280x800) and by a long press (390x844, touch).
+// hovering it (1280x800) and by a long press (390x844, touch). A logged-in
+// person trains at a table made with "Rated game" unticked in the lobby.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launch, newPage, ready, shot, waitTurnOrEnd, catalogue } from './lib.mjs';
@@ -144,6 +145,57 @@ test('long-pressing a figure on a phone shows its feature; undo by tapping (390x
   assert.equal(await waitTurnOrEnd(page), 'mine');
   const sw = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(sw <= 390, `no sideways scroll: ${sw}`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a logged-in person unticks "Rated game" in the lobby and takes a move back against the bot', async () => {
+  const page = await newPage(browser);
+  await page.addInitScript(() => localStorage.setItem('carc.lang', 'en'));
+  await page.goto(BASE + '/');
+  await ready(page);
+  // a guest's game is never rated: no choice to make
+  await page.click('details.advanced summary');
+  assert.equal(await page.locator('[data-testid=rated]').count(), 0);
+  const name = `Trainer ${Date.now().toString(36).slice(-5)}`;
+  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
+  })).status, name);
+  assert.equal(st, 201);
+  await page.reload();
+  await ready(page);
+  await page.selectOption('[data-testid=who-1]', 'bot:medium');
+  await page.click('details.advanced summary');
+  const rated = page.locator('[data-testid=rated]');
+  assert.ok(await rated.isChecked(), 'rated by default');
+  assert.match(await page.locator('label.check:has([data-testid=rated])').textContent(), new RegExp(en['opt.rated.label']));
+  assert.ok(!(await page.textContent('[data-testid=create-summary]')).includes(en['opt.unrated']));
+  await rated.uncheck();
+  assert.ok((await page.textContent('[data-testid=create-summary]')).includes(en['opt.unrated']), 'the summary says so');
+  await page.fill('[data-testid=bot-delay]', '60');
+  await shot(page, 'training-unrated-form.png');
+  await page.click('[data-testid=create]');
+  await page.waitForURL(/\?table=[0-9a-f]{16}/);
+  await ready(page);
+  const id = new URL(page.url()).searchParams.get('table');
+  const tb = (await api(`/api/tables/${id}`)).body;
+  assert.equal(tb.options.rated, false);
+  assert.equal(tb.seats[0].name, name);
+  assert.equal(tb.seats[0].account, true);
+  assert.equal(tb.undo_seat, 0);
+  // the table screen says the game is not rated
+  assert.ok((await page.textContent('.table-info')).includes(en['opt.unrated']));
+  // one move, then taken back with the undo bar
+  await playTurn(page);
+  assert.equal(await waitTurnOrEnd(page), 'mine');
+  await page.waitForSelector('[data-testid=undo-bar]:not(.hidden)');
+  await shot(page, 'training-unrated-undo.png');
+  await page.click('[data-testid=undo]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=log] li[data-turn]').length === 0);
+  assert.equal(await waitTurnOrEnd(page), 'mine');
+  const after = (await api(`/api/tables/${id}/state`)).body;
+  assert.equal(after.game.log.length, 0);
+  assert.equal(after.table.undos, 1);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

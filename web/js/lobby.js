@@ -13,6 +13,7 @@ import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 import { offerHtml, markOffered, startGuided } from './guide.js';
 import { FriendsPanel } from './friends.js';
+import { currentAccount } from './account.js';
 import { QuickMatch } from './quickmatch.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
@@ -22,6 +23,7 @@ export class LobbyView {
   constructor(root) {
     this.root = root;
     this.options = null;
+    this.account = null;       // the logged-in account (account.js), null for a guest
     this.form = this.loadForm();
     this.lists = { open: [], playing: [], over: [] };
     this.overMore = false;     // the server has older finished games than the list shows
@@ -59,10 +61,13 @@ export class LobbyView {
       expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
       pass_and_play: false, spectator_chat: !!f.spectator_chat,
+      // "Rated game" (accounts only): ticked on every visit, as private and pass-and-play are off
+      rated: true,
     };
   }
 
   async load() {
+    this.account = await currentAccount().catch(() => null);
     try { this.options = await api.options(); } catch (e) { toast(e.message, 'error'); }
     this.render();
     this.refresh();
@@ -239,6 +244,7 @@ export class LobbyView {
       }
     }
     h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
+      ${this.account ? `<label class="check"><input type="checkbox" name="rated" ${f.rated ? 'checked' : ''} data-testid="rated"> ${t('opt.rated.label')}<small>${t('opt.rated.help')}</small></label>` : ''}
       <label class="field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
       <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
       <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
@@ -258,8 +264,10 @@ export class LobbyView {
     let tiles;
     try { tiles = f.pile.trim() ? this.parsePile(f.pile) : undefined; } catch { tiles = undefined; }
     // without the players: the form shows them just above
-    return optionsSummary({ players: f.players, farmers: f.farmers, farm_scoring: f.farm_scoring, small_city: f.small_city, expansions: this.chosenExpansions(), tiles, clock: chosenClock(), private: f.private, pass_and_play: f.pass_and_play }).slice(1).join(' · ');
+    return optionsSummary({ players: f.players, farmers: f.farmers, farm_scoring: f.farm_scoring, small_city: f.small_city, expansions: this.chosenExpansions(), tiles, clock: chosenClock(), private: f.private, pass_and_play: f.pass_and_play, rated: this.unrated() ? false : undefined }).slice(1).join(' · ');
   }
+  // "Rated game" unticked: only an account is offered the choice (a guest's game is never rated)
+  unrated() { return !!this.account && !this.form.rated; }
 
   onInput(e) {
     const f = this.form, el = e.target, n = el.name;
@@ -290,7 +298,7 @@ export class LobbyView {
     }
     // the summary reads the preset from where clock.js keeps it: kept before the summary is drawn
     else if (n === 'clock_preset') localStorage.setItem('carc.clock', el.value);
-    else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat') { f[n] = el.checked; rerender = n === 'farmers' || n === 'pass_and_play'; }
+    else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat' || n === 'rated') { f[n] = el.checked; rerender = n === 'farmers' || n === 'pass_and_play'; }
     else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
     else if (n === 'exp') {
       f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
@@ -410,6 +418,7 @@ export class LobbyView {
     if (chosenClock()) body.clock = chosenClock();
     if (f.pass_and_play) body.pass_and_play = true;
     if (f.spectator_chat) body.spectator_chat = true;
+    if (this.unrated()) body.rated = false;
     try {
       if (f.pile.trim()) body.tiles = this.parsePile(f.pile);
     } catch (e) { err.textContent = e.message; return; }

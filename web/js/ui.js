@@ -71,6 +71,7 @@ export function optionsSummary(o) {
   if (clockText(o.clock)) out.push(`${t('opt.clock')}: ${clockText(o.clock)}`);
   if (o.private) out.push(t('opt.private'));
   if (o.tutorial) out.push(t('opt.tutorial'));
+  if (o.rated === false) out.push(t('opt.unrated'));
   if (o.pass_and_play) out.push(t('opt.pnp'));
   if (o.spectator_chat) out.push(t('opt.spectatorchat'));
   return out.map(esc);
