@@ -58,6 +58,19 @@ export async function ready(page) {
 
 export const shot = (page, name) => page.screenshot({ path: path.join(ART, name) });
 
+// An account for this page's browser context (the session cookie is set by
+// the answer), registered from the lobby of `base`; the page is reloaded.
+export async function register(page, name, base = BASE) {
+  await page.goto(base + '/');
+  await ready(page);
+  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
+  })).status, name);
+  if (st !== 201) throw new Error(`registering ${name}: HTTP ${st}`);
+  await page.reload();
+  await ready(page);
+}
+
 // Fill the lobby's form and make a table; returns its id.
 // `base`: another server than the suite's; `seat2: null` keeps the form's
 // choice for the second seat.

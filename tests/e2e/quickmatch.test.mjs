@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, newPage, ready, shot, catalogue, CARC, ROOT } from './lib.mjs';
+import { launch, newPage, ready, shot, catalogue, register, CARC, ROOT } from './lib.mjs';
 
 const BASE = process.env.CARC_URL;
 const en = catalogue('en');
@@ -18,18 +18,6 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-// An account for this browser context (the session cookie is set by the answer).
-async function register(page, name, base = BASE) {
-  await page.goto(base + '/');
-  await ready(page);
-  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
-  })).status, name);
-  assert.equal(st, 201);
-  await page.reload();
-  await ready(page);
-}
 
 async function choose(page, { players, rules, clock }) {
   if (!(await page.locator('[data-testid=match-join]').isVisible())) await page.click('[data-testid=match-open]');

@@ -5,7 +5,7 @@
 // person trains at a table made with "Rated game" unticked in the lobby.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, waitTurnOrEnd, catalogue } from './lib.mjs';
+import { BASE, launch, newPage, ready, shot, waitTurnOrEnd, catalogue, register } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -158,12 +158,7 @@ test('a logged-in person unticks "Rated game" in the lobby and takes a move back
   await page.click('details.advanced summary');
   assert.equal(await page.locator('[data-testid=rated]').count(), 0);
   const name = `Trainer ${Date.now().toString(36).slice(-5)}`;
-  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
-  })).status, name);
-  assert.equal(st, 201);
-  await page.reload();
-  await ready(page);
+  await register(page, name);
   await page.selectOption('[data-testid=who-1]', 'bot:medium');
   await page.click('details.advanced summary');
   const rated = page.locator('[data-testid=rated]');

@@ -73,6 +73,15 @@ class UndoCase(ServerCase):
             self.assertEqual(st, 200, r)
         self.fail("game %s did not end" % tid)
 
+    def register(self, srv, name):
+        """A new account: the headers of its browser (the session cookie and
+        the page's Origin)."""
+        origin = {"Origin": "http://%s:%d" % (HOST, srv.port)}
+        st, r, h = srv.post("/api/account/register", {"name": name, "password": "a long password 1"},
+                            headers=origin)
+        self.assertEqual(st, 201, r)
+        return dict(origin, Cookie=h.get("Set-Cookie", h.get("set-cookie", "")).split(";")[0])
+
     def rating(self, srv, name):
         """An account's (rating, rated games) as its profile shows them."""
         st, p, _ = srv.get("/api/player?name=" + name)
@@ -229,12 +238,7 @@ class UndoTest(UndoCase):
 
     def test_refused_in_a_rated_game(self):
         srv = self.start()
-        origin = {"Origin": "http://%s:%d" % (HOST, srv.port)}
-        st, r, h = srv.post("/api/account/register", {"name": "Trainee", "password": "a long password 1"},
-                            headers=origin)
-        self.assertEqual(st, 201, r)
-        sess = h.get("Set-Cookie", h.get("set-cookie", "")).split(";")[0]
-        hdrs = dict(origin, Cookie=sess)
+        hdrs = self.register(srv, "Trainee")
         st, c, _ = srv.post("/api/tables", {"seats": [{}, {"bot": "medium"}], "seed": 9, "name": "Trainee"},
                             headers=hdrs)
         self.assertEqual(st, 201, c)
@@ -256,11 +260,7 @@ class UndoTest(UndoCase):
         # game that would be rated, may take moves back; the game counts
         # for nobody, and its rematch is unrated too
         srv = self.start()
-        origin = {"Origin": "http://%s:%d" % (HOST, srv.port)}
-        st, r, h = srv.post("/api/account/register", {"name": "Trainee", "password": "a long password 1"},
-                            headers=origin)
-        self.assertEqual(st, 201, r)
-        hdrs = dict(origin, Cookie=h.get("Set-Cookie", h.get("set-cookie", "")).split(";")[0])
+        hdrs = self.register(srv, "Trainee")
         body = {"seats": [{}, {"bot": "medium"}], "seed": 9, "name": "Trainee"}
         # a wrong type is refused, naming the option
         for bad in ("no", 1, None, "false", 0, [], {}):
