@@ -4,8 +4,8 @@
  * (fuzz_ws.c).
  *
  * The harness runs the real tables, writer (storage thread, SQLite in a
- * temporary folder) and api.c on the fuzzer's thread, which plays the event
- * loop's part. net.c stays linked (other modules need its symbols), but the
+ * temporary folder) and the API (api/) on the fuzzer's thread, which plays
+ * the event loop's part. net.c stays linked (other modules need its symbols), but the
  * calls the other modules make into it are redirected to the harness by
  * the linker (-Wl,--wrap=net_..., see the Makefile): answers and messages
  * land here, where each one is checked against the protocol (valid JSON,

@@ -2,8 +2,8 @@
  * metrics.h - counters for GET /api/metrics (the Prometheus text format,
  * version 0.0.4). Counters are bumped where things happen (a move stored,
  * a write's time on the storage thread) with atomics, so any thread may
- * bump them; gauges (tables, connections, bots) are read by api.c when
- * the page is asked for and handed to metrics_render.
+ * bump them; gauges (tables, connections, bots) are read by api_monitor.c
+ * when the page is asked for and handed to metrics_render.
  */
 #ifndef CARC_SERVER_METRICS_H
 #define CARC_SERVER_METRICS_H

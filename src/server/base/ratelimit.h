@@ -1,6 +1,6 @@
 /*
  * ratelimit.h - per-address rate limits and the caps on stored uploads
- * (docs/server.md, "Limits"). api.c asks before it does the work; a
+ * (docs/server.md, "Limits"). The API (api/) asks before the work; a
  * refusal is SE_RATE_LIMITED (429) with the seconds to wait.
  *
  * An address is the peer's IPv4 address, or the /64 prefix of an IPv6

@@ -9,9 +9,11 @@
  *   transport/  net.c: the libwebsockets event loop, HTTP routing, static
  *               files, WebSocket framing, per-connection output queues;
  *               peers.c: addresses, trusted proxies, origins
- *   api/        api.c: the HTTP API and the WebSocket messages (JSON in,
- *               JSON out): parse, check, call the domain, answer; installs
- *               the domain's outbox and the accounts' hooks (api_start)
+ *   api/        the HTTP API and the WebSocket messages (JSON in, JSON
+ *               out): parse, check, call the domain, answer. api.c routes
+ *               and installs the domain's outbox and the accounts' hooks
+ *               (api_start); the routes, the WebSocket and the late
+ *               answers are the other api_*.c (api_internal.h)
  *   table/      the table domain: the registry of tables (tables.c), seats
  *               (seats.c), making tables (create.c), moves (moves.c), the
  *               bots' pacing (botpace.c), the views of a table (views.c),

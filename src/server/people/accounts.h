@@ -104,7 +104,8 @@ int accounts_work(const api_req *rq, acc_work *w, const char **why);
  * cookie: 1, or 0 (out "") when it carries none. */
 int accounts_session_hash(const char *cookie, char *out);
 
-/* A Set-Cookie value for a seat or session cookie (api.c uses it too). */
+/* A Set-Cookie value for the session cookie (SameSite=Lax; recovery.c uses
+ * it too; a seat's cookie is SameSite=Strict, api_set_seat_cookie). */
 void accounts_cookie(char *out, size_t size, const char *name, const char *value, int max_age,
                      int tls);
 

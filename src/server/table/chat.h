@@ -7,7 +7,7 @@
  * quick phrase's id (chat_phrase_ok) that each reader sees in their own
  * language. Seat holders always may write; spectators only at a table
  * with the option "spectator_chat" (default off); everyone at the table
- * reads. Each line costs the address's request budget (api.c) and one of
+ * reads. Each line costs the address's request budget (api_ws.c) and one of
  * the connection's and the seat's own chat allowance (--chat-rate,
  * --chat-burst). A game keeps at most cfg->chat_max lines; spectators'
  * lines have a budget of their own so that the players can always write:

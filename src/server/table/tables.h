@@ -9,7 +9,7 @@
  *
  * The store write is done by the storage thread (writer.c): a request that
  * writes (a move, a join, a new table) answers SE_PENDING, and the answer
- * goes out through the outbox (outbox.h: the api_*_done of api.c) once
+ * goes out through the outbox (outbox.h: the api_*_done of api_done.c) once
  * the write is committed. Everything here runs on the event-loop thread (see server.h).
  */
 #ifndef CARC_SERVER_TABLES_H

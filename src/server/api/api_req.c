@@ -1,0 +1,167 @@
+/*
+ * api_req.c - reading an API request and the answers its routes share
+ * (api_internal.h): a query's values, the seat token of a header or a
+ * cookie, a JSON object (a body, a WebSocket message), a move's turn, a
+ * join's seat, whether a private table is hidden from the asker; a text
+ * answer, a 429 and a seat's cookie.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "api_internal.h"
+#include "tables.h"
+
+void api_reply_text(api_resp *rs, int status, char *text)
+{
+	rs->status = status;
+	rs->ctype = "application/json";
+	rs->body = text;
+	rs->body_len = text ? strlen(text) : 0;
+}
+
+void api_reply_limited(api_resp *rs, int wait_s, const char *msg)
+{
+	api_reply_error(rs, SE_RATE_LIMITED, msg);
+	rs->retry_after = wait_s;
+}
+
+/* A move's "turn": absent (-1), or an integer 0..CARC_MAX_TILES (one more
+ * than a game has turns, so that a turn past the end is stale rather than
+ * malformed). Anything else is malformed. */
+int api_parse_turn(const json_t *v, int *turn, char *err, size_t errsize)
+{
+	*turn = -1;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > CARC_MAX_TILES) {
+		snprintf(err, errsize, "turn must be an integer from 0 to %d (the turn the move is for)",
+		         CARC_MAX_TILES);
+		return -1;
+	}
+	*turn = (int)json_integer_value(v);
+	return 0;
+}
+
+int api_query_get(const char *q, const char *key, char *buf, size_t size)
+{
+	size_t kl = strlen(key);
+	const char *p = q;
+	while (p && *p) {
+		const char *amp = strchr(p, '&');
+		size_t n = amp ? (size_t)(amp - p) : strlen(p);
+		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			size_t o = 0;
+			for (size_t i = kl + 1; i < n && o + 1 < size; i++) {
+				char ch = p[i];
+				if (ch == '+')
+					ch = ' ';
+				else if (ch == '%' && i + 2 < n + 1 && i + 2 <= n) {
+					char hx[3] = {p[i + 1], p[i + 2], 0};
+					ch = (char)strtol(hx, NULL, 16);
+					i += 2;
+				}
+				buf[o++] = ch;
+			}
+			buf[o] = 0;
+			return 1;
+		}
+		p = amp ? amp + 1 : NULL;
+	}
+	return 0;
+}
+
+void api_token_for(const char *id, const char *token, const char *cookie, char *out,
+                   size_t size)
+{
+	out[0] = 0;
+	if (token && *token) {
+		snprintf(out, size, "%s", token);
+		return;
+	}
+	if (!cookie || !id)
+		return;
+	char name[STORE_ID_SIZE + 8];
+	snprintf(name, sizeof name, "carc_%s=", id);
+	const char *p = cookie;
+	size_t nl = strlen(name);
+	while ((p = strstr(p, name))) {
+		if (p == cookie || p[-1] == ' ' || p[-1] == ';') {
+			p += nl;
+			size_t n = strcspn(p, "; ");
+			if (n >= size)
+				n = size - 1;
+			memcpy(out, p, n);
+			out[n] = 0;
+			return;
+		}
+		p += nl;
+	}
+}
+
+json_t *api_load_object(const char *text, size_t len, const char *what, char *msg,
+                        size_t size)
+{
+	json_error_t je;
+	json_t *o = json_loadb(text, len, 0, &je);
+	if (!o || !json_is_object(o)) {
+		snprintf(msg, size, "%s must be a JSON object%s%s", what, o ? "" : ": ", o ? "" : je.text);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *api_parse_body(const api_req *rq, api_resp *rs, int need_object)
+{
+	if (rq->body_too_large) {
+		api_reply_error(rs, SE_TOO_LARGE, "the request body is over the size limit");
+		return NULL;
+	}
+	if (rq->body_len == 0 && !need_object)
+		return json_object();
+	char msg[256];
+	json_t *o = api_load_object(rq->body ? rq->body : "", rq->body_len, "the body", msg,
+	                            sizeof msg);
+	if (!o)
+		api_reply_error(rs, SE_MALFORMED, msg);
+	return o;
+}
+
+/* A seat cookie: Strict, so that no request from another site carries it
+ * (the Origin check stops those too). tls: marked Secure. */
+void api_set_seat_cookie(api_resp *rs, const char *id, const char *token, int tls)
+{
+	snprintf(rs->set_cookie, sizeof rs->set_cookie,
+	         "carc_%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000%s", id, token,
+	         tls ? "; Secure" : "");
+}
+
+/* A private table (option "private") that has started is shown only to
+ * its players: a seat's token (header or cookie), or the session of an
+ * account holding a seat. To anyone else it is hidden (1): they are told
+ * there is no such table. An open one is reached by its id, the
+ * invitation, as before. */
+int api_private_hidden(const srv_table *t, const char *token, const char *cookie)
+{
+	if (!t->opts.private_ || t->status == STORE_OPEN)
+		return 0;
+	char tok[STORE_TOKEN_SIZE * 2];
+	api_token_for(t->id, token, cookie, tok, sizeof tok);
+	int seated = tok[0] && tables_seat_of(t, tok) >= 0;
+	explicit_bzero(tok, sizeof tok);
+	store_account acc;
+	if (!seated && accounts_session(cookie, &acc) == 1)
+		seated = tables_seat_of_account(t, acc.id) >= 0;
+	return !seated;
+}
+
+int api_seat_wanted(const json_t *js)
+{
+	if (!json_is_integer(js))
+		return -1;
+	json_int_t n = json_integer_value(js);
+	return n < 0 || n > 99 ? 99 : (int)n;
+}
