@@ -1,11 +1,11 @@
 /*
- * fuzz_http.c - libFuzzer target: the HTTP API (api_http) as net.c hands
+ * fuzz_http.c - libFuzzer target: the HTTP API (api_http) as net*.c hands
  * it a request, against real tables and a real store (fuzz_server.h).
  *
  * Input: one request.
  *   byte 0    the method: G GET, P POST, U PUT, D DELETE, H HEAD,
  *             O OPTIONS, A PATCH, C CONNECT; any other byte by its value
- *   byte 1    flags: bit 0 the body is over the size limit (net.c saw too
+ *   byte 1    flags: bit 0 the body is over the size limit (net*.c saw too
  *             much), bits 1-2 the client's address (one of four)
  *   then      path \n query \n token \n cookie \n body (the rest, newlines
  *             included); fields left out are empty

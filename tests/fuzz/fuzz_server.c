@@ -4,9 +4,9 @@
  *
  * Linked with -Wl,--wrap for net_send, net_send_text, net_broadcast,
  * net_close_after_flush, net_conn_find and net_http_answer: every call the
- * other server modules make into net.c arrives at the __wrap_ functions
+ * other server modules make into net*.c arrives at the __wrap_ functions
  * below (the domain's outbox and the accounts' hooks, which api_start
- * installs, are api.c's and call these). net.c's own code is never run (no
+ * installs, are api.c's and call these). net*.c's own code is never run (no
  * lws connection exists).
  */
 #include <jansson.h>
@@ -159,7 +159,7 @@ static void same_snap(const fz_snap a[FZ_NSLOTS], const char *what)
 			        fz_id(k), a[k].status, b[k].status, a[k].nturns, b[k].nturns);
 }
 
-/* ---- the transport's part (net.c's functions, redirected here) ------------------- */
+/* ---- the transport's part (net*.c's functions, redirected here) ------------------ */
 
 static srv_conn ws;             /* the harness's WebSocket connection */
 static int ws_is_open, ws_heard; /* messages it got since the last count */
@@ -268,7 +268,7 @@ int fz_http(int method, const char *path, const char *query, const char *token,
             const char *cookie, const char *body, size_t body_len, int too_large,
             const char *addr, char **body_out)
 {
-	/* the sizes of net.c's buffers */
+	/* the sizes of net*.c's buffers */
 	char p[256], q[1024], tk[256], ck[1024];
 	copy_field(p, sizeof p, path);
 	copy_field(q, sizeof q, query);
@@ -279,7 +279,7 @@ int fz_http(int method, const char *path, const char *query, const char *token,
 		too_large = 1;
 		body_len = limit;
 	}
-	/* net.c's body is NUL-terminated, at its exact length */
+	/* net*.c's body is NUL-terminated, at its exact length */
 	char *b = NULL;
 	if (body_len || body) {
 		b = srv_xmalloc(body_len + 1);
@@ -349,7 +349,7 @@ int fz_http(int method, const char *path, const char *query, const char *token,
 srv_conn *fz_ws_open(const char *path, const char *token, const char *cookie)
 {
 	char p[256], tk[256], ck[1024];
-	/* net.c copies a header that fits, or nothing */
+	/* net*.c copies a header that fits, or nothing */
 	if (strlen(path) >= sizeof p)
 		path = "";
 	if (strlen(cookie) >= sizeof ck)
@@ -380,7 +380,7 @@ void fz_ws_message(srv_conn *c, const char *text, size_t len)
 	if (len > fz_cfg.max_msg) {
 		api_ws_too_large(c, fz_cfg.max_msg);
 	} else {
-		/* net.c's message buffer: exactly len bytes, no terminator */
+		/* net*.c's message buffer: exactly len bytes, no terminator */
 		char *m = srv_xmalloc(len ? len : 1);
 		memcpy(m, text, len);
 		api_ws_message(c, m, len);
@@ -395,7 +395,7 @@ void fz_ws_message(srv_conn *c, const char *text, size_t len)
 
 void fz_ws_close(srv_conn *c)
 {
-	ws_is_open = 0; /* net.c forgets the serial before api_ws_close */
+	ws_is_open = 0; /* net*.c forgets the serial before api_ws_close */
 	api_ws_close(c);
 	fz_settle();
 	if (c->cl.table)
@@ -659,7 +659,7 @@ static void open_stores(void)
 	if (tables_start(&fz_cfg, reader, lctx))
 		fz_fail("cannot start the tables");
 	/* the account routes (leaderboard, player, me, login) read their store
-	 * and key from here, as in net.c */
+	 * and key from here, as in net*.c */
 	if (accounts_start(&fz_cfg, reader, lctx))
 		fz_fail("cannot start the accounts");
 	/* no timer ever fires here: keep the tables from setting any */

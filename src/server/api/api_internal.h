@@ -26,9 +26,6 @@
 
 /* ---- api_req.c: reading a request, shared answers ---- */
 
-/* The value of query key `key` into buf (URL-decoding %XX and +): 1, or 0
- * when the key is absent. */
-int api_query_get(const char *q, const char *key, char *buf, size_t size);
 /* The token for table `id` into out: the header's (token) first, then the
  * table's cookie; "" when neither. */
 void api_token_for(const char *id, const char *token, const char *cookie, char *out,

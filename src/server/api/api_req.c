@@ -45,34 +45,6 @@ int api_parse_turn(const json_t *v, int *turn, char *err, size_t errsize)
 	return 0;
 }
 
-int api_query_get(const char *q, const char *key, char *buf, size_t size)
-{
-	size_t kl = strlen(key);
-	const char *p = q;
-	while (p && *p) {
-		const char *amp = strchr(p, '&');
-		size_t n = amp ? (size_t)(amp - p) : strlen(p);
-		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-			size_t o = 0;
-			for (size_t i = kl + 1; i < n && o + 1 < size; i++) {
-				char ch = p[i];
-				if (ch == '+')
-					ch = ' ';
-				else if (ch == '%' && i + 2 < n + 1 && i + 2 <= n) {
-					char hx[3] = {p[i + 1], p[i + 2], 0};
-					ch = (char)strtol(hx, NULL, 16);
-					i += 2;
-				}
-				buf[o++] = ch;
-			}
-			buf[o] = 0;
-			return 1;
-		}
-		p = amp ? amp + 1 : NULL;
-	}
-	return 0;
-}
-
 void api_token_for(const char *id, const char *token, const char *cookie, char *out,
                    size_t size)
 {

@@ -24,7 +24,7 @@
 void api_get_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 {
 	char sv[16], v[64];
-	const char *st = api_query_get(rq->query, "status", sv, sizeof sv) ? sv : "open";
+	const char *st = srv_query_get(rq->query, "status", sv, sizeof sv) ? sv : "open";
 	int over = !strcmp(st, "over");
 	int which = !strcmp(st, "open") ? 0 : !strcmp(st, "playing") ? 1 : !strcmp(st, "all") ? 2
 	            : -1;
@@ -34,7 +34,7 @@ void api_get_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	}
 	int limit = over ? FINISHED_PAGE : cfg->list_max, most = over ? FINISHED_PAGE_MAX
 	                                                                : cfg->list_max;
-	if (api_query_get(rq->query, "limit", v, sizeof v)) {
+	if (srv_query_get(rq->query, "limit", v, sizeof v)) {
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (!v[0] || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > most) {
@@ -47,7 +47,7 @@ void api_get_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	}
 	if (!over) {
 		char cur[64], err[160];
-		int has = api_query_get(rq->query, "before", cur, sizeof cur);
+		int has = srv_query_get(rq->query, "before", cur, sizeof cur);
 		json_t *o = tables_list(which, has ? cur : NULL, limit, err, sizeof err);
 		if (!o)
 			api_reply_error(rs, SE_MALFORMED, err);
@@ -56,7 +56,7 @@ void api_get_tables(const srv_config *cfg, const api_req *rq, api_resp *rs)
 		return;
 	}
 	char before[STORE_ID_SIZE];
-	int has_before = api_query_get(rq->query, "before", v, sizeof v);
+	int has_before = srv_query_get(rq->query, "before", v, sizeof v);
 	if (has_before) {
 		size_t n = strlen(v);
 		if (n == 0 || n >= sizeof before || strspn(v, "0123456789abcdef") != n) {

@@ -49,4 +49,8 @@ typedef struct api_resp {
 	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
 } api_resp;
 
+/* The value of query key `key` of the query string q (URL-decoded: `+` and
+ * %XX) into buf (size bytes, cut to fit): 1, or 0 when absent (util.c). */
+int srv_query_get(const char *q, const char *key, char *buf, size_t size);
+
 #endif

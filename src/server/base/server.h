@@ -6,8 +6,10 @@
  * calls only the layers below it, and includes nothing of the layers above
  * (tests/cli/test_layers.sh):
  *
- *   transport/  net.c: the libwebsockets event loop, HTTP routing, static
- *               files, WebSocket framing, per-connection output queues;
+ *   transport/  the libwebsockets event loop (net.c), connections
+ *               (net_conns.c), HTTP requests (net_http.c), static files
+ *               (net_static.c), WebSocket framing and output queues
+ *               (net_ws.c);
  *               peers.c: addresses, trusted proxies, origins
  *   api/        the HTTP API and the WebSocket messages (JSON in, JSON
  *               out): parse, check, call the domain, answer. api.c routes
@@ -23,7 +25,7 @@
  *               move_json.c), the JSON views of a game (gamejson.c), table
  *               options and bot levels (options.c). It speaks upwards only
  *               through its outbox (outbox.h)
- *   people/     accounts, sessions, password hashing (accounts.c; upwards
+ *   people/     accounts, sessions, password hashing (accounts*.c; upwards
  *               through acc_hooks), Glicko-2 ratings (ratings.c)
  *   storage/    the store interface (store.h) and its SQLite
  *               (store_sqlite.c; the games in store_sqlite_games.c, the
@@ -116,7 +118,7 @@ typedef struct srv_config {
 	int list_max;          /* tables in one page of GET /api/tables */
 	/* clocks (clock.c) */
 	int clock_grace_s;     /* a deadline that passed while the server was down: now + this */
-	/* accounts (accounts.c) */
+	/* accounts (accounts*.c) */
 	int session_ttl_s;     /* a session cookie lasts this long */
 	int rate_logins;       /* logins + registrations per address per minute (0: off) */
 	int auth_threads;      /* threads hashing passwords (Argon2id, 64 MiB each) */
@@ -176,7 +178,7 @@ typedef struct srv_config {
 void srv_config_default(srv_config *c);
 
 /* Whether the address `addr` is in `spec` (an address, or a network in
- * CIDR form): 1 yes, 0 no, -1 when spec is neither (net.c). */
+ * CIDR form): 1 yes, 0 no, -1 when spec is neither (peers.c). */
 int srv_addr_match(const char *spec, const char *addr);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error

@@ -1,6 +1,7 @@
 /*
  * util.c - small helpers of the server: a growable string, the log, random
- * tokens and their hashes (SHA-256 from libsodium), clocks and the out-of-memory policy (abort with a message: the
+ * tokens and their hashes (SHA-256 from libsodium), clocks, a query
+ * string's values, and the out-of-memory policy (abort with a message: the
  * server cannot go on half-allocated, and a supervisor restarts it; every
  * accepted move is already on disk).
  */
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "request.h"
 #include "server.h"
 
 void *srv_xmalloc(size_t n)
@@ -333,4 +335,32 @@ void srv_config_default(srv_config *c)
 	c->rate_analyses = 30;
 	c->rate_undos = 30;
 	c->undo_table_rate = 20;
+}
+
+int srv_query_get(const char *q, const char *key, char *buf, size_t size)
+{
+	size_t kl = strlen(key);
+	const char *p = q;
+	while (p && *p) {
+		const char *amp = strchr(p, '&');
+		size_t n = amp ? (size_t)(amp - p) : strlen(p);
+		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			size_t o = 0;
+			for (size_t i = kl + 1; i < n && o + 1 < size; i++) {
+				char ch = p[i];
+				if (ch == '+')
+					ch = ' ';
+				else if (ch == '%' && i + 2 < n + 1 && i + 2 <= n) {
+					char hx[3] = {p[i + 1], p[i + 2], 0};
+					ch = (char)strtol(hx, NULL, 16);
+					i += 2;
+				}
+				buf[o++] = ch;
+			}
+			buf[o] = 0;
+			return 1;
+		}
+		p = amp ? amp + 1 : NULL;
+	}
+	return 0;
 }

@@ -97,38 +97,10 @@ static void get_my_games(const api_req *rq, api_resp *rs)
 	api_reply(rs, 200, json_pack("{s:o}", "games", m.games));
 }
 
-/* The value of query key `key` (URL-decoded) into buf: 1, or 0 if absent. */
-static int query_value(const char *q, const char *key, char *buf, size_t size)
-{
-	size_t kl = strlen(key);
-	for (const char *p = q; p && *p;) {
-		const char *amp = strchr(p, '&');
-		size_t n = amp ? (size_t)(amp - p) : strlen(p);
-		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-			size_t o = 0;
-			for (size_t i = kl + 1; i < n && o + 1 < size; i++) {
-				char ch = p[i];
-				if (ch == '+') {
-					ch = ' ';
-				} else if (ch == '%' && i + 2 < n + 1 && i + 2 <= n) {
-					char hx[3] = {p[i + 1], p[i + 2], 0};
-					ch = (char)strtol(hx, NULL, 16);
-					i += 2;
-				}
-				buf[o++] = ch;
-			}
-			buf[o] = 0;
-			return 1;
-		}
-		p = amp ? amp + 1 : NULL;
-	}
-	return 0;
-}
-
 static int query_int(const api_req *rq, api_resp *rs, const char *key, int lo, int hi, int *out)
 {
 	char v[32];
-	if (!query_value(rq->query, key, v, sizeof v))
+	if (!srv_query_get(rq->query, key, v, sizeof v))
 		return 0;
 	char *end;
 	long n = strtol(v, &end, 10);
@@ -283,7 +255,7 @@ static void get_player(const api_req *rq, api_resp *rs)
 		rs->retry_after = wait;
 		return;
 	}
-	if (!query_value(rq->query, "name", name, sizeof name)) {
+	if (!srv_query_get(rq->query, "name", name, sizeof name)) {
 		api_reply_error(rs, SE_MALFORMED, "GET /api/player?name=NAME");
 		return;
 	}
