@@ -133,6 +133,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/support.o $(LIB_A)
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka
 
+# tests/test_store_sql.c tests the stores' query interface (store_sql.h) on
+# a SQLite file of its own: it links the server's storage and base objects.
+STORE_TEST_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/server/storage/*.c src/server/base/*.c))
+$(BUILD)/tests/test_store_sql.o: CFLAGS_ALL += $(SERVER_INC)
+$(BUILD)/tests/test_store_sql: $(BUILD)/tests/test_store_sql.o $(STORE_TEST_OBJ) $(LIB_A)
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $< $(STORE_TEST_OBJ) $(LIB_A) $(SERVER_LIBS) $(LDLIBS_ALL) -lcmocka
+
 # The tests run against a build with the from-scratch check after every move.
 ifeq ($(SANITIZE),)
 ifneq ($(MODE),test)

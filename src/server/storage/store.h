@@ -614,6 +614,9 @@ static inline int store_analysis_too_big(const char *id, const char *json, char 
 
 struct store {
 	const store_ops *ops;
+	/* the query interface of the rules both stores share (store_sql.h:
+	 * storage's own; nothing else looks at it) */
+	const struct store_sql *sql;
 };
 
 /* Test builds (CARC_DEBUG_CHECK): the fault the file fault_file (from

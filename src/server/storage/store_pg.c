@@ -61,6 +61,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_pg_int.h"
+#include "store_sql.h"
 
 /* migrations, by the version they lead to */
 static int seat_key_hook(pg_store *s, char *err);
@@ -974,6 +975,7 @@ store *store_pg_open(const char *url, int writer, char *err)
 {
 	pg_store *s = srv_xcalloc(1, sizeof *s);
 	s->base.ops = &PG_OPS;
+	s->base.sql = &pgs_sql;
 	s->writer = writer;
 #ifdef CARC_DEBUG_CHECK
 	const char *ff = getenv("CARC_TEST_STORE_FAULT");

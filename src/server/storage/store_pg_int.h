@@ -8,7 +8,9 @@
  * helpers every query and write goes through (pgs_q, pgs_begin/
  * pgs_commit/pgs_rollback, the group commit, pgs_notify, pgs_bump);
  * store_pg_games.c holds the games and store_pg_social.c the accounts,
- * chat, rematches and analyses.
+ * chat, rematches and analyses; store_pg_sql.c is its side of the query
+ * interface (store_sql.h) of what both stores share (friends, quick
+ * match, keeping an account).
  */
 #ifndef CARC_STORE_PG_INT_H
 #define CARC_STORE_PG_INT_H
@@ -180,5 +182,8 @@ int pg_account_delete(store *base, int64_t account, const char *anon_name, int64
                       char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int pg_account_over_ids(store *base, int64_t account, const char *after, int limit,
                         char (*ids)[STORE_ID_SIZE], char *err);
+
+/* store_pg_sql.c: the query interface of the shared rules (store_sql.h) */
+extern const struct store_sql pgs_sql;
 
 #endif

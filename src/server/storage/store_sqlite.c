@@ -63,6 +63,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_sqlite_int.h"
+#include "store_sql.h"
 
 static const char *const MIGRATIONS[] = {
 	/* 0 -> 1: the first schema */
@@ -999,6 +1000,7 @@ store *store_sqlite_open(const char *path, int sync_full, int writer, char *err)
 		return NULL;
 	}
 	s->base.ops = &SQLITE_OPS;
+	s->base.sql = &sq_sql;
 	s->sync_full = sync_full;
 #ifdef CARC_DEBUG_CHECK
 	const char *ff = getenv("CARC_TEST_STORE_FAULT");

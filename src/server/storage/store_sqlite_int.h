@@ -7,7 +7,9 @@
  * store_sqlite.c opens the file, migrates it, keeps the statements and
  * the helpers every write goes through (begin/commit/rollback, the group
  * commit, the file check, bump); store_sqlite_games.c holds the games and
- * store_sqlite_social.c the accounts, chat, rematches and analyses.
+ * store_sqlite_social.c the accounts, chat, rematches and analyses;
+ * store_sqlite_sql.c is its side of the query interface (store_sql.h) of
+ * what both stores share (friends, quick match, keeping an account).
  */
 #ifndef CARC_STORE_SQLITE_INT_H
 #define CARC_STORE_SQLITE_INT_H
@@ -170,5 +172,8 @@ int sq_account_delete(store *base, int64_t account, const char *anon_name, int64
                       char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int sq_account_over_ids(store *base, int64_t account, const char *after, int limit,
                         char (*ids)[STORE_ID_SIZE], char *err);
+
+/* store_sqlite_sql.c: the query interface of the shared rules (store_sql.h) */
+extern const struct store_sql sq_sql;
 
 #endif
