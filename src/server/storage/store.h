@@ -494,7 +494,7 @@ typedef struct store_ops {
 	/* The analysis of game `id`: 1 with *out (malloc'd, the caller frees
 	 * it), 0 when there is none, -1 on error. */
 	int (*load_analysis)(store *s, const char *id, char **out, char *err);
-	/* ---- friends (people/friends.c; store_*_friends.c) ---- */
+	/* ---- friends (people/friends.c; store_friends.c) ---- */
 	/* One transaction (see store_social above); w->outcome says what it
 	 * did. 0, or -1 on a fault. */
 	int (*social_write)(store *s, store_social *w, char *err);

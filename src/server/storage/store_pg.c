@@ -530,7 +530,7 @@ PGresult *pgs_q(pg_store *s, int k, const params *p, char *err)
 	return r;
 }
 
-/* Like pgs_q, for a statement that is not one of SQL[] (store_pg_friends.c):
+/* Like pgs_q, for a statement that is not one of SQL[] (store_pg_sql.c):
  * sent with its parameters each time, not prepared. */
 PGresult *pgs_q_sql(pg_store *s, const char *sql, const params *p, char *err)
 {
@@ -863,12 +863,7 @@ static const store_ops PG_OPS = {
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,
-	.social_write = pg_social_write,
-	.social_list = pg_social_list,
-	.invite_list = pg_invite_list,
-	.social_touch = pg_social_touch,
-	.blockers_among = pg_blockers_among,
-	.is_blocked = pg_is_blocked,
+	STORE_SQL_OPS, /* store_friends.c */
 	.recovery_set = pg_recovery_set,
 	.recovery_find = pg_recovery_find,
 	.password_set = pg_password_set,

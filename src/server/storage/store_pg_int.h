@@ -152,16 +152,6 @@ int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_m
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);
 
-/* store_pg_friends.c */
-int pg_social_write(store *base, store_social *w, char *err);
-int pg_social_list(store *base, int64_t account, int which, int limit, store_person_fn fn,
-                   void *ctx, char *err);
-int pg_invite_list(store *base, int64_t account, int limit, store_invite_fn fn, void *ctx,
-                   char *err);
-int pg_social_touch(store *base, int64_t account, int64_t now_ms, char *err);
-int pg_blockers_among(store *base, int64_t speaker, const int64_t *accounts, int n,
-                      unsigned char *blocks, char *err);
-int pg_is_blocked(store *base, int64_t blocker, int64_t blocked, char *err);
 /* store_pg_match.c */
 int pg_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
                   int max_queue, int rate_account, int64_t *retry_ms, char *err);

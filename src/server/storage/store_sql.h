@@ -5,9 +5,9 @@
  * it; the rest of the server sees the stores through store.h only.
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
- * points store.sql at it; the rules written once for both stores run
- * their SQL through it, and both stores' store_ops point at those
- * functions.
+ * points store.sql at it; store_friends.c (friendships, requests, blocks,
+ * invites, presence) runs its SQL through it, and both stores' store_ops
+ * point at its functions.
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
@@ -159,5 +159,22 @@ static inline void row_text(const store_row *r, int col, char *dst, size_t size)
 {
 	r->q->col_text(r, col, dst, size);
 }
+
+/* store_friends.c (store.h, "friends, blocks, invites and presence") */
+int store_social_write(store *s, store_social *w, char *err);
+int store_social_list(store *s, int64_t account, int which, int limit, store_person_fn fn,
+                      void *ctx, char *err);
+int store_invite_list(store *s, int64_t account, int limit, store_invite_fn fn, void *ctx,
+                      char *err);
+int store_social_touch(store *s, int64_t account, int64_t now_ms, char *err);
+int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int n,
+                         unsigned char *blocks, char *err);
+int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
+
+/* The entries of a store_ops that both stores point at the rules above. */
+#define STORE_SQL_OPS                                                                      \
+	.social_write = store_social_write, .social_list = store_social_list,                  \
+	.invite_list = store_invite_list, .social_touch = store_social_touch,                  \
+	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked
 
 #endif

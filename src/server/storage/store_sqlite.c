@@ -835,12 +835,7 @@ static const store_ops SQLITE_OPS = {
 	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
-	.social_write = sq_social_write,
-	.social_list = sq_social_list,
-	.invite_list = sq_invite_list,
-	.social_touch = sq_social_touch,
-	.blockers_among = sq_blockers_among,
-	.is_blocked = sq_is_blocked,
+	STORE_SQL_OPS, /* store_friends.c */
 	.match_join = sq_match_join,
 	.match_poll = sq_match_poll,
 	.match_leave = sq_match_leave,

@@ -140,17 +140,6 @@ int sq_get_rematch(store *base, const char *id, char *out, char *err);
 int sq_window_set(store *base, const char *id, int seat, const char *window, char *err);
 int sq_window_get(store *base, const char *id, int seat, char *out, char *err);
 
-/* store_sqlite_friends.c */
-int sq_social_write(store *base, store_social *w, char *err);
-int sq_social_list(store *base, int64_t account, int which, int limit, store_person_fn fn,
-                   void *ctx, char *err);
-int sq_invite_list(store *base, int64_t account, int limit, store_invite_fn fn, void *ctx,
-                   char *err);
-int sq_social_touch(store *base, int64_t account, int64_t now_ms, char *err);
-int sq_blockers_among(store *base, int64_t speaker, const int64_t *accounts, int n,
-                      unsigned char *blocks, char *err);
-int sq_is_blocked(store *base, int64_t blocker, int64_t blocked, char *err);
-
 /* store_sqlite_match.c */
 int sq_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
                   int max_queue, int rate_account, int64_t *retry_ms, char *err);
