@@ -219,7 +219,7 @@ static const struct {
 	     "CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
 	     "ALTER TABLE accounts ADD COLUMN seen_ms bigint NOT NULL DEFAULT 0;"
 	     "ALTER TABLE chat ADD COLUMN account bigint NOT NULL DEFAULT 0;", NULL},
-	/* SQLite 13 -> 14: the quick-match queue (store_pg_match.c) */
+	/* SQLite 13 -> 14: the quick-match queue (store_match.c) */
 	{14, "CREATE TABLE match_queue ("
 	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
 	     "  name text NOT NULL,"
@@ -856,14 +856,10 @@ static const store_ops PG_OPS = {
 	.window_get = pg_window_get,
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
-	.match_join = pg_match_join,
-	.match_poll = pg_match_poll,
-	.match_leave = pg_match_leave,
-	.match_take = pg_match_take,
+	STORE_SQL_OPS, /* store_friends.c, store_match.c */
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,
-	STORE_SQL_OPS, /* store_friends.c */
 	.recovery_set = pg_recovery_set,
 	.recovery_find = pg_recovery_find,
 	.password_set = pg_password_set,

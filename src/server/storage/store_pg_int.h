@@ -152,15 +152,6 @@ int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_m
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);
 
-/* store_pg_match.c */
-int pg_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
-int pg_match_poll(store *base, int64_t account, int64_t now_ms, int64_t ttl_ms,
-                  store_match *out, char *err);
-int pg_match_leave(store *base, int64_t account, char *err);
-int pg_match_take(store *base, const char *pool, int64_t now_ms, int64_t ttl_ms,
-                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-                  char *err);
 /* store_pg_keep.c */
 int pg_recovery_set(store *base, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
                     int n, int64_t now_ms, char *err);

@@ -6,8 +6,8 @@
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
- * invites, presence) runs its SQL through it, and both stores' store_ops
- * point at its functions.
+ * invites, presence) and store_match.c (the quick-match queue) run their
+ * SQL through it, and both stores' store_ops point at those functions.
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
@@ -171,10 +171,22 @@ int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int
                          unsigned char *blocks, char *err);
 int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
 
+/* store_match.c (store.h, "quick match") */
+int store_match_join(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
+                     int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int store_match_poll(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
+                     store_match *out, char *err);
+int store_match_leave(store *s, int64_t account, char *err);
+int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
+                     store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
+                     char *err);
+
 /* The entries of a store_ops that both stores point at the rules above. */
 #define STORE_SQL_OPS                                                                      \
 	.social_write = store_social_write, .social_list = store_social_list,                  \
 	.invite_list = store_invite_list, .social_touch = store_social_touch,                  \
-	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked
+	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
+	.match_join = store_match_join, .match_poll = store_match_poll,                        \
+	.match_leave = store_match_leave, .match_take = store_match_take
 
 #endif

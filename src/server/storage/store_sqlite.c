@@ -233,7 +233,7 @@ static const char *const MIGRATIONS[] = {
 	"CREATE INDEX social_log_by_account ON social_log(account, kind, at_ms);"
 	"ALTER TABLE accounts ADD COLUMN seen_ms INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE chat ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
-	/* 13 -> 14: the quick-match queue (store_sqlite_match.c, table/match.c):
+	/* 13 -> 14: the quick-match queue (store_match.c, table/match.c):
 	 * one entry per account, and each account's joins this minute */
 	"CREATE TABLE match_queue ("
 	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
@@ -835,11 +835,7 @@ static const store_ops SQLITE_OPS = {
 	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
-	STORE_SQL_OPS, /* store_friends.c */
-	.match_join = sq_match_join,
-	.match_poll = sq_match_poll,
-	.match_leave = sq_match_leave,
-	.match_take = sq_match_take,
+	STORE_SQL_OPS, /* store_friends.c, store_match.c */
 	.recovery_set = sq_recovery_set,
 	.recovery_find = sq_recovery_find,
 	.password_set = sq_password_set,

@@ -140,16 +140,6 @@ int sq_get_rematch(store *base, const char *id, char *out, char *err);
 int sq_window_set(store *base, const char *id, int seat, const char *window, char *err);
 int sq_window_get(store *base, const char *id, int seat, char *out, char *err);
 
-/* store_sqlite_match.c */
-int sq_match_join(store *base, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
-int sq_match_poll(store *base, int64_t account, int64_t now_ms, int64_t ttl_ms,
-                  store_match *out, char *err);
-int sq_match_leave(store *base, int64_t account, char *err);
-int sq_match_take(store *base, const char *pool, int64_t now_ms, int64_t ttl_ms,
-                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-                  char *err);
-
 /* store_sqlite_keep.c */
 int sq_recovery_set(store *base, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
                     int n, int64_t now_ms, char *err);
