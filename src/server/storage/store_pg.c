@@ -856,15 +856,10 @@ static const store_ops PG_OPS = {
 	.window_get = pg_window_get,
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
-	STORE_SQL_OPS, /* store_friends.c, store_match.c */
+	STORE_SQL_OPS, /* store_friends.c, store_match.c, store_keep.c */
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,
-	.recovery_set = pg_recovery_set,
-	.recovery_find = pg_recovery_find,
-	.password_set = pg_password_set,
-	.account_delete = pg_account_delete,
-	.account_over_ids = pg_account_over_ids,
 	.group_begin = pg_group_begin,
 	.group_commit = pg_group_commit,
 	.group_rollback = pg_group_rollback,

@@ -152,18 +152,6 @@ int pg_save_analysis(store *base, const char *id, const char *json, int64_t at_m
                      char *err);
 int pg_load_analysis(store *base, const char *id, char **out, char *err);
 
-/* store_pg_keep.c */
-int pg_recovery_set(store *base, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
-                    int n, int64_t now_ms, char *err);
-int pg_recovery_find(store *base, int64_t account, const char *hash, int *left, char *err);
-int pg_password_set(store *base, int64_t account, const char *pwhash, const char *code_hash,
-                    const char *keep, const char *new_session, int64_t now_ms,
-                    int64_t expires_ms, char *err);
-int pg_account_delete(store *base, int64_t account, const char *anon_name, int64_t now_ms,
-                      char (**ids)[STORE_ID_SIZE], int *nids, char *err);
-int pg_account_over_ids(store *base, int64_t account, const char *after, int limit,
-                        char (*ids)[STORE_ID_SIZE], char *err);
-
 /* store_pg_sql.c: the query interface of the shared rules (store_sql.h) */
 extern const struct store_sql pgs_sql;
 

@@ -1,7 +1,7 @@
 /*
  * store_pg_sql.c - the PostgreSQL store's side of store_sql.h: the query
- * interface the rules shared with SQLite (store_friends.c, store_match.c)
- * run on. Their statements are sent with their parameters
+ * interface the rules shared with SQLite (store_friends.c, store_match.c,
+ * store_keep.c) run on. Their statements are sent with their parameters
  * (pgs_q_sql: PQexecParams, every value as text, its type inferred from
  * the statement), not prepared: a few a second at most. A connection lost
  * outside a transaction is made again before the read or the BEGIN

@@ -6,7 +6,8 @@
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
- * invites, presence) and store_match.c (the quick-match queue) run their
+ * invites, presence), store_match.c (the quick-match queue) and
+ * store_keep.c (recovery codes, passwords, deleting an account) run their
  * SQL through it, and both stores' store_ops point at those functions.
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
@@ -181,12 +182,27 @@ int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
                      store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
                      char *err);
 
+/* store_keep.c (store.h, "keeping an account") */
+int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
+                       int n, int64_t now_ms, char *err);
+int store_recovery_find(store *s, int64_t account, const char *hash, int *left, char *err);
+int store_password_set(store *s, int64_t account, const char *pwhash, const char *code_hash,
+                       const char *keep, const char *new_session, int64_t now_ms,
+                       int64_t expires_ms, char *err);
+int store_account_delete(store *s, int64_t account, const char *anon_name, int64_t now_ms,
+                         char (**ids)[STORE_ID_SIZE], int *nids, char *err);
+int store_account_over_ids(store *s, int64_t account, const char *after, int limit,
+                           char (*ids)[STORE_ID_SIZE], char *err);
+
 /* The entries of a store_ops that both stores point at the rules above. */
 #define STORE_SQL_OPS                                                                      \
 	.social_write = store_social_write, .social_list = store_social_list,                  \
 	.invite_list = store_invite_list, .social_touch = store_social_touch,                  \
 	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
 	.match_join = store_match_join, .match_poll = store_match_poll,                        \
-	.match_leave = store_match_leave, .match_take = store_match_take
+	.match_leave = store_match_leave, .match_take = store_match_take,                      \
+	.recovery_set = store_recovery_set, .recovery_find = store_recovery_find,              \
+	.password_set = store_password_set, .account_delete = store_account_delete,            \
+	.account_over_ids = store_account_over_ids
 
 #endif

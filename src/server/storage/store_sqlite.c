@@ -835,12 +835,7 @@ static const store_ops SQLITE_OPS = {
 	.window_get = sq_window_get,
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
-	STORE_SQL_OPS, /* store_friends.c, store_match.c */
-	.recovery_set = sq_recovery_set,
-	.recovery_find = sq_recovery_find,
-	.password_set = sq_password_set,
-	.account_delete = sq_account_delete,
-	.account_over_ids = sq_account_over_ids,
+	STORE_SQL_OPS, /* store_friends.c, store_match.c, store_keep.c */
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

@@ -140,18 +140,6 @@ int sq_get_rematch(store *base, const char *id, char *out, char *err);
 int sq_window_set(store *base, const char *id, int seat, const char *window, char *err);
 int sq_window_get(store *base, const char *id, int seat, char *out, char *err);
 
-/* store_sqlite_keep.c */
-int sq_recovery_set(store *base, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
-                    int n, int64_t now_ms, char *err);
-int sq_recovery_find(store *base, int64_t account, const char *hash, int *left, char *err);
-int sq_password_set(store *base, int64_t account, const char *pwhash, const char *code_hash,
-                    const char *keep, const char *new_session, int64_t now_ms,
-                    int64_t expires_ms, char *err);
-int sq_account_delete(store *base, int64_t account, const char *anon_name, int64_t now_ms,
-                      char (**ids)[STORE_ID_SIZE], int *nids, char *err);
-int sq_account_over_ids(store *base, int64_t account, const char *after, int limit,
-                        char (*ids)[STORE_ID_SIZE], char *err);
-
 /* store_sqlite_sql.c: the query interface of the shared rules (store_sql.h) */
 extern const struct store_sql sq_sql;
 

@@ -1,7 +1,7 @@
 /*
  * store_sqlite_sql.c - the SQLite store's side of store_sql.h: the query
  * interface the rules shared with PostgreSQL (store_friends.c,
- * store_match.c) run on. Their statements are prepared when
+ * store_match.c, store_keep.c) run on. Their statements are prepared when
  * called (a few a second at most) and finalized before the call returns.
  *
  * The statements carry PostgreSQL's placeholders: SQLite reads "$1" as a

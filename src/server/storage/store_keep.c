@@ -1,0 +1,204 @@
+/*
+ * store_keep.c - what both stores do for accounts people keep
+ * (people/recovery.c), written once over store_sql.h: recovery codes,
+ * setting a password (and ending sessions), deleting an account with what
+ * is personal of it, and the list of an account's finished games for its
+ * download. Rare requests.
+ *
+ * Sessions are read from the database on every request (session_get), so
+ * a session removed here is refused by every process at its next request.
+ * Deleting an account gives every game it touched its next sequence number
+ * (PostgreSQL: with a seat notification, so processes holding those tables
+ * load the anonymised seats); in PostgreSQL it first locks the account's
+ * row, so a second delete of it waits, then finds nothing, and two
+ * processes using one recovery code meet at its row's lock: one deletes it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "store.h"
+#include "store_sql.h"
+
+/* A statement on one account ($1), with an optional text ($2): the rows
+ * it changed, or -1. */
+static int on_account(store *s, const char *sql, int64_t account, const char *text, int *bad,
+                      char *err)
+{
+	return text ? sql_run(s, sql, SQL_ARGS(SQL_I(account), SQL_S(text)), bad, err)
+	            : sql_run(s, sql, SQL_A1(account), bad, err);
+}
+
+int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
+                       int n, int64_t now_ms, char *err)
+{
+	if (sql_begin(s, err))
+		return -1;
+	int bad = 0;
+	on_account(s, "DELETE FROM recovery_codes WHERE account=$1", account, NULL, &bad, err);
+	for (int i = 0; i < n && !bad; i++)
+		sql_run(s, "INSERT INTO recovery_codes (account, hash, created_ms) VALUES ($1,$2,$3)",
+		        SQL_ARGS(SQL_I(account), SQL_S(hashes[i]), SQL_I(now_ms)), &bad, err);
+	return sql_end(s, bad, 0, err);
+}
+
+struct codes {
+	int left, found;
+};
+
+static int codes_row(void *ctx, const store_row *r)
+{
+	struct codes *c = ctx;
+	c->left = (int)row_i64(r, 0);
+	c->found = row_i64(r, 1) > 0;
+	return 0;
+}
+
+int store_recovery_find(store *s, int64_t account, const char *hash, int *left, char *err)
+{
+	*left = 0;
+	if (sql_ready(s, err))
+		return -1;
+	int bad = 0;
+	struct codes c = {0, 0};
+	sql_rows(s, "SELECT count(*), count(CASE WHEN hash = $2 THEN 1 END) FROM recovery_codes"
+	            " WHERE account=$1", SQL_ARGS(SQL_I(account), SQL_S(hash ? hash : "")),
+	         codes_row, &c, &bad, err);
+	if (bad)
+		return -1;
+	*left = c.left;
+	return c.found;
+}
+
+int store_password_set(store *s, int64_t account, const char *pwhash, const char *code_hash,
+                       const char *keep, const char *new_session, int64_t now_ms,
+                       int64_t expires_ms, char *err)
+{
+	if (sql_begin(s, err))
+		return -1;
+	int bad = 0;
+	if (code_hash &&
+	    on_account(s, "DELETE FROM recovery_codes WHERE account=$1 AND hash=$2", account,
+	               code_hash, &bad, err) != 1)
+		goto refused; /* used meanwhile (or a fault) */
+	if (on_account(s, "UPDATE accounts SET pwhash=$2 WHERE id=$1", account, pwhash, &bad,
+	               err) != 1)
+		goto refused;
+	if (keep)
+		on_account(s, "DELETE FROM sessions WHERE account=$1 AND hash <> $2", account, keep,
+		           &bad, err);
+	else
+		on_account(s, "DELETE FROM sessions WHERE account=$1", account, NULL, &bad, err);
+	if (new_session)
+		sql_run(s, "INSERT INTO sessions (hash, account, created_ms, expires_ms)"
+		           " VALUES ($1,$2,$3,$4)",
+		        SQL_ARGS(SQL_S(new_session), SQL_I(account), SQL_I(now_ms), SQL_I(expires_ms)),
+		        &bad, err);
+	return sql_end(s, bad, 0, err);
+refused:
+	if (bad)
+		return sql_end(s, bad, 0, err);
+	sql_refuse(s);
+	return STORE_NOT_FOUND;
+}
+
+/* The account's seats: the game of each (list) and its number (seats). */
+struct seats {
+	char (*list)[STORE_ID_SIZE];
+	int *seats;
+	int n, cap;
+};
+
+static int seat_row(void *ctx, const store_row *r)
+{
+	struct seats *t = ctx;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->list = srv_xrealloc(t->list, (size_t)t->cap * sizeof *t->list);
+		t->seats = srv_xrealloc(t->seats, (size_t)t->cap * sizeof *t->seats);
+	}
+	row_text(r, 0, t->list[t->n], STORE_ID_SIZE);
+	t->seats[t->n++] = (int)row_i64(r, 1);
+	return 0;
+}
+
+/* The seat's name leaves the table's options: SQLite's where they are
+ * JSON at all, PostgreSQL's through jsonb (which refuses anything else). */
+#define FORGET_NAME_SQLITE                                                                 \
+	"UPDATE games SET options=json_remove(options, '$.seats[' || $2 || '].name')"           \
+	" WHERE id=$1 AND json_valid(options)"
+#define FORGET_NAME_PG                                                                     \
+	"UPDATE games SET options=(options::jsonb #- ARRAY['seats', $2, 'name'])::text WHERE id=$1"
+
+int store_account_delete(store *s, int64_t account, const char *anon_name, int64_t now_ms,
+                         char (**ids)[STORE_ID_SIZE], int *nids, char *err)
+{
+	(void)now_ms;
+	*ids = NULL;
+	*nids = 0;
+	if (sql_begin(s, err))
+		return -1;
+	int bad = 0;
+	if (s->sql->pg) /* the account's row first, locked */
+		sql_run(s, "SELECT id FROM accounts WHERE id=$1 FOR UPDATE", SQL_A1(account), &bad, err);
+	/* the seats first: every game they are in is touched */
+	struct seats t = {NULL, NULL, 0, 0};
+	sql_rows(s, "SELECT game_id, seat FROM seats WHERE account=$1 ORDER BY game_id, seat",
+	         SQL_A1(account), seat_row, &t, &bad, err);
+	for (int i = 0; i < t.n && !bad; i++) {
+		const store_args *a = SQL_ARGS(SQL_S(t.list[i]), SQL_I(t.seats[i]));
+		sql_run(s, "DELETE FROM chat WHERE game_id=$1 AND seat=$2", a, &bad, err);
+		sql_run(s, s->sql->pg ? FORGET_NAME_PG : FORGET_NAME_SQLITE, a, &bad, err);
+		if (!bad && s->sql->seat_changed(s, t.list[i], t.seats[i], err))
+			bad = 1;
+	}
+	on_account(s, "UPDATE seats SET account=0, name=$2 WHERE account=$1", account, anon_name,
+	           &bad, err);
+	on_account(s, "DELETE FROM chat WHERE account=$1", account, NULL, &bad, err);
+	on_account(s, "DELETE FROM ratings WHERE account=$1", account, NULL, &bad, err);
+	on_account(s, "DELETE FROM recovery_codes WHERE account=$1", account, NULL, &bad, err);
+	on_account(s, "DELETE FROM sessions WHERE account=$1", account, NULL, &bad, err);
+	int gone = on_account(s, "DELETE FROM accounts WHERE id=$1", account, NULL, &bad, err);
+	free(t.seats);
+	if (sql_end(s, bad, 0, err)) {
+		free(t.list);
+		return -1;
+	}
+	/* one id per game (a game may hold two seats of one account) */
+	int m = 0;
+	for (int i = 0; i < t.n; i++)
+		if (!m || strcmp(t.list[m - 1], t.list[i]))
+			memmove(t.list[m++], t.list[i], STORE_ID_SIZE);
+	*ids = t.list;
+	*nids = m;
+	return gone;
+}
+
+struct over_ids {
+	char (*ids)[STORE_ID_SIZE];
+	int n, limit;
+};
+
+static int over_row(void *ctx, const store_row *r)
+{
+	struct over_ids *o = ctx;
+	if (o->n >= o->limit)
+		return 1;
+	row_text(r, 0, o->ids[o->n++], STORE_ID_SIZE);
+	return 0;
+}
+
+int store_account_over_ids(store *s, int64_t account, const char *after, int limit,
+                           char (*ids)[STORE_ID_SIZE], char *err)
+{
+	if (sql_ready(s, err))
+		return -1;
+	int bad = 0;
+	struct over_ids o = {ids, 0, limit};
+	sql_rows(s, "SELECT DISTINCT s.game_id FROM seats s JOIN games g ON g.id = s.game_id"
+	            " WHERE s.account=$1 AND g.status='over' AND s.game_id > $2"
+	            " ORDER BY s.game_id LIMIT $3",
+	         SQL_ARGS(SQL_I(account), SQL_S(after), SQL_I(limit)), over_row, &o, &bad, err);
+	return bad ? -1 : o.n;
+}
