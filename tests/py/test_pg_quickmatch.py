@@ -2,7 +2,7 @@
 database (issue 22, item 2): the queue is in the store, so two people
 queued on different processes find each other, exactly once; and many
 people joining and polling at once on three processes are each seated at
-most once (FOR UPDATE SKIP LOCKED in store_pg_match.c).
+most once (FOR UPDATE SKIP LOCKED in store_match.c).
 
 Run through tests/pg/run.sh (which starts PostgreSQL), or alone: it starts
 its own PostgreSQL like tests/py/test_pg.py.
