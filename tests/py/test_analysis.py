@@ -233,6 +233,11 @@ class TestAnalysis(AnalysisCase):
                 if n2["turn"] >= turn + 2 or n2["over"]:
                     break
                 time.sleep(0.01)
+            else:
+                # once in CI (load 10) the bot had not moved after 10 s:
+                # the server's log says what it was doing
+                self.fail("the live bot did not move within 10 s of turn %d (waits %s); "
+                          "the server's log ends:\n%s" % (turn, waits, srv.read_log()[-6000:]))
             waits.append(time.time() - t0)
         # analyses are still running: the bot did not wait for them
         st, r, _ = srv.get(apath(games[-1]))
