@@ -14,6 +14,7 @@
 # printed when it ends, each with the seconds it took, so a slow test
 # shows in CI's log.
 lanes=${CARC_TEST_LANES:-3}
+. tests/pysuite.sh # py_suite: a server test file, a failed test run once more
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -55,13 +56,12 @@ lane_py() {
 		if case "$(basename "$s")" in test_pg*.py) true ;; *) false ;; esac; then
 			continue # run by tests/pg/run.sh, on its PostgreSQL
 		fi
-		out=$(python3 "$s" 2>&1); rc=$?; t1=$(date +%s); dt=" ($((t1 - t0)) s)"; t0=$t1
-		n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
-		f=$(echo "$out" | sed -n 's/^FAILED (\(.*\))$/\1/p' | tail -1 | tr ',' '\n' |
-			sed -n 's/^ *\(failures\|errors\)=\([0-9]*\)$/\2/p' | awk '{f += $1} END {print f + 0}')
-		if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
-		pass=$((pass + n - f)); fail=$((fail + f))
-		if [ $rc -ne 0 ]; then echo "$out"; failed="$failed $(basename $s)"; else echo "$(basename $s): $n passed$dt"; fi
+		py_suite "$s"; t1=$(date +%s); dt=" ($((t1 - t0)) s)"; t0=$t1
+		pass=$((pass + py_n - py_f)); fail=$((fail + py_f))
+		if [ $py_rc -ne 0 ]; then echo "$py_out"; failed="$failed $(basename $s)"; else
+			case $py_out in FLAKY:*) echo "$py_out" ;; esac
+			echo "$(basename $s): $py_n passed$dt"
+		fi
 	done
 	echo "$pass $fail$failed" >"$tmp/py$1.sum"
 }

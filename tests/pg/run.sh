@@ -76,11 +76,8 @@ if [ $ok = 0 ]; then
 	exit 1
 fi
 
-# "FAILED (failures=1, errors=2)" is 3 failed tests
-unittest_failed() {
-	echo "$1" | sed -n 's/^FAILED (\(.*\))$/\1/p' | tail -1 | tr ',' '\n' |
-		sed -n 's/^ *\(failures\|errors\)=\([0-9]*\)$/\2/p' | awk '{f += $1} END {print f + 0}'
-}
+# py_suite: a test file, a failed test run once more (tests/pysuite.sh)
+. tests/pysuite.sh
 pass=0; fail=0
 suites="tests/py/test_server.py tests/py/test_accounts.py tests/py/test_clocks.py
 	tests/py/test_chat.py tests/py/test_analysis.py tests/py/test_group_commit.py tests/py/test_undo.py
@@ -98,15 +95,12 @@ if [ -n "${CARC_SANITIZE:-}" ]; then suites="tests/py/test_pg.py tests/py/test_p
 run_lane() {
 	pass=0; fail=0
 	for t in "$@"; do
-		rc=0; t0=$(date +%s)
-		out=$(python3 "$t" 2>&1) || rc=$?
-		n=$(echo "$out" | sed -n 's/^Ran \([0-9]*\) test.*/\1/p' | tail -1); n=${n:-0}
-		f=$(unittest_failed "$out")
-		if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
-		pass=$((pass + n - f)); fail=$((fail + f))
-		if [ $rc -ne 0 ]; then echo "$out"; else
-			echo "$out" | grep -E 'test_pg:|skipped' || true
-			echo "$(basename "$t") (PostgreSQL): $n passed ($(($(date +%s) - t0)) s)"
+		t0=$(date +%s)
+		py_suite "$t"
+		pass=$((pass + py_n - py_f)); fail=$((fail + py_f))
+		if [ $py_rc -ne 0 ]; then echo "$py_out"; else
+			case $py_out in FLAKY:*) echo "$py_out" ;; *) echo "$py_out" | grep -E 'test_pg:|skipped' || true ;; esac
+			echo "$(basename "$t") (PostgreSQL): $py_n passed ($(($(date +%s) - t0)) s)"
 		fi
 	done
 	echo "$pass $fail" >"$tmp/lane.$lane.sum"

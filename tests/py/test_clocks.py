@@ -177,7 +177,8 @@ class ClockTest(ServerCase):
         # the next own turn: move_s plus what is left
         m = w.recv_type("move", timeout=5)
         c = m["clock"]
-        self.assertEqual(c["seat"], me)
+        self.assertEqual(c["seat"], me, "the bot's move %s; the server's log ends:\n%s"
+                         % (m, srv.read_log()[-5000:]))
         self.assertAlmostEqual(c["deadline_ms"] - c["turn_start_ms"], 1000 + left, delta=1)
 
     # --- restart -------------------------------------------------------------------------
