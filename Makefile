@@ -15,8 +15,11 @@
 
 # every core builds (JOBS=N, or -jN on the command line, says otherwise):
 # a clean `make test` compiles four builds' worth of objects
+# (once: a sub-make shares the first one's jobs)
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(JOBS)
+endif
 
 CC ?= cc
 MODE ?= release

@@ -83,8 +83,10 @@ if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.te
 # shellcheck disable=SC2086
 # E2E_CONCURRENCY test files at once (2: most of a browser test's time is
 # spent waiting for the page, a bot or a clock)
+# the file names are expanded in tests/e2e (the default is a pattern)
 run_files() {
-	(cd tests/e2e && timeout 1200 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=300000 "$@")
+	# shellcheck disable=SC2048,SC2086
+	(cd tests/e2e && timeout 1200 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=300000 $*)
 }
 run_files $files | tee "$tmp/first.tap"
 rc=${PIPESTATUS[0]}
