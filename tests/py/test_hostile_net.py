@@ -483,6 +483,34 @@ class HostileNetTest(ServerCase):
         self.assertEqual(w.recv_type("pong")["ref"], 7)
         self.assert_healthy(srv)
 
+    def test_malformed_json_with_bytes_that_are_not_utf8_is_answered(self):
+        # the WebSocket fuzzer (fuzz_ws) found a message that got no answer
+        # at all: jansson's error text quotes the bad input, and an error
+        # message with bytes that are not UTF-8 could not be made into JSON
+        srv = self.start()
+        tid = srv.create(players=2)["id"]
+        w = self.ws(srv, tid)
+        w.recv_type("state")
+        bad = b'{"\\\xc2\xab3\xfd\x7f\x00\x00ndo"}'
+        # a text frame is UTF-8 to a browser; a client need not be one
+        w.send_frame(bad, opcode=1)
+        try:
+            e = w.recv_type("error", timeout=5)
+            self.assertEqual(e["code"], "malformed", e)
+        except WSClosed:
+            pass  # libwebsockets may close on a text frame that is not UTF-8
+        # the same in an HTTP body: a 400 that says why, as JSON
+        st, r, _ = srv.http("POST", "/api/tables", raw=bad)
+        self.assertEqual(st, 400, r)
+        self.assertEqual(r["error"]["code"], "malformed", r)
+        self.assertIn("JSON", r["error"]["message"])
+        # the connection and the server go on
+        w = self.ws(srv, tid)
+        w.recv_type("state")
+        w.send({"type": "ping", "ref": 8})
+        self.assertEqual(w.recv_type("pong")["ref"], 8)
+        self.assert_healthy(srv)
+
     # -- limits --------------------------------------------------------------------
 
     def test_connections_per_address(self):

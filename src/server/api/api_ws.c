@@ -31,8 +31,8 @@ void api_ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t *re
 	if (e != SE_RATE_LIMITED) /* ratelimit.c logs those, not each one of a flood */
 		srv_event("table=%s event=rejected code=%s: %s", c->cl.table ? c->cl.table->id : "-",
 		          srv_err_name(e), msg);
-	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e), "message",
-	                      msg);
+	json_t *o = json_pack("{s:s, s:s, s:o}", "type", "error", "code", srv_err_name(e), "message",
+	                      api_json_text(msg));
 	if (wait > 0)
 		json_object_set_new(o, "retry_after_s", json_integer(wait));
 	if (ref)

@@ -11,6 +11,10 @@
 #include "errcode.h"
 #include "request.h"
 
+/* msg as a JSON string (a new reference): bytes of it that are not
+ * UTF-8 (a client's, quoted) become '?' (srv_utf8_fix), so the answer is
+ * never lost. */
+json_t *api_json_text(const char *msg);
 /* The error body of code e (a new reference). */
 json_t *api_error_json(srv_err e, const char *msg);
 /* Answers with o (taken) as compact JSON and the status. */

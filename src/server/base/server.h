@@ -177,6 +177,12 @@ typedef struct srv_config {
 
 void srv_config_default(srv_config *c);
 
+/* in as valid UTF-8 into out (size bytes; cut between characters to fit):
+ * each byte that does not start a valid sequence becomes '?'. For text
+ * from a client (a parser's error quotes it, a %.40s may cut a character)
+ * that goes into a JSON string, which must be UTF-8 (util.c). */
+void srv_utf8_fix(const char *in, char *out, size_t size);
+
 /* Whether the address `addr` is in `spec` (an address, or a network in
  * CIDR form): 1 yes, 0 no, -1 when spec is neither (peers.c). */
 int srv_addr_match(const char *spec, const char *addr);

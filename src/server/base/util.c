@@ -364,3 +364,57 @@ int srv_query_get(const char *q, const char *key, char *buf, size_t size)
 	}
 	return 0;
 }
+
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is
+ * not one (RFC 3629: no overlong forms, no surrogates, nothing past
+ * U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+void srv_utf8_fix(const char *in, char *out, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t n = strlen(in), o = 0;
+	while (n && o + 1 < size) {
+		size_t k = utf8_len(s, n);
+		if (!k) {
+			out[o++] = '?';
+			s++, n--;
+			continue;
+		}
+		if (o + k + 1 > size)
+			break; /* a sequence is never cut */
+		memcpy(out + o, s, k);
+		o += k, s += k, n -= k;
+	}
+	if (size)
+		out[o] = 0;
+}

@@ -19,6 +19,7 @@
 #include "chat.h"
 #include "outbox.h"
 #include "ratelimit.h"
+#include "reply.h"
 #include "writer.h"
 
 static const srv_config *cfg;
@@ -207,8 +208,8 @@ static json_t *line_json(const char *table, const store_chat *m)
 
 static void send_error(uint64_t conn, srv_err e, const char *msg, const json_t *ref)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", srv_err_name(e),
-	                      "message", msg);
+	json_t *o = json_pack("{s:s, s:s, s:o}", "type", "error", "code", srv_err_name(e),
+	                      "message", api_json_text(msg));
 	if (ref)
 		json_object_set(o, "ref", (json_t *)ref);
 	char *s = json_dumps(o, JSON_COMPACT);
