@@ -14,6 +14,7 @@
 #include "api.h"
 #include "net_internal.h"
 #include "peers.h"
+#include "reply.h"
 
 /*
  * How a request is read. libwebsockets gives the callback a fresh, zeroed
@@ -150,7 +151,7 @@ int net_http_write(srv_conn *c)
 
 char *net_error_json(const char *code, const char *msg)
 {
-	json_t *o = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+	json_t *o = json_pack("{s:{s:s, s:o}}", "error", "code", code, "message", api_json_text(msg));
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
