@@ -228,6 +228,16 @@ int accounts_session(const char *cookie, store_account *a)
 	return rc;
 }
 
+int accounts_require_session(const api_req *rq, api_resp *rs, store_account *a)
+{
+	int rc = accounts_session(rq->cookie, a);
+	if (rc < 0)
+		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
+	else if (rc == 0)
+		api_reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
+	return rc == 1;
+}
+
 /* ---- answers ----------------------------------------------------------------------------- */
 
 /* A late answer to HTTP request `serial` (takes o; accounts_internal.h). */

@@ -58,6 +58,9 @@ void accounts_drain(void);
 /* The account of a request's session cookie: 1 with *a filled, 0 when
  * there is no valid session (none, unknown, expired), -1 on a store error. */
 int accounts_session(const char *cookie, store_account *a);
+/* The same for an endpoint that needs a session: 1 with *a filled, or 0
+ * with the request answered (401 not_logged_in, or 503 on a store error). */
+int accounts_require_session(const api_req *rq, api_resp *rs, store_account *a);
 
 /* Checks an account name (docs/server.md): 0 with its case-folded key in
  * key (STORE_NAME_SIZE * 2 bytes), or -1 with the reason in err. */

@@ -32,16 +32,6 @@ static json_t *account_json(const store_account *a)
 	                 a->games);
 }
 
-static int require_session(const api_req *rq, api_resp *rs, store_account *a)
-{
-	int rc = accounts_session(rq->cookie, a);
-	if (rc < 0)
-		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
-	else if (rc == 0)
-		api_reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
-	return rc == 1;
-}
-
 static json_t *seat_names(const store_game *g)
 {
 	json_t *a = json_array();
@@ -84,7 +74,7 @@ static int add_my_game(void *ctx, const store_game *g, int seat, const store_res
 static void get_my_games(const api_req *rq, api_resp *rs)
 {
 	store_account a;
-	if (!require_session(rq, rs, &a))
+	if (!accounts_require_session(rq, rs, &a))
 		return;
 	my_games m = {json_array(), a.id};
 	char err[STORE_ERR_SIZE];
@@ -342,7 +332,7 @@ int accounts_http(const api_req *rq, api_resp *rs)
 	}
 	store_account a;
 	if (me) {
-		if (require_session(rq, rs, &a)) {
+		if (accounts_require_session(rq, rs, &a)) {
 			api_reply(rs, 200, json_pack("{s:o}", "account", account_json(&a)));
 			sodium_memzero(&a, sizeof a);
 		}

@@ -231,17 +231,6 @@ static int new_password_ok(const char *pw, api_resp *rs)
 	return 0;
 }
 
-/* The session's account (1), or 0 answered. */
-static int require_session(const api_req *rq, api_resp *rs, store_account *a)
-{
-	int rc = accounts_session(rq->cookie, a);
-	if (rc < 0)
-		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
-	else if (rc == 0)
-		api_reply_error(rs, SE_NOT_LOGGED_IN, "not logged in (or the session has expired)");
-	return rc == 1;
-}
-
 /* The per-address limit `kind`, then the account's limit `ak`: 1 when
  * both allow, or 0 answered (429). */
 static int limits_ok(const api_req *rq, api_resp *rs, lim_kind kind, int64_t account, int ak)
@@ -561,7 +550,7 @@ static void post_recover(const api_req *rq, api_resp *rs)
 static keep_req *own_request(const api_req *rq, api_resp *rs, int op, int want_new)
 {
 	store_account a;
-	if (!require_session(rq, rs, &a))
+	if (!accounts_require_session(rq, rs, &a))
 		return NULL;
 	keep_req *k = NULL;
 	json_t *o = NULL;
@@ -611,7 +600,7 @@ out:
 static void get_codes(const api_req *rq, api_resp *rs)
 {
 	store_account a;
-	if (!require_session(rq, rs, &a))
+	if (!accounts_require_session(rq, rs, &a))
 		return;
 	int left = 0;
 	char err[STORE_ERR_SIZE];
@@ -674,7 +663,7 @@ static int query_limit(const char *q, int *out)
 static void get_records(const api_req *rq, api_resp *rs)
 {
 	store_account a;
-	if (!require_session(rq, rs, &a))
+	if (!accounts_require_session(rq, rs, &a))
 		return;
 	int64_t account = a.id;
 	sodium_memzero(&a, sizeof a);
