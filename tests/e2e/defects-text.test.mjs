@@ -8,40 +8,12 @@
 // 180 s in all.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, catalogue, textTrouble, switchLang, api, LANGS, DESK, PHONE, SIZES, sleep } from './lib.mjs';
+import { BASE, launch, newPage, ready, shot, catalogue, textTrouble, switchLang, api, LANGS, DESK, PHONE, SIZES, sleep, openPage, waitState } from './lib.mjs';
 
 const cat = Object.fromEntries(LANGS.map((l) => [l, catalogue(l)]));
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-
-
-// A page with the language and, when given, the seat (or every pass-and-play seat) of a table.
-async function openPage(path, { lang = 'en', seat = null, pnp = null, ctx = DESK, clock = null } = {}) {
-  const page = await newPage(browser, ctx);
-  await page.addInitScript(([l, s, p, c]) => {
-    if (sessionStorage.getItem('init')) return; // once: a reload keeps what the page did
-    sessionStorage.setItem('init', '1');
-    localStorage.setItem('carc.lang', l);
-    if (s) localStorage.setItem('carc.seats', JSON.stringify({ [s.id]: { seat: s.seat, token: s.token, at: Date.now() } }));
-    if (p) localStorage.setItem('carc.pnp', JSON.stringify({ [p.id]: Object.fromEntries(p.tokens.map((x) => [x.seat, x.token])) }));
-    if (c) localStorage.setItem('carc.clock', c);
-  }, [lang, seat, pnp, clock]);
-  await page.goto(BASE + path);
-  await ready(page);
-  return page;
-}
-
-async function waitState(id, ok, ms = 120000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const st = await api(`/api/tables/${id}/state`);
-    if (ok(st)) return st;
-    await sleep(200);
-  }
-  throw new Error(`table ${id}: not reached in ${ms} ms`);
-}
 
 const NAMES = { seats: [{ colour: 'blue' }, { bot: 'random', colour: 'black' }, { bot: 'easy', colour: 'yellow' }, { bot: 'random', colour: 'green' }, { bot: 'easy', colour: 'pink' }, { bot: 'random', colour: 'red' }] };
 const EXP = ['inns-cathedrals', 'traders-builders', 'abbot'];
@@ -49,7 +21,7 @@ const EXP = ['inns-cathedrals', 'traders-builders', 'abbot'];
 test('the player list and the clock cut no name and no tag, and split no word, in four languages at both sizes', async () => {
   const t = await api('/api/tables', { players: 6, name: 'Marja-Liisa Korhonen', ...NAMES, expansions: EXP, clock: { mode: 'turn', move_s: 86400 } });
   for (const [size, ctx] of SIZES) {
-    const page = await openPage(`/?table=${t.id}`, { seat: t, ctx });
+    const page = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx });
     await page.waitForSelector('.game.mine');
     if (size === '390x844') {
       await page.locator('[data-testid=mini-scores]').tap();
@@ -74,7 +46,7 @@ test('the final table splits no word and cuts no name, in four languages at both
   const t = await api('/api/tables', { players: 6, ...NAMES, seats: NAMES.seats.map((s, i) => (i ? s : { bot: 'easy', colour: 'blue' })), expansions: EXP, seed: 4242, bot_delay_ms: 0 });
   await waitState(t.id, (s) => s.game.next.over, 60000);
   for (const [size, ctx] of SIZES) {
-    const page = await openPage(`/?table=${t.id}`, { ctx });
+    const page = await openPage(browser, `/?table=${t.id}`, { ctx });
     await page.waitForSelector('[data-testid=final]:not(.hidden) .final-table', { timeout: 30000 });
     for (const lang of LANGS) {
       await switchLang(page, lang);
@@ -103,7 +75,7 @@ test('the analysis\' marked turns: no ragged lines, no word split, in four langu
     await sleep(250);
   }
   for (const [size, ctx] of SIZES) {
-    const page = await openPage(`/?replay=${t.id}`, { ctx });
+    const page = await openPage(browser, `/?replay=${t.id}`, { ctx });
     await page.waitForSelector('[data-testid=an-worst]');
     for (const lang of LANGS) {
       await switchLang(page, lang);

@@ -13,13 +13,12 @@
 // for the invited person).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, catalogue, playTurn, waitTurnOrEnd, inView, textTrouble, switchLang, api, LANGS, DESK, PHONE, SIZES, sleep } from './lib.mjs';
+import { BASE, launch, newPage, ready, shot, catalogue, playTurn, waitTurnOrEnd, inView, textTrouble, switchLang, api, LANGS, DESK, PHONE, SIZES, sleep, openPage, waitState } from './lib.mjs';
 
 const cat = Object.fromEntries(LANGS.map((l) => [l, catalogue(l)]));
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
 
 // the form of a plural value for n (English and the tests' numbers: one / other)
 const form = (s, n) => {
@@ -28,22 +27,6 @@ const form = (s, n) => {
   return (n === 1 ? f.one : f.other) ?? f.other;
 };
 const fill = (s, vars = {}) => form(s, vars.n).replace(/\{(\w+)\}/g, (m, k) => (vars[k] !== undefined ? String(vars[k]) : m));
-
-// A page with the language and, when given, the seat (or every pass-and-play seat) of a table.
-async function openPage(path, { lang = 'en', seat = null, pnp = null, ctx = DESK, clock = null } = {}) {
-  const page = await newPage(browser, ctx);
-  await page.addInitScript(([l, s, p, c]) => {
-    if (sessionStorage.getItem('init')) return; // once: a reload keeps what the page did
-    sessionStorage.setItem('init', '1');
-    localStorage.setItem('carc.lang', l);
-    if (s) localStorage.setItem('carc.seats', JSON.stringify({ [s.id]: { seat: s.seat, token: s.token, at: Date.now() } }));
-    if (p) localStorage.setItem('carc.pnp', JSON.stringify({ [p.id]: Object.fromEntries(p.tokens.map((x) => [x.seat, x.token])) }));
-    if (c) localStorage.setItem('carc.clock', c);
-  }, [lang, seat, pnp, clock]);
-  await page.goto(BASE + path);
-  await ready(page);
-  return page;
-}
 
 // Our turns through the API (the first legal placement, no figure), waiting for the bots between.
 async function playApi(t, turns) {
@@ -60,15 +43,6 @@ async function playApi(t, turns) {
     await api(`/api/tables/${t.id}/move`, { ...p, turn: n.turn }, t.token);
   }
 }
-async function waitState(id, ok, ms = 120000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const st = await api(`/api/tables/${id}/state`);
-    if (ok(st)) return st;
-    await sleep(200);
-  }
-  throw new Error(`table ${id}: not reached in ${ms} ms`);
-}
 
 // --- 3 and 11: the move log shows the newest moves, on the phone and during play at 1280x800 ---
 
@@ -77,7 +51,7 @@ test('3, 11: the move log shows its newest entry: on the phone when the sheet op
   await playApi(t, 8);
   await waitState(t.id, (s) => s.game.next.to_move === 0);
   for (const [size, ctx] of SIZES) {
-    const page = await openPage(`/?table=${t.id}`, { seat: t, ctx });
+    const page = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx });
     await page.waitForSelector('.game.mine');
     assert.equal(await page.locator('[data-testid=log] > li').count(), 16);
     if (size === '390x844') {
@@ -99,7 +73,7 @@ test('3, 11: the move log shows its newest entry: on the phone when the sheet op
 
 test('5: switching the language at the table switches the chat: title, empty line, phrases, placeholder, send, lines', async () => {
   const t = await api('/api/tables', { name: 'Alice', seats: [{}, { bot: 'random' }], bot_delay_ms: 0 });
-  const page = await openPage(`/?table=${t.id}`, { seat: t });
+  const page = await openPage(browser, `/?table=${t.id}`, { seat: t });
   await page.waitForSelector('[data-testid=chat] .chat-empty');
   const read = () => page.evaluate(() => ({
     title: document.querySelector('[data-testid=chat] h3').textContent,
@@ -145,7 +119,7 @@ test('8: distinct words (Slovenian goods and cloth, Finnish replay and rematch);
   const p = st.game.next.legal.placements[0];
   await api(`/api/tables/${t.id}/move`, { x: p.x, y: p.y, rot: p.rot, meeple: p.meeples.find((m) => m.kind === 'follower'), turn: 0 }, t.token);
   for (const path of [`/?table=${t.id}`, `/?replay=${t.id}&step=1`]) {
-    const page = await openPage(path);
+    const page = await openPage(browser, path);
     for (const lang of LANGS) {
       await switchLang(page, lang);
       const line = page.locator('[data-testid=log-final] .ev');
@@ -168,7 +142,7 @@ test('9: a turn starts with the tile turned to a rotation that fits, so the yell
   assert.equal(st.game.next.tile, 'E');
   assert.ok(!st.game.next.legal.placements.some((p) => p.rot === 0), 'E does not fit at rotation 0');
   for (const [size, ctx] of SIZES) {
-    const page = await openPage(`/?table=${t.id}`, { seat: t, ctx });
+    const page = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx });
     await page.waitForSelector('.game.mine');
     const yellow = await page.locator('.layer-cands .cand:not(.other)').count();
     assert.ok(yellow > 0, `${size}: squares with a yellow frame: ${yellow}`);
@@ -178,7 +152,7 @@ test('9: a turn starts with the tile turned to a rotation that fits, so the yell
     await page.context().close();
   }
   // and every later turn of the game
-  const page = await openPage(`/?table=${t.id}`, { seat: t });
+  const page = await openPage(browser, `/?table=${t.id}`, { seat: t });
   for (let k = 0; k < 2; k++) {
     if ((await waitTurnOrEnd(page)) === 'over') break;
     await page.waitForFunction(() => document.querySelectorAll('.layer-cands .cand').length > 0);
@@ -192,7 +166,7 @@ test('9: a turn starts with the tile turned to a rotation that fits, so the yell
 
 test('11: resigning shows one toast; no "tiles left" once over', async () => {
   const t = await api('/api/tables', { name: 'Alice', seats: [{}, { bot: 'random' }], bot_delay_ms: 0, clock: { mode: 'realtime', move_s: 60, reserve_s: 0 } });
-  const page = await openPage(`/?table=${t.id}`, { seat: t });
+  const page = await openPage(browser, `/?table=${t.id}`, { seat: t });
   await page.waitForSelector('.game.mine');
   assert.ok(await page.locator('[data-testid=tiles-left]').isVisible());
   await page.click('[data-testid=resign]');
@@ -214,7 +188,7 @@ test('11: resigning shows one toast; no "tiles left" once over', async () => {
 test('11: the timeout toast covers none of the player\'s own rows, at both sizes', async () => {
   for (const [size, ctx] of SIZES) {
     const t = await api('/api/tables', { name: 'Alice', seats: [{}, { bot: 'random' }], bot_delay_ms: 0, clock: { mode: 'realtime', move_s: 5, reserve_s: 0, max_timeouts: 5, takeover: 'random' } });
-    const page = await openPage(`/?table=${t.id}`, { seat: t, ctx });
+    const page = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx });
     const want = fill(cat.en['clock.timed_out'], { name: 'Alice' });
     await page.waitForFunction((w) => [...document.querySelectorAll('.toast')].some((n) => n.textContent === w), want, { timeout: 12000 });
     const hit = await page.evaluate((w) => {
@@ -232,7 +206,7 @@ test('11: the timeout toast covers none of the player\'s own rows, at both sizes
 
 test('11: the clock names an open seat; the invited person reads words meant for them', async () => {
   const t = await api('/api/tables', { name: 'Alice', seats: [{}, {}], clock: { mode: 'realtime', move_s: 30, reserve_s: 60 } });
-  const page = await openPage(`/?table=${t.id}`, { seat: t });
+  const page = await openPage(browser, `/?table=${t.id}`, { seat: t });
   for (const lang of LANGS) {
     await switchLang(page, lang);
     await page.waitForSelector('[data-testid=clock-1]');
@@ -241,7 +215,7 @@ test('11: the clock names an open seat; the invited person reads words meant for
   }
   await page.context().close();
   for (const [size, ctx] of SIZES) {
-    const guest = await openPage(`/?table=${t.id}`, { ctx });
+    const guest = await openPage(browser, `/?table=${t.id}`, { ctx });
     for (const lang of LANGS) {
       await switchLang(guest, lang);
       await guest.waitForSelector('.waiting:not(.hidden) [data-testid=join]');
@@ -255,14 +229,14 @@ test('11: the clock names an open seat; the invited person reads words meant for
     await guest.context().close();
   }
   // the host keeps "send this link"
-  const host = await openPage(`/?table=${t.id}`, { seat: t });
+  const host = await openPage(browser, `/?table=${t.id}`, { seat: t });
   await host.waitForSelector('.waiting:not(.hidden)');
   assert.ok((await host.textContent('.waiting .card')).includes(fill(cat.en['wait.text'], { n: 1 })));
   await host.context().close();
 });
 
 test('11: the create form\'s summary has the clock', async () => {
-  const page = await openPage('/');
+  const page = await openPage(browser, '/');
   for (const lang of LANGS) {
     await switchLang(page, lang);
     await page.selectOption('[data-testid=clock-preset]', 'rt-30');

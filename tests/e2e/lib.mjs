@@ -30,6 +30,35 @@ export async function api(path, body, token) {
   return j;
 }
 
+// A page of `browser` with the language and, when given, the seat (or
+// every pass-and-play seat) of a table and the clock's display setting;
+// set once, so a reload keeps what the page did.
+export async function openPage(browser, path, { lang = 'en', seat = null, pnp = null, ctx = DESK, clock = null } = {}) {
+  const page = await newPage(browser, ctx);
+  await page.addInitScript(([l, s, p, c]) => {
+    if (sessionStorage.getItem('init')) return;
+    sessionStorage.setItem('init', '1');
+    localStorage.setItem('carc.lang', l);
+    if (s) localStorage.setItem('carc.seats', JSON.stringify({ [s.id]: { seat: s.seat, token: s.token, at: Date.now() } }));
+    if (p) localStorage.setItem('carc.pnp', JSON.stringify({ [p.id]: Object.fromEntries(p.tokens.map((x) => [x.seat, x.token])) }));
+    if (c) localStorage.setItem('carc.clock', c);
+  }, [lang, seat, pnp, clock]);
+  await page.goto(BASE + path);
+  await ready(page);
+  return page;
+}
+
+// Polls a table's state until ok(state) holds (ms at the most).
+export async function waitState(id, ok, ms = 120000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const st = await api(`/api/tables/${id}/state`);
+    if (ok(st)) return st;
+    await sleep(200);
+  }
+  throw new Error(`table ${id}: not reached in ${ms} ms`);
+}
+
 export const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, 'web/i18n', `${lang}.json`), 'utf8'));
 
 export async function launch() {
