@@ -177,6 +177,10 @@ typedef struct srv_config {
 
 void srv_config_default(srv_config *c);
 
+/* The UTF-8 character at s (n bytes left, n >= 1): its length with its
+ * code point in *cp, or 0 when the bytes there are not one (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF) (util.c). */
+size_t srv_utf8_next(const char *s, size_t n, uint32_t *cp);
 /* in as valid UTF-8 into out (size bytes; cut between characters to fit):
  * each byte that does not start a valid sequence becomes '?'. For text
  * from a client (a parser's error quotes it, a %.40s may cut a character)

@@ -365,16 +365,16 @@ int srv_query_get(const char *q, const char *key, char *buf, size_t size)
 	return 0;
 }
 
-/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is
- * not one (RFC 3629: no overlong forms, no surrogates, nothing past
- * U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t srv_utf8_next(const char *in, size_t n, uint32_t *cp)
 {
+	const unsigned char *s = (const unsigned char *)in;
 	unsigned char c = s[0];
 	size_t len;
 	unsigned char lo = 0x80, hi = 0xBF;
-	if (c < 0x80)
+	if (c < 0x80) {
+		*cp = c;
 		return 1;
+	}
 	if (c >= 0xC2 && c <= 0xDF)
 		len = 2;
 	else if (c >= 0xE0 && c <= 0xEF) {
@@ -393,9 +393,13 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 		return 0;
 	if (n < len || s[1] < lo || s[1] > hi)
 		return 0;
-	for (size_t i = 2; i < len; i++)
+	uint32_t v = c & (0x3F >> (len - 1));
+	for (size_t i = 1; i < len; i++) {
 		if (s[i] < 0x80 || s[i] > 0xBF)
 			return 0;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	*cp = v;
 	return len;
 }
 
@@ -404,7 +408,8 @@ void srv_utf8_fix(const char *in, char *out, size_t size)
 	const unsigned char *s = (const unsigned char *)in;
 	size_t n = strlen(in), o = 0;
 	while (n && o + 1 < size) {
-		size_t k = utf8_len(s, n);
+		uint32_t cp;
+		size_t k = srv_utf8_next((const char *)s, n, &cp);
 		if (!k) {
 			out[o++] = '?';
 			s++, n--;

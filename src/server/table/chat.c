@@ -127,23 +127,6 @@ static int bucket_take(double *tokens, int64_t *at_us, int64_t now_us)
 	return wait < 1 ? 1 : wait;
 }
 
-/* The next code point of UTF-8 text at *p (jansson hands valid UTF-8). */
-static unsigned next_cp(const unsigned char **p)
-{
-	const unsigned char *s = *p;
-	unsigned c = s[0];
-	int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-	if (n == 1) {
-		*p = s + 1;
-		return c;
-	}
-	c &= 0x3F >> (n - 1);
-	for (int i = 1; i < n && s[i]; i++)
-		c = (c << 6) | (s[i] & 0x3F);
-	*p = s + n;
-	return c;
-}
-
 /* Characters a chat line may not hold: control characters (C0, DEL,
  * C1), line and paragraph separators, and the bidirectional overrides and
  * isolates (they make a line read as something else). */
@@ -165,11 +148,17 @@ static int check_text(const json_t *v, int *too_long, char *err, size_t errsize)
 		return -1;
 	}
 	int n = 0, blank = 1;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		unsigned c = next_cp(&p);
+	for (size_t i = 0; i < bytes;) {
+		uint32_t c;
+		size_t k = srv_utf8_next(s + i, bytes - i, &c);
+		if (!k) { /* jansson hands valid UTF-8: not met */
+			snprintf(err, errsize, "text must be UTF-8");
+			return -1;
+		}
+		i += k;
 		if (refused_cp(c)) {
 			snprintf(err, errsize, "text may not hold control characters (U+%04X at "
-			         "character %d)", c, n + 1);
+			         "character %d)", (unsigned)c, n + 1);
 			return -1;
 		}
 		blank &= c == ' ' || c == 0xA0 || c == 0x3000;

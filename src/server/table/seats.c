@@ -51,21 +51,12 @@ int tables_name_ok(const char *name, size_t max_bytes)
 	size_t n = strlen(name);
 	if (n == 0 || n > max_bytes)
 		return 0;
-	for (const unsigned char *p = (const unsigned char *)name; *p;) {
-		unsigned c = *p;
-		int k = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
-		        : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-		if (!k)
-			return 0; /* not UTF-8 */
-		c &= k == 1 ? 0x7F : 0x3F >> (k - 1);
-		for (int i = 1; i < k; i++) {
-			if ((p[i] & 0xC0) != 0x80)
-				return 0;
-			c = (c << 6) | (p[i] & 0x3F);
-		}
-		if (name_refused_cp(c))
-			return 0;
-		p += k;
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		size_t k = srv_utf8_next(name + i, n - i, &c);
+		if (!k || name_refused_cp(c))
+			return 0; /* not UTF-8, or a refused character */
+		i += k;
 	}
 	return 1;
 }
