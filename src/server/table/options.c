@@ -506,11 +506,13 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		for (int i = 0; KNOWN_KEYS[i]; i++)
 			known |= !strcmp(key, KNOWN_KEYS[i]);
 		if (!known) {
-			snprintf(err, errsize,
-			         "unknown option '%.40s' (known: players, farmers, farm_scoring, small_city, "
-			         "expansions, tiles, seed, seats, bot_delay_ms, private, name, clock, "
-			         "spectator_chat, pass_and_play, tutorial, rated)",
-			         key);
+			/* the list is KNOWN_KEYS': a new option is named here by itself */
+			int at = snprintf(err, errsize, "unknown option '%.40s' (known: ", key);
+			for (int i = 0; KNOWN_KEYS[i] && at >= 0 && (size_t)at < errsize; i++)
+				at += snprintf(err + at, errsize - (size_t)at, "%s%s", i ? ", " : "",
+				               KNOWN_KEYS[i]);
+			if (at >= 0 && (size_t)at < errsize)
+				snprintf(err + at, errsize - (size_t)at, ")");
 			return -1;
 		}
 	}
