@@ -25,12 +25,16 @@ async function req(method, path, body) {
 }
 
 // Who is logged in (null: nobody); asks the server once per page.
+// Callers at once (the header, the lobby, the friends panel) share the one request.
+let asking = null;
 export async function currentAccount() {
   if (!known) {
-    const r = await req('GET', '/api/me');
-    me = r.status === 200 ? r.data.account : null;
-    known = true;
-    if (me) localStorage.setItem('carc.name', me.name); // the lobby's and the join form's name
+    asking ||= req('GET', '/api/me').then((r) => {
+      me = r.status === 200 ? r.data.account : null;
+      known = true;
+      if (me) localStorage.setItem('carc.name', me.name); // the lobby's and the join form's name
+    });
+    await asking;
   }
   return me;
 }

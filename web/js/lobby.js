@@ -67,8 +67,11 @@ export class LobbyView {
   }
 
   async load() {
-    this.account = await currentAccount().catch(() => null);
-    try { this.options = await api.options(); } catch (e) { toast(e.message, 'error'); }
+    // who is logged in and the server's options, asked for at once
+    const [account, options] = await Promise.allSettled([currentAccount(), api.options()]);
+    this.account = account.status === 'fulfilled' ? account.value : null;
+    if (options.status === 'fulfilled') this.options = options.value;
+    else toast(options.reason.message, 'error');
     this.render();
     this.refresh();
   }
