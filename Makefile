@@ -9,6 +9,7 @@
 #   make CC=clang     any of the above with clang
 #   make fuzz         libFuzzer targets: record reader, HTTP API, WebSocket messages (clang)
 #   make install      PREFIX=/usr/local: library, header, pkg-config file
+#   make JOBS=1 ...   one job at a time (the default: one per core)
 #
 # Warnings are errors. The tile tables are generated at build time from
 # src/core/tiledefs.c by tools/gentab.c.
