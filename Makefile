@@ -33,14 +33,14 @@ STD = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 
 ifneq ($(SANITIZE),)
   BUILD := $(BUILD_ROOT)/san
-  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -DCARC_DEBUG_CHECK
+  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -DCARC_DEBUG_CHECK -DCARC_TEST_STEPS
   LDSAN := -fsanitize=$(SANITIZE)
 else ifeq ($(MODE),debug)
   BUILD := $(BUILD_ROOT)/debug
-  OPT := -O0 -g -DCARC_DEBUG_CHECK
+  OPT := -O0 -g -DCARC_DEBUG_CHECK -DCARC_TEST_STEPS
 else ifeq ($(MODE),test)
   BUILD := $(BUILD_ROOT)/test
-  OPT := -O2 -g -DCARC_DEBUG_CHECK
+  OPT := -O2 -g -DCARC_DEBUG_CHECK -DCARC_TEST_STEPS
 else
   BUILD := $(BUILD_ROOT)/release
   OPT := -O2 -g -DNDEBUG
@@ -84,7 +84,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	@mkdir -p $(dir $@) && touch $@
 deps: $(DEPS_STAMP)
 
-$(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h include/carc.h | $(DEPS_STAMP)
+$(BUILD)/gen/tiletab.h: tools/gentab.c src/core/tiledefs.c src/core/tiles.h src/core/state.h include/carc.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	$(Q)$(CC) $(STD) $(WARN) -O1 -Iinclude -Isrc/core -o $(BUILD)/gen/gentab tools/gentab.c src/core/tiledefs.c

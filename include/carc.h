@@ -1,29 +1,42 @@
 /*
  * carc.h - the public API of libcarc, a Carcassonne rules engine.
  *
- * The only header an embedder needs. A game is one plain struct
- * (carc_game) that can be copied with memcpy or carc_game_copy; nothing is
- * allocated after it is created, and the library keeps no mutable globals,
- * so games may be used from many threads at once (one thread per game).
+ * The only header an embedder needs. A game is an opaque handle: its size
+ * is carc_game_size(), it lives in memory the caller owns (carc_game_new,
+ * or any carc_game_size() bytes aligned like a double) and it is copied
+ * with carc_game_copy. Nothing is allocated after it is set up, and the
+ * library keeps no mutable globals, so games may be used from many threads
+ * at once (one thread per game). How much a game holds (tiles, figures,
+ * decisions) is the engine's business: it is sized for every combination
+ * of the expansions it knows with six players; carc_limit() tells the
+ * figures where a caller needs them.
  *
- * Flow of a game:
+ * A turn is a sequence of steps, and a step is one player's decision. The
+ * turn starts with the tile step: the player to move places the drawn tile
+ * (x, y, rotation), with the figure put on it or none, or sets it aside
+ * when it fits nowhere; the rules may then give further steps (of this
+ * player or of others) before the next turn. carc_step_kind() and
+ * carc_to_move() say what is decided now and by whom; carc_legal_moves()
+ * lists every legal decision of the current step; carc_apply() takes one.
+ * A decision is a carc_move: a number whose meaning depends on the step it
+ * is made in (the tile step's layout is below, for bots; every other step's
+ * decisions are read and written as JSON, carc_move_json / carc_move_parse).
  *
  *     carc_rules r;  carc_rules_default(&r);  r.players = 3;
- *     carc_game g;   carc_game_init(&g, &r, seed, NULL, 0);
- *     while (!carc_game_over(&g)) {
+ *     carc_game *g = carc_game_new(&r, seed, NULL, 0, err);
+ *     while (!carc_game_over(g)) {
  *         carc_move moves[CARC_MAX_MOVES];
- *         int n = carc_legal_moves(&g, moves, CARC_MAX_MOVES);
- *         carc_apply(&g, moves[pick(n)], NULL);   // validated
+ *         int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+ *         carc_apply(g, moves[pick(n)], NULL, NULL);   // validated
  *     }
- *     carc_game_scores(&g, totals);
+ *     carc_game_scores(g, totals);
+ *     carc_game_free(g);
  *
- * Each turn the player to move has one tile (carc_current_tile). A move is
- * where the tile goes (x, y, rotation) together with the figure put on it
- * (or none). When the tile fits nowhere the only legal move is
- * CARC_MOVE_DISCARD: the tile is set aside and the same player goes on with
- * the next tile. Applying a move places the tile, places the figure, scores
- * what the tile completed and passes the turn; after the last tile the final
- * scoring is done and carc_game_over() is true.
+ * Names (figures, features, scoring kinds, goods, tile sets, steps, tiles,
+ * ports, expansions) exist once, here: carc_name() gives the name a record
+ * and the server's JSON use for each, carc_vocabulary_json() all of them.
+ * The JSON views (carc_view_*) say what a position is and what each
+ * decision would do, so that a client needs no rule of its own.
  *
  * Coordinates: the start tile is at (0, 0), x grows east, y grows south.
  * Rotation: clockwise quarter turns, 0..3. Ports: 0..11 as N0 N1 N2 E0 E1 E2
@@ -40,23 +53,33 @@
 extern "C" {
 #endif
 
-/* ---- limits ------------------------------------------------------------ */
+/* ---- buffer bounds of the API ------------------------------------------------ */
 
+/* These bound what the functions below write into a caller's buffer; they
+ * are promises of the API, not the engine's capacities (carc_limit). */
 #define CARC_MAX_PLAYERS 6
 #define CARC_MAX_SEGS 10      /* segments on one tile */
-#define CARC_MAX_TILES 128    /* tiles on the board, start tile included */
-#define CARC_MAX_NODES 640    /* segments on the board */
-#define CARC_MAX_FRONTIER 264 /* empty squares next to the board */
-#define CARC_HASH_SIZE 512    /* board squares, placed or frontier */
-#define CARC_MAX_FIGURES 64   /* figures on the board at once */
-#define CARC_MAX_CLOISTERS 32 /* cloisters and gardens on the board */
-#define CARC_MAX_MOVES 4096   /* legal moves for one tile, an upper bound */
-#define CARC_MAX_PLACEMENTS (CARC_MAX_FRONTIER * 4)
+#define CARC_MAX_MOVES 4096   /* legal decisions of one step, an upper bound */
+#define CARC_MAX_FIGURES 96   /* figures on the board at once, every kind */
+#define CARC_MAX_FEATURE_IDS 1536 /* feature ids (and node numbers) are below this */
 #define CARC_PORT_CENTRE 12 /* "C": the cloister or garden */
 #define CARC_PORT_INNER 13  /* "I": a field that touches no edge */
 #define CARC_ERRMSG_SIZE 160
 
-/* ---- enums --------------------------------------------------------------- */
+/* The engine's capacities, for bindings and for callers that size arrays
+ * by them (they may grow from one version to the next). */
+typedef enum carc_limit_kind {
+	CARC_LIMIT_BOARD_TILES = 0, /* tiles on the board, the start tile included */
+	CARC_LIMIT_STEPS,           /* decisions in one game */
+	CARC_LIMIT_FIGURES,         /* figures on the board at once (<= CARC_MAX_FIGURES) */
+	CARC_LIMIT_FEATURE_IDS,     /* feature ids are below this (<= CARC_MAX_FEATURE_IDS) */
+	CARC_LIMIT_TILE_TYPES,      /* tile types the engine knows: 0 .. n-1 */
+	CARC_LIMIT_MOVES,           /* legal decisions of one step (<= CARC_MAX_MOVES) */
+	CARC_LIMIT_COUNT
+} carc_limit_kind;
+int carc_limit(int what);
+
+/* ---- enums ------------------------------------------------------------------- */
 
 typedef enum carc_status {
 	CARC_OK = 0,
@@ -116,15 +139,16 @@ typedef enum carc_tileset {
 	CARC_SET_COUNT
 } carc_tileset;
 
-/* Expansions and their options: bits of carc_rules.expansions. */
+/* Expansions and their options: bits of carc_rules.expansions, each named
+ * by carc_expansion_name. A build of the engine may know more of them than
+ * these (a test build has a step kind of its own): carc_expansion_parse
+ * and carc_name(CARC_NAMES_EXPANSION, i) list what this one knows. */
 #define CARC_EXP_RIVER 0x01u       /* "river" */
 #define CARC_EXP_INNS 0x02u        /* "inns-cathedrals": tiles, big follower */
 #define CARC_EXP_INNS_TILES 0x04u  /* "inns-cathedrals-tiles": its tiles only */
 #define CARC_EXP_TRADERS 0x08u     /* "traders-builders": tiles, goods,
                                       builder, pig */
 #define CARC_EXP_ABBOT 0x10u       /* "abbot": gardens and the abbot */
-#define CARC_EXP_ALL 0x1Fu
-#define CARC_EXP_COUNT 5
 
 typedef enum carc_goods {
 	CARC_GOODS_NONE = 0,
@@ -134,15 +158,50 @@ typedef enum carc_goods {
 	CARC_GOODS_COUNT
 } carc_goods;
 
+/* Kinds of step. The tile step is the one every rule set has; the others
+ * come with expansions and are known by their names (carc_name with
+ * CARC_NAMES_STEP), so that a program that shows or stores decisions needs
+ * no code of its own for each. */
+#define CARC_STEP_TILE 0
+
 /* Segment flags */
 #define CARC_SEGF_SHIELD 0x01u
 #define CARC_SEGF_INN 0x02u
 #define CARC_SEGF_CATHEDRAL 0x04u
 
-/* Number of tile types the engine knows (all sets, garden copies apart). */
-#define CARC_TILE_TYPES 88
+/* ---- names --------------------------------------------------------------------- */
 
-/* ---- random numbers ---------------------------------------------------------- */
+/* Every name the engine gives, by list. Index i of a list is the enum
+ * value above (CARC_NAMES_FIGURE: carc_figure, ...); CARC_NAMES_EXPANSION
+ * index i is the bit 1 << i; CARC_NAMES_TILE index i is the tile type. */
+typedef enum carc_names {
+	CARC_NAMES_FIGURE = 0,   /* "follower", "big", "builder", "pig", "abbot" */
+	CARC_NAMES_FEATURE,      /* "city", "road", "field", "cloister", "garden", "river" */
+	CARC_NAMES_SCORE,        /* "road", "city", "cloister", "farm", "garden", "goods" */
+	CARC_NAMES_GOODS,        /* "none", "wine", "grain", "cloth" */
+	CARC_NAMES_TILESET,      /* "base", "river", "inns-cathedrals", "traders-builders" */
+	CARC_NAMES_STEP,         /* "tile", ... */
+	CARC_NAMES_EXPANSION,    /* "river", "inns-cathedrals", ... */
+	CARC_NAMES_FARM_SCORING, /* "international", "city-once", "first-edition" */
+	CARC_NAMES_PORT,         /* "N0" .. "W2", "C", "I" */
+	CARC_NAMES_TILE,         /* "A" .. "X", "r1", "ic6", "tb14", "Eg", ... */
+	CARC_NAMES_FIGURE_WORDS, /* figures in English words: "follower", "big follower", ... */
+	CARC_NAMES_COUNT
+} carc_names;
+/* How many names list `what` has (0 for an unknown list). */
+int carc_name_count(int what);
+/* Name i of list `what` (a static string), NULL when there is none. */
+const char *carc_name(int what, int i);
+/* The index of a name in list `what`, -1 when it is not there. */
+int carc_name_parse(int what, const char *name);
+/* Every list above as one JSON object (malloc'd text, the caller frees):
+ * {"figures": [...], "features": [...], "score_kinds": [...], "goods":
+ * [...], "tile_sets": [...], "steps": [...], "expansions": [...],
+ * "farm_scoring": [...], "ports": [...], "tiles": [...]}; NULL when out of
+ * memory. */
+char *carc_vocabulary_json(void);
+
+/* ---- random numbers ------------------------------------------------------------ */
 
 /* SplitMix64: the generator of the shuffle (docs/rng.md), for anyone who
  * needs the same numbers on every machine. Advances *state. */
@@ -154,7 +213,7 @@ static inline uint64_t carc_rng_next(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-/* ---- rules --------------------------------------------------------------- */
+/* ---- rules ----------------------------------------------------------------------- */
 
 typedef struct carc_rules {
 	int players;        /* 2..5 (6 with Inns & Cathedrals, either option) */
@@ -167,26 +226,45 @@ typedef struct carc_rules {
 /* Fills *r with the defaults: 2 players, farmers, international, no
  * small-city rule, base game. */
 void carc_rules_default(carc_rules *r);
+/* Reads rules from the JSON object text of a record's "rules" key
+ * ({"players": 3, "farmers": true, "farm_scoring": "city-once",
+ * "small_city": false, "expansions": ["river"], "tiles": {"D": 3}}; every
+ * key but players optional): *r, and the pile's counts per tile type
+ * into pile (room for carc_limit(CARC_LIMIT_TILE_TYPES)) with *have_pile
+ * 1 when "tiles" is given. pile may be NULL when have_pile is. CARC_OK, or
+ * CARC_ERR_PARSE / CARC_ERR_ARG with what is wrong in err. */
+carc_status carc_rules_from_json(const char *json, size_t len, carc_rules *r, int *pile,
+                                 int *have_pile, char err[CARC_ERRMSG_SIZE]);
 
 /* Name of one expansion bit ("river", ...), NULL if not one; parse
  * returns the bit or 0 for an unknown name. */
 const char *carc_expansion_name(unsigned bit);
 unsigned carc_expansion_parse(const char *name);
-/* The standard pile of a rule set: counts per tile type, start tile not
- * included. Returns the number of tiles. */
-int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES]);
+/* Every expansion bit this build knows, ORed. */
+unsigned carc_expansions_known(void);
+/* The standard pile of a rule set: counts per tile type into counts (room
+ * for carc_limit(CARC_LIMIT_TILE_TYPES) entries), start tile not included.
+ * Returns the number of tiles. */
+int carc_rules_pile(const carc_rules *r, int *counts);
 /* The start tile of a rule set (D, or the spring with the River). */
 int carc_rules_start_tile(const carc_rules *r);
+/* Figures of kind `figure` each player has at the start of a game of
+ * these rules. */
+int carc_rules_supply(const carc_rules *r, int figure);
+/* Whether a game of these rules can score points of kind `kind`
+ * (carc_score_kind): the base game's four always, gardens with the Abbot,
+ * goods with Traders & Builders. */
+int carc_rules_score_kind(const carc_rules *r, int kind);
 
 /* Name of a farm-scoring edition ("international", "city-once",
  * "first-edition"); parse returns -1 for an unknown name. */
 const char *carc_farm_scoring_name(int fs);
 int carc_farm_scoring_parse(const char *name);
 
-/* ---- tiles ---------------------------------------------------------------- */
+/* ---- tiles ------------------------------------------------------------------------ */
 
 /* Tile type by name ("A".."X", "r1", "ic6", "tb14", "Eg", ...); -1 if
- * unknown. */
+ * unknown. Types are 0 .. carc_limit(CARC_LIMIT_TILE_TYPES) - 1. */
 int carc_tile_parse(const char *name);
 /* Name of a tile type, a static string (not to be freed). */
 const char *carc_tile_name(int type);
@@ -223,11 +301,16 @@ int carc_tile_segment_port(int type, int rot, int s);
 /* Port name ("N0".."W2", "C", "I"), and parse (-1 if unknown). */
 const char *carc_port_name(int port);
 int carc_port_parse(const char *name);
+/* Every tile type as JSON (malloc'd text, the caller frees; NULL when out
+ * of memory): {"format": "carc-tiles-1", "ports": [...], "start": {...},
+ * "tiles": [{"name", "set", "count", "edges", "note", "segments": [...]}]}
+ * (docs/tiles.md). */
+char *carc_tiles_json(void);
 
-/* ---- moves ------------------------------------------------------------------ */
+/* ---- decisions ------------------------------------------------------------------- */
 
 /*
- * A move is a 32-bit integer:
+ * A decision of the tile step is a 32-bit integer:
  *
  *   31     30..28  27      26..24  23..20  19..18  17..9    8..0
  *  +------+-------+-------+-------+-------+-------+--------+--------+
@@ -240,6 +323,9 @@ int carc_port_parse(const char *name);
  *  seg     segment index of the tile type (as drawn) that gets the figure,
  *          15 = no figure
  *  rot     rotation 0..3, x and y the square (-256..255)
+ *
+ * A decision of any other step is a number whose meaning is the engine's;
+ * carc_move_json and carc_move_parse read and write it.
  */
 typedef uint32_t carc_move;
 
@@ -268,146 +354,51 @@ static inline carc_move carc_move_placement(carc_move m)
 	return m == CARC_MOVE_DISCARD ? m : ((m & 0xFFFFFu) | (15u << 20));
 }
 
-/* ---- the game state ------------------------------------------------------------ */
+/* ---- the game --------------------------------------------------------------------- */
 
-/* The fields below are the engine's; read them through the functions.
- * The struct is public so that a game can live on the stack, in an array,
- * or be copied with memcpy. */
+typedef struct carc_game carc_game;
 
-typedef struct carc_node {
-	uint16_t parent;  /* union-find parent; a root is its own parent */
-	uint16_t next;    /* circular list of the feature's members */
-	uint8_t tile;     /* index into carc_game.tiles */
-	uint8_t seg;      /* segment index of that tile's type */
-	uint8_t kind;     /* carc_feature_kind */
-	/* at roots only: */
-	uint8_t open;     /* open sides (road, city, river) */
-	uint8_t figures;  /* figures that occupy it (follower, big, abbot) */
-	uint8_t shields;
-	uint8_t flags;    /* CARC_SEGF_* united, plus NODE_DONE (engine) */
-	uint8_t owners;   /* players with a follower or big follower on it */
-} carc_node;
-
-typedef struct carc_placed {
-	int16_t x, y;
-	uint8_t type, rot;
-	uint16_t node0;   /* node of segment 0 */
-	uint8_t player;   /* who placed it (255 for the start tile) */
-	uint8_t pad[3];
-} carc_placed;
-
-typedef struct carc_cell {
-	int16_t x, y;
-	uint8_t req, mask; /* edge codes the neighbours demand, and where */
-	uint16_t key;      /* the same as one number: sum over sides d of
-	                      (demanded code + 1) * 5^d, 0 where free */
-} carc_cell;
-
-typedef struct carc_figure_at {
-	uint8_t owner;   /* player, 255 = slot free */
-	uint8_t kind;    /* carc_figure */
-	uint16_t node;   /* node of the segment it stands on */
-} carc_figure_at;
-
-typedef struct carc_cloister {
-	uint8_t tile;       /* index into tiles */
-	uint8_t neighbours; /* placed tiles among the 8 around it */
-	uint8_t seg;        /* segment index */
-	uint8_t done;       /* scored (completed) */
-} carc_cloister;
-
-typedef struct carc_turn {
-	carc_move move;     /* CARC_MOVE_DISCARD for a set-aside tile */
-	uint8_t type;       /* tile drawn */
-	uint8_t player;
-	uint8_t pad[2];
-} carc_turn;
-
-#ifndef CARC_OPAQUE_GAME
-typedef struct carc_game {
-	carc_rules rules;
-	uint64_t seed;
-	uint64_t hash;        /* Zobrist-style hash of the position */
-	int16_t score[CARC_MAX_PLAYERS];
-	int16_t by_kind[CARC_MAX_PLAYERS][CARC_SCORE_KIND_COUNT];
-	int16_t turn_score[CARC_MAX_PLAYERS]; /* totals after the last turn's
-	                                        own scoring, before the final */
-	uint8_t supply[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
-	uint8_t player;       /* whose turn it is */
-	uint8_t over;         /* 1 once final scoring is done */
-	uint8_t npile;        /* tiles in the pile (start tile excluded) */
-	uint8_t pos;          /* next pile index to draw; pile[pos] is current */
-	uint8_t ntiles;       /* tiles on the board */
-	uint8_t nfrontier;
-	uint8_t nclo;
-	uint8_t nturns;
-	uint16_t nnodes;
-	uint8_t bonus;        /* 1: this turn is a builder's extra turn */
-	uint8_t nfig;         /* figure slots in use lie below this index */
-	uint8_t river_open;   /* 1: the river has an open end to continue */
-	int16_t river_x, river_y; /* the square the river must go on next */
-	uint8_t river_side;   /* side of that square facing the river */
-	uint8_t river_turn;   /* turn of the last river curve: 0, 1 right, 3 left */
-	uint8_t goods[CARC_MAX_PLAYERS][CARC_GOODS_COUNT]; /* tokens taken */
-	uint8_t remaining[CARC_TILE_TYPES]; /* tiles of each type not drawn */
-	uint8_t pile[CARC_MAX_TILES];       /* draw order */
-	uint32_t hmap[CARC_HASH_SIZE];      /* square -> tile or frontier cell */
-	carc_placed tiles[CARC_MAX_TILES];
-	carc_cell frontier[CARC_MAX_FRONTIER];
-	carc_cloister clo[CARC_MAX_CLOISTERS];
-	carc_figure_at fig[CARC_MAX_FIGURES];
-	carc_turn turns[CARC_MAX_TILES];
-	carc_node node[CARC_MAX_NODES];
-} carc_game;
-#else
-/* With CARC_OPAQUE_GAME the fields are hidden: code that must use the
- * functions only (src/ai; tests/cli/test_ai_api.sh) is compiled this way
- * to prove it. Not for building: the size differs. */
-typedef struct carc_game {
-	uint64_t opaque_;
-} carc_game;
-#endif
-
-/* A scoring event, reported by carc_apply when asked for. */
-typedef struct carc_event {
-	uint8_t kind;        /* carc_score_kind */
-	uint8_t final;       /* 1: scored in the final scoring */
-	uint8_t tiles;       /* tiles of the feature (cloister: 1 + around) */
-	uint8_t tile;        /* a tile of the feature (index into tiles) */
-	uint8_t seg;         /* its segment index */
-	uint8_t pad[3];
-	int16_t points[CARC_MAX_PLAYERS]; /* what each player got */
-} carc_event;
-
-#define CARC_MAX_EVENTS 64
-typedef struct carc_events {
-	int n;
-	carc_event ev[CARC_MAX_EVENTS];
-} carc_events;
-
-/* ---- creating and copying ----------------------------------------------------- */
-
+/* Bytes of one game, for callers that place games in memory of their own
+ * (aligned like a double); carc_game_init sets one up there. */
+size_t carc_game_size(void);
 /*
- * Sets up a new game in caller-owned memory. `pile`, if not NULL, gives the
- * draw pile as counts per tile type (npile_types entries, start tile not
- * included), e.g. for scenarios; NULL means the standard pile of the rule
- * set. The pile is shuffled from `seed` (see docs/rng.md: SplitMix64 and a
- * Fisher-Yates shuffle), so a seed fixes the draw order on every machine.
- * Returns CARC_OK, or CARC_ERR_ARG with a message in err (may be NULL).
+ * Sets up a new game in caller-owned memory (carc_game_size() bytes).
+ * `pile`, if not NULL, gives the draw pile as counts per tile type
+ * (npile_types entries, start tile not included), e.g. for scenarios; NULL
+ * means the standard pile of the rule set. The pile is shuffled from
+ * `seed` (see docs/rng.md: SplitMix64 and a Fisher-Yates shuffle), so a
+ * seed fixes the draw order on every machine. Returns CARC_OK, or
+ * CARC_ERR_ARG with a message in err (may be NULL).
  */
 carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
                            const int *pile, int npile_types,
                            char err[CARC_ERRMSG_SIZE]);
-/* sizeof(carc_game), for bindings that allocate games themselves. */
-size_t carc_game_size(void);
-/* Copies a game: the same game as memcpy(dst, src, sizeof *dst), but
- * only the used parts of the arrays are copied (faster early in a game). */
+/* A new game from malloc (carc_game_init's arguments); NULL with a message
+ * in err when the arguments are bad or memory is out. The caller frees it
+ * with carc_game_free. */
+carc_game *carc_game_new(const carc_rules *r, uint64_t seed, const int *pile,
+                         int npile_types, char err[CARC_ERRMSG_SIZE]);
+/* carc_game_size() bytes from malloc, not set up (NULL when out of
+ * memory); for carc_game_init or carc_game_copy. */
+carc_game *carc_game_alloc(void);
+/* A copy of src from malloc (NULL when out of memory). */
+carc_game *carc_game_clone(const carc_game *src);
+void carc_game_free(carc_game *g);
+/* Copies a game: dst becomes the same game as src (only the used parts
+ * of the state are copied: cheap early in a game). */
 void carc_game_copy(carc_game *dst, const carc_game *src);
 
-/* ---- asking the state ----------------------------------------------------------- */
+/* ---- asking the state -------------------------------------------------------------- */
 
 int carc_game_over(const carc_game *g);
-int carc_to_move(const carc_game *g);            /* player 0..players-1 */
+/* Whose decision the current step is: player 0..players-1. */
+int carc_to_move(const carc_game *g);
+/* The kind of the current step (CARC_STEP_TILE, or another kind named by
+ * carc_name(CARC_NAMES_STEP, k)); -1 when the game is over. */
+int carc_step_kind(const carc_game *g);
+/* The player whose turn it is (who drew the tile): the same as
+ * carc_to_move in the tile step, maybe another in later steps. */
+int carc_turn_player(const carc_game *g);
 int carc_current_tile(const carc_game *g);       /* tile type, -1 at the end */
 int carc_tiles_left(const carc_game *g);         /* current one included */
 /* Tiles left of one type (current tile included). */
@@ -427,36 +418,91 @@ void carc_game_turn_scores(const carc_game *g, int *scores);
 int carc_score_by_kind(const carc_game *g, int player, int kind);
 uint64_t carc_game_hash(const carc_game *g);
 
+/* ---- events ----------------------------------------------------------------------------- */
+
+/* What a step did besides its decision, reported by carc_apply when asked
+ * for: points scored (CARC_EV_SCORED, with the points of each player) and
+ * figures that went back to their owners (CARC_EV_RETURNED). */
+#define CARC_EV_SCORED 0
+#define CARC_EV_RETURNED 1
+typedef struct carc_event {
+	uint8_t type;        /* CARC_EV_SCORED or CARC_EV_RETURNED */
+	uint8_t kind;        /* scored: carc_score_kind; returned: carc_figure */
+	uint8_t final;       /* 1: in the final scoring */
+	uint8_t tiles;       /* scored: tiles of the feature (cloister: 1 + around) */
+	uint16_t tile;       /* a tile of the feature (board tile index) */
+	uint8_t seg;         /* its segment index */
+	int8_t player;       /* returned: the owner */
+	int16_t points[CARC_MAX_PLAYERS]; /* scored: what each player got */
+} carc_event;
+
+#define CARC_MAX_EVENTS 256
+typedef struct carc_events {
+	int n;
+	carc_event ev[CARC_MAX_EVENTS];
+} carc_events;
+
 /* ---- moves -------------------------------------------------------------------------- */
 
-/* All placements (figure field = none) of the current tile, distinct
- * rotations only, into buf (room for max). Returns the count; 0 at the end
- * of the game. When the tile fits nowhere, returns 1: CARC_MOVE_DISCARD. */
+/* The tile step's placements (figure field = none) of the current tile,
+ * distinct rotations only, into buf (room for max). Returns the count; 0
+ * at the end of the game or in another step. When the tile fits nowhere,
+ * returns 1: CARC_MOVE_DISCARD. */
 int carc_placements(const carc_game *g, carc_move *buf, int max);
-/* Figure options of one placement (moves with the figure set), not
- * including "no figure". Returns the count. */
+/* Figure options of one placement of the tile step (moves with the figure
+ * set), not including "no figure". Returns the count. */
 int carc_figure_options(const carc_game *g, carc_move placement,
                         carc_move *buf, int max);
-/* Every legal move: each placement with no figure and with each figure
- * option. Returns the count (0 at the end). */
+/* Every legal decision of the current step (in the tile step: each
+ * placement with no figure and with each figure option). Returns the
+ * count (0 at the end). */
 int carc_legal_moves(const carc_game *g, carc_move *buf, int max);
-/* Checks a move; CARC_OK or CARC_ERR_ILLEGAL with a message. */
+/* Checks a decision; CARC_OK or CARC_ERR_ILLEGAL with a message. */
 carc_status carc_check_move(const carc_game *g, carc_move m,
                             char err[CARC_ERRMSG_SIZE]);
-/* Applies a move without checking it, for search: m must be one of the
- * moves carc_placements, carc_figure_options or carc_legal_moves gave for
- * this very state (anything else corrupts the game). */
+/* Applies a decision without checking it, for search: m must be one of the
+ * decisions carc_placements, carc_figure_options or carc_legal_moves gave
+ * for this very state (anything else corrupts the game). */
 void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev);
-/* Checks and applies a move; an illegal move leaves the game unchanged.
- * `ev`, if not NULL, receives the scoring events of the move (and of the
- * final scoring when the move ends the game). */
+/* Checks and applies a decision; an illegal one leaves the game unchanged.
+ * `ev`, if not NULL, receives the events of the step (and of the final
+ * scoring when the step ends the game). */
 carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev,
                        char err[CARC_ERRMSG_SIZE]);
+
+/* A decision of g's current step as JSON (malloc'd text, the caller frees;
+ * NULL when out of memory), in the form of a record's turn (docs/records.md):
+ *   tile step   {"x": 1, "y": 0, "rot": 3, "meeple": {"kind": "follower",
+ *               "at": "E1"}}, "meeple": null for none, "abbot_recalled":
+ *               true for a recall, {"discarded": true} for a set-aside tile
+ *   other steps {"step": name, ...the keys of that kind of step}
+ * The one writer of a decision's JSON: records, the server and `carc
+ * engine` use it. */
+char *carc_move_json(const carc_game *g, carc_move m);
+/* Reads a decision of g's current step from a JSON object text (other keys
+ * of the object are left alone: a record's turn or a message may hold
+ * them). Accepts "discard": true for "discarded": true. CARC_OK with *m
+ * a legal decision, or CARC_ERR_PARSE (not an object, a key missing or of
+ * the wrong type) / CARC_ERR_ILLEGAL (no such legal decision) with what is
+ * wrong in err. The one reader of a decision's JSON. */
+carc_status carc_move_parse(const carc_game *g, const char *json, size_t len, carc_move *m,
+                            char err[CARC_ERRMSG_SIZE]);
+/* Whether a decision of g's current step may have the key `path` (a key,
+ * or a nested one as "meeple.kind"): for a caller that refuses keys it
+ * does not know, without a list of its own. */
+int carc_move_key(const carc_game *g, const char *path);
+/* Whether a rules object (carc_rules_from_json, a record's "rules") may
+ * have the key. */
+int carc_rules_key(const char *key);
+/* A decision of g's current step in a few words for people and logs:
+ * "(1,0) rot 3 follower E1", "(1,0) rot 3", "set aside", "pass 1". */
+void carc_move_text(const carc_game *g, carc_move m, char *buf, size_t size);
 
 /* ---- chance: the draw ---------------------------------------------------------------- */
 
 /* Sets the tile drawn now: type must still be in the pile. The pile
- * order after it is kept otherwise. CARC_ERR_ARG if it is not there. */
+ * order after it is kept otherwise. CARC_ERR_ARG if it is not there, or
+ * when the current step is not a tile step. */
 carc_status carc_set_current_tile(carc_game *g, int type);
 /* Reshuffles the tiles not drawn yet (the current one included) from seed:
  * for search over unknown draws. */
@@ -464,7 +510,7 @@ void carc_shuffle_rest(carc_game *g, uint64_t seed);
 
 /* ---- the board ------------------------------------------------------------------------ */
 
-/* Tile at (x, y): returns the index into g->tiles, or -1 if empty. */
+/* Tile at (x, y): returns the board tile index, or -1 if empty. */
 int carc_tile_at(const carc_game *g, int x, int y);
 /* Tiles on the board (the start tile is index 0, then in order of play). */
 int carc_board_tiles(const carc_game *g);
@@ -482,27 +528,45 @@ int carc_board_figures(const carc_game *g, carc_figure_info *out, int max);
 /* The rules and seed the game was made with. */
 void carc_game_rules(const carc_game *g, carc_rules *out);
 uint64_t carc_game_seed(const carc_game *g);
+/* The draw pile the game was dealt: counts per tile type into counts
+ * (room for carc_limit(CARC_LIMIT_TILE_TYPES)); 1 when it is the rule
+ * set's standard pile, 0 when a custom one. */
+int carc_game_pile(const carc_game *g, int *counts);
 /* 1 if a tile of this type may be drawn now (it is left in the pile, and
  * River tiles come first, the lake last), else 0. */
 int carc_tile_drawable(const carc_game *g, int type);
 /* Players at the table (2..6). */
 int carc_players(const carc_game *g);
-/* Turns played so far, and turn k of them (0 = the first): the move
- * (CARC_MOVE_DISCARD for a tile set aside), the tile type drawn and the
- * player. Returns the move, or CARC_MOVE_NONE if k is out of range. */
+/* Turns played so far (tiles drawn and played or set aside), and turn k of
+ * them (0 = the first): its tile step's decision (CARC_MOVE_DISCARD for a
+ * tile set aside), the tile type drawn and the player. Returns the
+ * decision, or CARC_MOVE_NONE if k is out of range. */
 int carc_turns_played(const carc_game *g);
 carc_move carc_turn_played(const carc_game *g, int k, int *type, int *player);
+
+/* Steps (decisions) made so far, and step k of them: its kind, the player
+ * who decided, the turn it belongs to (0-based) and the decision. */
+typedef struct carc_step_info {
+	int kind;      /* CARC_STEP_TILE or another kind (carc_name CARC_NAMES_STEP) */
+	int player;    /* who decided */
+	int turn;      /* the turn (0-based) the step belongs to */
+	int tile;      /* the turn's tile type */
+	carc_move move;
+} carc_step_info;
+int carc_steps_played(const carc_game *g);
+/* Returns 0, or -1 if k is out of range. */
+int carc_step_played(const carc_game *g, int k, carc_step_info *out);
 
 /* ---- features ------------------------------------------------------------------------- */
 
 /*
  * Every road, city, field, cloister, garden and river stretch on the board
  * is a feature. Each segment of a board tile has a node number (below
- * CARC_MAX_NODES); the segments of one feature share one of their node
- * numbers as the feature's id. Node numbers never change, and a move only
- * joins features, so a number taken from an earlier position of the same
- * game is still good: carc_feature_find gives the id it belongs to now.
- * Every call below accepts such a number in place of an id.
+ * CARC_MAX_FEATURE_IDS); the segments of one feature share one of their
+ * node numbers as the feature's id. Node numbers never change, and a move
+ * only joins features, so a number taken from an earlier position of the
+ * same game is still good: carc_feature_find gives the id it belongs to
+ * now. Every call below accepts such a number in place of an id.
  */
 
 /* The id of the feature holding segment seg of board tile i, -1 if i or
@@ -550,6 +614,54 @@ int carc_held_features(const carc_game *g, carc_feature_info *out, int max,
 /* The ids of the cities a field borders (completed or not), each once.
  * Returns how many (at most max are written). */
 int carc_field_cities(const carc_game *g, int field, uint16_t *ids, int max);
+/* What a feature would score now: completed, the points its holders get
+ * when it is completed by this move; not completed, the points it scores
+ * at the end as it stands (a field: its farm points under the game's
+ * farm scoring, to a holder without a pig). */
+int carc_feature_value(const carc_game *g, int id);
+
+/* ---- JSON views -------------------------------------------------------------------------- */
+
+/*
+ * What a position is and what each decision would do, as JSON texts
+ * (malloc'd, the caller frees; NULL when out of memory), for programs that
+ * show a game (the server's clients, Python). Their forms are in
+ * docs/protocol.md ("The engine's views"); names are carc_name's.
+ */
+/* Parts of carc_view_json, ORed. */
+#define CARC_VIEW_BOARD 0x01u   /* "board": [{"x", "y", "tile", "rot", "player"}] */
+#define CARC_VIEW_FIGURES 0x02u /* "figures": [{"player", "kind", "x", "y", "at", "feature"}] */
+#define CARC_VIEW_SUPPLY 0x04u  /* "supply": [{"follower": 7, ...}] per player */
+#define CARC_VIEW_SCORES 0x08u  /* "scores", "by_kind", "goods" */
+#define CARC_VIEW_TURN 0x10u    /* "turn": the current step with its legal decisions */
+#define CARC_VIEW_FINAL 0x20u   /* "final": null, or the final scores and winners */
+#define CARC_VIEW_ALL 0x3Fu
+/* An object with the parts asked for. */
+char *carc_view_json(const carc_game *g, unsigned parts);
+/* The same object's members without the braces ("\"board\":[...],..."),
+ * to splice into a message of one's own; "" when parts is 0. */
+char *carc_view_members(const carc_game *g, unsigned parts);
+/* The step just made (the last of carc_steps_played) as a log entry: the
+ * turn, step, player, tile, the decision's keys (as carc_move_json), the
+ * goods taken, the scores after it and its events with where they were
+ * ([{"kind", "final", "tiles", "points", "x", "y", "at", ...}] for points
+ * scored, [{"returned": kind, "player", "final", "x", "y", "at"}] for
+ * figures going home). `ev` holds the step's events (carc_apply's), NULL
+ * for none. NULL when no step was made. */
+char *carc_view_step(const carc_game *g, const carc_events *ev);
+/* What a decision of the current step would do, without making it: for a
+ * placement of the tile step, the features each of its figure options
+ * would join ({"at", "kind", "feature": {"kind", "tiles", "open", "shields",
+ * "value", "holders": [...]}}) and what the tile completes and scores at
+ * once ("scores": [{"kind", "points", ...}]). NULL with err for a decision
+ * that is not legal. */
+char *carc_view_preview(const carc_game *g, carc_move m, char err[CARC_ERRMSG_SIZE]);
+/* The feature at port `port` of the board tile at (x, y): its kind, the
+ * squares and ports it covers ("parts": [{"x", "y", "at"}]), open sides,
+ * shields, whether it is done, its value now, its holders and figures.
+ * NULL with err when there is no such feature. */
+char *carc_view_feature(const carc_game *g, int x, int y, int port,
+                        char err[CARC_ERRMSG_SIZE]);
 
 /* ---- debug ---------------------------------------------------------------------------- */
 

@@ -15,7 +15,7 @@ carc_rules t_rules(int players)
 
 void t_game(carc_game *g, const carc_rules *r, const char *tiles)
 {
-	int pile[CARC_TILE_TYPES] = {0};
+	int pile[TILE_TYPES] = {0};
 	char err[CARC_ERRMSG_SIZE];
 	for (const char *p = tiles; *p; p++) {
 		char name[2] = {*p, 0};
@@ -23,7 +23,7 @@ void t_game(carc_game *g, const carc_rules *r, const char *tiles)
 		assert_true(t >= 0);
 		pile[t]++;
 	}
-	assert_int_equal(carc_game_init(g, r, 1, pile, CARC_TILE_TYPES, err), CARC_OK);
+	assert_int_equal(carc_game_init(g, r, 1, pile, TILE_TYPES, err), CARC_OK);
 	/* fix the draw order to the given one */
 	for (int i = 0; tiles[i]; i++) {
 		char name[2] = {tiles[i], 0};

@@ -12,6 +12,10 @@
 #include <cmocka.h>
 
 #include "carc.h"
+/* The engine's own tests look inside a game (white-box): the struct behind
+ * the opaque handle and the engine's capacities. Nothing outside src/core
+ * and these tests does. */
+#include "state.h"
 
 /* Rules with defaults, n players. */
 carc_rules t_rules(int players);

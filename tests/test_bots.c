@@ -31,14 +31,14 @@ static carc_game *new_game(int players, uint64_t seed)
 	carc_rules r = t_rules(players);
 	carc_game *g = malloc(sizeof *g);
 	char err[CARC_ERRMSG_SIZE];
-	int pile[CARC_TILE_TYPES] = {0};
+	int pile[TILE_TYPES] = {0};
 	const char *tiles = "ABEEFJKLNRUVVW";
 	for (const char *t = tiles; *t; t++) {
 		char name[2] = {*t, 0};
 		pile[carc_tile_parse(name)]++;
 	}
 	assert_non_null(g);
-	assert_int_equal(carc_game_init(g, &r, seed, pile, CARC_TILE_TYPES, err), CARC_OK);
+	assert_int_equal(carc_game_init(g, &r, seed, pile, TILE_TYPES, err), CARC_OK);
 	return g;
 }
 
@@ -173,7 +173,7 @@ static void every_bot_plays_the_expansions(void **state)
 	(void)state;
 	const char *names[] = {"ic1", "ic3", "ic5", "ic9", "ic12", "tb1", "tb3", "tb8", "tb12",
 	                       "tb20", "Eg", "Ug", "A", "B", "K", "L", "V", "W"};
-	int pile[CARC_TILE_TYPES] = {0};
+	int pile[TILE_TYPES] = {0};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		int t = carc_tile_parse(names[i]);
 		assert_true(t >= 0);
@@ -188,7 +188,7 @@ static void every_bot_plays_the_expansions(void **state)
 		r.expansions = CARC_EXP_INNS | CARC_EXP_TRADERS | CARC_EXP_ABBOT;
 		carc_game *g = malloc(sizeof *g);
 		assert_non_null(g);
-		if (carc_game_init(g, &r, 17, pile, CARC_TILE_TYPES, err) != CARC_OK)
+		if (carc_game_init(g, &r, 17, pile, TILE_TYPES, err) != CARC_OK)
 			fail_msg("expansion game: %s", err);
 		carc_bot *b[CARC_MAX_PLAYERS];
 		for (int p = 0; p < players; p++)
@@ -230,7 +230,7 @@ static void every_bot_plays_the_expansions(void **state)
 static void same_seed_same_moves(void **state)
 {
 	(void)state;
-	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	carc_move a[ST_MAX_TILES], b[ST_MAX_TILES];
 	int s1[CARC_MAX_PLAYERS], s2[CARC_MAX_PLAYERS];
 	const char *const specs[][2] = {
 		{"mcts:iter=8", "greedy"},
@@ -253,7 +253,7 @@ static void same_seed_same_moves(void **state)
 static void playout_temperature(void **state)
 {
 	(void)state;
-	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	carc_move a[ST_MAX_TILES], b[ST_MAX_TILES];
 	int s1[CARC_MAX_PLAYERS], s2[CARC_MAX_PLAYERS];
 	const char *plain[] = {"mcts:iter=40", "greedy"};
 	const char *zero[] = {"mcts:iter=40,ptemp=0", "greedy"};
@@ -287,7 +287,7 @@ static void softgreedy_plays_like_a_weaker_greedy(void **state)
 		const char *seats[] = {"softgreedy", "softgreedy:temp=5", "greedy", "random"};
 		play(seats, players, 40 + (uint64_t)players, s, NULL);
 	}
-	carc_move a[CARC_MAX_TILES], b[CARC_MAX_TILES];
+	carc_move a[ST_MAX_TILES], b[ST_MAX_TILES];
 	int s2[CARC_MAX_PLAYERS];
 	const char *soft[] = {"softgreedy:temp=2", "softgreedy"};
 	int n1 = play(soft, 2, 6, s, a), n2 = play(soft, 2, 6, s2, b);

@@ -23,6 +23,13 @@
  * A last test checks that the games as a whole used every special rule
  * (bonus turns, recalls, goods, pigs, big followers, builders).
  *
+ * The test build's own step kind ("test-pass": after a tile is placed the
+ * next player passes, saying 0 or 1) is played in two more subsets, the
+ * base game and every expansion: the checks above hold after every step,
+ * the later step is decided by the player the engine names, the turn order
+ * is kept across it, and every step's decisions survive their JSON (the
+ * engine's writer, then its reader).
+ *
  * CARC_QUICK set in the environment (the sanitizer run): 2 games per
  * subset instead of 10.
  */
@@ -33,6 +40,7 @@
 #include "support.h"
 
 #define NSUBSETS 24
+#define NSTEPSETS 2 /* the subsets with the test build's step kind */
 #define GAMES 10
 #define GAMES_QUICK 2
 
@@ -55,6 +63,7 @@ static struct {
 	int games, turns, discards;
 	int bonus, recalls, goods;
 	int placed[CARC_FIG_COUNT];
+	int later_steps; /* steps after the tile step (the test build's) */
 } seen;
 
 static void x_check(const carc_game *g, const char *what)
@@ -149,6 +158,21 @@ static void round_trip(const carc_game *g, const char *what)
 	free(json);
 }
 
+/* Every decision of g's current step written as JSON and read back is
+ * the same decision. */
+static void json_round_trip(const carc_game *g, const carc_move *mv, int n, const char *what)
+{
+	for (int i = 0; i < n; i++) {
+		char *json = carc_move_json(g, mv[i]), err[CARC_ERRMSG_SIZE] = "";
+		carc_move back = CARC_MOVE_NONE;
+		assert_non_null(json);
+		if (carc_move_parse(g, json, strlen(json), &back, err) != CARC_OK || back != mv[i])
+			fail_msg("%s: decision 0x%x as %s read back as 0x%x (%s)", what, mv[i], json, back,
+			         err);
+		free(json);
+	}
+}
+
 static void play_one(unsigned exp, int players, uint64_t seed)
 {
 	char what[96];
@@ -158,7 +182,7 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 	carc_rules_default(&r);
 	r.players = players;
 	r.expansions = exp;
-	int counts[CARC_TILE_TYPES];
+	int counts[TILE_TYPES];
 	const int total = carc_rules_pile(&r, counts);
 
 	carc_game *g = malloc(sizeof *g);
@@ -175,9 +199,30 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 	uint64_t rng = seed ^ 0x5DEECE66Dull;
 	int prev[CARC_MAX_PLAYERS] = {0};
 	int on[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
-	int turns = 0, phase = 0;
+	int turns = 0, phase = 0, steps = 0;
 	const int half = total / 2;
+	/* the turn's tile step, for the turn order once the turn has ended */
+	carc_move m = CARC_MOVE_NONE;
+	int mover = 0, was_bonus = 0;
 	while (!carc_game_over(g)) {
+		if (carc_step_kind(g) != CARC_STEP_TILE) {
+			/* a later step of the turn: only the test build's, here */
+			assert_true(exp & ST_EXP_TEST_PASS);
+			assert_int_equal(carc_step_kind(g), ST_STEP_TEST_PASS);
+			assert_int_equal(carc_to_move(g), (mover + 1) % players);
+			assert_int_equal(carc_turn_player(g), mover);
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			assert_int_equal(n, 2);
+			json_round_trip(g, mv, n, what);
+			if (carc_apply(g, mv[lcg_pick(&rng, n)], NULL, err) != CARC_OK)
+				fail_msg("%s: a legal decision refused: %s", what, err);
+			x_check(g, what);
+			steps++;
+			seen.later_steps++;
+			if (carc_step_kind(g) == CARC_STEP_TILE)
+				goto turn_ended;
+			continue;
+		}
 		int t = carc_current_tile(g);
 		assert_true(t >= 0);
 		if (!tile_in_rules(exp, t))
@@ -201,12 +246,17 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 			if (carc_move_recall(mv[i]) && !(exp & CARC_EXP_ABBOT))
 				fail_msg("%s: an abbot recall offered", what);
 		}
-		carc_move m = mv[lcg_pick(&rng, n)];
-		const int mover = carc_to_move(g), was_bonus = carc_bonus_turn(g);
+		if (steps % 8 == 0)
+			json_round_trip(g, mv, n, what);
+		m = mv[lcg_pick(&rng, n)];
+		json_round_trip(g, &m, 1, what);
+		mover = carc_to_move(g);
+		was_bonus = carc_bonus_turn(g);
 		if (carc_apply(g, m, NULL, err) != CARC_OK)
 			fail_msg("%s: turn %d: a legal move refused: %s", what, turns, err);
 		x_check(g, what);
 		turns++;
+		steps++;
 
 		if (m == CARC_MOVE_DISCARD)
 			seen.discards++;
@@ -242,6 +292,12 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 				assert_int_equal(carc_score_by_kind(g, p, CARC_SCORE_GARDEN), 0);
 		}
 
+		if (!carc_game_over(g) && carc_step_kind(g) != CARC_STEP_TILE) {
+			/* the turn goes on: its end is checked after its last step */
+			assert_true(m != CARC_MOVE_DISCARD);
+			continue;
+		}
+	turn_ended:
 		if (!carc_game_over(g)) {
 			if (m == CARC_MOVE_DISCARD) {
 				assert_int_equal(carc_to_move(g), mover);
@@ -261,6 +317,8 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 			round_trip(g, what);
 	}
 	assert_int_equal(turns, total);
+	assert_int_equal(carc_turns_played(g), total);
+	assert_int_equal(carc_steps_played(g), steps);
 	assert_int_equal(carc_tiles_left(g), 0);
 	assert_int_equal(carc_current_tile(g), -1);
 	assert_int_equal(carc_legal_moves(g, mv, CARC_MAX_MOVES), 0);
@@ -306,7 +364,8 @@ static void special_rules_exercised(void **state)
 	              seen.placed[CARC_FIG_FOLLOWER], seen.placed[CARC_FIG_BIG],
 	              seen.placed[CARC_FIG_BUILDER], seen.placed[CARC_FIG_PIG],
 	              seen.placed[CARC_FIG_ABBOT]);
-	assert_int_equal(seen.games, NSUBSETS * (quick() ? GAMES_QUICK : GAMES));
+	assert_int_equal(seen.games, (NSUBSETS + NSTEPSETS) * (quick() ? GAMES_QUICK : GAMES));
+	assert_true(seen.later_steps > 0);
 	assert_true(seen.bonus > 0);
 	assert_true(seen.recalls > 0);
 	assert_true(seen.goods > 0);
@@ -316,18 +375,18 @@ static void special_rules_exercised(void **state)
 
 int main(void)
 {
-	static unsigned masks[NSUBSETS];
-	static char names[NSUBSETS][96];
-	struct CMUnitTest tests[NSUBSETS + 1];
+	static unsigned masks[NSUBSETS + NSTEPSETS];
+	static char names[NSUBSETS + NSTEPSETS][96];
+	struct CMUnitTest tests[NSUBSETS + NSTEPSETS + 1];
 	int n = 0;
-	for (unsigned m = 0; m <= CARC_EXP_ALL; m++) {
+	for (unsigned m = 0; m <= ST_EXP_REAL; m++) {
 		if ((m & CARC_EXP_INNS) && (m & CARC_EXP_INNS_TILES))
 			continue;
 		masks[n] = m;
 		strcpy(names[n], "games_");
 		if (!m)
 			strcat(names[n], "base");
-		for (int b = 0; b < CARC_EXP_COUNT; b++)
+		for (int b = 0; b < EXP_REAL_COUNT; b++)
 			if (m >> b & 1) {
 				if (strcmp(names[n], "games_"))
 					strcat(names[n], "+");
@@ -340,6 +399,15 @@ int main(void)
 		fprintf(stderr, "%d expansion subsets, expected %d\n", n, NSUBSETS);
 		return 1;
 	}
+	/* the test build's step kind, with the base game and with everything */
+	masks[n] = ST_EXP_TEST_PASS;
+	snprintf(names[n], sizeof names[n], "games_test-pass");
+	tests[n] = (struct CMUnitTest){names[n], subset_games, NULL, NULL, &masks[n]};
+	n++;
+	masks[n] = (ST_EXP_REAL & ~CARC_EXP_INNS_TILES) | ST_EXP_TEST_PASS;
+	snprintf(names[n], sizeof names[n], "games_all+test-pass");
+	tests[n] = (struct CMUnitTest){names[n], subset_games, NULL, NULL, &masks[n]};
+	n++;
 	tests[n++] = (struct CMUnitTest){"special_rules_exercised", special_rules_exercised, NULL,
 	                                 NULL, NULL};
 	return cmocka_run_group_tests(tests, NULL, NULL);

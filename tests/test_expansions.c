@@ -47,9 +47,9 @@ static int x_type(const char *name)
 }
 
 /* Counts per type of a space-separated list of tile names. */
-static void x_pile(const char *tiles, int pile[CARC_TILE_TYPES])
+static void x_pile(const char *tiles, int pile[TILE_TYPES])
 {
-	memset(pile, 0, sizeof(int) * CARC_TILE_TYPES);
+	memset(pile, 0, sizeof(int) * TILE_TYPES);
 	const char *p = tiles;
 	while (*p) {
 		while (*p == ' ')
@@ -77,12 +77,12 @@ static void x_check(const carc_game *g)
  * move with carc_set_current_tile). Free with free(). */
 static carc_game *x_new_rules(const carc_rules *r, const char *tiles)
 {
-	int pile[CARC_TILE_TYPES];
+	int pile[TILE_TYPES];
 	char err[CARC_ERRMSG_SIZE] = "";
 	x_pile(tiles, pile);
 	carc_game *g = malloc(sizeof *g);
 	assert_non_null(g);
-	if (carc_game_init(g, r, 1, pile, CARC_TILE_TYPES, err) != CARC_OK)
+	if (carc_game_init(g, r, 1, pile, TILE_TYPES, err) != CARC_OK)
 		fail_msg("init: %s", err);
 	x_check(g);
 	return g;
@@ -819,23 +819,23 @@ static void garden_tiles_need_abbot(void **state)
 {
 	(void)state;
 	carc_rules r = x_rules(0, 2);
-	int pile[CARC_TILE_TYPES];
+	int pile[TILE_TYPES];
 	char err[CARC_ERRMSG_SIZE] = "";
 	carc_game *g = malloc(sizeof *g);
 	assert_non_null(g);
 	x_pile("Eg U", pile);
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_ERR_ARG);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_ERR_ARG);
 	assert_true(err[0] != 0);
 	r.expansions = CARC_EXP_ABBOT;
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_OK);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_OK);
 	/* and the tiles of an expansion only with it */
 	r.expansions = 0;
 	x_pile("ic1", pile);
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_ERR_ARG);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_ERR_ARG);
 	x_pile("tb1", pile);
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_ERR_ARG);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_ERR_ARG);
 	x_pile("r3", pile);
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_ERR_ARG);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_ERR_ARG);
 	free(g);
 }
 
@@ -875,12 +875,12 @@ static void river_spring_pieces_lake_order(void **state)
 	free(g);
 
 	/* the spring may not be in the pile */
-	int pile[CARC_TILE_TYPES];
+	int pile[TILE_TYPES];
 	char err[CARC_ERRMSG_SIZE] = "";
 	g = malloc(sizeof *g);
 	assert_non_null(g);
 	x_pile("r1 r3", pile);
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_ERR_ARG);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_ERR_ARG);
 
 	/* the standard pile: 10 pieces, the lake, then 71 base tiles */
 	for (uint64_t seed = 1; seed <= 3; seed++) {
@@ -930,8 +930,8 @@ static void river_continues_open_end(void **state)
 	x_refused(g, x_move(g, "r4", -1, 0, 0, NULL, 0), "must continue the river at (1, 0)");
 	x_refused(g, x_move(g, "r3", 1, 0, 1, NULL, 0), "does not match");
 	x_refused(g, x_move(g, "r3", 1, 0, 0, "W1", FOL), "river");
-	carc_move pl[CARC_MAX_PLACEMENTS];
-	int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move pl[CARC_MAX_MOVES];
+	int n = carc_placements(g, pl, CARC_MAX_MOVES);
 	assert_true(n >= 1);
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(carc_move_x(pl[i]), 1);
@@ -967,8 +967,8 @@ static void river_no_u_turn(void **state)
 	x_play(g, "r4", 2, 0, 0, NULL, 0);
 	x_play(g, "r3", 2, 1, 1, NULL, 0);
 	x_refused(g, x_move(g, "r4", 2, 2, 1, NULL, 0), "U-turn");
-	carc_move pl[CARC_MAX_PLACEMENTS];
-	int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move pl[CARC_MAX_MOVES];
+	int n = carc_placements(g, pl, CARC_MAX_MOVES);
 	assert_int_equal(n, 1);
 	assert_int_equal(pl[0], carc_move_make(2, 2, 2, CARC_SEG_NONE, 0));
 	x_play(g, "r4", 2, 2, 2, NULL, 0);
@@ -1037,12 +1037,12 @@ static void river_banks_meet_around_spring(void **state)
 
 /* ---- piles ------------------------------------------------------------------------------- */
 
-static int pile_of(unsigned exp, int counts[CARC_TILE_TYPES])
+static int pile_of(unsigned exp, int counts[TILE_TYPES])
 {
 	carc_rules r = x_rules(exp, 2);
 	int n = carc_rules_pile(&r, counts);
 	int sum = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < TILE_TYPES; t++) {
 		assert_true(counts[t] >= 0);
 		sum += counts[t];
 	}
@@ -1050,7 +1050,7 @@ static int pile_of(unsigned exp, int counts[CARC_TILE_TYPES])
 	return n;
 }
 
-static int count_of(const int counts[CARC_TILE_TYPES], const char *name)
+static int count_of(const int counts[TILE_TYPES], const char *name)
 {
 	return counts[x_type(name)];
 }
@@ -1061,7 +1061,7 @@ static int count_of(const int counts[CARC_TILE_TYPES], const char *name)
 static void standard_pile_totals(void **state)
 {
 	(void)state;
-	int c[CARC_TILE_TYPES];
+	int c[TILE_TYPES];
 	assert_int_equal(pile_of(0, c), 71);
 	assert_int_equal(count_of(c, "D"), 3);
 	assert_int_equal(count_of(c, "r1"), 0);
@@ -1076,7 +1076,7 @@ static void standard_pile_totals(void **state)
 	assert_int_equal(count_of(c, "r4"), 2);
 	assert_int_equal(count_of(c, "r4g"), 0);
 	int river = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < TILE_TYPES; t++)
 		if (carc_tile_set(t) == CARC_SET_RIVER)
 			river += c[t];
 	assert_int_equal(river, 11);
@@ -1117,15 +1117,15 @@ static void standard_pile_totals(void **state)
 	assert_int_equal(count_of(c, "tb8"), 0);
 	assert_int_equal(count_of(c, "tb11g"), 1);
 	assert_int_equal(count_of(c, "tb11"), 0);
-	assert_int_equal(pile_of(CARC_EXP_ALL & ~CARC_EXP_INNS_TILES, c), 124);
+	assert_int_equal(pile_of(ST_EXP_REAL & ~CARC_EXP_INNS_TILES, c), 124);
 	int gardens = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < TILE_TYPES; t++)
 		if (carc_tile_is_garden_copy(t, NULL))
 			gardens += c[t];
 	assert_int_equal(gardens, 8 + 1 + 2 + 2);
 
 	/* a game with the standard pile holds it all */
-	carc_rules r = x_rules(CARC_EXP_ALL & ~CARC_EXP_INNS_TILES, 3);
+	carc_rules r = x_rules(ST_EXP_REAL & ~CARC_EXP_INNS_TILES, 3);
 	carc_game *g = malloc(sizeof *g);
 	assert_non_null(g);
 	char err[CARC_ERRMSG_SIZE];
@@ -1148,7 +1148,7 @@ static void supply_by_expansion(void **state)
 	    {CARC_EXP_INNS_TILES, 0, 0, 0, 0},
 	    {CARC_EXP_TRADERS, 0, 1, 1, 0},
 	    {CARC_EXP_ABBOT, 0, 0, 0, 1},
-	    {CARC_EXP_ALL & ~CARC_EXP_INNS_TILES, 1, 1, 1, 1},
+	    {ST_EXP_REAL & ~CARC_EXP_INNS_TILES, 1, 1, 1, 1},
 	};
 	carc_game *g = malloc(sizeof *g);
 	assert_non_null(g);

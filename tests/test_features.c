@@ -109,7 +109,7 @@ static void city_before_and_after(void **state)
 	/* out of range */
 	assert_int_equal(carc_feature_id(g, 99, 0), -1);
 	assert_int_equal(carc_feature_id(g, 0, 40), -1);
-	assert_int_equal(carc_feature_find(g, CARC_MAX_NODES), -1);
+	assert_int_equal(carc_feature_find(g, ST_MAX_NODES), -1);
 	assert_int_equal(carc_feature_get(g, -1, 0, 0, &fi), -1);
 	free(g);
 }
@@ -120,22 +120,22 @@ typedef struct expect {
 	int tiles, open, shields, flags, neighbours, kind;
 	int weight[CARC_MAX_PLAYERS], figures[CARC_MAX_PLAYERS], occupying, pigs;
 	int nseen;
-	uint64_t seen[(CARC_MAX_TILES + 63) / 64];
+	uint64_t seen[(ST_MAX_TILES + 63) / 64];
 } expect;
 
 static void check_position(const carc_game *g, const int *prev_id, int prev_tiles,
                            expect *ex)
 {
 	const int nt = carc_board_tiles(g);
-	static int idof[CARC_MAX_TILES][CARC_MAX_SEGS];
-	memset(ex, 0, sizeof(expect) * CARC_MAX_NODES);
+	static int idof[ST_MAX_TILES][CARC_MAX_SEGS];
+	memset(ex, 0, sizeof(expect) * ST_MAX_NODES);
 	for (int i = 0; i < nt; i++) {
 		int type, x, y, rot;
 		assert_int_equal(carc_board_tile(g, i, &type, &x, &y, &rot, NULL), 0);
 		int nseg = carc_tile_segments(type);
 		for (int s = 0; s < nseg; s++) {
 			int id = carc_feature_id(g, i, s);
-			assert_true(id >= 0 && id < CARC_MAX_NODES);
+			assert_true(id >= 0 && id < ST_MAX_NODES);
 			idof[i][s] = id;
 			assert_int_equal(carc_feature_find(g, id), id);
 			int kind;
@@ -199,7 +199,7 @@ static void check_position(const carc_game *g, const int *prev_id, int prev_tile
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
 	assert_int_equal(nh, norder);
 	const int np = carc_players(g);
-	for (int id = 0; id < CARC_MAX_NODES; id++) {
+	for (int id = 0; id < ST_MAX_NODES; id++) {
 		const expect *e = &ex[id];
 		if (!e->tiles)
 			continue;
@@ -235,7 +235,7 @@ static void check_position(const carc_game *g, const int *prev_id, int prev_tile
 		assert_memory_equal(&fi, &held[k], sizeof fi);
 	}
 	/* cities of each field */
-	for (int id = 0; id < CARC_MAX_NODES; id++) {
+	for (int id = 0; id < ST_MAX_NODES; id++) {
 		if (!ex[id].tiles || ex[id].kind != CARC_FEAT_FIELD)
 			continue;
 		int want[64], nw = 0;
@@ -278,16 +278,16 @@ static void play_checked(unsigned expansions, int players, uint64_t seed)
 	r.players = players;
 	r.expansions = expansions;
 	carc_game *g = malloc(sizeof *g);
-	expect *ex = malloc(sizeof *ex * CARC_MAX_NODES);
-	int *prev = malloc(sizeof *prev * CARC_MAX_TILES * CARC_MAX_SEGS);
+	expect *ex = malloc(sizeof *ex * ST_MAX_NODES);
+	int *prev = malloc(sizeof *prev * ST_MAX_TILES * CARC_MAX_SEGS);
 	carc_move *moves = malloc(sizeof *moves * CARC_MAX_MOVES);
 	assert_true(g && ex && prev && moves);
 	char err[CARC_ERRMSG_SIZE];
 	assert_int_equal(carc_game_init(g, &r, seed, NULL, 0, err), CARC_OK);
 	uint64_t s = seed;
 	int prev_tiles = 0, turns = 0;
-	carc_move played[CARC_MAX_TILES];
-	int drawn[CARC_MAX_TILES], who[CARC_MAX_TILES];
+	carc_move played[ST_MAX_TILES];
+	int drawn[ST_MAX_TILES], who[ST_MAX_TILES];
 	while (!carc_game_over(g)) {
 		int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 		assert_true(n > 0);

@@ -27,6 +27,10 @@
 
 #include "support.h"
 
+/* the engine's own placement of a figure (src/core/engine.h), for the
+ * figure bound below */
+void eng_place_figure(carc_game *g, int node, int p, int kind);
+
 enum { P0 = 0, P1 = 1 };
 #define FOL CARC_FIG_FOLLOWER
 #define BLD CARC_FIG_BUILDER
@@ -52,7 +56,7 @@ static int f_type(const char *name)
  * each draw is fixed by f_move. Free with free(). */
 static carc_game *f_new(unsigned exp, const char *tiles)
 {
-	int pile[CARC_TILE_TYPES] = {0};
+	int pile[TILE_TYPES] = {0};
 	char buf[256], err[CARC_ERRMSG_SIZE] = "";
 	snprintf(buf, sizeof buf, "%s", tiles);
 	for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
@@ -61,7 +65,7 @@ static carc_game *f_new(unsigned exp, const char *tiles)
 	r.expansions = exp;
 	carc_game *g = malloc(sizeof *g);
 	assert_non_null(g);
-	if (carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err) != CARC_OK)
+	if (carc_game_init(g, &r, 1, pile, TILE_TYPES, err) != CARC_OK)
 		fail_msg("init: %s", err);
 	t_check(g);
 	return g;
@@ -286,15 +290,15 @@ static void builder_reaches_follower_through_u(void **state)
 
 /* The tiles as the public API describes them, read once. */
 static struct {
-	int nseg[CARC_TILE_TYPES];
-	int kind[CARC_TILE_TYPES][CARC_MAX_SEGS];
-	int8_t seg[CARC_TILE_TYPES][4][12];     /* port -> segment, by rotation */
-	uint16_t ports[CARC_TILE_TYPES][4][CARC_MAX_SEGS]; /* segment -> ports */
+	int nseg[TILE_TYPES];
+	int kind[TILE_TYPES][CARC_MAX_SEGS];
+	int8_t seg[TILE_TYPES][4][12];     /* port -> segment, by rotation */
+	uint16_t ports[TILE_TYPES][4][CARC_MAX_SEGS]; /* segment -> ports */
 } T;
 
 static void tiles_load(void)
 {
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < TILE_TYPES; t++) {
 		T.nseg[t] = carc_tile_segments(t);
 		assert_true(T.nseg[t] > 0 && T.nseg[t] <= CARC_MAX_SEGS);
 		for (int s = 0; s < T.nseg[t]; s++)
@@ -317,12 +321,12 @@ static void tiles_load(void)
 /* A position seen from scratch: every segment of the board labelled with
  * its feature, and what stands on each feature. */
 typedef struct scratch {
-	int ntiles, type[CARC_MAX_TILES], x[CARC_MAX_TILES], y[CARC_MAX_TILES],
-	    rot[CARC_MAX_TILES], base[CARC_MAX_TILES];
+	int ntiles, type[ST_MAX_TILES], x[ST_MAX_TILES], y[ST_MAX_TILES],
+	    rot[ST_MAX_TILES], base[ST_MAX_TILES];
 	int16_t cell[GRID][GRID]; /* tile index or -1 */
-	int label[CARC_MAX_NODES], nlab;
-	uint8_t occupied[CARC_MAX_NODES]; /* follower, big follower or abbot */
-	uint8_t holders[CARC_MAX_NODES];  /* players with a follower or big follower */
+	int label[ST_MAX_NODES], nlab;
+	uint8_t occupied[ST_MAX_NODES]; /* follower, big follower or abbot */
+	uint8_t holders[ST_MAX_NODES];  /* players with a follower or big follower */
 	int abbot_out[CARC_MAX_PLAYERS];
 } scratch;
 
@@ -347,9 +351,9 @@ static void sc_build(scratch *sc, const carc_game *g)
 		sc->base[i] = nodes;
 		nodes += T.nseg[sc->type[i]];
 	}
-	assert_true(nodes <= CARC_MAX_NODES);
+	assert_true(nodes <= ST_MAX_NODES);
 	/* flood fill over ports */
-	int tile_of[CARC_MAX_NODES], seg_of[CARC_MAX_NODES], stack[CARC_MAX_NODES];
+	int tile_of[ST_MAX_NODES], seg_of[ST_MAX_NODES], stack[ST_MAX_NODES];
 	for (int i = 0; i < sc->ntiles; i++)
 		for (int s = 0; s < T.nseg[sc->type[i]]; s++) {
 			tile_of[sc->base[i] + s] = i;
@@ -522,9 +526,9 @@ static struct {
 static int compare_position(scratch *sc, const carc_game *g, int nmv,
                             int probe, const char *what)
 {
-	static carc_move pl[CARC_MAX_PLACEMENTS];
+	static carc_move pl[CARC_MAX_MOVES];
 	carc_move want[CARC_MAX_SEGS * CARC_FIG_COUNT + 1], got[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS), total = 0, joined = 0;
+	int np = carc_placements(g, pl, CARC_MAX_MOVES), total = 0, joined = 0;
 	sc_build(sc, g);
 	stat.positions++;
 	for (int i = 0; i < np; i++) {
@@ -595,7 +599,7 @@ static int compare_position(scratch *sc, const carc_game *g, int nmv,
 static int subsets(unsigned *out)
 {
 	int n = 0;
-	for (unsigned m = 0; m <= CARC_EXP_ALL; m++)
+	for (unsigned m = 0; m <= ST_EXP_REAL; m++)
 		if (!((m & CARC_EXP_INNS) && (m & CARC_EXP_INNS_TILES)))
 			out[n++] = m;
 	return n;
@@ -641,8 +645,8 @@ static void options_match_scratch(void **state)
 			snprintf(what, sizeof what, "game %d (expansions 0x%x, %d players) turn %d", i,
 			         r.expansions, r.players, carc_turns_played(g) + 1);
 			/* probe the placement of the move about to be played */
-			static carc_move pl[CARC_MAX_PLACEMENTS];
-			int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS), probe = -1;
+			static carc_move pl[CARC_MAX_MOVES];
+			int np = carc_placements(g, pl, CARC_MAX_MOVES), probe = -1;
 			for (int j = 0; j < np; j++)
 				if (pl[j] == carc_move_placement(mv[k]))
 					probe = j;
@@ -663,9 +667,63 @@ static void options_match_scratch(void **state)
 	free(sc);
 }
 
+/* ---- the figure bound ------------------------------------------------------ */
+
+/* The most figures a game can have: 6 players with every expansion. All of
+ * them stand on the board at once (placed straight onto nodes, rules
+ * aside) and the figure slots hold them: nothing past the slots changes,
+ * each figure is where it was put, and the engine's limit says as much. A
+ * rule set whose figures would not fit is refused at set-up. */
+static void figure_bound_filled(void **state)
+{
+	(void)state;
+	carc_rules r = t_rules(6);
+	r.expansions = ST_EXP_REAL & ~CARC_EXP_INNS_TILES;
+	carc_game *g = carc_game_new(&r, 9, NULL, 0, NULL);
+	assert_non_null(g);
+	/* lay tiles, no figures, until there are more segments than figures */
+	static carc_move mv[CARC_MAX_MOVES];
+	uint64_t s = 7;
+	while (g->nnodes < 2 * ST_MAX_FIGURES && !carc_game_over(g)) {
+		int n = carc_placements(g, mv, CARC_MAX_MOVES);
+		carc_apply(g, mv[carc_rng_next(&s) % (uint64_t)n], NULL, NULL);
+	}
+	assert_true(g->nnodes >= ST_MAX_FIGURES);
+	int total = 0;
+	for (int p = 0; p < 6; p++)
+		for (int k = 0; k < CARC_FIG_COUNT; k++)
+			total += carc_supply(g, p, k);
+	assert_int_equal(total, 66); /* 6 x (7 followers, big, builder, pig, abbot) */
+	assert_true(total <= carc_limit(CARC_LIMIT_FIGURES));
+	assert_true(carc_limit(CARC_LIMIT_FIGURES) <= CARC_MAX_FIGURES);
+	/* what lies past the figure slots, to see that nothing writes there */
+	carc_step_rec steps0 = g->steps[0];
+	carc_node node0 = g->node[0];
+	int node = 1;
+	for (int p = 0; p < 6; p++)
+		for (int k = 0; k < CARC_FIG_COUNT; k++)
+			while (g->supply[p][k])
+				eng_place_figure(g, node++, p, k);
+	assert_int_equal(g->nfig, total);
+	carc_figure_info fi[CARC_MAX_FIGURES];
+	assert_int_equal(carc_board_figures(g, fi, CARC_MAX_FIGURES), total);
+	for (int i = 0; i < total; i++) {
+		assert_int_equal(g->fig[i].node, i + 1);
+		assert_int_equal(fi[i].tile, g->node[i + 1].tile);
+	}
+	assert_memory_equal(&g->steps[0], &steps0, sizeof steps0);
+	assert_int_equal(g->node[0].parent, node0.parent);
+	assert_int_equal(g->node[0].tile, node0.tile);
+	for (int p = 0; p < 6; p++)
+		for (int k = 0; k < CARC_FIG_COUNT; k++)
+			assert_int_equal(carc_supply(g, p, k), 0);
+	carc_game_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(figure_bound_filled),
 		cmocka_unit_test(farmer_joins_held_field_through_cloister_tile),
 		cmocka_unit_test(free_field_through_cloister_tile),
 		cmocka_unit_test(pig_reaches_farmer_through_cloister_tile),

@@ -107,10 +107,10 @@ static int same_shape(int type, int r1, int r2)
  */
 static void check_movegen(const carc_game *g)
 {
-	static carc_move pl[CARC_MAX_PLACEMENTS], mv[CARC_MAX_MOVES], opt[CARC_MAX_SEGS + 1];
+	static carc_move pl[CARC_MAX_MOVES], mv[CARC_MAX_MOVES], opt[CARC_MAX_SEGS + 1];
 	char err[CARC_ERRMSG_SIZE];
 	int type = carc_current_tile(g);
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	int np = carc_placements(g, pl, CARC_MAX_MOVES);
 	int nm = carc_legal_moves(g, mv, CARC_MAX_MOVES);
 	assert_true(np >= 1);
 	if (pl[0] == CARC_MOVE_DISCARD) {
@@ -201,7 +201,7 @@ typedef struct game_opts {
 static int play_game(carc_game *g, const carc_rules *r, uint64_t seed, const game_opts *o)
 {
 	static carc_move mv[CARC_MAX_MOVES];
-	static carc_move pl[CARC_MAX_PLACEMENTS];
+	static carc_move pl[CARC_MAX_MOVES];
 	static carc_game before;
 	char err[CARC_ERRMSG_SIZE];
 	uint64_t rng = seed;
@@ -213,7 +213,7 @@ static int play_game(carc_game *g, const carc_rules *r, uint64_t seed, const gam
 		int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
 		assert_true(n > 0 && n < CARC_MAX_MOVES);
 		if (o->placements)
-			*o->placements += carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+			*o->placements += carc_placements(g, pl, CARC_MAX_MOVES);
 		if (o->legal)
 			*o->legal += n;
 		if (o->check_movegen)
@@ -296,7 +296,7 @@ static int play_game(carc_game *g, const carc_rules *r, uint64_t seed, const gam
 	assert_int_equal(carc_apply(g, CARC_MOVE_DISCARD, NULL, err), CARC_ERR_GAME_OVER);
 	int discards = 0;
 	for (int i = 0; i < turns; i++)
-		discards += g->turns[i].move == CARC_MOVE_DISCARD;
+		discards += carc_turn_played(g, i, NULL, NULL) == CARC_MOVE_DISCARD;
 	assert_int_equal(g->ntiles, 1 + turns - discards);
 	carc_figure_info fi[CARC_MAX_FIGURES];
 	int nf = carc_board_figures(g, fi, CARC_MAX_FIGURES);
@@ -342,7 +342,7 @@ static void many_games(void **state)
 		assert_int_equal(t, 71);
 		turns += t;
 		for (int k = 0; k < t; k++)
-			discards += g->turns[k].move == CARC_MOVE_DISCARD;
+			discards += carc_turn_played(g, k, NULL, NULL) == CARC_MOVE_DISCARD;
 	}
 	print_message("%d games, %ld turns, %ld discards\n", games, turns, discards);
 	free(g);
@@ -372,8 +372,8 @@ static void same_seed_same_game(void **state)
 	(void)state;
 	int games = quick() ? 10 : 200;
 	carc_game *g = malloc(sizeof *g);
-	uint64_t h1[CARC_MAX_TILES], h2[CARC_MAX_TILES], h3[CARC_MAX_TILES];
-	carc_move m1[CARC_MAX_TILES], m2[CARC_MAX_TILES];
+	uint64_t h1[ST_MAX_TILES], h2[ST_MAX_TILES], h3[ST_MAX_TILES];
+	carc_move m1[ST_MAX_TILES], m2[ST_MAX_TILES];
 	int differ = 0;
 	for (int i = 0; i < games; i++) {
 		carc_rules r = rules_variant(i);
@@ -421,7 +421,9 @@ static void same_state(const carc_game *a, const carc_game *b)
 	assert_memory_equal(a->frontier, b->frontier, sizeof a->frontier[0] * a->nfrontier);
 	assert_memory_equal(a->clo, b->clo, sizeof a->clo[0] * a->nclo);
 	assert_memory_equal(a->fig, b->fig, sizeof a->fig);
-	assert_memory_equal(a->turns, b->turns, sizeof a->turns[0] * a->nturns);
+	assert_memory_equal(a->turn_step, b->turn_step, sizeof a->turn_step[0] * a->nturns);
+	assert_int_equal(a->nsteps, b->nsteps);
+	assert_memory_equal(a->steps, b->steps, sizeof a->steps[0] * a->nsteps);
 	assert_memory_equal(a->node, b->node, sizeof a->node[0] * a->nnodes);
 }
 
@@ -469,7 +471,7 @@ static void options_change_only_their_part(void **state)
 	(void)state;
 	int games = quick() ? 20 : 300;
 	carc_game *g = malloc(sizeof *g), *v = malloc(sizeof *v);
-	carc_move moves[CARC_MAX_TILES];
+	carc_move moves[ST_MAX_TILES];
 	int once_less = 0, small_less = 0;
 	for (int i = 0; i < games; i++) {
 		carc_rules r = t_rules(2 + i % 4);

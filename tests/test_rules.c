@@ -44,7 +44,8 @@ static carc_game *new_game_rules(const carc_rules *r, const char *pile)
 static const carc_event *find_event(const carc_events *ev, int kind, int final)
 {
 	for (int i = 0; i < ev->n; i++)
-		if (ev->ev[i].kind == kind && ev->ev[i].final == final)
+		if (ev->ev[i].type == CARC_EV_SCORED && ev->ev[i].kind == kind &&
+		    ev->ev[i].final == final)
 			return &ev->ev[i];
 	return NULL;
 }
@@ -53,7 +54,17 @@ static int count_events(const carc_events *ev, int kind, int final)
 {
 	int n = 0;
 	for (int i = 0; i < ev->n; i++)
-		n += ev->ev[i].kind == kind && ev->ev[i].final == final;
+		n += ev->ev[i].type == CARC_EV_SCORED && ev->ev[i].kind == kind &&
+		     ev->ev[i].final == final;
+	return n;
+}
+
+/* Events of one type (CARC_EV_SCORED, CARC_EV_RETURNED). */
+static int count_type(const carc_events *ev, int type)
+{
+	int n = 0;
+	for (int i = 0; i < ev->n; i++)
+		n += ev->ev[i].type == type;
 	return n;
 }
 
@@ -900,9 +911,11 @@ static void discard_rule(void **state)
 	assert_true(carc_game_over(g));
 	/* three turns were taken: E, the discard, U */
 	assert_int_equal(g->nturns, 3);
-	assert_int_equal(g->turns[1].move, CARC_MOVE_DISCARD);
-	assert_int_equal(g->turns[1].player, BLUE);
-	assert_int_equal(g->turns[2].player, BLUE);
+	int pl1, pl2;
+	assert_int_equal(carc_turn_played(g, 1, NULL, &pl1), CARC_MOVE_DISCARD);
+	carc_turn_played(g, 2, NULL, &pl2);
+	assert_int_equal(pl1, BLUE);
+	assert_int_equal(pl2, BLUE);
 	/* blue's robber: U + D, open: 2 */
 	t_scores(g, (int[]){0, 2});
 	free(g);
@@ -1045,7 +1058,18 @@ static void game_end_final_scoring(void **state)
 	expect_event(&ev, CARC_SCORE_ROAD, 1, 2, 2, 0);
 	expect_event(&ev, CARC_SCORE_CITY, 1, 2, 0, 3);
 	expect_event(&ev, CARC_SCORE_CLOISTER, 1, 3, 3, 0);
-	assert_int_equal(ev.n, 3);
+	assert_int_equal(count_type(&ev, CARC_EV_SCORED), 3);
+	/* and the three followers go home, each told where it stood */
+	assert_int_equal(count_type(&ev, CARC_EV_RETURNED), 3);
+	int home[2] = {0, 0};
+	for (int i = 0; i < ev.n; i++)
+		if (ev.ev[i].type == CARC_EV_RETURNED) {
+			assert_int_equal(ev.ev[i].kind, CARC_FIG_FOLLOWER);
+			assert_int_equal(ev.ev[i].final, 1);
+			home[ev.ev[i].player]++;
+		}
+	assert_int_equal(home[RED], 2);
+	assert_int_equal(home[BLUE], 1);
 	t_scores(g, (int[]){5, 3});
 	assert_int_equal(by_kind(g, RED, CARC_SCORE_ROAD), 2);
 	assert_int_equal(by_kind(g, RED, CARC_SCORE_CLOISTER), 3);
@@ -1101,9 +1125,9 @@ static void empty_pile(void **state)
 	(void)state;
 	carc_game *g = malloc(sizeof *g);
 	carc_rules r = t_rules(2);
-	int pile[CARC_TILE_TYPES] = {0};
+	int pile[TILE_TYPES] = {0};
 	char err[CARC_ERRMSG_SIZE];
-	assert_int_equal(carc_game_init(g, &r, 1, pile, CARC_TILE_TYPES, err), CARC_OK);
+	assert_int_equal(carc_game_init(g, &r, 1, pile, TILE_TYPES, err), CARC_OK);
 	assert_true(carc_game_over(g));
 	assert_int_equal(carc_current_tile(g), -1);
 	t_scores(g, (int[]){0, 0});

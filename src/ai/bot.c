@@ -34,8 +34,12 @@ double ai_now(void)
 
 carc_move ai_random_move(const carc_game *g, ai_rng *r, double pfig)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS], fo[AI_MAX_FIGOPTS];
-	int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move pl[CARC_MAX_MOVES], fo[AI_MAX_FIGOPTS];
+	if (carc_step_kind(g) != CARC_STEP_TILE) { /* any other step: a random decision */
+		int n = carc_legal_moves(g, pl, CARC_MAX_MOVES);
+		return n ? pl[ai_below(r, (unsigned)n)] : CARC_MOVE_NONE;
+	}
+	int n = carc_placements(g, pl, CARC_MAX_MOVES);
 	if (n == 0)
 		return CARC_MOVE_NONE;
 	carc_move m = pl[ai_below(r, (unsigned)n)];

@@ -351,10 +351,10 @@ typedef struct eval_cache {
 	int nh;
 	carc_feature_info held[CARC_MAX_FIGURES];
 	double contrib[CARC_MAX_FIGURES][CARC_MAX_PLAYERS];
-	int16_t hidx[CARC_MAX_NODES];  /* parent root -> held index, -1 */
-	int16_t midx[CARC_MAX_NODES];  /* parent field root -> memo index, -1 */
+	int16_t hidx[CARC_MAX_FEATURE_IDS];  /* parent root -> held index, -1 */
+	int16_t midx[CARC_MAX_FEATURE_IDS];  /* parent field root -> memo index, -1 */
 	int nmemo, ncity;
-	uint16_t mstart[CARC_MAX_NODES], mlen[CARC_MAX_NODES];
+	uint16_t mstart[CARC_MAX_FEATURE_IDS], mlen[CARC_MAX_FEATURE_IDS];
 	uint16_t mcity[MEMO_CITIES];
 } eval_cache;
 
@@ -619,41 +619,51 @@ static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm,
 int eval_moves(const carc_game *g, const eval_weights *w, int p,
                carc_move *moves, double *vals, int max)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS], fo[AI_MAX_FIGOPTS];
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move fo[AI_MAX_FIGOPTS];
 	int me = carc_to_move(g), players = carc_players(g);
-	carc_game P, tmp;
-	eval_cache *c = malloc(sizeof *c);
-	if (!c) { /* out of memory: the slow way */
+	carc_game *tmp = carc_game_alloc();
+	if (!tmp)
+		return 0;
+	eval_cache *c = carc_step_kind(g) == CARC_STEP_TILE ? malloc(sizeof *c) : NULL;
+	carc_move *pl = c ? malloc(sizeof(carc_move) * CARC_MAX_MOVES) : NULL;
+	carc_game *P = pl ? carc_game_alloc() : NULL;
+	if (!P) {
+		/* a step other than the tile's, or out of memory: each decision
+		 * played and evaluated */
+		free(c);
+		free(pl);
 		int n = carc_legal_moves(g, moves, max);
 		for (int i = 0; i < n; i++) {
-			carc_game_copy(&tmp, g);
-			vals[i] = carc_apply(&tmp, moves[i], NULL, NULL) == CARC_OK ? eval_for(&tmp, w, p)
-			                                                           : -1e9;
+			carc_game_copy(tmp, g);
+			vals[i] = carc_apply(tmp, moves[i], NULL, NULL) == CARC_OK ? eval_for(tmp, w, p)
+			                                                          : -1e9;
 		}
+		carc_game_free(tmp);
 		return n;
 	}
+	int np = carc_placements(g, pl, CARC_MAX_MOVES);
 	cache_init(c, g, w);
 	double e0[CARC_MAX_PLAYERS], e[CARC_MAX_PLAYERS];
 	int n = 0;
 	for (int i = 0; i < np && n < max; i++) {
-		carc_game_copy(&P, g);
-		if (carc_apply(&P, pl[i], NULL, NULL) != CARC_OK)
+		carc_game_copy(P, g);
+		if (carc_apply(P, pl[i], NULL, NULL) != CARC_OK)
 			continue;
-		eval_child(c, &P, w, e0);
+		eval_child(c, P, w, e0);
 		moves[n] = pl[i];
 		vals[n++] = relative(w, e0, players, p);
 		if (pl[i] == CARC_MOVE_DISCARD)
 			continue;
-		int ti = ai_new_tile(&P, g);
+		int ti = ai_new_tile(P, g);
 		int nf = carc_figure_options(g, pl[i], fo, AI_MAX_FIGOPTS);
 		for (int f = 0; f < nf && n < max; f++) {
 			memcpy(e, e0, sizeof e);
-			if (carc_game_over(&P) || figure_delta(c, &P, ti, fo[f], me, w, e)) {
-				carc_game_copy(&tmp, g);
-				if (carc_apply(&tmp, fo[f], NULL, NULL) != CARC_OK)
+			if (carc_game_over(P) || carc_step_kind(P) != CARC_STEP_TILE ||
+			    figure_delta(c, P, ti, fo[f], me, w, e)) {
+				carc_game_copy(tmp, g);
+				if (carc_apply(tmp, fo[f], NULL, NULL) != CARC_OK)
 					continue;
-				eval_child(c, &tmp, w, e);
+				eval_child(c, tmp, w, e);
 			}
 			moves[n] = fo[f];
 			vals[n++] = relative(w, e, players, p);
@@ -662,10 +672,10 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 #ifdef CARC_DEBUG_CHECK
 	/* one move in eight, a different eighth in each position */
 	for (int i = (int)(carc_game_hash(g) & 7); i < n; i += 8) {
-		carc_game_copy(&tmp, g);
-		if (carc_apply(&tmp, moves[i], NULL, NULL) != CARC_OK)
+		carc_game_copy(tmp, g);
+		if (carc_apply(tmp, moves[i], NULL, NULL) != CARC_OK)
 			abort();
-		double full = eval_for(&tmp, w, p);
+		double full = eval_for(tmp, w, p);
 		if (fabs(full - vals[i]) > 1e-6 * (1 + fabs(full))) {
 			fprintf(stderr, "eval: incremental %.9f != full %.9f (move 0x%x)\n", vals[i],
 			        full, moves[i]);
@@ -674,5 +684,8 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 	}
 #endif
 	free(c);
+	free(pl);
+	carc_game_free(P);
+	carc_game_free(tmp);
 	return n;
 }

@@ -7,7 +7,12 @@
  *   PLACE  a placement chosen: the same player chooses the figure; its
  *          children are MOVE nodes (no figure, then each figure option).
  *   MOVE   a whole move played: the draw of the next tile is chance; its
- *          children are STATE nodes, one per tile kind drawn so far.
+ *          children are STATE nodes, one per tile kind drawn so far. When
+ *          the rules give the turn more steps (carc_step_kind), its one
+ *          child is a STEP node instead.
+ *   STEP   a position at a step other than the tile's: the player deciding
+ *          chooses one of the step's decisions; its children are MOVE
+ *          nodes. Nothing here knows what kind of step it is.
  * Splitting a move into placement then figure shares what is learnt about
  * a placement between its figure choices and keeps the branching small.
  *
@@ -65,7 +70,9 @@
 
 #include "ai.h"
 
-enum { MN_STATE = 0, MN_PLACE, MN_MOVE };
+enum { MN_STATE = 0, MN_PLACE, MN_MOVE, MN_STEP };
+/* the `move` of a STEP node under a MOVE (a tile kind is below 256) */
+#define MN_STEP_KEY 0xFFFFFFFEu
 
 typedef struct mcts_node {
 	uint32_t child;  /* STATE/PLACE: first of nchild in a block; MOVE: list head */
@@ -81,7 +88,6 @@ typedef struct mcts_node {
 	uint8_t pad[3];
 } mcts_node;
 
-#define MCTS_MAX_PATH (3 * CARC_MAX_TILES + 8)
 #define MCTS_NIL 0xFFFFFFFFu
 
 typedef struct mcts_params {
@@ -113,13 +119,15 @@ typedef struct mcts_tree {
 	uint32_t cap, used;
 	uint32_t root;
 	int has_root;
-	carc_game root_game;
-	carc_game g;          /* scratch for an iteration */
+	carc_game *root_game;
+	carc_game *g;         /* scratch for an iteration */
+	carc_game *tmp;       /* scratch for the priors */
 	ai_rng rng;
 	uint64_t crn_seed;
 	long iters;
 	long reused;          /* visits of the root kept from the last move */
-	uint32_t path[MCTS_MAX_PATH];
+	uint32_t *path;       /* a node of each tree level: 3 a step at most, and one */
+	int maxpath;
 	carc_move moves[CARC_MAX_MOVES];
 	double vals[CARC_MAX_MOVES];
 	eval_weights ew;
@@ -236,8 +244,9 @@ static void tree_fresh(mcts_tree *t, const carc_game *g)
 	t->used = 0;
 	t->root = node_alloc(t, 1);
 	mcts_node *r = &t->pool[t->root];
-	r->kind = MN_STATE;
-	r->move = (carc_move)carc_current_tile(g);
+	int tile_step = carc_step_kind(g) == CARC_STEP_TILE;
+	r->kind = tile_step ? MN_STATE : MN_STEP;
+	r->move = tile_step ? (carc_move)carc_current_tile(g) : MN_STEP_KEY;
 	r->player = (uint8_t)carc_to_move(g);
 	t->reused = 0;
 }
@@ -246,8 +255,11 @@ static void tree_fresh(mcts_tree *t, const carc_game *g)
  * tree is compacted around it. Returns 0 if it cannot be reached. */
 static int tree_follow(mcts_tree *t, const carc_game *g)
 {
-	const carc_game *o = &t->root_game;
-	if (!t->has_root)
+	const carc_game *o = t->root_game;
+	/* the tree is followed through tile steps only: a game with other
+	 * steps starts afresh each time */
+	if (!t->has_root || carc_steps_played(o) != carc_turns_played(o) ||
+	    carc_steps_played(g) != carc_turns_played(g) || carc_step_kind(g) != CARC_STEP_TILE)
 		return 0;
 	const int on = carc_turns_played(o), gn = carc_turns_played(g);
 	carc_rules ro, rg;
@@ -434,8 +446,8 @@ static void shuffle_block(mcts_tree *t, mcts_node *b, int n)
  * prior is the heuristic value of its best move. */
 static int expand_state(mcts_tree *t, const mcts_params *p, uint32_t n, const carc_game *g)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS];
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move pl[CARC_MAX_MOVES];
+	int np = carc_placements(g, pl, CARC_MAX_MOVES);
 	uint32_t b = node_alloc(t, (uint32_t)np);
 	if (b == MCTS_NIL)
 		return 0;
@@ -480,15 +492,14 @@ static int expand_place(mcts_tree *t, const mcts_params *p, uint32_t n, const ca
 		return 0;
 	mcts_node *B = &t->pool[b];
 	int who = carc_to_move(g);
-	carc_game tmp;
 	for (int i = 0; i < nf; i++) {
 		B[i].kind = MN_MOVE;
 		B[i].move = fo[i];
 		B[i].player = (uint8_t)who;
 		if (p->prior && nf > 1) {
-			carc_game_copy(&tmp, g);
-			carc_apply(&tmp, fo[i], NULL, NULL);
-			B[i].prior = (float)eval_for(&tmp, &t->ew, who);
+			carc_game_copy(t->tmp, g);
+			carc_apply(t->tmp, fo[i], NULL, NULL);
+			B[i].prior = (float)eval_for(t->tmp, &t->ew, who);
 		}
 	}
 	if (p->prior && nf > 1)
@@ -497,6 +508,35 @@ static int expand_place(mcts_tree *t, const mcts_params *p, uint32_t n, const ca
 		shuffle_block(t, B, nf);
 	t->pool[n].child = b;
 	t->pool[n].nchild = (uint16_t)nf;
+	t->pool[n].expanded = 1;
+	return 1;
+}
+
+/* Children of a STEP node: the step's decisions, as MOVE nodes. */
+static int expand_step(mcts_tree *t, const mcts_params *p, uint32_t n, const carc_game *g)
+{
+	int nd = carc_legal_moves(g, t->moves, CARC_MAX_MOVES);
+	uint32_t b = nd > 0 ? node_alloc(t, (uint32_t)nd) : MCTS_NIL;
+	if (b == MCTS_NIL)
+		return 0;
+	mcts_node *B = &t->pool[b];
+	int who = carc_to_move(g);
+	for (int i = 0; i < nd; i++) {
+		B[i].kind = MN_MOVE;
+		B[i].move = t->moves[i];
+		B[i].player = (uint8_t)who;
+		if (p->prior && nd > 1) {
+			carc_game_copy(t->tmp, g);
+			carc_apply(t->tmp, t->moves[i], NULL, NULL);
+			B[i].prior = (float)eval_for(t->tmp, &t->ew, who);
+		}
+	}
+	if (p->prior && nd > 1)
+		sort_block(B, nd);
+	else
+		shuffle_block(t, B, nd);
+	t->pool[n].child = b;
+	t->pool[n].nchild = (uint16_t)nd;
 	t->pool[n].expanded = 1;
 	return 1;
 }
@@ -527,12 +567,12 @@ static uint32_t select_child(const mcts_tree *t, const mcts_params *p, uint32_t 
 
 static void iterate(mcts_tree *t, const mcts_params *p)
 {
-	carc_game *g = &t->g;
+	carc_game *g = t->g;
 	mcts_node *P;
-	carc_game_copy(g, &t->root_game);
-	int tile = carc_current_tile(g);
+	carc_game_copy(g, t->root_game);
+	int tile = carc_current_tile(g), tile_step = t->pool[t->root].kind == MN_STATE;
 	uint64_t order = ai_rand(&t->rng);
-	if (p->crn) {
+	if (p->crn && tile_step) {
 		/* common random numbers: the k-th visit of every root placement
 		 * sees the k-th tile order, so placements are compared on the
 		 * same draws */
@@ -543,7 +583,8 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 		}
 	}
 	carc_shuffle_rest(g, order);
-	carc_set_current_tile(g, tile);
+	if (tile_step)
+		carc_set_current_tile(g, tile);
 
 	int depth = 0;
 	uint32_t n = t->root;
@@ -581,11 +622,25 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 			carc_apply(g, t->pool[n].move, NULL, NULL);
 			if (t->pool[n].visits == 0)
 				goto leaf;
+		} else if (P[n].kind == MN_STEP) {
+			/* a step other than the tile's: like a placement, expanded
+			 * at once, its decision played */
+			if (!P[n].expanded && !expand_step(t, p, n, g))
+				goto leaf;
+			n = select_child(t, p, n);
+			if (depth >= t->maxpath)
+				goto leaf;
+			t->path[depth++] = n;
+			carc_apply(g, t->pool[n].move, NULL, NULL);
+			if (t->pool[n].visits == 0)
+				goto leaf;
 		} else {
-			int tt = carc_current_tile(g);
+			/* after a MOVE: the next step of the turn, or the draw */
+			int next_step = carc_step_kind(g) != CARC_STEP_TILE;
+			carc_move key = next_step ? MN_STEP_KEY : (carc_move)carc_current_tile(g);
 			uint32_t s = 0;
 			for (uint32_t c = P[n].child; c; c = P[c].next)
-				if (P[c].move == (carc_move)tt) {
+				if (P[c].move == key) {
 					s = c;
 					break;
 				}
@@ -594,14 +649,14 @@ static void iterate(mcts_tree *t, const mcts_params *p)
 				if (s == MCTS_NIL)
 					goto leaf;
 				P = t->pool;
-				P[s].kind = MN_STATE;
-				P[s].move = (carc_move)tt;
+				P[s].kind = next_step ? MN_STEP : MN_STATE;
+				P[s].move = key;
 				P[s].player = (uint8_t)carc_to_move(g);
 				P[s].next = P[n].child;
 				P[n].child = s;
 			}
 			n = s;
-			if (depth < MCTS_MAX_PATH)
+			if (depth < t->maxpath)
 				t->path[depth++] = n;
 			else
 				goto leaf;
@@ -646,7 +701,7 @@ static void *search(void *arg)
 	mcts_bot *b = j->b;
 	mcts_tree *t = j->t;
 	const mcts_params *p = &b->p;
-	carc_game_copy(&t->root_game, j->g);
+	carc_game_copy(t->root_game, j->g);
 	t->iters = 0;
 	t->crn_seed = ai_rand(&t->rng);
 	double cpu0 = p->cpu ? cpu_now() : 0;
@@ -663,6 +718,16 @@ static void *search(void *arg)
 	}
 	t->has_root = 1;
 	return NULL;
+}
+
+static void tree_free(mcts_tree *t)
+{
+	free(t->pool);
+	free(t->fwd);
+	free(t->path);
+	carc_game_free(t->root_game);
+	carc_game_free(t->g);
+	carc_game_free(t->tmp);
 }
 
 static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsize)
@@ -715,7 +780,12 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 		t->cap = (uint32_t)b->p.nodes;
 		t->pool = malloc(sizeof *t->pool * t->cap);
 		t->fwd = malloc(sizeof *t->fwd * t->cap);
-		if (!t->pool || !t->fwd)
+		t->maxpath = 3 * carc_limit(CARC_LIMIT_STEPS) + 8;
+		t->path = malloc(sizeof *t->path * (size_t)t->maxpath);
+		t->root_game = carc_game_alloc();
+		t->g = carc_game_alloc();
+		t->tmp = carc_game_alloc();
+		if (!t->pool || !t->fwd || !t->path || !t->root_game || !t->g || !t->tmp)
 			goto nomem;
 		t->rng.s = ai_mix(seed + 0x1000u * (uint64_t)i);
 		eval_default(&t->ew);
@@ -726,10 +796,8 @@ static void *mcts_create(const double *v, uint64_t seed, char *err, size_t errsi
 nomem:
 	snprintf(err, errsize, "out of memory for %d trees of %ld nodes", b->p.threads, b->p.nodes);
 	if (b->trees)
-		for (int i = 0; i < b->nthreads; i++) {
-			free(b->trees[i].pool);
-			free(b->trees[i].fwd);
-		}
+		for (int i = 0; i < b->nthreads; i++)
+			tree_free(&b->trees[i]);
 	free(b->trees);
 	free(b);
 	return NULL;
@@ -738,10 +806,8 @@ nomem:
 static void mcts_destroy(void *self)
 {
 	mcts_bot *b = self;
-	for (int i = 0; i < b->nthreads; i++) {
-		free(b->trees[i].pool);
-		free(b->trees[i].fwd);
-	}
+	for (int i = 0; i < b->nthreads; i++)
+		tree_free(&b->trees[i]);
 	free(b->trees);
 	free(b);
 }
@@ -750,8 +816,11 @@ static carc_move mcts_choose(void *self, const carc_game *g)
 {
 	mcts_bot *b = self;
 	double t0 = ai_now();
-	carc_move pl[CARC_MAX_PLACEMENTS];
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	carc_move pl[CARC_MAX_MOVES];
+	int tile_step = carc_step_kind(g) == CARC_STEP_TILE;
+	/* the root's choices: placements, or another step's decisions */
+	int np = tile_step ? carc_placements(g, pl, CARC_MAX_MOVES)
+	                   : carc_legal_moves(g, pl, CARC_MAX_MOVES);
 	if (np == 0)
 		return CARC_MOVE_NONE;
 	b->deadline = t0 + b->p.time;
@@ -786,8 +855,8 @@ static carc_move mcts_choose(void *self, const carc_game *g)
 	atomic_store(&b->stop, 0);
 
 	/* sum the root statistics of every tree: placement, then figure */
-	double pv[CARC_MAX_PLACEMENTS] = {0};
-	double pprior[CARC_MAX_PLACEMENTS];
+	static _Thread_local double pv[CARC_MAX_MOVES], pprior[CARC_MAX_MOVES];
+	memset(pv, 0, sizeof(double) * (size_t)np);
 	for (int i = 0; i < np; i++)
 		pprior[i] = -1e30;
 	long iters = 0, nodes = 0, reused = 0;
@@ -814,7 +883,8 @@ static carc_move mcts_choose(void *self, const carc_game *g)
 		if (pv[i] > pv[bi] || (pv[i] == pv[bi] && pprior[i] > pprior[bi]))
 			bi = i;
 	carc_move best = pl[bi];
-	if (best != CARC_MOVE_DISCARD) {
+	b->last_value = 0;
+	if (tile_step && best != CARC_MOVE_DISCARD) {
 		carc_move fo[AI_MAX_FIGOPTS + 1];
 		int nf = 1;
 		fo[0] = best;

@@ -40,7 +40,7 @@
 #define STAR_PLIES (2 * STAR_MAX_DEPTH + 4)
 
 typedef struct star_ply {
-	carc_game g;      /* a child position */
+	carc_game *g;     /* a child position */
 	carc_move moves[CARC_MAX_MOVES];
 	double vals[CARC_MAX_MOVES];
 	int order[CARC_MAX_MOVES];
@@ -138,9 +138,12 @@ static double st_decision(star_bot *b, int ply, const carc_game *g, int depth, d
 	double best = maximise ? -INFINITY : INFINITY;
 	for (int k = 0; k < n; k++) {
 		star_ply *C = &b->plies[ply + 1];
-		carc_game_copy(&C->g, g);
-		carc_apply(&C->g, P->moves[P->order[k]], NULL, NULL);
-		double v = st_chance(b, ply + 1, &C->g, depth - 1, alpha, beta);
+		carc_game_copy(C->g, g);
+		carc_apply(C->g, P->moves[P->order[k]], NULL, NULL);
+		/* the turn's next step is another decision, not a draw */
+		double v = !carc_game_over(C->g) && carc_step_kind(C->g) != CARC_STEP_TILE
+		               ? st_decision(b, ply + 1, C->g, depth - 1, alpha, beta, 0)
+		               : st_chance(b, ply + 1, C->g, depth - 1, alpha, beta);
 		if (b->aborted)
 			return 0;
 		if (maximise) {
@@ -171,12 +174,13 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 	if (out_of_time(b))
 		return 0;
 	const double L = -b->bound, U = b->bound;
-	int kinds[CARC_TILE_TYPES];
-	double pr[CARC_TILE_TYPES], lo[CARC_TILE_TYPES], hi[CARC_TILE_TYPES];
+	const int types = carc_limit(CARC_LIMIT_TILE_TYPES);
+	int kinds[types];
+	double pr[types], lo[types], hi[types];
 	/* the kinds that may be drawn now (River: river tiles first, the
 	 * lake last), weighted by their counts */
 	int nk = 0, total = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < types; t++) {
 		int c = carc_tile_drawable(g, t) ? carc_tiles_left_of(g, t) : 0;
 		if (c > 0) {
 			kinds[nk] = t;
@@ -213,13 +217,13 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 			sum_hi += pr[i] * hi[i];
 		}
 		for (int i = 0; i < nk; i++) {
-			carc_game_copy(&C->g, g);
-			carc_set_current_tile(&C->g, kinds[i]);
+			carc_game_copy(C->g, g);
+			carc_set_current_tile(C->g, kinds[i]);
 			if (maximise) {
 				/* cut when sum of lower bounds reaches beta */
 				double need = (beta - (sum_lo - pr[i] * lo[i])) / pr[i];
 				double wa = L, wb = need < U ? need : U;
-				double v = st_decision(b, ply + 1, &C->g, depth, wa, wb, b->probe);
+				double v = st_decision(b, ply + 1, C->g, depth, wa, wb, b->probe);
 				if (b->aborted)
 					return 0;
 				if (v > lo[i]) {
@@ -231,7 +235,7 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 			} else {
 				double need = (alpha - (sum_hi - pr[i] * hi[i])) / pr[i];
 				double wa = need > L ? need : L, wb = U;
-				double v = st_decision(b, ply + 1, &C->g, depth, wa, wb, b->probe);
+				double v = st_decision(b, ply + 1, C->g, depth, wa, wb, b->probe);
 				if (b->aborted)
 					return 0;
 				if (v < hi[i]) {
@@ -256,9 +260,9 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 		double A = (alpha - S - rest_hi) / pr[i];
 		double B = (beta - S - rest_lo) / pr[i];
 		double wa = A > L ? A : L, wb = B < U ? B : U;
-		carc_game_copy(&C->g, g);
-		carc_set_current_tile(&C->g, kinds[i]);
-		double v = st_decision(b, ply + 1, &C->g, depth, wa, wb, 0);
+		carc_game_copy(C->g, g);
+		carc_set_current_tile(C->g, kinds[i]);
+		double v = st_decision(b, ply + 1, C->g, depth, wa, wb, 0);
 		if (b->aborted)
 			return 0;
 		if (v <= A)
@@ -270,13 +274,27 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 	return S;
 }
 
+static void star_destroy(void *self)
+{
+	star_bot *b = self;
+	if (b && b->plies)
+		for (int i = 0; i < STAR_PLIES; i++)
+			carc_game_free(b->plies[i].g);
+	if (b)
+		free(b->plies);
+	free(b);
+}
+
 static void *star_create(const double *v, uint64_t seed, char *err, size_t errsize)
 {
 	star_bot *b = calloc(1, sizeof *b);
 	if (b)
-		b->plies = malloc(sizeof *b->plies * STAR_PLIES);
-	if (!b || !b->plies) {
-		free(b);
+		b->plies = calloc(STAR_PLIES, sizeof *b->plies);
+	int ok = b && b->plies;
+	for (int i = 0; ok && i < STAR_PLIES; i++)
+		ok = (b->plies[i].g = carc_game_alloc()) != NULL;
+	if (!ok) {
+		star_destroy(b);
 		snprintf(err, errsize, "out of memory");
 		return NULL;
 	}
@@ -293,12 +311,6 @@ static void *star_create(const double *v, uint64_t seed, char *err, size_t errsi
 	return b;
 }
 
-static void star_destroy(void *self)
-{
-	star_bot *b = self;
-	free(b->plies);
-	free(b);
-}
 
 static carc_move star_choose(void *self, const carc_game *g)
 {
@@ -341,9 +353,11 @@ static carc_move star_choose(void *self, const carc_game *g)
 		for (int k = 0; k < n; k++) {
 			int i = order[k];
 			star_ply *C = &b->plies[ROOT + 1];
-			carc_game_copy(&C->g, g);
-			carc_apply(&C->g, moves[i], NULL, NULL);
-			double v = st_chance(b, ROOT + 1, &C->g, d - 1, alpha, INFINITY);
+			carc_game_copy(C->g, g);
+			carc_apply(C->g, moves[i], NULL, NULL);
+			double v = !carc_game_over(C->g) && carc_step_kind(C->g) != CARC_STEP_TILE
+			               ? st_decision(b, ROOT + 1, C->g, d - 1, alpha, INFINITY, 0)
+			               : st_chance(b, ROOT + 1, C->g, d - 1, alpha, INFINITY);
 			if (b->aborted)
 				break;
 			it_v[i] = v;

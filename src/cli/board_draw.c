@@ -43,9 +43,6 @@ static const char *const COLOUR_NAME[CARC_MAX_PLAYERS] = {"red", "blue", "green"
                                                           "yellow", "magenta", "cyan"};
 static const char *const COLOUR_FG[CARC_MAX_PLAYERS] = {"31", "34", "32", "33", "35", "36"};
 
-static const char *const KIND_NAME[CARC_SCORE_KIND_COUNT] = {
-	"road", "city", "cloister", "farm", "garden", "goods"};
-
 const char *bd_player_colour(int p)
 {
 	return p >= 0 && p < CARC_MAX_PLAYERS ? COLOUR_NAME[p] : "?";
@@ -53,13 +50,9 @@ const char *bd_player_colour(int p)
 
 const char *bd_score_kind_name(int kind)
 {
-	return kind >= 0 && kind < CARC_SCORE_KIND_COUNT ? KIND_NAME[kind] : NULL;
+	return carc_name(CARC_NAMES_SCORE, kind);
 }
 
-static const char *const FEATURE_NAME[CARC_FEAT_KIND_COUNT] = {
-	"city", "road", "field", "cloister", "garden", "river"};
-static const char *const FIGURE_NAME[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
-                                                        "pig", "abbot"};
 
 static void colour_on(FILE *f, int p, int color)
 {
@@ -80,27 +73,34 @@ void bd_player_label(FILE *f, int p, int color)
 	colour_off(f, color);
 }
 
-void bd_print_turn(FILE *f, const carc_game *g, int i, int color)
+void bd_print_step(FILE *f, const carc_game *g, int k, int color)
 {
-	const carc_turn *t = &g->turns[i];
-	carc_move m = t->move;
-	bd_player_label(f, t->player, color);
+	carc_step_info si;
+	if (carc_step_played(g, k, &si))
+		return;
+	carc_move m = si.move;
+	bd_player_label(f, si.player, color);
+	if (si.kind != CARC_STEP_TILE) { /* the engine's words for other steps */
+		fprintf(f, ": %s %u", carc_name(CARC_NAMES_STEP, si.kind), (unsigned)m);
+		return;
+	}
 	if (m == CARC_MOVE_DISCARD) {
-		fprintf(f, " draws %s, which fits nowhere: set aside", carc_tile_name(t->type));
+		fprintf(f, " draws %s, which fits nowhere: set aside", carc_tile_name(si.tile));
 		return;
 	}
 	int rot = carc_move_rot(m), seg = carc_move_seg(m);
-	fprintf(f, " places %s at (%d,%d) rot %d", carc_tile_name(t->type), carc_move_x(m),
+	fprintf(f, " places %s at (%d,%d) rot %d", carc_tile_name(si.tile), carc_move_x(m),
 	        carc_move_y(m), rot);
 	if (carc_move_recall(m))
 		fprintf(f, ", takes the abbot back");
 	if (seg == CARC_SEG_NONE)
 		return;
-	int kind = -1, fig = carc_move_figure(m);
-	carc_tile_segment(t->type, seg, &kind, NULL, NULL, NULL);
-	fprintf(f, ", %s on the %s (%s)", fig < CARC_FIG_COUNT ? FIGURE_NAME[fig] : "figure",
-	        kind >= 0 && kind < CARC_FEAT_KIND_COUNT ? FEATURE_NAME[kind] : "?",
-	        carc_port_name(carc_tile_segment_port(t->type, rot, seg)));
+	int kind = -1;
+	const char *fig = carc_name(CARC_NAMES_FIGURE_WORDS, carc_move_figure(m));
+	carc_tile_segment(si.tile, seg, &kind, NULL, NULL, NULL);
+	const char *feat = carc_name(CARC_NAMES_FEATURE, kind);
+	fprintf(f, ", %s on the %s (%s)", fig ? fig : "figure", feat ? feat : "?",
+	        carc_port_name(carc_tile_segment_port(si.tile, rot, seg)));
 }
 
 void bd_print_event(FILE *f, const carc_game *g, const carc_event *e, int color)
@@ -111,7 +111,7 @@ void bd_print_event(FILE *f, const carc_game *g, const carc_event *e, int color)
 	else
 		fprintf(f, "%s of %d tile%s:", kind ? kind : "?", e->tiles, e->tiles == 1 ? "" : "s");
 	int any = 0;
-	for (int p = 0; p < g->rules.players; p++) {
+	for (int p = 0; p < carc_players(g); p++) {
 		if (!e->points[p])
 			continue;
 		fputs(any ? ", " : " ", f);
@@ -396,8 +396,9 @@ void bd_opts_default(bd_opts *o, FILE *f)
 static void board_bounds(const carc_game *g, int *x0, int *y0, int *x1, int *y1)
 {
 	*x0 = *y0 = *x1 = *y1 = 0;
-	for (int i = 0; i < g->ntiles; i++) {
-		int x = g->tiles[i].x, y = g->tiles[i].y;
+	for (int i = 0; i < carc_board_tiles(g); i++) {
+		int x, y;
+		carc_board_tile(g, i, NULL, &x, &y, NULL, NULL);
 		if (x < *x0) *x0 = x;
 		if (x > *x1) *x1 = x;
 		if (y < *y0) *y0 = y;
@@ -426,7 +427,7 @@ int bd_kind_shown(const carc_game *g, int k)
 {
 	if (k <= CARC_SCORE_FARM)
 		return 1;
-	for (int p = 0; p < g->rules.players; p++)
+	for (int p = 0; p < carc_players(g); p++)
 		if (carc_score_by_kind(g, p, k))
 			return 1;
 	return 0;
@@ -461,19 +462,19 @@ static void panel_add(panel *pn, int l, int color, const char *fg, const char *f
 static void make_panel(const carc_game *g, int color, panel *pn)
 {
 	memset(pn, 0, sizeof *pn);
-	int over = carc_game_over(g), np = g->rules.players, scores[CARC_MAX_PLAYERS];
+	int over = carc_game_over(g), np = carc_players(g), scores[CARC_MAX_PLAYERS];
 	carc_game_scores(g, scores);
 	if (over)
-		panel_add(pn, pn->n++, 0, NULL, "final scores after %d turns", g->nturns);
+		panel_add(pn, pn->n++, 0, NULL, "final scores after %d turns", carc_turns_played(g));
 	else
-		panel_add(pn, pn->n++, 0, NULL, "after turn %d, %d tiles left", g->nturns,
+		panel_add(pn, pn->n++, 0, NULL, "after turn %d, %d tiles left", carc_turns_played(g),
 		          carc_tiles_left(g));
 	if (over) {
 		int l = pn->n++;
 		panel_add(pn, l, 0, NULL, "%10s", "");
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
 			if (bd_kind_shown(g, k))
-				panel_add(pn, l, 0, NULL, " %8s", KIND_NAME[k]);
+				panel_add(pn, l, 0, NULL, " %8s", bd_score_kind_name(k));
 		panel_add(pn, l, 0, NULL, " %6s", "total");
 	}
 	for (int p = 0; p < np; p++) {
@@ -489,7 +490,7 @@ static void make_panel(const carc_game *g, int color, panel *pn)
 			          carc_supply(g, p, CARC_FIG_FOLLOWER));
 			for (int k = CARC_FIG_FOLLOWER + 1; k < CARC_FIG_COUNT; k++)
 				if (carc_supply(g, p, k) > 0)
-					panel_add(pn, l, 0, NULL, " +%s", FIGURE_NAME[k]);
+					panel_add(pn, l, 0, NULL, " +%s", carc_name(CARC_NAMES_FIGURE_WORDS, k));
 			panel_add(pn, l, 0, NULL, ")");
 			if (p == carc_to_move(g))
 				panel_add(pn, l, 0, NULL, "  <- to move");
@@ -588,15 +589,18 @@ void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
 		cv[i].seg = -1;
 	}
 
-	for (int i = 0; i < g->ntiles; i++) {
-		const carc_placed *t = &g->tiles[i];
-		tile_cells(t->type, t->rot, cw, ch, blk);
-		tile_marks(blk, t->type, t->rot, cw, ch);
-		for (int fi = 0; fi < CARC_MAX_FIGURES; fi++) {
-			const carc_figure_at *fa = &g->fig[fi];
-			if (fa->owner == 255 || g->node[fa->node].tile != i)
+	carc_figure_info figs[CARC_MAX_FIGURES];
+	int nfig = carc_board_figures(g, figs, CARC_MAX_FIGURES);
+	for (int i = 0; i < carc_board_tiles(g); i++) {
+		int ttype, tx, ty, trot;
+		carc_board_tile(g, i, &ttype, &tx, &ty, &trot, NULL);
+		tile_cells(ttype, trot, cw, ch, blk);
+		tile_marks(blk, ttype, trot, cw, ch);
+		for (int fi = 0; fi < nfig; fi++) {
+			const carc_figure_info *fa = &figs[fi];
+			if (fa->tile != i)
 				continue;
-			int k = seg_cell(blk, t->type, t->rot, g->node[fa->node].seg, cw, ch);
+			int k = seg_cell(blk, ttype, trot, fa->seg, cw, ch);
 			if (k < 0) /* a segment with no cell of its own: an inner field
 			              under a garden */
 				k = (ch / 2) * cw + cw / 2;
@@ -607,7 +611,7 @@ void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
 			                   : (char)('1' + fa->owner);
 			blk[k].st = (uint8_t)(ST_FIG + (fa->owner < CARC_MAX_PLAYERS ? fa->owner : 0));
 		}
-		int bx = (t->x - x0) * cw, by = (t->y - y0) * ch;
+		int bx = (tx - x0) * cw, by = (ty - y0) * ch;
 		for (int r = 0; r < ch; r++)
 			for (int c = 0; c < cw; c++) {
 				cell k = blk[r * cw + c];

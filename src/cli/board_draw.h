@@ -58,10 +58,11 @@ void bd_player_label(FILE *f, int p, int color);
  * string; NULL for an unknown kind. */
 const char *bd_score_kind_name(int kind);
 
-/* Writes one line's worth (no newline) about turn i (0-based) of g:
+/* Writes one line's worth (no newline) about step k (0-based) of g:
  * "player 1 (red) places V at (2,-1) rot 1, follower on the road (S1)",
- * or that the tile fitted nowhere and was set aside. */
-void bd_print_turn(FILE *f, const carc_game *g, int i, int color);
+ * that the tile fitted nowhere and was set aside, or another step's
+ * decision in the engine's words. */
+void bd_print_step(FILE *f, const carc_game *g, int k, int color);
 
 /* Writes a scoring event: "road of 3 tiles: red +3, blue +3" (no
  * newline); "nobody" when no one scored. */

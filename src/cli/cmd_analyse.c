@@ -121,7 +121,7 @@ int cmd_analyse(int argc, char **argv)
 
 	size_t len;
 	char *text = ropt_read_file(path, &len, err, sizeof err);
-	carc_game *rec = malloc(sizeof *rec), *g = malloc(sizeof *g);
+	carc_game *rec = carc_game_alloc(), *g = carc_game_alloc();
 	int rc = 1;
 	if (!text) {
 		fprintf(stderr, "carc analyse: %s: cannot read: %s\n", path, err);
@@ -136,28 +136,32 @@ int cmd_analyse(int argc, char **argv)
 		fprintf(stderr, "carc analyse: %s: %s\n", path, err);
 		goto out;
 	}
-	int np = carc_players(rec), nturns = carc_turns_played(rec);
+	int np = carc_players(rec), nsteps = carc_steps_played(rec);
 	worst w[CARC_MAX_PLAYERS] = {{0, 0}};
 	worst all = {0, 0};
 	json_t *jturns = json_array();
-	for (int k = 0; k < nturns; k++) {
-		int type, player;
-		carc_move m = carc_turn_played(rec, k, &type, &player);
+	/* every step, each in the position it was decided in */
+	for (int k = 0; k < nsteps; k++) {
+		carc_step_info si;
+		carc_step_played(rec, k, &si);
+		int type = si.tile, player = si.player, turn = si.turn + 1;
+		carc_move m = si.move;
 		an_move a;
-		if (carc_set_current_tile(g, type) != CARC_OK || carc_to_move(g) != player ||
-		    an_position(b, g, m, &a)) {
+		if ((si.kind == CARC_STEP_TILE && carc_set_current_tile(g, type) != CARC_OK) ||
+		    carc_to_move(g) != player || an_position(b, g, m, &a)) {
 			fprintf(stderr, "carc analyse: %s: turn %d does not follow from the record\n", path,
-			        k + 1);
+			        turn);
 			json_decref(jturns);
 			goto out;
 		}
 		if (a.lost > w[player].lost || !w[player].turn)
-			w[player] = (worst){k + 1, a.lost};
+			w[player] = (worst){turn, a.lost};
 		if (a.lost > all.lost || !all.turn)
-			all = (worst){k + 1, a.lost};
+			all = (worst){turn, a.lost};
 		if (as_json) {
 			json_t *o = json_object();
-			json_object_set_new(o, "turn", json_integer(k + 1));
+			json_object_set_new(o, "turn", json_integer(turn));
+			json_object_set_new(o, "step", json_integer(k));
 			json_object_set_new(o, "player", json_integer(player));
 			json_object_set_new(o, "tile", json_string(carc_tile_name(type)));
 			json_object_set_new(o, "played", mj_move(g, m));
@@ -170,11 +174,11 @@ int cmd_analyse(int argc, char **argv)
 			json_array_append_new(jturns, o);
 		} else {
 			char pm[96], bm[96];
-			mj_text(g, m, pm, sizeof pm);
-			mj_text(g, a.best, bm, sizeof bm);
+			carc_move_text(g, m, pm, sizeof pm);
+			carc_move_text(g, a.best, bm, sizeof bm);
 			printf("turn %d player %d (%s) %s: played %s  best %s%s  margin %+.1f -> %+.1f  "
 			       "win %.0f%% -> %.0f%%  lost %.1f\n",
-			       k + 1, player + 1, bd_player_colour(player), carc_tile_name(type), pm, bm,
+			       turn, player + 1, bd_player_colour(player), carc_tile_name(type), pm, bm,
 			       a.best == m ? " (the same)" : "", a.margin_best, a.margin_played,
 			       100 * a.win_best, 100 * a.win_played, a.lost);
 		}

@@ -392,7 +392,7 @@ static void progress(arena *a, int final)
 static void *worker(void *arg)
 {
 	arena *a = arg;
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	if (!g) {
 		pthread_mutex_lock(&a->mu);
 		a->failed = 1;

@@ -46,12 +46,18 @@ static uint64_t sig_add(uint64_t h, int64_t v)
 /* One random game by the benchmark policy; returns the number of moves. */
 static int random_game(carc_game *g, const carc_rules *r, uint64_t seed, long *placements)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
+	carc_move pl[CARC_MAX_MOVES], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
 	uint64_t s = seed ^ 0xB5AD4ECEDA1CE2A9ull;
 	int moves = 0;
 	carc_game_init(g, r, seed, NULL, 0, NULL);
 	while (!carc_game_over(g)) {
-		int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+		int n = carc_placements(g, pl, CARC_MAX_MOVES);
+		if (!n) { /* a step other than the tile's: a random decision */
+			n = carc_legal_moves(g, pl, CARC_MAX_MOVES);
+			carc_apply_unchecked(g, pl[rnd(&s) % (uint64_t)n], NULL);
+			moves++;
+			continue;
+		}
 		*placements += n;
 		carc_move m = pl[rnd(&s) % (uint64_t)n];
 		int nf = carc_figure_options(g, m, fo, (int)(sizeof fo / sizeof fo[0]));
@@ -77,7 +83,7 @@ static void progress(int quiet, const char *what, int i, int n)
 static run play_games(const carc_rules *r, int games, uint64_t seed0, int quiet,
                       const char *what)
 {
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	run out = {0, 0, 0, 0xCBF29CE484222325ull};
 	int sc[CARC_MAX_PLAYERS];
 	double t0 = now();
@@ -97,25 +103,32 @@ static run play_games(const carc_rules *r, int games, uint64_t seed0, int quiet,
 	return out;
 }
 
-/* Positions from seeded games: every 5th turn of each game. */
-static int collect_positions(const carc_rules *r, carc_game *pos, int max)
+/* Game i of an array of games laid out one after the other. */
+static carc_game *nth(void *games, int i)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
-	carc_game g;
+	return (carc_game *)((char *)games + (size_t)i * carc_game_size());
+}
+
+/* Positions from seeded games: every 5th turn of each game. */
+static int collect_positions(const carc_rules *r, void *pos, int max)
+{
+	carc_move pl[CARC_MAX_MOVES], fo[CARC_MAX_SEGS * CARC_FIG_COUNT + 1];
+	carc_game *g = carc_game_alloc();
 	int n = 0;
-	for (uint64_t seed = 1000; n < max; seed++) {
+	for (uint64_t seed = 1000; g && n < max; seed++) {
 		uint64_t s = seed;
-		carc_game_init(&g, r, seed, NULL, 0, NULL);
-		for (int t = 0; !carc_game_over(&g) && n < max; t++) {
+		carc_game_init(g, r, seed, NULL, 0, NULL);
+		for (int t = 0; !carc_game_over(g) && n < max; t++) {
 			if (t % 5 == 2)
-				memcpy(&pos[n++], &g, sizeof g);
-			int np = carc_placements(&g, pl, CARC_MAX_PLACEMENTS);
+				carc_game_copy(nth(pos, n++), g);
+			int np = carc_placements(g, pl, CARC_MAX_MOVES);
 			carc_move m = pl[rnd(&s) % (uint64_t)np];
-			int nf = carc_figure_options(&g, m, fo, (int)(sizeof fo / sizeof fo[0]));
+			int nf = carc_figure_options(g, m, fo, (int)(sizeof fo / sizeof fo[0]));
 			int k = (int)(rnd(&s) % (uint64_t)(nf + 1));
-			carc_apply_unchecked(&g, k < nf ? fo[k] : m, NULL);
+			carc_apply_unchecked(g, k < nf ? fo[k] : m, NULL);
 		}
 	}
+	carc_game_free(g);
 	return n;
 }
 
@@ -173,9 +186,9 @@ int cmd_bench(int argc, char **argv)
 
 	/* move generation and copies over positions */
 	enum { NPOS = 2000 };
-	carc_game *pos = malloc(sizeof *pos * NPOS);
-	carc_game *dst = malloc(sizeof *dst);
-	carc_move *buf = malloc(sizeof *buf * CARC_MAX_PLACEMENTS);
+	void *pos = malloc(carc_game_size() * NPOS);
+	carc_game *dst = carc_game_alloc();
+	carc_move *buf = malloc(sizeof *buf * CARC_MAX_MOVES);
 	int npos = collect_positions(&base, pos, NPOS);
 	/* each position is brought into the cache first and then timed, as
 	 * in search, where a position was made or copied just before */
@@ -184,15 +197,15 @@ int cmd_bench(int argc, char **argv)
 	double gen_t = 0, copy_t = 0;
 	uint64_t chk = 0;
 	for (int i = 0; i < npos; i++) {
-		carc_game_copy(dst, &pos[i]);
-		gen_total += carc_placements(dst, buf, CARC_MAX_PLACEMENTS);
+		carc_game_copy(dst, nth(pos, i));
+		gen_total += carc_placements(dst, buf, CARC_MAX_MOVES);
 		double t0 = now();
 		for (int k = 0; k < reps; k++)
-			chk += (uint64_t)carc_placements(dst, buf, CARC_MAX_PLACEMENTS);
+			chk += (uint64_t)carc_placements(dst, buf, CARC_MAX_MOVES);
 		double t1 = now();
 		for (int k = 0; k < reps; k++) {
-			carc_game_copy(dst, &pos[i]);
-			chk += dst->ntiles;
+			carc_game_copy(dst, nth(pos, i));
+			chk += (uint64_t)carc_board_tiles(dst);
 		}
 		copy_t += now() - t1;
 		gen_t += t1 - t0;
@@ -201,7 +214,7 @@ int cmd_bench(int argc, char **argv)
 	double copy_ns = copy_t * 1e9 / ((double)reps * npos);
 	double full_t0 = now();
 	for (int k = 0; k < reps * npos; k++)
-		memcpy(dst, &pos[k % 8], sizeof *dst);
+		memcpy(dst, nth(pos, k % 8), carc_game_size());
 	double full_ns = (now() - full_t0) * 1e9 / ((double)reps * npos);
 	uint64_t sig = sig_add(sig_add(rb.sig, (int64_t)rx.sig), gen_total);
 
@@ -211,7 +224,7 @@ int cmd_bench(int argc, char **argv)
 		       "\"movegen_ns\":%.1f,\"copy_ns\":%.1f,\"memcpy_ns\":%.1f,\"state_bytes\":%zu,"
 		       "\"signature\":\"%016llx\"}\n",
 		       games, games / rb.secs, rb.moves / rb.secs, (double)rb.placements / rb.moves,
-		       (games / 4 > 0 ? games / 4 : 1) / rx.secs, gen_ns, copy_ns, full_ns, sizeof(carc_game),
+		       (games / 4 > 0 ? games / 4 : 1) / rx.secs, gen_ns, copy_ns, full_ns, carc_game_size(),
 		       (unsigned long long)sig);
 	} else {
 		printf("carc bench (one thread)\n");
@@ -223,7 +236,7 @@ int cmd_bench(int argc, char **argv)
 		printf("  move generation: %.1f ns per call (%d positions, %.1f placements each)\n",
 		       gen_ns, npos, (double)gen_total / npos);
 		printf("  state copy: %.1f ns with carc_game_copy, %.1f ns with memcpy (%zu bytes)\n",
-		       copy_ns, full_ns, sizeof(carc_game));
+		       copy_ns, full_ns, carc_game_size());
 		printf("  signature: %016llx\n", (unsigned long long)sig);
 	}
 	if (chk == 1)

@@ -91,10 +91,10 @@ int cmd_demo(int argc, char **argv)
 			if (st < 0 || ropt_int(CMD, "--delay", v, 0, 60000, &delay))
 				return ROPT_USAGE;
 		} else if ((st = ropt_value(CMD, argc, argv, &i, "--every", &v)) != 0) {
-			if (st < 0 || ropt_int(CMD, "--every", v, 0, CARC_MAX_TILES, &every))
+			if (st < 0 || ropt_int(CMD, "--every", v, 0, carc_limit(CARC_LIMIT_BOARD_TILES), &every))
 				return ROPT_USAGE;
 		} else if ((st = ropt_value(CMD, argc, argv, &i, "--turns", &v)) != 0) {
-			if (st < 0 || ropt_int(CMD, "--turns", v, 1, CARC_MAX_TILES, &max_turns))
+			if (st < 0 || ropt_int(CMD, "--turns", v, 1, carc_limit(CARC_LIMIT_BOARD_TILES), &max_turns))
 				return ROPT_USAGE;
 		} else if ((st = ropt_value(CMD, argc, argv, &i, "--size", &v)) != 0) {
 			if (st < 0)
@@ -121,7 +121,7 @@ int cmd_demo(int argc, char **argv)
 	o.color = ropt_color_on(color, stdout);
 
 	carc_bot *bots[CARC_MAX_PLAYERS] = {0};
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	carc_events *ev = malloc(sizeof *ev);
 	int rc = 0;
 	char err[CARC_ERRMSG_SIZE];
@@ -153,18 +153,19 @@ int cmd_demo(int argc, char **argv)
 		printf(" %s", carc_bot_spec(bots[p]));
 	}
 	printf("\n");
-	while (!carc_game_over(g) && (max_turns < 0 || g->nturns < max_turns)) {
+	while (!carc_game_over(g) && (max_turns < 0 || carc_turns_played(g) < max_turns ||
+	                              carc_step_kind(g) != CARC_STEP_TILE)) {
 		carc_move m = carc_bot_choose(bots[carc_to_move(g)], g);
 		if (carc_apply(g, m, ev, err) != CARC_OK) {
 			fprintf(stderr, "carc demo: the bot's move was refused: %s\n", err);
 			rc = 1;
 			goto done;
 		}
-		printf("%3d  ", g->nturns);
-		bd_print_turn(stdout, g, g->nturns - 1, o.color);
+		printf("%3d  ", carc_turns_played(g));
+		bd_print_step(stdout, g, carc_steps_played(g) - 1, o.color);
 		printf("\n");
 		for (int i = 0; i < ev->n; i++)
-			if (!ev->ev[i].final) {
+			if (ev->ev[i].type == CARC_EV_SCORED && !ev->ev[i].final) {
 				printf("       scores ");
 				bd_print_event(stdout, g, &ev->ev[i], o.color);
 				printf("\n");
@@ -172,14 +173,15 @@ int cmd_demo(int argc, char **argv)
 		if (carc_game_over(g)) {
 			printf("\nfinal scoring:\n");
 			for (int i = 0; i < ev->n; i++)
-				if (ev->ev[i].final) {
+				if (ev->ev[i].type == CARC_EV_SCORED && ev->ev[i].final) {
 					printf("       ");
 					bd_print_event(stdout, g, &ev->ev[i], o.color);
 					printf("\n");
 				}
 		}
-		o.highlight = g->ntiles - 1;
-		if (every > 0 && g->nturns % every == 0 && !carc_game_over(g))
+		o.highlight = carc_board_tiles(g) - 1;
+		if (every > 0 && carc_turns_played(g) % every == 0 && !carc_game_over(g) &&
+		    carc_step_kind(g) == CARC_STEP_TILE)
 			draw(g, &o, size_auto);
 		fflush(stdout);
 		if (delay > 0 && !carc_game_over(g))
@@ -203,7 +205,7 @@ done:
 	for (int p = 0; p < CARC_MAX_PLAYERS; p++)
 		if (bots[p])
 			carc_bot_free(bots[p]);
-	free(g);
+	carc_game_free(g);
 	free(ev);
 	return rc;
 }

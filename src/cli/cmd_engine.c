@@ -131,14 +131,6 @@ static const cmd_keys CMDS[] = {
 	{"go", GO_KEYS},      {"analyse", ANALYSE_KEYS}, {"state", NO_KEYS}, {"record", NO_KEYS},
 	{"stop", NO_KEYS},    {"quit", NO_KEYS},
 };
-/* a record's rules object (docs/records.md) */
-static const char *const RULES_KEYS[] = {"players", "expansions", "farm_scoring", "farmers",
-                                         "small_city", "tiles", NULL};
-/* a move, as the turns of a record write it, and its meeple */
-static const char *const A_MOVE_KEYS[] = {"x", "y", "rot", "meeple", "abbot_recalled",
-                                          "discarded", NULL};
-static const char *const MEEPLE_KEYS[] = {"kind", "at", NULL};
-
 static int listed(const char *const *list, const char *key)
 {
 	for (; *list; list++)
@@ -147,57 +139,91 @@ static int listed(const char *const *list, const char *key)
 	return 0;
 }
 
-/* 0 if every key of the object o is in known (or is "cmd" or "id" when
- * top is set); otherwise answers bad_request naming the first unknown
- * key and where, the object's path from the request (`"new"`,
- * `"new.rules"`, `"move.move.meeple"`), and returns -1. A rules key at
- * the top of "new", or a move's key at the top of "move" or "analyse",
- * is told where it belongs. o that is not an object passes: the reader
- * of the value says what is wrong with it. */
-static int check_keys(json_t *o, const char *where, const char *const *known, int top,
-                      json_t *id)
+/* Which keys an object may have: a list, or the engine's word for a
+ * decision of the game's current step (g) or for a rules object. */
+typedef struct known_keys {
+	const char *const *list;
+	const carc_game *g; /* a decision of this game's current step */
+	int rules;          /* a rules object */
+	const char *prefix; /* of a nested object of a decision ("meeple.") */
+} known_keys;
+
+static int known(const known_keys *k, const char *key)
+{
+	if (k->list)
+		return listed(k->list, key);
+	if (k->rules)
+		return carc_rules_key(key);
+	char path[128];
+	snprintf(path, sizeof path, "%s%s", k->prefix ? k->prefix : "", key);
+	return carc_move_key(k->g, path);
+}
+
+/* 0 if every key of the object o is known (or is "cmd" or "id" when top
+ * is set); otherwise answers bad_request naming the first unknown key and
+ * where, the object's path from the request (`"new"`, `"new.rules"`,
+ * `"move.move.meeple"`), and returns -1. A rules key at the top of "new",
+ * or a decision's key at the top of "move" or "analyse", is told where it
+ * belongs. o that is not an object passes: the reader of the value says
+ * what is wrong with it. */
+static int check_keys(json_t *o, const char *where, const known_keys *k, int top,
+                      const carc_game *g, json_t *id)
 {
 	const char *key;
 	json_t *v;
 	if (!json_is_object(o))
 		return 0;
 	json_object_foreach(o, key, v) {
-		if (listed(known, key) || (top && (!strcmp(key, "cmd") || !strcmp(key, "id"))))
+		if (known(k, key) || (top && (!strcmp(key, "cmd") || !strcmp(key, "id"))))
 			continue;
 		char list[300] = "";
 		size_t n = 0;
 		if (top)
 			n += (size_t)snprintf(list, sizeof list, "cmd, id");
-		for (const char *const *k = known; *k && n < sizeof list; k++)
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *k);
-		if (top && !strcmp(where, "new") && listed(RULES_KEYS, key))
+		for (const char *const *l = k->list; l && *l && n < sizeof list; l++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *l);
+		if (top && !strcmp(where, "new") && carc_rules_key(key))
 			error_answer(id, "bad_request", "unknown key \"%s\" in \"new\" (a rule: it goes "
 			             "under \"rules\": {\"cmd\": \"new\", \"rules\": {\"%s\": ...}})",
 			             key, key);
-		else if (top && (!strcmp(where, "move") || !strcmp(where, "analyse")) &&
-		         listed(A_MOVE_KEYS, key))
+		else if (top && g && (!strcmp(where, "move") || !strcmp(where, "analyse")) &&
+		         carc_move_key(g, key))
 			error_answer(id, "bad_request", "unknown key \"%s\" in \"%s\" (a move's key: the "
 			             "move goes under \"move\": {\"cmd\": \"%s\", \"move\": {\"%s\": "
 			             "...}})", key, where, where, key);
-		else
+		else if (k->list)
 			error_answer(id, "bad_request", "unknown key \"%.60s\" in \"%s\" (known: %s)",
 			             key, where, list);
+		else
+			error_answer(id, "bad_request", "unknown key \"%.60s\" in \"%s\"", key, where);
 		return -1;
 	}
 	return 0;
 }
 
-/* Checks a move object of the request cmd (its key "move") and its
- * meeple, as check_keys does. */
-static int check_move_keys(json_t *mv, const char *cmd, json_t *id)
+/* Checks a decision object of the request cmd (its key "move") and the
+ * objects in it, as check_keys does, with the engine's keys for g's
+ * current step. */
+static int check_move_keys(const carc_game *g, json_t *mv, const char *cmd, json_t *id)
 {
 	char where[64];
+	known_keys k = {NULL, g, 0, NULL};
 	snprintf(where, sizeof where, "%s.move", cmd);
-	if (check_keys(mv, where, A_MOVE_KEYS, 0, id))
+	if (check_keys(mv, where, &k, 0, NULL, id))
 		return -1;
-	snprintf(where, sizeof where, "%s.move.meeple", cmd);
-	return json_is_object(mv) ? check_keys(json_object_get(mv, "meeple"), where, MEEPLE_KEYS, 0, id)
-	                          : 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(mv, key, v) {
+		if (!json_is_object(v))
+			continue;
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "%.40s.", key);
+		known_keys sub = {NULL, g, 0, prefix};
+		snprintf(where, sizeof where, "%s.move.%.40s", cmd, key);
+		if (check_keys(v, where, &sub, 0, NULL, id))
+			return -1;
+	}
+	return 0;
 }
 
 static json_t *state_json(const carc_game *g)
@@ -210,7 +236,11 @@ static json_t *state_json(const carc_game *g)
 	int over = carc_game_over(g), tile = carc_current_tile(g);
 	json_object_set_new(o, "type", json_string("state"));
 	json_object_set_new(o, "turns", json_integer(carc_turns_played(g)));
+	json_object_set_new(o, "steps", json_integer(carc_steps_played(g)));
 	json_object_set_new(o, "over", json_boolean(over));
+	json_object_set_new(o, "step_kind", over ? json_null()
+	                                         : json_string(carc_name(CARC_NAMES_STEP,
+	                                                                 carc_step_kind(g))));
 	json_object_set_new(o, "to_move", over ? json_null() : json_integer(carc_to_move(g)));
 	json_object_set_new(o, "tile", tile >= 0 && !over ? json_string(carc_tile_name(tile))
 	                                                  : json_null());
@@ -305,7 +335,7 @@ static void join_worker(engine *e)
 static void new_game(engine *e, const char *text, json_t *id)
 {
 	char err[512];
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	if (!g) {
 		error_answer(id, "internal", "out of memory");
 		return;
@@ -343,7 +373,8 @@ static void cmd_new(engine *e, json_t *req, json_t *id)
 			                                "{\"players\": 2, \"expansions\": []}");
 			return;
 		}
-		if (check_keys(rules, "new.rules", RULES_KEYS, 0, id))
+		known_keys rk = {NULL, NULL, 1, NULL};
+		if (check_keys(rules, "new.rules", &rk, 0, NULL, id))
 			return;
 		root = json_object();
 		json_object_set_new(root, "format", json_string("carc-record-1"));
@@ -386,7 +417,7 @@ static void start_job(engine *e, json_t *req, json_t *id, int analyse)
 	carc_move m = CARC_MOVE_NONE;
 	json_t *jm = json_object_get(req, "move");
 	char err[512];
-	if (analyse && jm && check_move_keys(jm, name, id))
+	if (analyse && jm && check_move_keys(e->g, jm, name, id))
 		return;
 	if (analyse && jm && mj_parse(e->g, jm, &m, err, sizeof err)) {
 		error_answer(id, "bad_move", "%s", err);
@@ -470,7 +501,8 @@ static int handle(engine *e, const char *line)
 			ck = &CMDS[i];
 	if (!json_is_object(req) || !cmd) {
 		error_answer(id, "bad_request", "expected an object with a \"cmd\" string");
-	} else if (ck && check_keys(req, ck->cmd, ck->keys, 1, id)) {
+	} else if (ck && check_keys(req, ck->cmd, &(known_keys){ck->keys, NULL, 0, NULL}, 1,
+	                            e->have_game ? e->g : NULL, id)) {
 		/* answered: an unknown key, nothing done */
 	} else if (!strcmp(cmd, "quit")) {
 		if (busy && e->bot)
@@ -530,6 +562,10 @@ static int handle(engine *e, const char *line)
 			error_answer(id, "bad_tile", "tile: key tile: expected a tile name like \"V\"");
 		else if (carc_game_over(e->g))
 			error_answer(id, "game_over", "tile: the game is over");
+		else if (carc_step_kind(e->g) != CARC_STEP_TILE)
+			error_answer(id, "bad_tile", "tile: the turn's %s step is being decided; a tile "
+			             "is drawn when the turn ends",
+			             carc_name(CARC_NAMES_STEP, carc_step_kind(e->g)));
 		else if (carc_set_current_tile(e->g, t) != CARC_OK)
 			error_answer(id, "bad_tile", "tile: %s cannot be drawn now (none left, or not "
 			                             "now under the rules)", name);
@@ -540,7 +576,7 @@ static int handle(engine *e, const char *line)
 		char err[512];
 		if (carc_game_over(e->g)) {
 			error_answer(id, "game_over", "move: the game is over");
-		} else if (check_move_keys(json_object_get(req, "move"), "move", id)) {
+		} else if (check_move_keys(e->g, json_object_get(req, "move"), "move", id)) {
 			/* answered */
 		} else if (mj_parse(e->g, json_object_get(req, "move"), &m, err, sizeof err)) {
 			error_answer(id, "bad_move", "%s", err);
@@ -594,7 +630,7 @@ int cmd_engine(int argc, char **argv)
 		}
 	}
 	engine *e = calloc(1, sizeof *e);
-	if (!e || !(e->g = malloc(sizeof *e->g))) {
+	if (!e || !(e->g = carc_game_alloc())) {
 		free(e);
 		fprintf(stderr, "carc engine: out of memory\n");
 		return 1;

@@ -32,7 +32,7 @@
 #define PLAY_MAX_SQUARES 52 /* labelled a..z, A..Z */
 
 typedef struct play {
-	carc_game g;
+	carc_game *g;
 	int np;
 	const char *seat[CARC_MAX_PLAYERS];
 	carc_bot *bot[CARC_MAX_PLAYERS];
@@ -43,7 +43,7 @@ typedef struct play {
 	int nosave;
 	int echo;        /* echo commands read from a pipe */
 	/* the human's choice in progress */
-	carc_move pl[CARC_MAX_PLACEMENTS];
+	carc_move pl[CARC_MAX_MOVES];
 	int npl;
 	int sq_x[PLAY_MAX_SQUARES], sq_y[PLAY_MAX_SQUARES];
 	int nsq;
@@ -163,7 +163,7 @@ static void print_tile_rotations(int type)
 
 static void print_scores(const play *P)
 {
-	const carc_game *g = &P->g;
+	const carc_game *g = P->g;
 	int s[CARC_MAX_PLAYERS];
 	carc_game_scores(g, s);
 	for (int p = 0; p < P->np; p++) {
@@ -179,9 +179,9 @@ static void print_scores(const play *P)
 
 static void print_tiles_left(const play *P)
 {
-	printf("tiles left (%d):", carc_tiles_left(&P->g));
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
-		int n = carc_tiles_left_of(&P->g, t);
+	printf("tiles left (%d):", carc_tiles_left(P->g));
+	for (int t = 0; t < carc_limit(CARC_LIMIT_TILE_TYPES); t++) {
+		int n = carc_tiles_left_of(P->g, t);
 		if (n)
 			printf(" %s:%d", carc_tile_name(t), n);
 	}
@@ -190,7 +190,7 @@ static void print_tiles_left(const play *P)
 
 static void print_breakdown(const play *P)
 {
-	const carc_game *g = &P->g;
+	const carc_game *g = P->g;
 	printf("\nfinal scores:\n%-30s", "");
 	for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
 		if (bd_kind_shown(g, k))
@@ -226,7 +226,7 @@ static char square_label(int s) { return (char)(s < 26 ? 'a' + s : 'A' + s - 26)
 
 static void collect_squares(play *P)
 {
-	P->npl = carc_placements(&P->g, P->pl, CARC_MAX_PLACEMENTS);
+	P->npl = carc_placements(P->g, P->pl, CARC_MAX_MOVES);
 	P->nsq = 0;
 	for (int i = 0; i < P->npl; i++) {
 		if (P->pl[i] == CARC_MOVE_DISCARD)
@@ -272,16 +272,16 @@ static void refresh_options(play *P)
 		return;
 	carc_move rots[4];
 	int n = square_rots(P, P->sel_sq, rots);
-	P->nfo = carc_figure_options(&P->g, rots[P->sel_rot % n], P->fo, 64);
+	P->nfo = carc_figure_options(P->g, rots[P->sel_rot % n], P->fo, 64);
 }
 
 static void describe(const carc_game *g, carc_move m, char *buf, size_t size)
 {
-	static const char *const FK[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
-	                                                     "cloister", "garden", "river"};
-	static const char *const FN[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
-	                                               "pig", "abbot"};
 	int type = carc_current_tile(g);
+	if (carc_step_kind(g) != CARC_STEP_TILE) {
+		carc_move_text(g, m, buf, size);
+		return;
+	}
 	if (m == CARC_MOVE_DISCARD) {
 		snprintf(buf, size, "%s fits nowhere: set aside", carc_tile_name(type));
 		return;
@@ -298,17 +298,19 @@ static void describe(const carc_game *g, carc_move m, char *buf, size_t size)
 	}
 	carc_tile_segment(type, seg, &kind, NULL, NULL, NULL);
 	if (o < size)
-		snprintf(buf + o, size - o, ", %s on the %s (%s)", FN[carc_move_figure(m)], FK[kind],
+		snprintf(buf + o, size - o, ", %s on the %s (%s)",
+		         carc_name(CARC_NAMES_FIGURE_WORDS, carc_move_figure(m)),
+		         carc_name(CARC_NAMES_FEATURE, kind),
 		         carc_port_name(carc_tile_segment_port(type, carc_move_rot(m), seg)));
 }
 
 /* Draws the board, with the move being chosen in place. */
 static void show_board(play *P, carc_move preview)
 {
-	carc_game *b = malloc(sizeof *b);
+	carc_game *b = carc_game_alloc();
 	if (!b)
 		return;
-	carc_game_copy(b, &P->g);
+	carc_game_copy(b, P->g);
 	bd_opts o = P->bd;
 	o.highlight = -1;
 	if (preview != CARC_MOVE_NONE && carc_apply(b, preview, NULL, NULL) == CARC_OK &&
@@ -320,12 +322,12 @@ static void show_board(play *P, carc_move preview)
 		bd_fit(b, &o);
 	printf("\n");
 	bd_draw(stdout, b, &o);
-	free(b);
+	carc_game_free(b);
 }
 
 static void show_choice(play *P)
 {
-	const carc_game *g = &P->g;
+	const carc_game *g = P->g;
 	carc_move m = current_choice(P);
 	show_board(P, m);
 	printf("\n");
@@ -408,10 +410,38 @@ static void select_move(play *P, carc_move m)
 	}
 }
 
+/* A decision of a step other than the tile's: the engine's options, one
+ * of them chosen by its number; CARC_MOVE_NONE to stop the game. */
+static carc_move human_step(play *P)
+{
+	carc_move opts[64];
+	char line[256], text[96];
+	int n = carc_legal_moves(P->g, opts, 64);
+	for (;;) {
+		printf("  %s:", carc_name(CARC_NAMES_STEP, carc_step_kind(P->g)));
+		for (int i = 0; i < n; i++) {
+			carc_move_text(P->g, opts[i], text, sizeof text);
+			printf("  %d: %s", i + 1, text);
+		}
+		printf("\n");
+		if (read_line(P, line, sizeof line))
+			return CARC_MOVE_NONE;
+		if (!strcmp(line, "quit") || !strcmp(line, "q") || !strcmp(line, "exit"))
+			return CARC_MOVE_NONE;
+		char *end;
+		long k = strtol(line, &end, 10);
+		if (*line && !*end && k >= 1 && k <= n)
+			return opts[k - 1];
+		printf("  choose 1..%d (or quit)\n", n);
+	}
+}
+
 /* The human's move; CARC_MOVE_NONE to stop the game. */
 static carc_move human_turn(play *P)
 {
-	const carc_game *g = &P->g;
+	if (carc_step_kind(P->g) != CARC_STEP_TILE)
+		return human_step(P);
+	const carc_game *g = P->g;
 	char line[256];
 	collect_squares(P);
 	P->sel_sq = -1;
@@ -536,7 +566,7 @@ static int save_record(play *P)
 		extra[o] = 0;
 	}
 	snprintf(extra + o, sizeof extra - o, "], \"program\": \"carc play\"}");
-	char *json = carc_record_write(&P->g, extra);
+	char *json = carc_record_write(P->g, extra);
 	if (!json) {
 		fprintf(stderr, "carc play: could not write the record\n");
 		return 1;
@@ -544,7 +574,7 @@ static int save_record(play *P)
 	char def[64];
 	const char *path = P->save;
 	if (!path) {
-		snprintf(def, sizeof def, "carc-play-%llu.json", (unsigned long long)carc_game_seed(&P->g));
+		snprintf(def, sizeof def, "carc-play-%llu.json", (unsigned long long)carc_game_seed(P->g));
 		path = def;
 	}
 	FILE *f = fopen(path, "w");
@@ -563,13 +593,13 @@ static int save_record(play *P)
 
 static void report_move(const play *P, int p, const carc_events *ev)
 {
-	const carc_game *g = &P->g;
-	bd_print_turn(stdout, g, g->nturns - 1, P->bd.color);
+	const carc_game *g = P->g;
+	bd_print_step(stdout, g, carc_steps_played(g) - 1, P->bd.color);
 	if (P->bot[p])
 		printf("  [%s]", carc_bot_spec(P->bot[p]));
 	printf("\n");
 	for (int e = 0; e < ev->n; e++) {
-		if (ev->ev[e].final)
+		if (ev->ev[e].final || ev->ev[e].type != CARC_EV_SCORED)
 			continue;
 		printf("  scores ");
 		bd_print_event(stdout, g, &ev->ev[e], P->bd.color);
@@ -652,7 +682,8 @@ int cmd_play(int argc, char **argv)
 		goto usage_error;
 	P->bd.color = ropt_color_on(color, stdout);
 	char err[CARC_ERRMSG_SIZE];
-	if (carc_game_init(&P->g, &rules, seed, NULL, 0, err) != CARC_OK) {
+	P->g = carc_game_new(&rules, seed, NULL, 0, err);
+	if (!P->g) {
 		ropt_usage(CMD, "%s", err);
 		goto usage_error;
 	}
@@ -686,11 +717,11 @@ int cmd_play(int argc, char **argv)
 		printf(" %s\n", P->seat[p]);
 	}
 	int quit = 0;
-	while (!carc_game_over(&P->g)) {
-		int p = carc_to_move(&P->g);
+	while (!carc_game_over(P->g)) {
+		int p = carc_to_move(P->g);
 		carc_move m;
 		if (P->bot[p]) {
-			m = carc_bot_choose(P->bot[p], &P->g);
+			m = carc_bot_choose(P->bot[p], P->g);
 		} else {
 			m = human_turn(P);
 			if (m == CARC_MOVE_NONE) {
@@ -699,7 +730,7 @@ int cmd_play(int argc, char **argv)
 			}
 		}
 		carc_events ev;
-		if (carc_apply(&P->g, m, &ev, err) != CARC_OK) {
+		if (carc_apply(P->g, m, &ev, err) != CARC_OK) {
 			printf("illegal move: %s\n", err);
 			if (P->bot[p]) {
 				rc = 1;
@@ -709,11 +740,11 @@ int cmd_play(int argc, char **argv)
 		}
 		report_move(P, p, &ev);
 	}
-	if (carc_game_over(&P->g)) {
+	if (carc_game_over(P->g)) {
 		show_board(P, CARC_MOVE_NONE);
 		print_breakdown(P);
 	} else if (quit) {
-		printf("game left after %d turns\n", P->g.nturns);
+		printf("game left after %d turns\n", carc_turns_played(P->g));
 		print_scores(P);
 	}
 	if (save_record(P))
@@ -722,9 +753,11 @@ out:
 	for (int p = 0; p < P->np; p++)
 		carc_bot_free(P->bot[p]);
 	carc_bot_free(P->hinter);
+	carc_game_free(P->g);
 	free(P);
 	return rc;
 usage_error:
+	carc_game_free(P->g);
 	free(P);
 	return ROPT_USAGE;
 }

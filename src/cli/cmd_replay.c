@@ -44,7 +44,7 @@ static void help(FILE *f)
 /* The record's final scores and points by kind, as JSON. */
 static json_t *result_json(const char *path, const carc_game *g)
 {
-	int np = g->rules.players, scores[CARC_MAX_PLAYERS];
+	int np = carc_players(g), scores[CARC_MAX_PLAYERS];
 	carc_game_scores(g, scores);
 	json_t *o = json_object(), *sc = json_array(), *bk = json_array();
 	for (int p = 0; p < np; p++) {
@@ -58,7 +58,8 @@ static json_t *result_json(const char *path, const carc_game *g)
 	}
 	json_object_set_new(o, "file", json_string(path));
 	json_object_set_new(o, "ok", json_true());
-	json_object_set_new(o, "turns", json_integer(g->nturns));
+	json_object_set_new(o, "turns", json_integer(carc_turns_played(g)));
+	json_object_set_new(o, "steps", json_integer(carc_steps_played(g)));
 	json_object_set_new(o, "over", json_boolean(carc_game_over(g)));
 	json_object_set_new(o, "scores", sc);
 	json_object_set_new(o, "by_kind", bk);
@@ -103,9 +104,9 @@ static int replay_one(const char *path, int quiet, int as_json, carc_game *g)
 	} else if (!quiet) {
 		int scores[CARC_MAX_PLAYERS];
 		carc_game_scores(g, scores);
-		printf("%s: ok (%d turns%s, scores ", path, g->nturns,
+		printf("%s: ok (%d turns%s, scores ", path, carc_turns_played(g),
 		       carc_game_over(g) ? "" : ", unfinished");
-		for (int p = 0; p < g->rules.players; p++)
+		for (int p = 0; p < carc_players(g); p++)
 			printf("%s%d", p ? "-" : "", scores[p]);
 		printf(")\n");
 	}
@@ -137,7 +138,7 @@ int cmd_replay(int argc, char **argv)
 	if (nfiles == 0)
 		return ropt_usage(CMD, "no record file given");
 
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	if (!g) {
 		fprintf(stderr, "carc replay: out of memory\n");
 		return 1;

@@ -99,7 +99,7 @@ int cmd_show(int argc, char **argv)
 			if (st < 0)
 				return ROPT_USAGE;
 		} else if ((st = ropt_value(CMD, argc, argv, &i, "--turn", &v)) != 0) {
-			if (st < 0 || ropt_int(CMD, "--turn", v, 0, CARC_MAX_TILES, &turn))
+			if (st < 0 || ropt_int(CMD, "--turn", v, 0, carc_limit(CARC_LIMIT_BOARD_TILES), &turn))
 				return ROPT_USAGE;
 		} else if ((st = ropt_value(CMD, argc, argv, &i, "--size", &v)) != 0) {
 			if (st < 0)
@@ -140,7 +140,7 @@ int cmd_show(int argc, char **argv)
 			len = strlen(cut);
 		}
 	}
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	if (!g) {
 		free(text);
 		fprintf(stderr, "carc show: out of memory\n");
@@ -150,23 +150,33 @@ int cmd_show(int argc, char **argv)
 	free(text);
 	if (st != CARC_OK) {
 		fprintf(stderr, "carc show: %s: %s\n", path, err);
-		free(g);
+		carc_game_free(g);
 		return 1;
 	}
 
 	o.color = ropt_color_on(color, stdout);
 	if (size_auto)
 		bd_fit(g, &o);
-	if (g->nturns > 0) {
-		o.highlight = g->ntiles - 1;
-		printf("%s, turn %d%s: ", path, g->nturns,
-		       nturns > g->nturns ? "" : " (the last)");
-		bd_print_turn(stdout, g, g->nturns - 1, o.color);
+	int played = carc_turns_played(g);
+	if (played > 0) {
+		o.highlight = carc_board_tiles(g) - 1;
+		printf("%s, turn %d%s: ", path, played, nturns > played ? "" : " (the last)");
+		/* the turn's steps, the tile's first */
+		for (int k = 0, first = 1; k < carc_steps_played(g); k++) {
+			carc_step_info si;
+			carc_step_played(g, k, &si);
+			if (si.turn != played - 1)
+				continue;
+			if (!first)
+				printf("; ");
+			first = 0;
+			bd_print_step(stdout, g, k, o.color);
+		}
 		printf("\n");
 	} else {
 		printf("%s: the start of the game\n", path);
 	}
 	bd_draw(stdout, g, &o);
-	free(g);
+	carc_game_free(g);
 	return 0;
 }

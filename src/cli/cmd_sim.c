@@ -74,14 +74,20 @@ typedef struct sim_totals {
 static carc_status play_game(carc_game *g, const carc_rules *r, uint64_t seed, sim_totals *t,
                              char *err)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS];
+	carc_move pl[CARC_MAX_MOVES];
 	carc_move fo[CARC_MAX_SEGS * CARC_FIG_COUNT];
 	carc_status st = carc_game_init(g, r, seed, NULL, 0, err);
 	if (st != CARC_OK)
 		return st;
 	uint64_t rng = seed;
 	while (!carc_game_over(g)) {
-		int n = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+		int n = carc_placements(g, pl, CARC_MAX_MOVES);
+		if (!n) { /* a step other than the tile's: a random decision */
+			n = carc_legal_moves(g, pl, CARC_MAX_MOVES);
+			if ((st = carc_apply(g, pl[splitmix(&rng) % (uint64_t)n], NULL, err)) != CARC_OK)
+				return st;
+			continue;
+		}
 		carc_move m = pl[splitmix(&rng) % (uint64_t)n];
 		t->turns++;
 		if (m != CARC_MOVE_DISCARD) {
@@ -155,7 +161,7 @@ static int write_record(const char *dir, const carc_game *g, uint64_t seed)
 {
 	char extra[256], path[4096];
 	size_t l = (size_t)snprintf(extra, sizeof extra, "{\"generator\": \"carc sim\", \"bots\": [");
-	for (int p = 0; p < g->rules.players; p++)
+	for (int p = 0; p < carc_players(g); p++)
 		l += (size_t)snprintf(extra + l, sizeof extra - l, "%s\"random\"", p ? ", " : "");
 	snprintf(extra + l, sizeof extra - l, "]}");
 	char *text = carc_record_write(g, extra);
@@ -277,7 +283,7 @@ int cmd_sim(int argc, char **argv)
 	if (dir && make_dirs(dir))
 		return 1;
 
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	sim_totals *t = calloc(1, sizeof *t);
 	if (!g || !t) {
 		free(g);

@@ -16,9 +16,6 @@
 
 static const char *const CMD = "tiles";
 
-static const char *const KIND[CARC_FEAT_KIND_COUNT] = {"city",     "road",   "field",
-                                                       "cloister", "garden", "river"};
-
 static void help(FILE *f)
 {
 	fprintf(f,
@@ -55,9 +52,8 @@ static json_t *tile_json(int type, int count)
 		unsigned ports, flags, cities;
 		carc_tile_segment(type, s, &kind, &ports, &flags, &cities);
 		json_t *so = json_object(), *pa = json_array();
-		json_object_set_new(so, "type", json_string(kind >= 0 && kind < CARC_FEAT_KIND_COUNT
-		                                                    ? KIND[kind]
-		                                                    : "?"));
+		const char *kn = carc_name(CARC_NAMES_FEATURE, kind);
+		json_object_set_new(so, "type", json_string(kn ? kn : "?"));
 		for (int p = 0; p < 12; p++)
 			if (ports & (1u << p))
 				json_array_append_new(pa, json_string(carc_port_name(p)));
@@ -75,10 +71,9 @@ static json_t *tile_json(int type, int count)
 			json_object_set_new(so, "inn", json_true());
 		if (flags & CARC_SEGF_CATHEDRAL)
 			json_object_set_new(so, "cathedral", json_true());
-		if (CARC_SEG_GOODS(flags)) {
-			static const char *const GOODS[CARC_GOODS_COUNT] = {"", "wine", "grain", "cloth"};
-			json_object_set_new(so, "goods", json_string(GOODS[CARC_SEG_GOODS(flags)]));
-		}
+		if (CARC_SEG_GOODS(flags))
+			json_object_set_new(so, "goods",
+			                    json_string(carc_name(CARC_NAMES_GOODS, (int)CARC_SEG_GOODS(flags))));
 		json_array_append_new(segs, so);
 	}
 	char edges[5];
@@ -92,18 +87,18 @@ static json_t *tile_json(int type, int count)
 
 /* Copies of each tile type in the rule set's pile, the start tile
  * included; returns the start tile. */
-static int rule_set_tiles(const carc_rules *r, int counts[CARC_TILE_TYPES])
+static int rule_set_tiles(const carc_rules *r, int *counts)
 {
 	int start = carc_rules_start_tile(r);
 	carc_rules_pile(r, counts);
-	if (start >= 0 && start < CARC_TILE_TYPES)
+	if (start >= 0 && start < carc_limit(CARC_LIMIT_TILE_TYPES))
 		counts[start]++;
 	return start;
 }
 
 static int print_json(const carc_rules *r)
 {
-	int counts[CARC_TILE_TYPES];
+	int counts[carc_limit(CARC_LIMIT_TILE_TYPES)];
 	int start_tile = rule_set_tiles(r, counts);
 	json_t *root = json_object(), *ports = json_array(), *start = json_object();
 	json_t *tiles = json_object();
@@ -113,7 +108,7 @@ static int print_json(const carc_rules *r)
 	json_object_set_new(start, "x", json_integer(0));
 	json_object_set_new(start, "y", json_integer(0));
 	json_object_set_new(start, "rot", json_integer(0));
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < carc_limit(CARC_LIMIT_TILE_TYPES); t++)
 		if (counts[t] > 0)
 			json_object_set_new(tiles, carc_tile_name(t), tile_json(t, counts[t]));
 	json_object_set_new(root, "ports", ports);
@@ -150,10 +145,11 @@ static void ports_text(unsigned ports, char *out, size_t size)
 
 static int print_table(const carc_rules *r)
 {
-	int counts[CARC_TILE_TYPES], total = 0;
+	const int types = carc_limit(CARC_LIMIT_TILE_TYPES);
+	int counts[types], total = 0;
 	int start = rule_set_tiles(r, counts);
 	printf("tile  count  edges  segments (ports at rot 0; a field names the cities it borders)\n");
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < types; t++) {
 		int count = counts[t];
 		if (count <= 0)
 			continue;
@@ -168,8 +164,8 @@ static int print_table(const carc_rules *r)
 			char pt[64];
 			carc_tile_segment(t, s, &kind, &ports, &flags, &cities);
 			ports_text(ports, pt, sizeof pt);
-			printf("%s %d %s %s", s ? ";" : "", s,
-			       kind >= 0 && kind < CARC_FEAT_KIND_COUNT ? KIND[kind] : "?",
+			const char *kn = carc_name(CARC_NAMES_FEATURE, kind);
+			printf("%s %d %s %s", s ? ";" : "", s, kn ? kn : "?",
 			       ports ? pt
 			             : carc_port_name(kind == CARC_FEAT_FIELD ? CARC_PORT_INNER
 			                                                      : CARC_PORT_CENTRE));
@@ -187,9 +183,7 @@ static int print_table(const carc_rules *r)
 			if (flags & CARC_SEGF_CATHEDRAL)
 				printf(" +cathedral");
 			if (CARC_SEG_GOODS(flags))
-				printf(" +%s", CARC_SEG_GOODS(flags) == CARC_GOODS_WINE    ? "wine"
-				               : CARC_SEG_GOODS(flags) == CARC_GOODS_GRAIN ? "grain"
-				                                                           : "cloth");
+				printf(" +%s", carc_name(CARC_NAMES_GOODS, (int)CARC_SEG_GOODS(flags)));
 		}
 		printf("\n");
 	}

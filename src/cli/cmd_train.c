@@ -100,7 +100,7 @@ static int ds_add(dataset *d, const double *x, double y)
 static int play_game(const carc_rules *r, const char *spec, uint64_t seed, dataset *d,
                      FILE *dump, const char *set, long game)
 {
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	char err[512];
 	if (!g || carc_game_init(g, r, seed, NULL, 0, err) != CARC_OK) {
 		fprintf(stderr, "carc train: game %llu: %s\n", (unsigned long long)seed,
@@ -118,7 +118,8 @@ static int play_game(const carc_rules *r, const char *spec, uint64_t seed, datas
 			free(g);
 			return -1;
 		}
-	double *feat = malloc(sizeof *feat * (size_t)nf * CARC_MAX_TILES * CARC_MAX_PLAYERS);
+	double *feat =
+	    malloc(sizeof *feat * (size_t)nf * (size_t)carc_limit(CARC_LIMIT_STEPS) * CARC_MAX_PLAYERS);
 	int npos = 0, rc = 0;
 	while (feat && !carc_game_over(g)) {
 		carc_apply_unchecked(g, carc_bot_choose(b[carc_to_move(g)], g), NULL);

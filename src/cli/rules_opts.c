@@ -209,7 +209,7 @@ void ropt_rules_help(FILE *f)
 int ropt_check_rules(const char *cmd, const carc_rules *r)
 {
 	char err[CARC_ERRMSG_SIZE];
-	carc_game *g = malloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	if (!g) {
 		fprintf(stderr, "carc %s: out of memory\n", cmd);
 		return -1;

@@ -22,7 +22,7 @@ static void hm_put(carc_game *g, int x, int y, unsigned val)
 			g->hmap[i] = (key << 10) | val;
 			return;
 		}
-		i = (i + 1) & (CARC_HASH_SIZE - 1);
+		i = (i + 1) & (ST_HASH_SIZE - 1);
 	}
 }
 

@@ -29,7 +29,7 @@ static carc_status fail(char *err, const char *fmt, ...)
 /* A dense grid over the board's bounding box (with a margin of 2), built
  * from the tile list alone: the check's own view of the board. The box of
  * n connected tiles has width + height <= n + 1, so its area is bounded. */
-#define GRID_MAX (((CARC_MAX_TILES + 1) / 2 + 5) * ((CARC_MAX_TILES + 1) / 2 + 6))
+#define GRID_MAX (((ST_MAX_TILES + 1) / 2 + 5) * ((ST_MAX_TILES + 1) / 2 + 6))
 typedef struct grid {
 	int x0, y0, w, h;
 	int16_t cell[GRID_MAX];
@@ -76,7 +76,7 @@ static int scan_tile_g(const grid *gr, int x, int y)
 carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 {
 	static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
-	int nbr[CARC_MAX_TILES][4];
+	int nbr[ST_MAX_TILES][4];
 	grid board;
 	int gb = grid_build(&board, g);
 	if (gb == -1)
@@ -135,10 +135,10 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	(void)nfront;
 
 	/* features: flood fill over ports */
-	if (g->nnodes > CARC_MAX_NODES)
+	if (g->nnodes > ST_MAX_NODES)
 		return fail(err, "%d nodes", g->nnodes);
-	uint16_t label[CARC_MAX_NODES], stack[CARC_MAX_NODES];
-	int open[CARC_MAX_NODES], nlab = 0;
+	uint16_t label[ST_MAX_NODES], stack[ST_MAX_NODES];
+	int open[ST_MAX_NODES], nlab = 0;
 	for (int n = 0; n < g->nnodes; n++)
 		label[n] = 0xFFFF;
 	for (int i = 0; i < g->ntiles; i++) {
@@ -184,7 +184,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			}
 		}
 	}
-	int rootlab[CARC_MAX_NODES], labroot[CARC_MAX_NODES];
+	int rootlab[ST_MAX_NODES], labroot[ST_MAX_NODES];
 	for (int n = 0; n < g->nnodes; n++)
 		rootlab[n] = labroot[n] = -1;
 	for (int n = 0; n < g->nnodes; n++) {
@@ -201,8 +201,8 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	}
 
 	/* per feature sums */
-	int shields[CARC_MAX_NODES], figs[CARC_MAX_NODES], members[CARC_MAX_NODES];
-	unsigned owners[CARC_MAX_NODES];
+	int shields[ST_MAX_NODES], figs[ST_MAX_NODES], members[ST_MAX_NODES];
+	unsigned owners[ST_MAX_NODES];
 	memset(shields, 0, sizeof shields);
 	memset(figs, 0, sizeof figs);
 	memset(members, 0, sizeof members);
@@ -212,12 +212,12 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 		if (tile_defs[t->type].seg[g->node[n].seg].flags & CARC_SEGF_SHIELD)
 			shields[label[n]]++;
 	}
-	for (int i = g->nfig; i < CARC_MAX_FIGURES; i++)
+	for (int i = g->nfig; i < ST_MAX_FIGURES; i++)
 		if (g->fig[i].owner != 255)
 			return fail(err, "figure slot %d is used above the mark %d", i, g->nfig);
 	int on_board[CARC_MAX_PLAYERS][CARC_FIG_COUNT];
 	memset(on_board, 0, sizeof on_board);
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < ST_MAX_FIGURES; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255)
 			continue;
@@ -231,7 +231,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			owners[label[f->node]] |= 1u << f->owner;
 	}
 	/* builders and pigs stand with a follower of their owner */
-	for (int i = 0; i < CARC_MAX_FIGURES; i++) {
+	for (int i = 0; i < ST_MAX_FIGURES; i++) {
 		const carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || (f->kind != CARC_FIG_BUILDER && f->kind != CARC_FIG_PIG))
 			continue;
@@ -318,13 +318,8 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	/* figures conserved, scores add up */
 	for (int p = 0; p < g->rules.players; p++) {
 		int total = 0;
-		unsigned ex = g->rules.expansions;
-		const int owned[CARC_FIG_COUNT] = {7, (ex & CARC_EXP_INNS) ? 1 : 0,
-		                                   (ex & CARC_EXP_TRADERS) ? 1 : 0,
-		                                   (ex & CARC_EXP_TRADERS) ? 1 : 0,
-		                                   (ex & CARC_EXP_ABBOT) ? 1 : 0};
 		for (int k = 0; k < CARC_FIG_COUNT; k++)
-			if (g->supply[p][k] + on_board[p][k] != owned[k])
+			if (g->supply[p][k] + on_board[p][k] != carc_rules_supply(&g->rules, k))
 				return fail(err, "player %d: figure kind %d: %d in supply and %d on the board",
 				            p, k, g->supply[p][k], on_board[p][k]);
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
@@ -333,9 +328,25 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			return fail(err, "player %d: score %d, kinds add up to %d", p, g->score[p], total);
 	}
 	int left = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < TILE_TYPES; t++)
 		left += g->remaining[t];
 	if (left != g->npile - g->pos)
 		return fail(err, "%d tiles counted left, pile says %d", left, g->npile - g->pos);
+	/* the steps: one tile step a turn, each turn's steps together */
+	int turns = 0;
+	for (int k = 0; k < g->nsteps; k++) {
+		const carc_step_rec *sr = &g->steps[k];
+		if (sr->kind == ST_STEP_TILE) {
+			if (turns >= g->nturns || g->turn_step[turns] != k)
+				return fail(err, "step %d is a tile step that turn %d does not name", k, turns);
+			turns++;
+		}
+		if (sr->turn != turns - 1 || sr->kind >= ST_STEP_KINDS)
+			return fail(err, "step %d: turn %d, kind %d", k, sr->turn, sr->kind);
+	}
+	if (turns != g->nturns)
+		return fail(err, "%d tile steps, %d turns", turns, g->nturns);
+	if (!g->over && (g->step >= ST_STEP_KINDS || g->step_player >= g->rules.players))
+		return fail(err, "the current step is kind %d of player %d", g->step, g->step_player);
 	return CARC_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "carc.h"
+#include "state.h"
 #include "tiles.h"
 #include "tiletab.h"
 
@@ -29,7 +30,7 @@ static inline uint32_t hm_key(int x, int y)
 
 static inline unsigned hm_slot(uint32_t key)
 {
-	return (key * 0x9E3779B1u) >> (32 - 9);
+	return (key * 0x9E3779B1u) >> (32 - ST_HASH_BITS);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
@@ -40,7 +41,7 @@ static inline unsigned hm_probe(const carc_game *g, uint32_t key)
 		uint32_t e = g->hmap[i];
 		if (!e || (e >> 10) == key)
 			return i;
-		i = (i + 1) & (CARC_HASH_SIZE - 1);
+		i = (i + 1) & (ST_HASH_SIZE - 1);
 	}
 }
 
@@ -97,17 +98,30 @@ static inline unsigned river_sides(int type, int rot)
 }
 
 uint64_t eng_mix64(uint64_t x);
+/* game.c: the decisions of the current step when it is not a tile step */
+int eng_step_moves(const carc_game *g, carc_move *buf, int max);
+/* names.c: a figure kind in words for messages ("big follower") */
+const char *eng_figure_words(int kind);
+/* game.c: puts player p's figure of kind `kind` on node (no rule
+ * checked; the figure slots are never overrun: carc_game_init refused a
+ * game whose figures could not all stand on the board at once). */
+void eng_place_figure(carc_game *g, int node, int p, int kind);
 /* board.c */
 int eng_place_tile(carc_game *g, int x, int y, int type, int rot, int player);
 uint64_t eng_tile_key(int x, int y, int type, int rot);
 uint64_t eng_fig_key(const carc_game *g, int node, int owner, int kind);
 /* score.c */
-void eng_remove_figure(carc_game *g, int slot);
+/* Takes the figure in slot back to its owner's supply (a "returned" event
+ * into ev when not NULL). */
+void eng_remove_figure(carc_game *g, int slot, int final, carc_events *ev);
 /* Scores the road or city with root r, completed (placer: who placed the
  * completing tile, takes its goods) or at the end (placer -1). */
 void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_events *ev);
 void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_events *ev);
 void eng_final_scoring(carc_game *g, carc_events *ev);
+/* Points of the road or city with root r of `tiles` tiles, completed or
+ * at the end. */
+int eng_feature_points(const carc_game *g, int r, int tiles, int complete);
 /* Distinct tiles of the feature with root r (walks it); the goods symbols
  * on it added into goods[CARC_GOODS_COUNT] unless NULL. */
 int eng_feature_tiles(const carc_game *g, int r, int *goods);

@@ -20,11 +20,27 @@ carc_move carc_turn_played(const carc_game *g, int k, int *type, int *player)
 {
 	if (k < 0 || k >= g->nturns)
 		return CARC_MOVE_NONE;
+	const carc_step_rec *sr = &g->steps[g->turn_step[k]];
 	if (type)
-		*type = g->turns[k].type;
+		*type = sr->type;
 	if (player)
-		*player = g->turns[k].player;
-	return g->turns[k].move;
+		*player = sr->player;
+	return sr->move;
+}
+
+int carc_steps_played(const carc_game *g) { return g->nsteps; }
+
+int carc_step_played(const carc_game *g, int k, carc_step_info *out)
+{
+	if (k < 0 || k >= g->nsteps)
+		return -1;
+	const carc_step_rec *sr = &g->steps[k];
+	out->kind = sr->kind;
+	out->player = sr->player;
+	out->turn = sr->turn;
+	out->tile = sr->type;
+	out->move = sr->move;
+	return 0;
 }
 
 int carc_feature_id(const carc_game *g, int tile, int seg)
@@ -104,7 +120,7 @@ static void add_figure(carc_feature_info *h, const carc_figure_at *f)
 
 static int figure_slots(const carc_game *g)
 {
-	return g->nfig < CARC_MAX_FIGURES ? g->nfig : CARC_MAX_FIGURES;
+	return g->nfig < ST_MAX_FIGURES ? g->nfig : ST_MAX_FIGURES;
 }
 
 int carc_feature_get(const carc_game *g, int id, int count_tiles, int count_figures,

@@ -11,6 +11,7 @@
  * - score[p] is the sum of by_kind[p][*]; figures are conserved.
  * Nothing here allocates; all work is bounded by the fixed arrays.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,9 +57,6 @@ static void seterr(char *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *const FIG_NAMES[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
-                                                      "pig", "abbot"};
-
 void carc_rules_default(carc_rules *r)
 {
 	memset(r, 0, sizeof *r);
@@ -80,7 +78,7 @@ static void deal(carc_game *g, uint64_t seed)
 		return;
 	}
 	/* stable partition by river class: pieces (1), ends (2), others (0) */
-	uint8_t tmp[CARC_MAX_TILES];
+	uint8_t tmp[ST_MAX_TILES];
 	int k = 0;
 	for (int cls = 1; cls <= 3; cls++)
 		for (int i = 0; i < n; i++)
@@ -105,8 +103,8 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		return CARC_ERR_ARG;
 	}
 	unsigned ex = r->expansions;
-	if (ex & ~CARC_EXP_ALL) {
-		seterr(err, "unknown expansion bits 0x%x", ex & ~CARC_EXP_ALL);
+	if (ex & ~carc_expansions_known()) {
+		seterr(err, "unknown expansion bits 0x%x", ex & ~carc_expansions_known());
 		return CARC_ERR_ARG;
 	}
 	if ((ex & CARC_EXP_INNS) && (ex & CARC_EXP_INNS_TILES)) {
@@ -123,7 +121,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		seterr(err, "unknown farm scoring %d", r->farm_scoring);
 		return CARC_ERR_ARG;
 	}
-	if (pile && (npile_types < 0 || npile_types > CARC_TILE_TYPES)) {
+	if (pile && (npile_types < 0 || npile_types > TILE_TYPES)) {
 		seterr(err, "pile has %d tile types", npile_types);
 		return CARC_ERR_ARG;
 	}
@@ -140,14 +138,27 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	memset(g->turn_score, 0, sizeof g->turn_score);
 	memset(g->supply, 0, sizeof g->supply);
 	memset(g->goods, 0, sizeof g->goods);
-	for (int p = 0; p < r->players; p++) {
-		g->supply[p][CARC_FIG_FOLLOWER] = 7;
-		g->supply[p][CARC_FIG_BIG] = (ex & CARC_EXP_INNS) ? 1 : 0;
-		g->supply[p][CARC_FIG_BUILDER] = (ex & CARC_EXP_TRADERS) ? 1 : 0;
-		g->supply[p][CARC_FIG_PIG] = (ex & CARC_EXP_TRADERS) ? 1 : 0;
-		g->supply[p][CARC_FIG_ABBOT] = (ex & CARC_EXP_ABBOT) ? 1 : 0;
+	int figures = 0;
+	for (int p = 0; p < r->players; p++)
+		for (int k = 0; k < CARC_FIG_COUNT; k++) {
+			g->supply[p][k] = (uint8_t)carc_rules_supply(r, k);
+			figures += g->supply[p][k];
+		}
+	/* every figure may stand on the board at once */
+	if (figures > ST_MAX_FIGURES) {
+		seterr(err, "%d figures in play, the engine holds %d", figures, ST_MAX_FIGURES);
+		return CARC_ERR_ARG;
 	}
 	g->player = 0;
+	g->step = ST_STEP_TILE;
+	g->step_player = 0;
+	g->nsteps = 0;
+	g->pend_same = g->pend_bonus = 0;
+#ifdef CARC_TEST_STEPS
+	g->after_tile = (ex & ST_EXP_TEST_PASS) != 0;
+#else
+	g->after_tile = 0;
+#endif
 	g->over = 0;
 	g->bonus = 0;
 	g->ntiles = 0;
@@ -158,12 +169,12 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	g->river_open = 0;
 	g->river_turn = 0;
 	memset(g->hmap, 0, sizeof g->hmap);
-	for (int i = 0; i < CARC_MAX_FIGURES; i++)
+	for (int i = 0; i < ST_MAX_FIGURES; i++)
 		g->fig[i].owner = 255;
 	g->nfig = 0;
 	memset(g->remaining, 0, sizeof g->remaining);
 
-	int counts[CARC_TILE_TYPES] = {0};
+	int counts[TILE_TYPES] = {0};
 	int start = carc_rules_start_tile(r);
 	if (pile) {
 		for (int t = 0; t < npile_types; t++) {
@@ -185,10 +196,15 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	} else {
 		carc_rules_pile(r, counts);
 	}
-	int n = 0;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
-		if (n + counts[t] > CARC_MAX_TILES - 1) {
-			seterr(err, "pile holds more than %d tiles", CARC_MAX_TILES - 1);
+	int n = 0, nodes = tile_defs[start].nseg;
+	for (int t = 0; t < TILE_TYPES; t++) {
+		if (n + counts[t] > ST_MAX_TILES - 1) {
+			seterr(err, "pile holds more than %d tiles", ST_MAX_TILES - 1);
+			return CARC_ERR_ARG;
+		}
+		nodes += counts[t] * tile_defs[t].nseg;
+		if (nodes > ST_MAX_NODES) {
+			seterr(err, "the pile's tiles have more than %d segments", ST_MAX_NODES);
 			return CARC_ERR_ARG;
 		}
 		for (int k = 0; k < counts[t]; k++)
@@ -211,30 +227,74 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	if (n == 0) {
 		eng_final_scoring(g, NULL);
 		g->over = 1;
+		g->step = ST_STEP_NONE;
 	}
 	return CARC_OK;
 }
 
 size_t carc_game_size(void) { return sizeof(carc_game); }
 
+carc_game *carc_game_alloc(void) { return malloc(sizeof(carc_game)); }
+
+carc_game *carc_game_new(const carc_rules *r, uint64_t seed, const int *pile, int npile_types,
+                         char err[CARC_ERRMSG_SIZE])
+{
+	carc_game *g = carc_game_alloc();
+	if (!g) {
+		seterr(err, "out of memory");
+		return NULL;
+	}
+	if (carc_game_init(g, r, seed, pile, npile_types, err) != CARC_OK) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+carc_game *carc_game_clone(const carc_game *src)
+{
+	carc_game *g = carc_game_alloc();
+	if (g)
+		carc_game_copy(g, src);
+	return g;
+}
+
+void carc_game_free(carc_game *g) { free(g); }
+
+int carc_limit(int what)
+{
+	switch (what) {
+	case CARC_LIMIT_BOARD_TILES: return ST_MAX_TILES;
+	case CARC_LIMIT_STEPS: return ST_MAX_STEPS;
+	case CARC_LIMIT_FIGURES: return ST_MAX_FIGURES;
+	case CARC_LIMIT_FEATURE_IDS: return ST_MAX_NODES;
+	case CARC_LIMIT_TILE_TYPES: return TILE_TYPES;
+	case CARC_LIMIT_MOVES: return CARC_MAX_MOVES;
+	default: return 0;
+	}
+}
+
 /* Copies the fixed part and the used part of each array: the same game as
  * a memcpy of the whole struct, as nothing reads past the counts (figure
- * slots, read up to CARC_MAX_FIGURES by some callers, are copied whole). */
+ * slots, read up to ST_MAX_FIGURES by some callers, are copied whole). */
 void carc_game_copy(carc_game *dst, const carc_game *src)
 {
 	memcpy(dst, src, offsetof(carc_game, tiles));
 	memcpy(dst->tiles, src->tiles, sizeof src->tiles[0] * src->ntiles);
+	memcpy(dst->turn_step, src->turn_step, sizeof src->turn_step[0] * src->nturns);
 	memcpy(dst->frontier, src->frontier, sizeof src->frontier[0] * src->nfrontier);
 	memcpy(dst->clo, src->clo, sizeof src->clo[0] * src->nclo);
 	memcpy(dst->fig, src->fig, sizeof src->fig);
-	memcpy(dst->turns, src->turns, sizeof src->turns[0] * src->nturns);
+	memcpy(dst->steps, src->steps, sizeof src->steps[0] * src->nsteps);
 	memcpy(dst->node, src->node, sizeof src->node[0] * src->nnodes);
 }
 
 /* ---- asking ------------------------------------------------------------------------- */
 
 int carc_game_over(const carc_game *g) { return g->over; }
-int carc_to_move(const carc_game *g) { return g->player; }
+int carc_to_move(const carc_game *g) { return g->step_player; }
+int carc_turn_player(const carc_game *g) { return g->player; }
+int carc_step_kind(const carc_game *g) { return g->over ? -1 : g->step; }
 int carc_bonus_turn(const carc_game *g) { return g->bonus; }
 
 int carc_current_tile(const carc_game *g)
@@ -246,7 +306,7 @@ int carc_tiles_left(const carc_game *g) { return g->npile - g->pos; }
 
 int carc_tiles_left_of(const carc_game *g, int type)
 {
-	return type >= 0 && type < CARC_TILE_TYPES ? g->remaining[type] : 0;
+	return type >= 0 && type < TILE_TYPES ? g->remaining[type] : 0;
 }
 
 int carc_supply(const carc_game *g, int player, int figure)
@@ -286,6 +346,8 @@ uint64_t carc_game_hash(const carc_game *g)
 {
 	uint64_t h = g->hash;
 	h ^= eng_mix64(0x70000ull + g->player + ((uint64_t)g->bonus << 8));
+	if (g->step != ST_STEP_TILE)
+		h ^= eng_mix64(0x75000ull + ((uint64_t)g->step << 8) + g->step_player);
 	h ^= eng_mix64(0x71000ull + (uint64_t)(carc_current_tile(g) + 1));
 	for (int p = 0; p < g->rules.players; p++) {
 		h ^= eng_mix64(0x72000ull + ((uint64_t)p << 16) + (uint16_t)g->score[p]);
@@ -345,6 +407,19 @@ int carc_board_figures(const carc_game *g, carc_figure_info *out, int max)
 }
 
 void carc_game_rules(const carc_game *g, carc_rules *out) { memcpy(out, &g->rules, sizeof *out); }
+
+int carc_game_pile(const carc_game *g, int *counts)
+{
+	int std[TILE_TYPES], standard = 1;
+	memset(counts, 0, sizeof(int) * TILE_TYPES);
+	for (int i = 0; i < g->npile; i++)
+		counts[g->pile[i]]++;
+	carc_rules_pile(&g->rules, std);
+	for (int t = 0; t < TILE_TYPES; t++)
+		if (counts[t] != std[t])
+			standard = 0;
+	return standard;
+}
 uint64_t carc_game_seed(const carc_game *g) { return g->seed; }
 
 /* ---- the draw --------------------------------------------------------------------------- */
@@ -356,7 +431,7 @@ static int drawable_now(const carc_game *g, int type)
 	int cls = river_class(type);
 	if (cls == 1)
 		return 1;
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < TILE_TYPES; t++)
 		if (g->remaining[t] && river_class(t) && (river_class(t) == 1 || cls == 0))
 			return 0;
 	return 1;
@@ -364,13 +439,13 @@ static int drawable_now(const carc_game *g, int type)
 
 int carc_tile_drawable(const carc_game *g, int type)
 {
-	return !g->over && type >= 0 && type < CARC_TILE_TYPES && g->remaining[type] &&
+	return !g->over && type >= 0 && type < TILE_TYPES && g->remaining[type] &&
 	       drawable_now(g, type);
 }
 
 carc_status carc_set_current_tile(carc_game *g, int type)
 {
-	if (g->over || type < 0 || type >= CARC_TILE_TYPES || !g->remaining[type] ||
+	if (g->step != ST_STEP_TILE || type < 0 || type >= TILE_TYPES || !g->remaining[type] ||
 	    !drawable_now(g, type))
 		return CARC_ERR_ARG;
 	for (int k = g->pos; k < g->npile; k++)
@@ -385,7 +460,11 @@ carc_status carc_set_current_tile(carc_game *g, int type)
 void carc_shuffle_rest(carc_game *g, uint64_t seed)
 {
 	uint64_t state = seed;
-	int a = g->pos, n = g->npile;
+	/* after the tile step the turn's tile stays where it is until the turn
+	 * ends: only the ones not drawn yet are shuffled */
+	int a = g->pos + (g->step != ST_STEP_TILE), n = g->npile;
+	if (g->over)
+		return;
 	/* keep the river order: pieces, the lake, the rest */
 	for (int cls = 1; cls <= 3; cls++) {
 		int b = a;
@@ -427,7 +506,7 @@ static int river_ok(const carc_game *g, int x, int y, int type, int rot)
 
 int carc_placements(const carc_game *g, carc_move *buf, int max)
 {
-	if (g->over)
+	if (g->step != ST_STEP_TILE) /* another step, or the game is over */
 		return 0;
 	int type = g->pile[g->pos];
 	int n = 0;
@@ -556,7 +635,7 @@ static int abbot_slot(const carc_game *g, int p)
 
 int carc_figure_options(const carc_game *g, carc_move pl, carc_move *buf, int max)
 {
-	if (g->over || pl == CARC_MOVE_DISCARD)
+	if (g->step != ST_STEP_TILE || pl == CARC_MOVE_DISCARD)
 		return 0;
 	const int p = g->player;
 	const uint8_t *sup = g->supply[p];
@@ -597,10 +676,55 @@ recall:
 	return n;
 }
 
+/* ---- the steps after the tile --------------------------------------------------------------- */
+
+/*
+ * Steps other than the tile step. Each kind says here what its decisions
+ * are, how one is checked and what it does; the rest of the engine (JSON,
+ * records, views) reads them through eng_step_* below.
+ *
+ * The test step (test builds, rules bit "test-pass"): after a tile was
+ * placed, the next player in turn says 0 or 1; nothing else happens, and
+ * then the turn ends. It shows that everything around the engine carries
+ * a kind of step it does not know.
+ */
+int eng_step_moves(const carc_game *g, carc_move *buf, int max)
+{
+	int n = 0;
+	(void)buf;
+	(void)max;
+	switch (g->step) {
+#ifdef CARC_TEST_STEPS
+	case ST_STEP_TEST_PASS:
+		for (carc_move v = 0; v < 2 && n < max; v++)
+			buf[n++] = v;
+		break;
+#endif
+	default:
+		break;
+	}
+	return n;
+}
+
+static carc_status check_step(const carc_game *g, carc_move m, char *err)
+{
+	carc_move buf[16];
+	int n = eng_step_moves(g, buf, 16);
+	for (int i = 0; i < n; i++)
+		if (buf[i] == m)
+			return CARC_OK;
+	seterr(err, "%u is not a decision of the %s step", m, carc_name(CARC_NAMES_STEP, g->step));
+	return CARC_ERR_ILLEGAL;
+}
+
+/* ---- move generation, continued --------------------------------------------------------- */
+
 int carc_legal_moves(const carc_game *g, carc_move *buf, int max)
 {
-	carc_move pl[CARC_MAX_PLACEMENTS];
-	int np = carc_placements(g, pl, CARC_MAX_PLACEMENTS);
+	if (g->step != ST_STEP_TILE)
+		return g->over ? 0 : eng_step_moves(g, buf, max);
+	carc_move pl[CARC_MAX_MOVES];
+	int np = carc_placements(g, pl, CARC_MAX_MOVES);
 	int n = 0;
 	for (int i = 0; i < np; i++) {
 		if (n < max)
@@ -669,7 +793,7 @@ static void explain_figure(const carc_game *g, carc_move m, int type, char *err)
 	const char *at = carc_port_name(TT_SEGPORT[type][carc_move_rot(m)][seg]);
 	int kind = def->seg[seg].kind;
 	if (!g->supply[p][fig]) {
-		seterr(err, "player %d has no %s in supply", p, FIG_NAMES[fig]);
+		seterr(err, "player %d has no %s in supply", p, eng_figure_words(fig));
 		return;
 	}
 	if (kind == CARC_FEAT_RIVER) {
@@ -709,6 +833,8 @@ carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMS
 		seterr(err, "the game is over");
 		return CARC_ERR_GAME_OVER;
 	}
+	if (g->step != ST_STEP_TILE)
+		return check_step(g, m, err);
 	int type = g->pile[g->pos];
 	if (m == CARC_MOVE_DISCARD) {
 		carc_move one;
@@ -752,7 +878,7 @@ static void debug_check(const carc_game *g)
 {
 	char e[CARC_ERRMSG_SIZE];
 	if (carc_game_check(g, e) != CARC_OK) {
-		fprintf(stderr, "carc: state check failed after turn %d: %s\n", g->nturns, e);
+		fprintf(stderr, "carc: state check failed after step %d: %s\n", g->nsteps, e);
 		abort();
 	}
 }
@@ -765,12 +891,62 @@ static void next_turn(carc_game *g, carc_events *ev, int same_player, int bonus)
 	g->bonus = (uint8_t)bonus;
 	if (!same_player && !bonus)
 		g->player = (uint8_t)((g->player + 1) % g->rules.players);
+	g->step = ST_STEP_TILE;
+	g->step_player = g->player;
 	memcpy(g->turn_score, g->score, sizeof g->score);
 	if (g->pos >= g->npile) {
 		g->bonus = 0;
 		eng_final_scoring(g, ev);
 		g->over = 1;
+		g->step = ST_STEP_NONE;
 	}
+}
+
+/* The tile step is made: the turn ends, or its later steps begin (the
+ * turn's end is kept for the last of them). */
+static void tile_step_done(carc_game *g, carc_events *ev, int same_player, int bonus)
+{
+	if (!g->after_tile || same_player) {
+		next_turn(g, ev, same_player, bonus);
+		return;
+	}
+	g->pend_same = (uint8_t)same_player;
+	g->pend_bonus = (uint8_t)bonus;
+#ifdef CARC_TEST_STEPS
+	g->step = ST_STEP_TEST_PASS;
+	g->step_player = (uint8_t)((g->player + 1) % g->rules.players);
+#endif
+}
+
+/* A new entry in the list of steps, for the decision being made now. */
+static carc_step_rec *step_record(carc_game *g, carc_move m)
+{
+	carc_step_rec *sr = &g->steps[g->nsteps++];
+	sr->move = m;
+	sr->turn = (uint16_t)(g->nturns - 1);
+	sr->goods = 0;
+	sr->kind = g->step;
+	sr->player = g->step_player;
+	sr->type = g->pile[g->pos];
+	sr->flags = g->bonus;
+	return sr;
+}
+
+static void apply_step(carc_game *g, carc_move m, carc_events *ev)
+{
+	step_record(g, m);
+	switch (g->step) {
+#ifdef CARC_TEST_STEPS
+	case ST_STEP_TEST_PASS:
+		break; /* a pass changes nothing */
+#endif
+	default:
+		break;
+	}
+	next_turn(g, ev, g->pend_same, g->pend_bonus);
+#ifdef CARC_DEBUG_CHECK
+	debug_check(g);
+#endif
 }
 
 /* Did the tile just placed (first node n0) extend a road or city that
@@ -794,11 +970,14 @@ static int builder_extended(carc_game *g, int type, int n0, int p)
 	return 0;
 }
 
-static void place_figure(carc_game *g, int node, int p, int kind)
+void eng_place_figure(carc_game *g, int node, int p, int kind)
 {
 	int slot = 0;
 	while (slot < g->nfig && g->fig[slot].owner != 255)
 		slot++;
+	/* carc_game_init refused a game whose figures could not all stand on
+	 * the board at once, so a free slot is always there */
+	assert(slot < ST_MAX_FIGURES);
 	if (slot == g->nfig)
 		g->nfig++;
 	carc_figure_at *f = &g->fig[slot];
@@ -827,12 +1006,14 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 {
 	if (ev)
 		ev->n = 0;
+	if (g->step != ST_STEP_TILE) {
+		apply_step(g, m, ev);
+		return;
+	}
 	int type = g->pile[g->pos];
 	const int p = g->player;
-	carc_turn *tr = &g->turns[g->nturns++];
-	tr->move = m;
-	tr->type = (uint8_t)type;
-	tr->player = (uint8_t)p;
+	g->turn_step[g->nturns++] = g->nsteps;
+	step_record(g, m);
 	if (m == CARC_MOVE_DISCARD) {
 		next_turn(g, ev, 1, g->bonus);
 		return;
@@ -858,7 +1039,7 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 	}
 	int seg = carc_move_seg(m);
 	if (seg != CARC_SEG_NONE)
-		place_figure(g, n0 + seg, p, carc_move_figure(m));
+		eng_place_figure(g, n0 + seg, p, carc_move_figure(m));
 	if (carc_move_recall(m)) {
 		int slot = abbot_slot(g, p);
 		int node = g->fig[slot].node;
@@ -882,7 +1063,7 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 		if (g->clo[c].neighbours == 8 && !g->clo[c].done)
 			eng_score_cloister(g, c, 1, 0, ev);
 
-	next_turn(g, ev, 0, bonus);
+	tile_step_done(g, ev, 0, bonus);
 #ifdef CARC_DEBUG_CHECK
 	debug_check(g);
 #endif

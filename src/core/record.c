@@ -18,26 +18,12 @@
 #include <string.h>
 
 #include "engine.h"
+#include "view.h"
 
 #define RECORD_FORMAT "carc-record-1"
 
-static const char *const KIND_KEYS[CARC_SCORE_KIND_COUNT] = {
-	"road", "city", "cloister", "farm", "garden", "goods"};
-static const char *const FIG_NAMES[CARC_FIG_COUNT] = {"follower", "big", "builder",
-                                                      "pig", "abbot"};
-
-static const char *const GOODS_KEYS[CARC_GOODS_COUNT] = {"", "wine", "grain", "cloth"};
-
-/* Does the rule set produce points of this kind? The base game's four
- * always; gardens with the Abbot, goods with Traders & Builders. */
-static int kind_in_rules(const carc_rules *r, int kind)
-{
-	if (kind == CARC_SCORE_GARDEN)
-		return (r->expansions & CARC_EXP_ABBOT) != 0;
-	if (kind == CARC_SCORE_GOODS)
-		return (r->expansions & CARC_EXP_TRADERS) != 0;
-	return 1;
-}
+#define KIND_KEY(k) carc_name(CARC_NAMES_SCORE, (k))
+#define GOODS_KEY(k) carc_name(CARC_NAMES_GOODS, (k))
 
 /* ---- writing ---------------------------------------------------------------- */
 
@@ -54,13 +40,13 @@ static json_t *events_json(const carc_game *g, const carc_events *ev, int final)
 	json_t *a = json_array();
 	for (int i = 0; i < ev->n; i++) {
 		const carc_event *e = &ev->ev[i];
-		if (e->final != final)
+		if (e->type != CARC_EV_SCORED || e->final != final)
 			continue;
 		json_t *o = json_object();
 		json_t *pts = json_array();
 		for (int p = 0; p < g->rules.players; p++)
 			json_array_append_new(pts, json_integer(e->points[p]));
-		json_object_set_new(o, "kind", json_string(KIND_KEYS[e->kind]));
+		json_object_set_new(o, "kind", json_string(KIND_KEY(e->kind)));
 		json_object_set_new(o, "points", pts);
 		json_array_append_new(a, o);
 	}
@@ -76,21 +62,21 @@ static json_t *rules_json(const carc_game *g)
 	                    json_string(carc_farm_scoring_name(g->rules.farm_scoring)));
 	json_object_set_new(r, "small_city", json_boolean(g->rules.small_city));
 	json_t *ex = json_array();
-	for (int i = 0; i < CARC_EXP_COUNT; i++)
+	for (int i = 0; i < EXP_KNOWN_COUNT; i++)
 		if (g->rules.expansions >> i & 1)
 			json_array_append_new(ex, json_string(carc_expansion_name(1u << i)));
 	json_object_set_new(r, "expansions", ex);
 	/* the pile, unless it is the standard one */
-	int counts[CARC_TILE_TYPES] = {0}, std[CARC_TILE_TYPES], standard = 1;
+	int counts[TILE_TYPES] = {0}, std[TILE_TYPES], standard = 1;
 	for (int i = 0; i < g->npile; i++)
 		counts[g->pile[i]]++;
 	carc_rules_pile(&g->rules, std);
-	for (int t = 0; t < CARC_TILE_TYPES; t++)
+	for (int t = 0; t < TILE_TYPES; t++)
 		if (counts[t] != std[t])
 			standard = 0;
 	if (!standard) {
 		json_t *tiles = json_object();
-		for (int t = 0; t < CARC_TILE_TYPES; t++)
+		for (int t = 0; t < TILE_TYPES; t++)
 			if (counts[t])
 				json_object_set_new(tiles, tile_defs[t].name, json_integer(counts[t]));
 		json_object_set_new(r, "tiles", tiles);
@@ -148,6 +134,30 @@ done:
 	return out;
 }
 
+/* The members a decision's writer gives (view.c), as a JSON object. */
+static json_t *decision_json(int kind, int type, carc_move m)
+{
+	jo_buf b;
+	int first = 1;
+	jo_init(&b);
+	jo_raw(&b, "{");
+	eng_move_write(&b, &first, kind, type, m);
+	jo_raw(&b, "}");
+	char *text = jo_take(&b);
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	return o;
+}
+
+/* Appends the scoring events of ev (those of the final scoring if final)
+ * to the array a. */
+static void add_events(json_t *a, const carc_game *g, const carc_events *ev, int final)
+{
+	json_t *more = events_json(g, ev, final);
+	json_array_extend(a, more);
+	json_decref(more);
+}
+
 char *carc_record_write(const carc_game *g, const char *extra)
 {
 	carc_game *s = malloc(sizeof *s);
@@ -168,65 +178,68 @@ char *carc_record_write(const carc_game *g, const char *extra)
 	json_object_set_new(start, "rot", json_integer(g->tiles[0].rot));
 	json_object_set_new(root, "start", start);
 
-	/* replay the log in a scratch game with the same pile */
-	int counts[CARC_TILE_TYPES] = {0};
+	/* replay the steps in a scratch game with the same pile, a turn at a
+	 * time: its tile step's keys on the turn, its later steps in "steps" */
+	int counts[TILE_TYPES] = {0};
 	for (int i = 0; i < g->npile; i++)
 		counts[g->pile[i]]++;
-	if (carc_game_init(s, &g->rules, g->seed, counts, CARC_TILE_TYPES, NULL) != CARC_OK)
+	if (carc_game_init(s, &g->rules, g->seed, counts, TILE_TYPES, NULL) != CARC_OK)
 		goto done;
-	json_t *final_events = NULL;
-	for (int i = 0; i < g->nturns; i++) {
-		const carc_turn *t = &g->turns[i];
+	json_t *final_events = json_array();
+	for (int t = 0; t < g->nturns; t++) {
+		int k0 = g->turn_step[t], k1 = t + 1 < g->nturns ? g->turn_step[t + 1] : g->nsteps;
+		const carc_step_rec *tile = &g->steps[k0];
 		json_t *o = json_object();
-		json_object_set_new(o, "player", json_integer(t->player));
-		json_object_set_new(o, "tile", json_string(tile_defs[t->type].name));
+		json_object_set_new(o, "player", json_integer(tile->player));
+		json_object_set_new(o, "tile", json_string(tile_defs[tile->type].name));
 		if (s->bonus)
 			json_object_set_new(o, "bonus", json_true());
 		uint8_t goods_before[CARC_GOODS_COUNT];
-		memcpy(goods_before, s->goods[t->player], sizeof goods_before);
-		if (carc_set_current_tile(s, t->type) != CARC_OK ||
-		    carc_apply(s, t->move, ev, NULL) != CARC_OK) {
-			json_decref(o);
-			goto done;
-		}
-		if (t->move == CARC_MOVE_DISCARD) {
-			json_object_set_new(o, "discarded", json_true());
-		} else {
-			int rot = carc_move_rot(t->move), seg = carc_move_seg(t->move);
-			json_object_set_new(o, "x", json_integer(carc_move_x(t->move)));
-			json_object_set_new(o, "y", json_integer(carc_move_y(t->move)));
-			json_object_set_new(o, "rot", json_integer(rot));
-			if (seg == CARC_SEG_NONE) {
-				json_object_set_new(o, "meeple", json_null());
-			} else {
-				json_t *m = json_object();
-				json_object_set_new(m, "kind",
-				                    json_string(FIG_NAMES[carc_move_figure(t->move)]));
-				json_object_set_new(m, "at", json_string(carc_port_name(
-				                                 TT_SEGPORT[t->type][rot][seg])));
-				json_object_set_new(o, "meeple", m);
+		memcpy(goods_before, s->goods[tile->player], sizeof goods_before);
+		json_t *scored = json_array(), *later = json_array();
+		for (int k = k0; k < k1; k++) {
+			const carc_step_rec *sr = &g->steps[k];
+			json_t *d = decision_json(sr->kind, sr->type, sr->move);
+			if (!d || (k == k0 && carc_set_current_tile(s, sr->type) != CARC_OK) ||
+			    carc_apply(s, sr->move, ev, NULL) != CARC_OK) {
+				json_decref(d);
+				json_decref(o);
+				json_decref(scored);
+				json_decref(later);
+				json_decref(final_events);
+				goto done;
 			}
-			if (carc_move_recall(t->move))
-				json_object_set_new(o, "abbot_recalled", json_true());
+			if (k == k0) {
+				json_object_update(o, d);
+			} else {
+				json_t *st = json_pack("{s:i}", "player", sr->player);
+				json_object_update(st, d);
+				json_array_append_new(later, st);
+			}
+			json_decref(d);
+			add_events(scored, s, ev, 0);
+			if (s->over)
+				add_events(final_events, s, ev, 1);
 		}
+		if (json_array_size(later))
+			json_object_set_new(o, "steps", later);
+		else
+			json_decref(later);
 		json_t *gt = json_object();
 		for (int k = 1; k < CARC_GOODS_COUNT; k++)
-			if (s->goods[t->player][k] != goods_before[k])
-				json_object_set_new(gt, GOODS_KEYS[k],
-				                    json_integer(s->goods[t->player][k] - goods_before[k]));
+			if (s->goods[tile->player][k] != goods_before[k])
+				json_object_set_new(gt, GOODS_KEY(k),
+				                    json_integer(s->goods[tile->player][k] - goods_before[k]));
 		if (json_object_size(gt))
 			json_object_set_new(o, "goods", gt);
 		else
 			json_decref(gt);
 		json_object_set_new(o, "scores", scores_json(s, s->turn_score));
-		json_t *sc = events_json(s, ev, 0);
-		if (json_array_size(sc))
-			json_object_set_new(o, "scored", sc);
+		if (json_array_size(scored))
+			json_object_set_new(o, "scored", scored);
 		else
-			json_decref(sc);
+			json_decref(scored);
 		json_array_append_new(turns, o);
-		if (s->over)
-			final_events = events_json(s, ev, 1);
 	}
 	/* the turns are spliced in below, one per line */
 	json_object_set_new(root, "turns", json_string(TURNS_MARK));
@@ -236,18 +249,16 @@ char *carc_record_write(const carc_game *g, const char *extra)
 		for (int p = 0; p < g->rules.players; p++) {
 			json_t *k = json_object();
 			for (int i = 0; i < CARC_SCORE_KIND_COUNT; i++)
-				if (kind_in_rules(&g->rules, i))
-					json_object_set_new(k, KIND_KEYS[i], json_integer(g->by_kind[p][i]));
+				if (carc_rules_score_kind(&g->rules, i))
+					json_object_set_new(k, KIND_KEY(i), json_integer(g->by_kind[p][i]));
 			json_array_append_new(bk, k);
 		}
 		json_object_set_new(fin, "scores", scores_json(g, g->score));
 		json_object_set_new(fin, "by_kind", bk);
-		if (final_events)
-			json_object_set_new(fin, "scored", final_events);
-		else /* a game with an empty pile ends at set-up */
-			json_object_set_new(fin, "scored", json_array());
+		/* a game with an empty pile ends at set-up: no events */
+		json_object_set_new(fin, "scored", final_events);
 		json_object_set_new(root, "final", fin);
-	} else if (final_events) {
+	} else {
 		json_decref(final_events);
 	}
 	if (extra && *extra) {
@@ -334,12 +345,10 @@ static carc_status get_bool(reader *rd, const json_t *obj, const char *key, int 
 	return CARC_OK;
 }
 
-static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
-                              int *pile, int *have_pile)
+/* The rules of a record's "rules" object (carc_rules_from_json too). */
+static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *pile,
+                              int *have_pile)
 {
-	json_t *jr = json_object_get(root, "rules");
-	if (!jr)
-		return rfail(rd, CARC_ERR_RECORD, "key rules: missing");
 	if (!json_is_object(jr))
 		return rfail(rd, CARC_ERR_RECORD, "key rules: expected an object, got %s",
 		             json_kind(jr));
@@ -369,13 +378,17 @@ static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
 		for (size_t i = 0; i < json_array_size(ex); i++) {
 			json_t *e = json_array_get(ex, i);
 			unsigned bit = json_is_string(e) ? carc_expansion_parse(json_string_value(e)) : 0;
-			if (!bit)
+			if (!bit) {
+				char known[160] = "";
+				for (int k = 0; k < carc_name_count(CARC_NAMES_EXPANSION); k++)
+					snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+					         k ? ", " : "", carc_name(CARC_NAMES_EXPANSION, k));
 				return rfail(rd, CARC_ERR_RECORD,
-				             "key rules.expansions[%zu]: unknown expansion %s%s%s (known: river, "
-				             "inns-cathedrals, inns-cathedrals-tiles, traders-builders, abbot)",
+				             "key rules.expansions[%zu]: unknown expansion %s%.40s%s (known: %s)",
 				             i, json_is_string(e) ? "\"" : "",
 				             json_is_string(e) ? json_string_value(e) : json_kind(e),
-				             json_is_string(e) ? "\"" : "");
+				             json_is_string(e) ? "\"" : "", known);
+			}
 			r->expansions |= bit;
 		}
 	}
@@ -388,25 +401,75 @@ static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r,
 		const char *name;
 		json_t *v;
 		int total = 0;
-		memset(pile, 0, sizeof(int) * CARC_TILE_TYPES);
+		memset(pile, 0, sizeof(int) * TILE_TYPES);
 		json_object_foreach(tiles, name, v) {
 			int t = carc_tile_parse(name);
 			if (t < 0)
 				return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: unknown tile \"%s\"", name);
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-			    json_integer_value(v) > CARC_MAX_TILES - 1)
+			    json_integer_value(v) > ST_MAX_TILES - 1)
 				return rfail(rd, CARC_ERR_RECORD,
 				             "key rules.tiles.%s: expected a count 0..%d", name,
-				             CARC_MAX_TILES - 1);
+				             ST_MAX_TILES - 1);
 			pile[t] = (int)json_integer_value(v);
 			total += pile[t];
 		}
-		if (total > CARC_MAX_TILES - 1)
+		if (total > ST_MAX_TILES - 1)
 			return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: %d tiles, at most %d", total,
-			             CARC_MAX_TILES - 1);
+			             ST_MAX_TILES - 1);
 		*have_pile = 1;
 	}
 	return CARC_OK;
+}
+
+static carc_status read_rules(reader *rd, const json_t *root, carc_rules *r, int *pile,
+                              int *have_pile)
+{
+	json_t *jr = json_object_get(root, "rules");
+	if (!jr)
+		return rfail(rd, CARC_ERR_RECORD, "key rules: missing");
+	return rules_read(rd, jr, r, pile, have_pile);
+}
+
+int carc_rules_key(const char *key)
+{
+	static const char *const KEYS[] = {"players",    "farmers", "farm_scoring",
+	                                   "small_city", "expansions", "tiles", NULL};
+	for (int i = 0; key && KEYS[i]; i++)
+		if (!strcmp(key, KEYS[i]))
+			return 1;
+	return 0;
+}
+
+carc_status carc_rules_from_json(const char *json, size_t len, carc_rules *r, int *pile,
+                                 int *have_pile, char err[CARC_ERRMSG_SIZE])
+{
+	reader rd = {err, CARC_ERRMSG_SIZE};
+	json_error_t je;
+	int tmp[TILE_TYPES], have = 0;
+	json_t *jr = json ? json_loadb(json, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+	if (!jr)
+		return rfail(&rd, CARC_ERR_PARSE, "not valid JSON: %s", json ? je.text : "nothing given");
+	carc_status st = rules_read(&rd, jr, r, tmp, &have);
+	json_decref(jr);
+	if (st == CARC_OK) {
+		/* the reader's messages name a record's key; the same rules hold */
+		char e[CARC_ERRMSG_SIZE];
+		carc_game *g = carc_game_alloc();
+		if (!g)
+			return rfail(&rd, CARC_ERR_NOMEM, "out of memory");
+		st = carc_game_init(g, r, 0, have ? tmp : NULL, TILE_TYPES, e);
+		free(g);
+		if (st != CARC_OK)
+			return rfail(&rd, CARC_ERR_ARG, "key rules: %s", e);
+		if (have && !pile)
+			return rfail(&rd, CARC_ERR_ARG, "key rules.tiles: no room given for a pile");
+		if (have)
+			memcpy(pile, tmp, sizeof tmp);
+	}
+	if (have_pile)
+		*have_pile = have;
+	return st == CARC_OK ? CARC_OK : st == CARC_ERR_RECORD ? CARC_ERR_ARG : st;
 }
 
 static int scores_equal(const carc_game *g, const int16_t *score, const json_t *a,
@@ -426,6 +489,43 @@ static int scores_equal(const carc_game *g, const int16_t *score, const json_t *
 	return ok;
 }
 
+/* The later steps of the turn just begun (a record's "steps": one object
+ * each, the deciding player and the decision). */
+static carc_status read_steps(reader *rd, carc_game *g, const json_t *t, const char *where)
+{
+	json_t *steps = json_object_get(t, "steps");
+	if (steps && !json_is_array(steps))
+		return rfail(rd, CARC_ERR_RECORD, "%skey steps: expected an array, got %s", where,
+		             json_kind(steps));
+	size_t n = steps ? json_array_size(steps) : 0, i = 0;
+	char err[CARC_ERRMSG_SIZE];
+	for (; !g->over && g->step != ST_STEP_TILE; i++) {
+		const char *kind = carc_name(CARC_NAMES_STEP, g->step);
+		if (i >= n)
+			return rfail(rd, CARC_ERR_RECORD,
+			             "%skey steps: missing the %s step of player %d (steps[%zu])", where,
+			             kind, g->step_player, i);
+		json_t *o = json_array_get(steps, i);
+		char at[64];
+		snprintf(at, sizeof at, "%skey steps[%zu]", where, i);
+		if (!json_is_object(o))
+			return rfail(rd, CARC_ERR_RECORD, "%s: expected an object, got %s", at,
+			             json_kind(o));
+		json_t *pl = json_object_get(o, "player");
+		if (!json_is_integer(pl) || json_integer_value(pl) != g->step_player)
+			return rfail(rd, CARC_ERR_RECORD, "%s.player: expected %d (who decides the %s step)",
+			             at, g->step_player, kind);
+		carc_move m;
+		if (eng_move_read(g, o, &m, err) != CARC_OK)
+			return rfail(rd, CARC_ERR_RECORD, "%s: %s", at, err);
+		carc_apply_unchecked(g, m, NULL);
+	}
+	if (i < n)
+		return rfail(rd, CARC_ERR_RECORD, "%skey steps: %zu entries, the turn had %zu", where, n,
+		             i);
+	return CARC_OK;
+}
+
 static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 {
 	char where[48];
@@ -435,7 +535,7 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	if (g->over)
 		return rfail(rd, CARC_ERR_RECORD, "%sthe game is already over (the pile is empty)",
 		             where);
-	long long player, x = 0, y = 0, rot = 0;
+	long long player;
 	carc_status st = get_int(rd, t, "player", where, 0, g->rules.players - 1, &player);
 	if (st)
 		return st;
@@ -481,57 +581,12 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 			             "%skey discarded: tile %s fits on the board, e.g. at (%d, %d) rot %d",
 			             where, tile_defs[type].name, carc_move_x(one), carc_move_y(one),
 			             carc_move_rot(one));
-		m = CARC_MOVE_DISCARD;
-	} else {
-		if ((st = get_int(rd, t, "x", where, -256, 255, &x)) ||
-		    (st = get_int(rd, t, "y", where, -256, 255, &y)) ||
-		    (st = get_int(rd, t, "rot", where, 0, 3, &rot)))
-			return st;
-		int seg = CARC_SEG_NONE, fig = CARC_FIG_FOLLOWER;
-		json_t *mp = json_object_get(t, "meeple");
-		if (!mp)
-			return rfail(rd, CARC_ERR_RECORD, "%skey meeple: missing (null for none)", where);
-		if (!json_is_null(mp)) {
-			if (!json_is_object(mp))
-				return rfail(rd, CARC_ERR_RECORD, "%skey meeple: expected an object or null, got %s",
-				             where, json_kind(mp));
-			json_t *k = json_object_get(mp, "kind"), *at = json_object_get(mp, "at");
-			fig = -1;
-			for (int f = 0; json_is_string(k) && f < CARC_FIG_COUNT; f++)
-				if (!strcmp(json_string_value(k), FIG_NAMES[f]))
-					fig = f;
-			if (fig < 0)
-				return rfail(rd, CARC_ERR_RECORD,
-				             "%skey meeple.kind: expected follower, big, builder, pig or abbot, "
-				             "got %s%s%s",
-				             where, json_is_string(k) ? "\"" : "",
-				             json_is_string(k) ? json_string_value(k) : (k ? json_kind(k) : "nothing"),
-				             json_is_string(k) ? "\"" : "");
-			int port = json_is_string(at) ? carc_port_parse(json_string_value(at)) : -1;
-			if (port < 0)
-				return rfail(rd, CARC_ERR_RECORD,
-				             "%skey meeple.at: expected a port N0..W2 or C, got %s%s%s", where,
-				             json_is_string(at) ? "\"" : "",
-				             json_is_string(at) ? json_string_value(at) : (at ? json_kind(at) : "nothing"),
-				             json_is_string(at) ? "\"" : "");
-			seg = TT_PORTSEG[type][rot][port];
-			if (seg == 255)
-				return rfail(rd, CARC_ERR_RECORD, "%skey meeple.at: tile %s has no %s",
-				             where, tile_defs[type].name,
-				             port == CARC_PORT_INNER ? "inner field" : "cloister or garden");
-		}
-		m = carc_move_make((int)x, (int)y, (int)rot, seg, fig);
-		json_t *rc = json_object_get(t, "abbot_recalled");
-		if (rc && !json_is_boolean(rc))
-			return rfail(rd, CARC_ERR_RECORD, "%skey abbot_recalled: expected true or false", where);
-		if (json_is_true(rc)) {
-			if (seg != CARC_SEG_NONE)
-				return rfail(rd, CARC_ERR_RECORD,
-				             "%skey abbot_recalled: a player who recalls the abbot places no figure",
-				             where);
-			m |= CARC_MOVE_RECALL;
-		}
+	} else if (!json_object_get(t, "meeple")) {
+		/* the contract writes "meeple" on every placed tile, null for none */
+		return rfail(rd, CARC_ERR_RECORD, "%skey meeple: missing (null for none)", where);
 	}
+	if ((st = eng_move_from(g, t, &m, err)) != CARC_OK)
+		return rfail(rd, CARC_ERR_RECORD, "%s%s", where, err);
 	if (m != CARC_MOVE_DISCARD) {
 		if (carc_check_move(g, carc_move_placement(m), err) != CARC_OK)
 			return rfail(rd, CARC_ERR_RECORD, "%skeys x, y, rot: %s", where, err);
@@ -540,12 +595,14 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	}
 	if (carc_apply(g, m, NULL, err) != CARC_OK)
 		return rfail(rd, CARC_ERR_RECORD, "%s%s", where, err);
+	if ((st = read_steps(rd, g, t, where)) != CARC_OK)
+		return st;
 	json_t *jg = json_object_get(t, "goods");
 	for (int k = 1; k < CARC_GOODS_COUNT; k++) {
 		int took = g->goods[goods_player][k] - goods_before[k];
-		json_t *v = jg ? json_object_get(jg, GOODS_KEYS[k]) : NULL;
+		json_t *v = jg ? json_object_get(jg, GOODS_KEY(k)) : NULL;
 		if (jg && (v ? !json_is_integer(v) || json_integer_value(v) != took : took != 0))
-			return rfail(rd, CARC_ERR_RECORD, "%skey goods.%s: expected %d", where, GOODS_KEYS[k],
+			return rfail(rd, CARC_ERR_RECORD, "%skey goods.%s: expected %d", where, GOODS_KEY(k),
 			             took);
 	}
 	json_t *sc = json_object_get(t, "scores");
@@ -573,13 +630,13 @@ static carc_status read_final(reader *rd, const carc_game *g, const json_t *fin)
 		if (!json_is_object(o))
 			return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d]: expected an object", p);
 		for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++) {
-			json_t *v = json_object_get(o, KIND_KEYS[k]);
-			if (!v && (kind_in_rules(&g->rules, k) || g->by_kind[p][k]))
+			json_t *v = json_object_get(o, KIND_KEY(k));
+			if (!v && (carc_rules_score_kind(&g->rules, k) || g->by_kind[p][k]))
 				return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d].%s: missing (expected %d)",
-				             p, KIND_KEYS[k], g->by_kind[p][k]);
+				             p, KIND_KEY(k), g->by_kind[p][k]);
 			if (v && (!json_is_integer(v) || json_integer_value(v) != g->by_kind[p][k]))
 				return rfail(rd, CARC_ERR_RECORD, "key final.by_kind[%d].%s: expected %d", p,
-				             KIND_KEYS[k], g->by_kind[p][k]);
+				             KIND_KEY(k), g->by_kind[p][k]);
 		}
 	}
 	return CARC_OK;
@@ -612,7 +669,7 @@ carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
 		goto done;
 	}
 	carc_rules r;
-	int pile[CARC_TILE_TYPES], have_pile;
+	int pile[TILE_TYPES], have_pile;
 	if ((st = read_rules(&rd, root, &r, pile, &have_pile)))
 		goto done;
 	uint64_t seed = 0;
@@ -632,7 +689,7 @@ carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
 		goto done;
 	}
 	char err[CARC_ERRMSG_SIZE];
-	if (carc_game_init(out, &r, seed, have_pile ? pile : NULL, CARC_TILE_TYPES, err)) {
+	if (carc_game_init(out, &r, seed, have_pile ? pile : NULL, TILE_TYPES, err)) {
 		st = rfail(&rd, CARC_ERR_RECORD, "key rules: %s", err);
 		goto done;
 	}

@@ -29,9 +29,10 @@ static carc_event *new_event(carc_events *ev, int kind, int final, int tile, int
 		return NULL;
 	carc_event *e = &ev->ev[ev->n++];
 	memset(e, 0, sizeof *e);
+	e->type = CARC_EV_SCORED;
 	e->kind = (uint8_t)kind;
 	e->final = (uint8_t)final;
-	e->tile = (uint8_t)tile;
+	e->tile = (uint16_t)tile;
 	e->seg = (uint8_t)seg;
 	e->tiles = (uint8_t)tiles;
 	return e;
@@ -41,7 +42,7 @@ static carc_event *new_event(carc_events *ev, int kind, int final, int tile, int
  * goods[CARC_GOODS_COUNT] when not NULL. Also carc_feature_tiles. */
 int eng_feature_tiles(const carc_game *g, int r, int *goods)
 {
-	uint64_t seen[(CARC_MAX_TILES + 63) / 64] = {0};
+	uint64_t seen[(ST_MAX_TILES + 63) / 64] = {0};
 	int n = 0, i = r;
 	do {
 		const carc_node *nd = &g->node[i];
@@ -78,9 +79,19 @@ static unsigned majority(const carc_game *g, int r)
 	return m;
 }
 
-void eng_remove_figure(carc_game *g, int i)
+void eng_remove_figure(carc_game *g, int i, int final, carc_events *ev)
 {
 	carc_figure_at *f = &g->fig[i];
+	if (ev && ev->n < CARC_MAX_EVENTS) {
+		carc_event *e = &ev->ev[ev->n++];
+		memset(e, 0, sizeof *e);
+		e->type = CARC_EV_RETURNED;
+		e->kind = f->kind;
+		e->final = (uint8_t)final;
+		e->tile = g->node[f->node].tile;
+		e->seg = g->node[f->node].seg;
+		e->player = (int8_t)f->owner;
+	}
 	g->hash ^= eng_fig_key(g, f->node, f->owner, f->kind);
 	g->supply[f->owner][f->kind]++;
 	if (fig_occupies(f->kind))
@@ -91,15 +102,15 @@ void eng_remove_figure(carc_game *g, int i)
 }
 
 /* Every figure on the feature with root r goes back to its owner. */
-static void return_figures(carc_game *g, int r)
+static void return_figures(carc_game *g, int r, int final, carc_events *ev)
 {
 	for (int i = 0; i < g->nfig; i++)
 		if (g->fig[i].owner != 255 && eng_find(g, g->fig[i].node) == r)
-			eng_remove_figure(g, i);
+			eng_remove_figure(g, i, final, ev);
 	g->node[r].owners = 0;
 }
 
-static int feature_points(const carc_game *g, int r, int tiles, int complete)
+int eng_feature_points(const carc_game *g, int r, int tiles, int complete)
 {
 	const carc_node *n = &g->node[r];
 	if (n->kind == CARC_FEAT_ROAD) {
@@ -123,7 +134,7 @@ void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_event
 	unsigned win = g->node[r].figures ? majority(g, r) : 0;
 	int kind = g->node[r].kind == CARC_FEAT_ROAD ? CARC_SCORE_ROAD : CARC_SCORE_CITY;
 	if (win) {
-		int pts = feature_points(g, r, tiles, complete);
+		int pts = eng_feature_points(g, r, tiles, complete);
 		carc_event *e = new_event(ev, kind, !complete, g->node[r].tile, g->node[r].seg, tiles);
 		for (int p = 0; p < g->rules.players; p++)
 			if (win >> p & 1)
@@ -134,9 +145,14 @@ void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_event
 		/* Traders & Builders: who completes a city takes its goods */
 		if (placer >= 0)
 			for (int k = 1; k < CARC_GOODS_COUNT; k++)
-				g->goods[placer][k] = (uint8_t)(g->goods[placer][k] + goods[k]);
+				if (goods[k]) {
+					g->goods[placer][k] = (uint8_t)(g->goods[placer][k] + goods[k]);
+					/* the tile step being made took them (4 bits a good) */
+					g->steps[g->nsteps - 1].goods =
+					    (uint16_t)(g->steps[g->nsteps - 1].goods + (goods[k] << (4 * (k - 1))));
+				}
 	}
-	return_figures(g, r);
+	return_figures(g, r, !complete, ev);
 }
 
 void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_events *ev)
@@ -153,7 +169,7 @@ void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_event
 		int pts = 1 + cl->neighbours;
 		carc_event *e = new_event(ev, kind, final, cl->tile, cl->seg, pts);
 		add_points(g, f->owner, kind, pts, e);
-		eng_remove_figure(g, i);
+		eng_remove_figure(g, i, final, ev);
 	}
 	g->node[node].owners = 0;
 }
@@ -193,12 +209,12 @@ typedef struct farm {
 	uint8_t pig; /* players with a pig here (mask) */
 	int w[CARC_MAX_PLAYERS];
 	unsigned win;
-	uint16_t city[CARC_MAX_NODES / 2];
+	uint16_t city[ST_MAX_NODES / 2];
 } farm;
 
 static void score_farms(carc_game *g, carc_events *ev)
 {
-	farm farms[CARC_MAX_FIGURES];
+	farm farms[ST_MAX_FIGURES];
 	int nf = 0;
 	const int np = g->rules.players;
 	for (int i = 0; i < g->nfig; i++) {
@@ -227,7 +243,7 @@ static void score_farms(carc_game *g, carc_events *ev)
 		}
 	for (int k = 0; k < nf; k++) {
 		farm *fm = &farms[k];
-		fm->ncity = (uint8_t)eng_field_cities(g, fm->root, 1, fm->city, CARC_MAX_NODES / 2);
+		fm->ncity = (uint8_t)eng_field_cities(g, fm->root, 1, fm->city, ST_MAX_NODES / 2);
 		int best = 0;
 		for (int p = 0; p < np; p++)
 			if (fm->w[p] > best)
@@ -253,7 +269,7 @@ static void score_farms(carc_game *g, carc_events *ev)
 	} else if (fs == CARC_FARM_CITY_ONCE) {
 		/* a city pays a player once: the best rate over the fields the
 		 * player wins next to it */
-		uint8_t rate[CARC_MAX_PLAYERS][CARC_MAX_NODES];
+		uint8_t rate[CARC_MAX_PLAYERS][ST_MAX_NODES];
 		memset(rate, 0, sizeof rate);
 		for (int k = 0; k < nf; k++)
 			for (int p = 0; p < np; p++)

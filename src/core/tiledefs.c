@@ -34,7 +34,7 @@
 #define C2 0x4u
 #define C3 0x8u
 
-const tile_def tile_defs[CARC_TILE_TYPES] = {
+const tile_def tile_defs[TILE_TYPES] = {
 	{"A", "cloister, road leaves south", CARC_SET_BASE, 2, NULL, 3,
 	 {CLOISTER, ROAD(P_S1), FIELD(ALL_PORTS & ~P_S1, 0)}},
 	{"B", "cloister in a field", CARC_SET_BASE, 4, NULL, 2,

@@ -1,71 +1,18 @@
 /*
- * tiles.c - read access to the tile table, names of ports, farm-scoring
- * editions and expansions, and the standard pile of a rule set.
+ * tiles.c - read access to the tile table and the standard pile of a rule
+ * set (the names are names.c's).
  */
 #include <string.h>
 
 #include "engine.h"
 
-/* ---- names ---------------------------------------------------------------- */
-
-static const char *const FARM_NAMES[CARC_FARM_SCORING_COUNT] = {
-	"international", "city-once", "first-edition"};
-
-const char *carc_farm_scoring_name(int fs)
-{
-	return fs >= 0 && fs < CARC_FARM_SCORING_COUNT ? FARM_NAMES[fs] : "?";
-}
-
-int carc_farm_scoring_parse(const char *name)
-{
-	for (int i = 0; i < CARC_FARM_SCORING_COUNT; i++)
-		if (name && !strcmp(name, FARM_NAMES[i]))
-			return i;
-	return -1;
-}
-
-static const char *const EXP_NAMES[CARC_EXP_COUNT] = {
-	"river", "inns-cathedrals", "inns-cathedrals-tiles", "traders-builders", "abbot"};
-
-const char *carc_expansion_name(unsigned bit)
-{
-	for (int i = 0; i < CARC_EXP_COUNT; i++)
-		if (bit == 1u << i)
-			return EXP_NAMES[i];
-	return NULL;
-}
-
-unsigned carc_expansion_parse(const char *name)
-{
-	for (int i = 0; i < CARC_EXP_COUNT; i++)
-		if (name && !strcmp(name, EXP_NAMES[i]))
-			return 1u << i;
-	return 0;
-}
-
-static const char *const PORT_NAMES[14] = {"N0", "N1", "N2", "E0", "E1", "E2", "S0",
-                                           "S1", "S2", "W0", "W1", "W2", "C",  "I"};
-
-const char *carc_port_name(int port)
-{
-	return port >= 0 && port <= CARC_PORT_INNER ? PORT_NAMES[port] : "?";
-}
-
-int carc_port_parse(const char *name)
-{
-	for (int i = 0; i <= CARC_PORT_INNER; i++)
-		if (name && !strcmp(name, PORT_NAMES[i]))
-			return i;
-	return -1;
-}
-
 /* ---- tiles -------------------------------------------------------------------- */
 
-static int valid_type(int type) { return type >= 0 && type < CARC_TILE_TYPES; }
+static int valid_type(int type) { return type >= 0 && type < TILE_TYPES; }
 
 int carc_tile_parse(const char *name)
 {
-	for (int i = 0; name && i < CARC_TILE_TYPES; i++)
+	for (int i = 0; name && i < TILE_TYPES; i++)
 		if (!strcmp(name, tile_defs[i].name))
 			return i;
 	return -1;
@@ -167,11 +114,11 @@ int carc_rules_start_tile(const carc_rules *r)
 	return (r->expansions & CARC_EXP_RIVER) ? TT_TYPE_SPRING : TT_TYPE_D;
 }
 
-int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES])
+int carc_rules_pile(const carc_rules *r, int *counts)
 {
 	int n = 0;
 	const int d = TT_TYPE_D, spring = TT_TYPE_SPRING;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < TILE_TYPES; t++) {
 		counts[t] = eng_type_in_rules(r, t) ? tile_defs[t].count : 0;
 		/* the D that is the start tile; with the River the spring
 		 * replaces it and that D is left out of the game */
@@ -179,10 +126,10 @@ int carc_rules_pile(const carc_rules *r, int counts[CARC_TILE_TYPES])
 			counts[t]--;
 	}
 	if (r->expansions & CARC_EXP_ABBOT)
-		for (int t = 0; t < CARC_TILE_TYPES; t++)
+		for (int t = 0; t < TILE_TYPES; t++)
 			if (counts[t] && tile_defs[t].twin)
 				counts[carc_tile_parse(tile_defs[t].twin)]--;
-	for (int t = 0; t < CARC_TILE_TYPES; t++) {
+	for (int t = 0; t < TILE_TYPES; t++) {
 		if (counts[t] < 0)
 			counts[t] = 0;
 		n += counts[t];

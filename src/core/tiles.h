@@ -65,6 +65,10 @@ typedef struct tile_def {
 	tile_seg seg[CARC_MAX_SEGS];
 } tile_def;
 
-extern const tile_def tile_defs[CARC_TILE_TYPES];
+/* Tile types the engine knows (all sets, garden copies apart). */
+#define TILE_TYPES 88
+_Static_assert(TILE_TYPES < 256, "tile types are bytes in a game");
+
+extern const tile_def tile_defs[TILE_TYPES];
 
 #endif
