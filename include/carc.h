@@ -441,6 +441,8 @@ typedef struct carc_events {
 	int n;
 	carc_event ev[CARC_MAX_EVENTS];
 } carc_events;
+/* sizeof(carc_events), for bindings that allocate it as bytes. */
+size_t carc_events_size(void);
 
 /* ---- moves -------------------------------------------------------------------------- */
 

@@ -234,6 +234,8 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 
 size_t carc_game_size(void) { return sizeof(carc_game); }
 
+size_t carc_events_size(void) { return sizeof(carc_events); }
+
 carc_game *carc_game_alloc(void) { return malloc(sizeof(carc_game)); }
 
 carc_game *carc_game_new(const carc_rules *r, uint64_t seed, const int *pile, int npile_types,
