@@ -61,7 +61,7 @@ extern "C" {
 #define CARC_MAX_SEGS 10      /* segments on one tile */
 #define CARC_MAX_MOVES 4096   /* legal decisions of one step, an upper bound */
 #define CARC_MAX_FIGURES 96   /* figures on the board at once, every kind */
-#define CARC_MAX_FEATURE_IDS 1536 /* feature ids (and node numbers) are below this */
+#define CARC_MAX_FEATURE_IDS 1024 /* feature ids (and node numbers) are below this */
 #define CARC_PORT_CENTRE 12 /* "C": the cloister or garden */
 #define CARC_PORT_INNER 13  /* "I": a field that touches no edge */
 #define CARC_ERRMSG_SIZE 160

@@ -421,7 +421,7 @@ static void same_state(const carc_game *a, const carc_game *b)
 	assert_memory_equal(a->frontier, b->frontier, sizeof a->frontier[0] * a->nfrontier);
 	assert_memory_equal(a->clo, b->clo, sizeof a->clo[0] * a->nclo);
 	assert_memory_equal(a->fig, b->fig, sizeof a->fig);
-	assert_memory_equal(a->turn_step, b->turn_step, sizeof a->turn_step[0] * a->nturns);
+	assert_memory_equal(a->turn, b->turn, sizeof a->turn[0] * a->nturns);
 	assert_int_equal(a->nsteps, b->nsteps);
 	assert_memory_equal(a->steps, b->steps, sizeof a->steps[0] * a->nsteps);
 	assert_memory_equal(a->node, b->node, sizeof a->node[0] * a->nnodes);

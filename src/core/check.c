@@ -337,7 +337,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 	for (int k = 0; k < g->nsteps; k++) {
 		const carc_step_rec *sr = &g->steps[k];
 		if (sr->kind == ST_STEP_TILE) {
-			if (turns >= g->nturns || g->turn_step[turns] != k)
+			if (turns >= g->nturns || g->turn[turns].step != k)
 				return fail(err, "step %d is a tile step that turn %d does not name", k, turns);
 			turns++;
 		}

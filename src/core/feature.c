@@ -20,9 +20,9 @@ carc_move carc_turn_played(const carc_game *g, int k, int *type, int *player)
 {
 	if (k < 0 || k >= g->nturns)
 		return CARC_MOVE_NONE;
-	const carc_step_rec *sr = &g->steps[g->turn_step[k]];
+	const carc_step_rec *sr = &g->steps[g->turn[k].step];
 	if (type)
-		*type = sr->type;
+		*type = g->pile[k];
 	if (player)
 		*player = sr->player;
 	return sr->move;
@@ -38,7 +38,7 @@ int carc_step_played(const carc_game *g, int k, carc_step_info *out)
 	out->kind = sr->kind;
 	out->player = sr->player;
 	out->turn = sr->turn;
-	out->tile = sr->type;
+	out->tile = g->pile[sr->turn];
 	out->move = sr->move;
 	return 0;
 }

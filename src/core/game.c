@@ -283,7 +283,7 @@ void carc_game_copy(carc_game *dst, const carc_game *src)
 {
 	memcpy(dst, src, offsetof(carc_game, tiles));
 	memcpy(dst->tiles, src->tiles, sizeof src->tiles[0] * src->ntiles);
-	memcpy(dst->turn_step, src->turn_step, sizeof src->turn_step[0] * src->nturns);
+	memcpy(dst->turn, src->turn, sizeof src->turn[0] * src->nturns);
 	memcpy(dst->frontier, src->frontier, sizeof src->frontier[0] * src->nfrontier);
 	memcpy(dst->clo, src->clo, sizeof src->clo[0] * src->nclo);
 	memcpy(dst->fig, src->fig, sizeof src->fig);
@@ -926,11 +926,8 @@ static carc_step_rec *step_record(carc_game *g, carc_move m)
 	carc_step_rec *sr = &g->steps[g->nsteps++];
 	sr->move = m;
 	sr->turn = (uint16_t)(g->nturns - 1);
-	sr->goods = 0;
 	sr->kind = g->step;
 	sr->player = g->step_player;
-	sr->type = g->pile[g->pos];
-	sr->flags = g->bonus;
 	return sr;
 }
 
@@ -1014,7 +1011,9 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 	}
 	int type = g->pile[g->pos];
 	const int p = g->player;
-	g->turn_step[g->nturns++] = g->nsteps;
+	carc_turn_rec *tr = &g->turn[g->nturns++];
+	tr->step = g->nsteps;
+	tr->info = g->bonus ? ST_TURN_BONUS : 0;
 	step_record(g, m);
 	if (m == CARC_MOVE_DISCARD) {
 		next_turn(g, ev, 1, g->bonus);

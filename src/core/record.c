@@ -187,11 +187,12 @@ char *carc_record_write(const carc_game *g, const char *extra)
 		goto done;
 	json_t *final_events = json_array();
 	for (int t = 0; t < g->nturns; t++) {
-		int k0 = g->turn_step[t], k1 = t + 1 < g->nturns ? g->turn_step[t + 1] : g->nsteps;
+		int k0 = g->turn[t].step, k1 = t + 1 < g->nturns ? g->turn[t + 1].step : g->nsteps;
 		const carc_step_rec *tile = &g->steps[k0];
+		const int type = g->pile[t];
 		json_t *o = json_object();
 		json_object_set_new(o, "player", json_integer(tile->player));
-		json_object_set_new(o, "tile", json_string(tile_defs[tile->type].name));
+		json_object_set_new(o, "tile", json_string(tile_defs[type].name));
 		if (s->bonus)
 			json_object_set_new(o, "bonus", json_true());
 		uint8_t goods_before[CARC_GOODS_COUNT];
@@ -199,8 +200,8 @@ char *carc_record_write(const carc_game *g, const char *extra)
 		json_t *scored = json_array(), *later = json_array();
 		for (int k = k0; k < k1; k++) {
 			const carc_step_rec *sr = &g->steps[k];
-			json_t *d = decision_json(sr->kind, sr->type, sr->move);
-			if (!d || (k == k0 && carc_set_current_tile(s, sr->type) != CARC_OK) ||
+			json_t *d = decision_json(sr->kind, type, sr->move);
+			if (!d || (k == k0 && carc_set_current_tile(s, type) != CARC_OK) ||
 			    carc_apply(s, sr->move, ev, NULL) != CARC_OK) {
 				json_decref(d);
 				json_decref(o);

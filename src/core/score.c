@@ -148,8 +148,8 @@ void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_event
 				if (goods[k]) {
 					g->goods[placer][k] = (uint8_t)(g->goods[placer][k] + goods[k]);
 					/* the tile step being made took them (4 bits a good) */
-					g->steps[g->nsteps - 1].goods =
-					    (uint16_t)(g->steps[g->nsteps - 1].goods + (goods[k] << (4 * (k - 1))));
+					g->turn[g->nturns - 1].info =
+					    (uint16_t)(g->turn[g->nturns - 1].info + (goods[k] << (4 * (k - 1))));
 				}
 	}
 	return_figures(g, r, !complete, ev);

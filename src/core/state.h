@@ -23,7 +23,7 @@
 #include "tiles.h"
 
 #define ST_MAX_TILES 200      /* tiles on the board, start tile included (< 255) */
-#define ST_MAX_NODES CARC_MAX_FEATURE_IDS /* segments on the board */
+#define ST_MAX_NODES CARC_MAX_FEATURE_IDS /* segments on the board (5 expansions: ~800) */
 #define ST_MAX_FRONTIER (2 * ST_MAX_TILES + 4) /* empty squares next to the board */
 #define ST_HASH_BITS 10
 #define ST_HASH_SIZE (1 << ST_HASH_BITS) /* squares, placed or frontier: load <= 0.6 */
@@ -104,17 +104,21 @@ typedef struct carc_cloister {
 	uint8_t done;       /* scored (completed) */
 } carc_cloister;
 
-/* One decision made. */
-#define ST_STEPF_BONUS 0x01u /* the turn is a builder's extra turn */
+/* One decision made (the turn's tile is pile[turn]: a turn draws one). */
 typedef struct carc_step_rec {
 	carc_move move;     /* CARC_MOVE_DISCARD for a set-aside tile */
 	uint16_t turn;      /* the turn it belongs to */
-	uint16_t goods;     /* goods the deciding player took: 4 bits a good */
 	uint8_t kind;       /* ST_STEP_* */
 	uint8_t player;     /* who decided */
-	uint8_t type;       /* the turn's tile */
-	uint8_t flags;      /* ST_STEPF_* */
 } carc_step_rec;
+
+/* One turn: where its steps begin, the goods its player took (4 bits a
+ * good) and whether it was a builder's extra turn. */
+#define ST_TURN_BONUS 0x8000u
+typedef struct carc_turn_rec {
+	uint16_t step;
+	uint16_t info;      /* goods taken | ST_TURN_BONUS */
+} carc_turn_rec;
 
 struct carc_game {
 	carc_rules rules;
@@ -152,7 +156,7 @@ struct carc_game {
 	uint32_t hmap[ST_HASH_SIZE];         /* square -> tile or frontier cell */
 	/* the arrays below are copied up to their counts (carc_game_copy) */
 	carc_placed tiles[ST_MAX_TILES];
-	uint16_t turn_step[ST_MAX_TILES];    /* turn k's tile step */
+	carc_turn_rec turn[ST_MAX_TILES];   /* turn k's first step, goods, bonus */
 	carc_cell frontier[ST_MAX_FRONTIER];
 	carc_cloister clo[ST_MAX_CLOISTERS];
 	carc_figure_at fig[ST_MAX_FIGURES];

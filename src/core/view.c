@@ -680,13 +680,17 @@ char *carc_view_step(const carc_game *g, const carc_events *ev)
 	jo_kint(&b, &f, "turn", sr->turn);
 	jo_kint(&b, &f, "step", k);
 	jo_kint(&b, &f, "player", sr->player);
-	jo_kstr(&b, &f, "tile", tile_defs[sr->type].name);
-	if (sr->kind == ST_STEP_TILE && (sr->flags & ST_STEPF_BONUS))
+	const carc_turn_rec *tr = &g->turn[sr->turn];
+	const int type = g->pile[sr->turn];
+	jo_kstr(&b, &f, "tile", tile_defs[type].name);
+	if (sr->kind == ST_STEP_TILE && (tr->info & ST_TURN_BONUS))
 		jo_kbool(&b, &f, "bonus", 1);
-	eng_move_write(&b, &f, sr->kind, sr->type, sr->move);
-	put_goods_taken(&b, &f, sr->goods);
+	eng_move_write(&b, &f, sr->kind, type, sr->move);
+	if (sr->kind == ST_STEP_TILE)
+		put_goods_taken(&b, &f, tr->info & 0xFFFu);
+	/* after its own scoring, before the final scoring */
 	jo_kopen(&b, &f, "scores");
-	put_scores(&b, g, g->turn_score);
+	put_scores(&b, g, g->over ? g->turn_score : g->score);
 	jo_kopen(&b, &f, "events");
 	put_events(&b, g, ev);
 	jo_raw(&b, "}");
