@@ -248,6 +248,9 @@ unsigned carc_expansions_known(void);
 int carc_rules_pile(const carc_rules *r, int *counts);
 /* The start tile of a rule set (D, or the spring with the River). */
 int carc_rules_start_tile(const carc_rules *r);
+/* The most players the expansions (CARC_EXP_* bits) allow: 5, 6 with
+ * either Inns & Cathedrals option. */
+int carc_rules_max_players(unsigned expansions);
 /* Figures of kind `figure` each player has at the start of a game of
  * these rules. */
 int carc_rules_supply(const carc_rules *r, int figure);
@@ -678,6 +681,10 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE]);
  * the caller frees with free(), or NULL when out of memory. `extra`, if not
  * NULL, is a JSON object text whose keys are added to the record. */
 char *carc_record_write(const carc_game *g, const char *extra);
+/* The same with options: CARC_RECORD_HIDE_SEED writes "seed": 0 (a game
+ * being played: the seed would tell the tiles still to come). */
+#define CARC_RECORD_HIDE_SEED 0x1u
+char *carc_record_write_with(const carc_game *g, const char *extra, unsigned flags);
 
 /*
  * Reads a record and plays it through the engine, checking every turn.

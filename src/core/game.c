@@ -111,7 +111,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		seterr(err, "choose inns-cathedrals or inns-cathedrals-tiles, not both");
 		return CARC_ERR_ARG;
 	}
-	int maxp = (ex & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) ? 6 : 5;
+	int maxp = carc_rules_max_players(ex);
 	if (r->players < 2 || r->players > maxp) {
 		seterr(err, "players must be 2 to %d%s, not %d", maxp,
 		       maxp == 5 ? " (6 with inns-cathedrals)" : "", r->players);
@@ -121,10 +121,17 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		seterr(err, "unknown farm scoring %d", r->farm_scoring);
 		return CARC_ERR_ARG;
 	}
-	if (pile && (npile_types < 0 || npile_types > TILE_TYPES)) {
+	if (pile && npile_types < 0) {
 		seterr(err, "pile has %d tile types", npile_types);
 		return CARC_ERR_ARG;
 	}
+	/* a caller's array may be longer than the types this engine knows,
+	 * with nothing in the rest */
+	for (int t = TILE_TYPES; pile && t < npile_types; t++)
+		if (pile[t]) {
+			seterr(err, "pile names tile type %d, the engine knows %d", t, TILE_TYPES);
+			return CARC_ERR_ARG;
+		}
 
 	/* only what a game reads is initialised: the big arrays are filled as
 	 * the game goes, so that a new game is cheap */
@@ -138,12 +145,14 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	memset(g->turn_score, 0, sizeof g->turn_score);
 	memset(g->supply, 0, sizeof g->supply);
 	memset(g->goods, 0, sizeof g->goods);
+	uint8_t start_supply[CARC_FIG_COUNT];
 	int figures = 0;
+	for (int k = 0; k < CARC_FIG_COUNT; k++) {
+		start_supply[k] = (uint8_t)carc_rules_supply(r, k);
+		figures += r->players * start_supply[k];
+	}
 	for (int p = 0; p < r->players; p++)
-		for (int k = 0; k < CARC_FIG_COUNT; k++) {
-			g->supply[p][k] = (uint8_t)carc_rules_supply(r, k);
-			figures += g->supply[p][k];
-		}
+		memcpy(g->supply[p], start_supply, sizeof start_supply);
 	/* every figure may stand on the board at once */
 	if (figures > ST_MAX_FIGURES) {
 		seterr(err, "%d figures in play, the engine holds %d", figures, ST_MAX_FIGURES);
@@ -169,15 +178,14 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	g->river_open = 0;
 	g->river_turn = 0;
 	memset(g->hmap, 0, sizeof g->hmap);
-	for (int i = 0; i < ST_MAX_FIGURES; i++)
-		g->fig[i].owner = 255;
+	memset(g->fig, 0xFF, sizeof g->fig); /* every slot free (owner ST_FIG_FREE) */
 	g->nfig = 0;
 	memset(g->remaining, 0, sizeof g->remaining);
 
 	int counts[TILE_TYPES] = {0};
 	int start = carc_rules_start_tile(r);
 	if (pile) {
-		for (int t = 0; t < npile_types; t++) {
+		for (int t = 0; t < npile_types && t < TILE_TYPES; t++) {
 			if (pile[t] < 0) {
 				seterr(err, "pile count of %s is negative (%d)", tile_defs[t].name, pile[t]);
 				return CARC_ERR_ARG;
@@ -196,20 +204,26 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	} else {
 		carc_rules_pile(r, counts);
 	}
-	int n = 0, nodes = tile_defs[start].nseg;
+	int n = 0;
 	for (int t = 0; t < TILE_TYPES; t++) {
 		if (n + counts[t] > ST_MAX_TILES - 1) {
 			seterr(err, "pile holds more than %d tiles", ST_MAX_TILES - 1);
 			return CARC_ERR_ARG;
 		}
-		nodes += counts[t] * tile_defs[t].nseg;
+		for (int k = 0; k < counts[t]; k++)
+			g->pile[n++] = (uint8_t)t;
+		g->remaining[t] = (uint8_t)counts[t];
+	}
+	/* every segment of the pile has a node (a tile has at most
+	 * CARC_MAX_SEGS: only a large pile needs counting) */
+	if ((n + 1) * CARC_MAX_SEGS > ST_MAX_NODES) {
+		int nodes = tile_defs[start].nseg;
+		for (int t = 0; t < TILE_TYPES; t++)
+			nodes += counts[t] * tile_defs[t].nseg;
 		if (nodes > ST_MAX_NODES) {
 			seterr(err, "the pile's tiles have more than %d segments", ST_MAX_NODES);
 			return CARC_ERR_ARG;
 		}
-		for (int k = 0; k < counts[t]; k++)
-			g->pile[n++] = (uint8_t)t;
-		g->remaining[t] = (uint8_t)counts[t];
 	}
 	g->npile = (uint8_t)n;
 	g->pos = 0;
@@ -969,7 +983,7 @@ static int builder_extended(carc_game *g, int type, int n0, int p)
 	return 0;
 }
 
-void eng_place_figure(carc_game *g, int node, int p, int kind)
+static inline void place_figure(carc_game *g, int node, int p, int kind)
 {
 	int slot = 0;
 	while (slot < g->nfig && g->fig[slot].owner != 255)
@@ -990,6 +1004,11 @@ void eng_place_figure(carc_game *g, int node, int p, int kind)
 	if (fig_weight(kind))
 		g->node[r].owners |= (uint8_t)(1u << p);
 	g->hash ^= eng_fig_key(g, node, p, kind);
+}
+
+void eng_place_figure(carc_game *g, int node, int p, int kind)
+{
+	place_figure(g, node, p, kind);
 }
 
 carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev, char err[CARC_ERRMSG_SIZE])
@@ -1040,7 +1059,7 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 	}
 	int seg = carc_move_seg(m);
 	if (seg != CARC_SEG_NONE)
-		eng_place_figure(g, n0 + seg, p, carc_move_figure(m));
+		place_figure(g, n0 + seg, p, carc_move_figure(m));
 	if (carc_move_recall(m)) {
 		int slot = abbot_slot(g, p);
 		int node = g->fig[slot].node;

@@ -158,6 +158,11 @@ int carc_rules_supply(const carc_rules *r, int figure)
 	}
 }
 
+int carc_rules_max_players(unsigned expansions)
+{
+	return expansions & (CARC_EXP_INNS | CARC_EXP_INNS_TILES) ? 6 : 5;
+}
+
 int carc_rules_score_kind(const carc_rules *r, int kind)
 {
 	if (kind == CARC_SCORE_GARDEN)

@@ -160,6 +160,11 @@ static void add_events(json_t *a, const carc_game *g, const carc_events *ev, int
 
 char *carc_record_write(const carc_game *g, const char *extra)
 {
+	return carc_record_write_with(g, extra, 0);
+}
+
+char *carc_record_write_with(const carc_game *g, const char *extra, unsigned flags)
+{
 	carc_game *s = malloc(sizeof *s);
 	json_t *root = json_object();
 	json_t *turns = json_array();
@@ -170,7 +175,7 @@ char *carc_record_write(const carc_game *g, const char *extra)
 
 	json_object_set_new(root, "format", json_string(RECORD_FORMAT));
 	json_object_set_new(root, "rules", rules_json(g));
-	json_object_set_new(root, "seed", seed_json(g->seed));
+	json_object_set_new(root, "seed", seed_json(flags & CARC_RECORD_HIDE_SEED ? 0 : g->seed));
 	json_t *start = json_object();
 	json_object_set_new(start, "tile", json_string(tile_defs[g->tiles[0].type].name));
 	json_object_set_new(start, "x", json_integer(g->tiles[0].x));

@@ -110,7 +110,7 @@ static void return_figures(carc_game *g, int r, int final, carc_events *ev)
 	g->node[r].owners = 0;
 }
 
-int eng_feature_points(const carc_game *g, int r, int tiles, int complete)
+static inline int feature_points(const carc_game *g, int r, int tiles, int complete)
 {
 	const carc_node *n = &g->node[r];
 	if (n->kind == CARC_FEAT_ROAD) {
@@ -127,6 +127,11 @@ int eng_feature_points(const carc_game *g, int r, int tiles, int complete)
 	return 2 * (tiles + n->shields);
 }
 
+int eng_feature_points(const carc_game *g, int r, int tiles, int complete)
+{
+	return feature_points(g, r, tiles, complete);
+}
+
 void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_events *ev)
 {
 	int goods[CARC_GOODS_COUNT] = {0};
@@ -134,7 +139,7 @@ void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_event
 	unsigned win = g->node[r].figures ? majority(g, r) : 0;
 	int kind = g->node[r].kind == CARC_FEAT_ROAD ? CARC_SCORE_ROAD : CARC_SCORE_CITY;
 	if (win) {
-		int pts = eng_feature_points(g, r, tiles, complete);
+		int pts = feature_points(g, r, tiles, complete);
 		carc_event *e = new_event(ev, kind, !complete, g->node[r].tile, g->node[r].seg, tiles);
 		for (int p = 0; p < g->rules.players; p++)
 			if (win >> p & 1)
@@ -209,13 +214,20 @@ typedef struct farm {
 	uint8_t pig; /* players with a pig here (mask) */
 	int w[CARC_MAX_PLAYERS];
 	unsigned win;
-	uint16_t city[ST_MAX_NODES / 2];
+	uint16_t *city; /* its completed cities, in the pool below */
 } farm;
+
+/* The completed cities of every farm, one after the other. A (farm, city)
+ * pair needs a field segment beside a city segment on some tile, and a
+ * field segment borders at most four city segments of its tile: the pairs
+ * are fewer than 4 per node. */
+#define FARM_CITY_POOL (4 * ST_MAX_NODES)
 
 static void score_farms(carc_game *g, carc_events *ev)
 {
 	farm farms[ST_MAX_FIGURES];
-	int nf = 0;
+	uint16_t pool[FARM_CITY_POOL];
+	int nf = 0, used = 0;
 	const int np = g->rules.players;
 	for (int i = 0; i < g->nfig; i++) {
 		const carc_figure_at *f = &g->fig[i];
@@ -243,7 +255,9 @@ static void score_farms(carc_game *g, carc_events *ev)
 		}
 	for (int k = 0; k < nf; k++) {
 		farm *fm = &farms[k];
-		fm->ncity = (uint8_t)eng_field_cities(g, fm->root, 1, fm->city, ST_MAX_NODES / 2);
+		fm->city = pool + used;
+		fm->ncity = (uint8_t)eng_field_cities(g, fm->root, 1, fm->city, FARM_CITY_POOL - used);
+		used += fm->ncity;
 		int best = 0;
 		for (int p = 0; p < np; p++)
 			if (fm->w[p] > best)

@@ -405,12 +405,8 @@ static void put_final(jo_buf *b, const carc_game *g)
 /* The tile step's decisions: every placement with its figure options. */
 static void put_tile_legal(jo_buf *b, const carc_game *g)
 {
-	carc_move *pl = malloc(sizeof(carc_move) * CARC_MAX_MOVES);
+	carc_move pl[CARC_MAX_MOVES];
 	carc_move fo[CARC_MAX_SEGS * CARC_FIG_COUNT * 2];
-	if (!pl) {
-		b->oom = 1;
-		return;
-	}
 	int n = carc_placements(g, pl, CARC_MAX_MOVES);
 	int discard = n == 1 && pl[0] == CARC_MOVE_DISCARD;
 	int type = g->pile[g->pos], f = 1;
@@ -447,7 +443,6 @@ static void put_tile_legal(jo_buf *b, const carc_game *g)
 		jo_raw(b, "}");
 	}
 	jo_raw(b, "]}");
-	free(pl);
 }
 
 /* Any other step's decisions: each as its JSON and in words. */

@@ -146,8 +146,8 @@ void api_undo_done(const srv_origin *o, srv_table *t, int undone, srv_err e, con
 {
 	/* on a WebSocket the table's "undone" tells it */
 	if (!late_refused(o, e, err) && o->http)
-		http_json(o, 200, json_pack("{s:b, s:i, s:i, s:i}", "ok", 1, "undone", undone, "turn",
-		                            t->game.nturns, "undos", t->undos),
+		http_json(o, 200, json_pack("{s:b, s:i, s:i, s:i, s:i}", "ok", 1, "undone", undone, "turn",
+		                            tables_turn(t), "step", tables_step(t), "undos", t->undos),
 		          NULL, NULL);
 }
 

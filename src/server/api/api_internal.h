@@ -39,6 +39,7 @@ json_t *api_load_object(const char *text, size_t len, const char *what, char *ms
 json_t *api_parse_body(const api_req *rq, api_resp *rs, int need_object);
 /* A move's "turn" (v may be NULL: absent, -1): 0, or -1 with a message. */
 int api_parse_turn(const json_t *v, int *turn, char *err, size_t errsize);
+int api_parse_step(const json_t *v, int *step, char *err, size_t errsize);
 /* 1 when table t is private, has started, and neither the token (header
  * or cookie) nor the session's account holds a seat: the caller says there
  * is no such table. */

@@ -27,22 +27,32 @@ void api_reply_limited(api_resp *rs, int wait_s, const char *msg)
 	rs->retry_after = wait_s;
 }
 
-/* A move's "turn": absent (-1), or an integer 0..CARC_MAX_TILES (one more
- * than a game has turns, so that a turn past the end is stale rather than
- * malformed). Anything else is malformed. */
-int api_parse_turn(const json_t *v, int *turn, char *err, size_t errsize)
+/* A move's "turn" or "step": absent (-1), or an integer 0..the most a
+ * game has (the engine's capacity: carc_limit), so that one past the end
+ * is stale rather than malformed. Anything else is malformed. */
+static int parse_number(const json_t *v, int *out, const char *what, int most, char *err,
+                        size_t errsize)
 {
-	*turn = -1;
+	*out = -1;
 	if (!v)
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > CARC_MAX_TILES) {
-		snprintf(err, errsize, "turn must be an integer from 0 to %d (the turn the move is for)",
-		         CARC_MAX_TILES);
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > most) {
+		snprintf(err, errsize, "%s must be an integer from 0 to %d (the %s the move is for)",
+		         what, most, what);
 		return -1;
 	}
-	*turn = (int)json_integer_value(v);
+	*out = (int)json_integer_value(v);
 	return 0;
+}
+
+int api_parse_turn(const json_t *v, int *turn, char *err, size_t errsize)
+{
+	return parse_number(v, turn, "turn", carc_limit(CARC_LIMIT_BOARD_TILES), err, errsize);
+}
+
+int api_parse_step(const json_t *v, int *step, char *err, size_t errsize)
+{
+	return parse_number(v, step, "step", carc_limit(CARC_LIMIT_STEPS), err, errsize);
 }
 
 void api_token_for(const char *id, const char *token, const char *cookie, char *out,

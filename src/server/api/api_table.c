@@ -65,14 +65,15 @@ static void post_move(srv_table *t, const api_req *rq, api_resp *rs)
 	else
 		api_token_for(t->id, rq->token, rq->cookie, token, sizeof token);
 	char err[256];
-	int turn;
-	if (api_parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err)) {
+	int turn, step;
+	if (api_parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err) ||
+	    api_parse_step(json_object_get(o, "step"), &step, err, sizeof err)) {
 		json_decref(o);
 		api_reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
 	srv_origin origin = {rq->serial, 1, NULL, 0};
-	srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
+	srv_err e = tables_move(t, token, o, turn, step, &origin, err, sizeof err);
 	json_decref(o);
 	answer_taken(rs, e, err, 0);
 }

@@ -37,8 +37,10 @@ void api_ws_error_wait(srv_conn *c, srv_err e, const char *msg, const json_t *re
 		json_object_set_new(o, "retry_after_s", json_integer(wait));
 	if (ref)
 		json_object_set(o, "ref", (json_t *)ref);
-	if (c->cl.table)
-		json_object_set_new(o, "turn", json_integer(c->cl.table->game.nturns));
+	if (c->cl.table) {
+		json_object_set_new(o, "turn", json_integer(tables_turn(c->cl.table)));
+		json_object_set_new(o, "step", json_integer(tables_step(c->cl.table)));
+	}
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (s) {
@@ -161,8 +163,8 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 		 * for that reason; lerr is our own text, nothing to escape) */
 		char msg[sizeof lerr + 160];
 		snprintf(msg, sizeof msg, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\","
-		         "\"retry_after_s\":%d,\"turn\":%d}", srv_err_name(SE_RATE_LIMITED), lerr, wait,
-		         t->game.nturns);
+		         "\"retry_after_s\":%d,\"turn\":%d,\"step\":%d}", srv_err_name(SE_RATE_LIMITED),
+		         lerr, wait, tables_turn(t), tables_step(t));
 		net_send_text(c, msg);
 		return;
 	}
@@ -181,14 +183,15 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 	} else if (!strcmp(type, "move")) {
 		json_t *jt = json_object_get(o, "token");
 		const char *token = json_is_string(jt) ? json_string_value(jt) : c->token;
-		int turn;
+		int turn, step;
 		if (jt && !json_is_string(jt)) {
 			api_ws_error(c, SE_MALFORMED, "token must be a string", ref);
-		} else if (api_parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err)) {
+		} else if (api_parse_turn(json_object_get(o, "turn"), &turn, err, sizeof err) ||
+		           api_parse_step(json_object_get(o, "step"), &step, err, sizeof err)) {
 			api_ws_error(c, SE_MALFORMED, err, ref);
 		} else {
 			srv_origin origin = {c->serial, 0, ref, 0};
-			srv_err e = tables_move(t, token, o, turn, &origin, err, sizeof err);
+			srv_err e = tables_move(t, token, o, turn, step, &origin, err, sizeof err);
 			if (e != SE_PENDING)
 				api_ws_error(c, e, err, ref);
 		}

@@ -36,7 +36,7 @@ double an_win(const carc_game *g, int p, double margin)
 
 int an_position(carc_bot *b, const carc_game *g, carc_move played, an_move *out)
 {
-	carc_game *c = malloc(sizeof *c);
+	carc_game *c = carc_game_alloc();
 	if (!c)
 		return -1;
 	int p = carc_to_move(g);

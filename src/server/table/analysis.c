@@ -42,7 +42,7 @@ typedef struct worst {
 typedef struct run {
 	char id[STORE_ID_SIZE];
 	int state;
-	int n, k;                /* turns, turns analysed */
+	int n, k;                /* steps, steps analysed (a step: one decision) */
 	int np;
 	int fallback_turn;       /* first turn analysed with greedy (the ceiling), 0: none */
 	int64_t started_us;
@@ -95,13 +95,21 @@ int analysis_start(const srv_config *c, store *reader)
 	return 0;
 }
 
-static void drop_games(run *r)
+/* The games and the future of a run that computes no more. */
+static void drop_positions(run *r)
 {
-	free(r->rec);
-	free(r->cur);
+	carc_game_free(r->rec);
+	carc_game_free(r->cur);
+	if (r->fut)
+		why_future_free(r->fut);
 	free(r->fut);
 	r->rec = r->cur = NULL;
 	r->fut = NULL;
+}
+
+static void drop_games(run *r)
+{
+	drop_positions(r);
 	json_decref(r->turns);
 	r->turns = NULL;
 }
@@ -231,11 +239,7 @@ static void finish(run *r)
 		fail(r, "%s", "it is larger than the store keeps");
 		return;
 	}
-	free(r->rec);
-	free(r->cur);
-	free(r->fut);
-	r->rec = r->cur = NULL;
-	r->fut = NULL;
+	drop_positions(r);
 	r->state = R_STORING;
 	save_data *d = srv_xmalloc(sizeof *d + len + 1);
 	snprintf(d->id, sizeof d->id, "%s", r->id);
@@ -250,21 +254,23 @@ static void finish(run *r)
 	writer_submit(j);
 }
 
-/* Hands the next turn to the pool, or finishes. */
+/* Hands the next step to the pool, or finishes. */
 static void next_move(run *r)
 {
 	if (r->k >= r->n) {
 		finish(r);
 		return;
 	}
-	int type, player;
-	carc_move m = carc_turn_played(r->rec, r->k, &type, &player);
-	if (carc_set_current_tile(r->cur, type) != CARC_OK || carc_to_move(r->cur) != player) {
+	carc_step_info si;
+	carc_step_played(r->rec, r->k, &si);
+	if ((si.kind == CARC_STEP_TILE && carc_set_current_tile(r->cur, si.tile) != CARC_OK) ||
+	    carc_to_move(r->cur) != si.player) {
 		char t[16];
-		snprintf(t, sizeof t, "%d", r->k + 1);
+		snprintf(t, sizeof t, "%d", si.turn + 1);
 		fail(r, "turn %s does not follow from the record", t);
 		return;
 	}
+	carc_move m = si.move;
 	const char *use = spec;
 	double budget = cfg->analysis_time;
 	if (srv_mono_us() - r->started_us > (int64_t)(cfg->analysis_max_time * 1e6)) {
@@ -280,23 +286,26 @@ static void got_move(run *r, int turn, int ok, const an_move *a)
 {
 	if (r->state != R_COMPUTING || turn != r->k)
 		return;
-	int type, player;
-	carc_move m = carc_turn_played(r->rec, r->k, &type, &player);
+	carc_step_info si;
+	carc_step_played(r->rec, r->k, &si);
+	int player = si.player, turn1 = si.turn + 1;
+	carc_move m = si.move;
 	if (!ok) {
 		char t[16];
-		snprintf(t, sizeof t, "%d", r->k + 1);
+		snprintf(t, sizeof t, "%d", turn1);
 		fail(r, "turn %s could not be analysed", t);
 		return;
 	}
 	int k = r->k;
 	if (a->lost > r->w[player].lost || !r->w[player].turn)
-		r->w[player] = (worst){k + 1, a->lost};
+		r->w[player] = (worst){turn1, a->lost};
 	if (a->lost > r->all.lost || !r->all.turn)
-		r->all = (worst){k + 1, a->lost};
+		r->all = (worst){turn1, a->lost};
 	json_t *o = json_object();
-	json_object_set_new(o, "turn", json_integer(k + 1));
+	json_object_set_new(o, "turn", json_integer(turn1));
+	json_object_set_new(o, "step", json_integer(k));
 	json_object_set_new(o, "player", json_integer(player));
-	json_object_set_new(o, "tile", json_string(carc_tile_name(type)));
+	json_object_set_new(o, "tile", json_string(carc_tile_name(si.tile)));
 	json_object_set_new(o, "played", mj_move(r->cur, m));
 	json_object_set_new(o, "best", mj_move(r->cur, a->best));
 	json_object_set_new(o, "margin_best", json_real(a->margin_best));
@@ -304,7 +313,7 @@ static void got_move(run *r, int turn, int ok, const an_move *a)
 	json_object_set_new(o, "win_best", json_real(a->win_best));
 	json_object_set_new(o, "win_played", json_real(a->win_played));
 	json_object_set_new(o, "lost", json_real(a->lost));
-	if (a->lost >= WHY_MIN_LOST && a->best != m) {
+	if (a->lost >= WHY_MIN_LOST && a->best != m && si.kind == CARC_STEP_TILE) {
 		int64_t t0 = srv_mono_us();
 		json_t *why = why_turn(r->cur, a->best, m, r->fut, k);
 		r->why_us += srv_mono_us() - t0;
@@ -337,9 +346,10 @@ static run *new_run(srv_table *t, char *err, size_t errsize)
 	}
 	run *r = srv_xcalloc(1, sizeof *r);
 	snprintf(r->id, sizeof r->id, "%s", t->id);
-	r->rec = srv_xmalloc(sizeof *r->rec);
-	r->cur = srv_xmalloc(sizeof *r->cur);
-	carc_game_copy(r->rec, &t->game);
+	r->rec = carc_game_clone(t->game);
+	r->cur = carc_game_alloc();
+	if (!r->rec || !r->cur)
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
 	char e[256];
 	int bad = an_start_of(record, strlen(record), r->cur, e, sizeof e);
 	free(record);
@@ -350,13 +360,13 @@ static run *new_run(srv_table *t, char *err, size_t errsize)
 	}
 	r->fut = srv_xmalloc(sizeof *r->fut);
 	int64_t t0 = srv_mono_us();
-	if (why_future_build(r->cur, r->rec, r->fut)) {
+	if (why_future_build(r->cur, r->rec, r->fut)) { /* no tied facts then */
 		free(r->fut);
 		r->fut = NULL;
 	}
 	r->why_us = srv_mono_us() - t0;
 	r->state = R_COMPUTING;
-	r->n = carc_turns_played(r->rec);
+	r->n = carc_steps_played(r->rec);
 	r->np = carc_players(r->rec);
 	r->turns = json_array();
 	r->started_us = srv_mono_us();
@@ -407,7 +417,7 @@ char *analysis_http(srv_table *t, int start, const char *addr, int *status, srv_
 			return dump(json_pack("{s:s, s:s}", "status", "failed", "message", r->msg));
 		return dump(json_pack("{s:s}", "status", "none"));
 	}
-	int over = t->status == STORE_OVER || (t->status == STORE_VIEW && carc_game_over(&t->game));
+	int over = t->status == STORE_OVER || (t->status == STORE_VIEW && carc_game_over(t->game));
 	if (!over) {
 		*code = SE_NOT_OVER;
 		snprintf(err, errsize, "only a finished game is analysed");

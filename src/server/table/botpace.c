@@ -23,17 +23,17 @@ static uint64_t mix64(uint64_t z)
 static void bot_timer(lws_sorted_usec_list_t *sul)
 {
 	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
-	if (t->bot_state != 1 || t->game.nturns != t->bot_turn || carc_game_over(&t->game) || t->pm) {
+	if (t->bot_state != 1 || tables_step(t) != t->bot_turn || carc_game_over(t->game) || t->pm) {
 		t->bot_state = 0;
 		return;
 	}
-	int p = carc_to_move(&t->game);
+	int p = carc_to_move(t->game);
 	t->bot_state = 2;
 	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
 	int people = 0;
 	for (int i = 0; i < t->nseats; i++)
 		people |= t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].forfeited;
-	bots_submit(t, t->owner, people, &t->game, clock_bot_spec(t, p), seed, t->bot_turn,
+	bots_submit(t, t->owner, people, t->game, clock_bot_spec(t, p), seed, t->bot_turn,
 	            cfg->bot_max_time);
 }
 
@@ -59,16 +59,16 @@ void bot_spec_loaded(srv_table *t, int seat)
 void bot_kick(srv_table *t)
 {
 	clock_turn(t); /* a new turn's deadline (clock.c) */
-	if (t->status != STORE_PLAYING || carc_game_over(&t->game) || t->bot_state || t->pm ||
+	if (t->status != STORE_PLAYING || carc_game_over(t->game) || t->bot_state || t->pm ||
 	    timers_stopped || t->clock.busy || t->undo_busy)
 		return;
-	int p = carc_to_move(&t->game);
+	int p = carc_to_move(t->game);
 	if (!clock_bot_plays(t, p))
 		return;
 	if (!cluster_bots_mine(t->id))
 		return; /* cluster hook: another process plays this table's bots */
 	t->bot_state = 1;
-	t->bot_turn = t->game.nturns;
+	t->bot_turn = tables_step(t);
 	/* a move whose time ran out is played at once, without the pause */
 	int delay = clock_timeout_move(t) ? 0 : t->opts.bot_delay_ms;
 	lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer, (lws_usec_t)delay * LWS_US_PER_MS);
@@ -116,7 +116,7 @@ void tables_bots_drain(void)
 			bot_kick(t);
 			continue;
 		}
-		if (t->status != STORE_PLAYING || turn != t->game.nturns || carc_game_over(&t->game) ||
+		if (t->status != STORE_PLAYING || turn != tables_step(t) || carc_game_over(t->game) ||
 		    t->pm || !cluster_bots_have(t->id)) /* cluster hook: its lock was lost meanwhile */
 			continue;
 		char err[256];
@@ -124,9 +124,9 @@ void tables_bots_drain(void)
 		if (e == SE_ILLEGAL) {
 			/* a bot bug must not stall the game: play the first legal move */
 			srv_error("table=%s turn=%d bot '%s' gave an illegal move; playing the first legal one",
-			          t->id, turn, t->seat[carc_to_move(&t->game)].spec);
+			          t->id, turn, t->seat[carc_to_move(t->game)].spec);
 			static carc_move buf[CARC_MAX_MOVES];
-			if (carc_legal_moves(&t->game, buf, CARC_MAX_MOVES) > 0)
+			if (carc_legal_moves(t->game, buf, CARC_MAX_MOVES) > 0)
 				e = apply_move(t, buf[0], NULL, 1, err, sizeof err);
 		}
 		if (e != SE_PENDING)

@@ -57,8 +57,15 @@ typedef struct job {
 	char spec[128];
 	carc_move move;
 	struct job *next;
-	carc_game game;
+	carc_game *game;     /* the bot's own copy */
 } job;
+
+static void job_free(job *j)
+{
+	if (j)
+		carc_game_free(j->game);
+	free(j);
+}
 
 typedef struct slot {
 	carc_bot *bot;       /* thinking now, or NULL */
@@ -273,13 +280,13 @@ static void *worker(void *arg)
 					analysing--;
 				me->busy = me->bot_only = 0;
 				pthread_mutex_unlock(&mu);
-				free(j);
+				job_free(j);
 				return NULL;
 			}
 			if (j->analysis)
-				j->ok = !an_position(b, &j->game, j->played, &j->result);
+				j->ok = !an_position(b, j->game, j->played, &j->result);
 			else
-				j->move = carc_bot_choose(b, &j->game);
+				j->move = carc_bot_choose(b, j->game);
 			pthread_mutex_lock(&mu);
 			me->bot = NULL;
 			pthread_mutex_unlock(&mu);
@@ -388,13 +395,13 @@ void bots_stop(void)
 	}
 	job *j;
 	while ((j = pop(&jobs_head, &jobs_tail)))
-		free(j);
+		job_free(j);
 	while ((j = pop(&done_head, &done_tail)))
-		free(j);
+		job_free(j);
 	while ((j = pop(&ajobs_head, &ajobs_tail)))
-		free(j);
+		job_free(j);
 	while ((j = pop(&adone_head, &adone_tail)))
-		free(j);
+		job_free(j);
 	nqueued_analysis = analysing = 0;
 }
 
@@ -408,7 +415,8 @@ static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t se
 	j->budget_s = budget_s > 0 ? budget_s : 0;
 	snprintf(j->spec, sizeof j->spec, "%s", spec);
 	j->move = CARC_MOVE_NONE;
-	carc_game_copy(&j->game, g);
+	if (!(j->game = carc_game_clone(g)))
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
 	return j;
 }
 
@@ -451,7 +459,7 @@ int bots_poll_analysis(void **tag, int *turn, an_move *out)
 	int ok = j->ok;
 	if (ok)
 		*out = j->result;
-	free(j);
+	job_free(j);
 	return ok ? 1 : -1;
 }
 
@@ -505,7 +513,7 @@ int bots_poll(void **tag, int *turn, carc_move *move)
 	*tag = j->tag;
 	*turn = j->turn;
 	*move = j->move;
-	free(j);
+	job_free(j);
 	return 1;
 }
 

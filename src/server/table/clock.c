@@ -135,14 +135,14 @@ void clock_restore(srv_table *t, const store_clock *sc, int64_t now_ms)
 	if (c->ended_seat >= t->nseats)
 		c->ended_seat = -1;
 	c->stored = 1;
-	if (sc->turn == t->game.nturns && t->status == STORE_PLAYING) {
+	if (sc->turn == tables_step(t) && t->status == STORE_PLAYING) {
 		/* the turn being played when the server stopped: its deadline holds */
 		c->turn = sc->turn;
 		c->seat = (int)jint(o, "seat", -1);
 		c->turn_start_ms = jint(o, "turn_start_ms", now_ms);
 		c->timeout_turn = (int)jint(o, "timeout_turn", -1);
 		c->deadline_ms = sc->deadline_ms;
-		if (c->seat != carc_to_move(&t->game) || !timed(t) || t->seat[c->seat].forfeited) {
+		if (c->seat != carc_to_move(t->game) || !timed(t) || t->seat[c->seat].forfeited) {
 			c->deadline_ms = 0;
 		} else if (c->deadline_ms && c->deadline_ms < now_ms + 1) {
 			int64_t grace = (int64_t)cfg->clock_grace_s * 1000;
@@ -167,7 +167,7 @@ static void fire(lws_sorted_usec_list_t *sul)
 	srv_table *t = lws_container_of(c, srv_table, clock);
 	c->scheduled = 0;
 	if (stopped || !c->deadline_ms || t->status != STORE_PLAYING ||
-	    carc_game_over(&t->game) || c->turn != t->game.nturns)
+	    carc_game_over(t->game) || c->turn != tables_step(t))
 		return;
 	int64_t now = srv_now_ms();
 	if (!t->pm && !c->busy && now >= c->deadline_ms && !cluster_bots_mine(t->id)) {
@@ -218,15 +218,15 @@ void clock_turn(srv_table *t)
 	srv_clock *c = &t->clock;
 	if (t->status != STORE_PLAYING || t->pm)
 		return;
-	if (c->turn == t->game.nturns) {
+	if (c->turn == tables_step(t)) {
 		if (c->deadline_ms && !c->scheduled)
 			schedule(t); /* restored, or stopped timers */
 		return;
 	}
 	clock_cancel(t);
-	int over = carc_game_over(&t->game);
-	c->turn = t->game.nturns;
-	c->seat = over ? -1 : carc_to_move(&t->game);
+	int over = carc_game_over(t->game);
+	c->turn = tables_step(t);
+	c->seat = over ? -1 : carc_to_move(t->game);
 	c->turn_start_ms = c->next_start_ms ? c->next_start_ms : srv_now_ms();
 	c->next_start_ms = 0;
 	c->deadline_ms = 0;
@@ -245,7 +245,7 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 	srv_clock *c = &t->clock;
 	clock_cancel(t);
 	c->deadline_ms = 0; /* the turn is over (also when the game is) */
-	if (c->turn == t->game.nturns - 1 && c->seat == player && c->timeout_turn != c->turn &&
+	if (c->turn == tables_step(t) - 1 && c->seat == player && c->timeout_turn != c->turn &&
 	    t->seat[player].kind == STORE_SEAT_HUMAN && !t->seat[player].forfeited) {
 		/* the player's own move: what it took past move_s comes off the reserve */
 		int64_t used = at_ms - c->turn_start_ms - (int64_t)t->opts.clock.move_s * 1000;
@@ -261,7 +261,7 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 void clock_takeover_seen(srv_table *t, int player)
 {
 	srv_clock *c = &t->clock;
-	if (!timed(t) || c->turn != t->game.nturns || c->seat != player ||
+	if (!timed(t) || c->turn != tables_step(t) || c->seat != player ||
 	    c->timeout_turn == c->turn || t->seat[player].kind != STORE_SEAT_HUMAN ||
 	    t->seat[player].forfeited)
 		return;
@@ -282,7 +282,7 @@ int clock_bot_plays(const srv_table *t, int p)
 
 int clock_timeout_move(const srv_table *t)
 {
-	return t->clock.timeout_turn >= 0 && t->clock.timeout_turn == t->game.nturns;
+	return t->clock.timeout_turn >= 0 && t->clock.timeout_turn == tables_step(t);
 }
 
 const char *clock_bot_spec(const srv_table *t, int p)
@@ -302,7 +302,7 @@ void clock_resign(srv_table *t, int seat, int ends, store_clock *out)
 		c->deadline_ms = 0;
 		c->seat = -1;
 		clock_cancel(t);
-	} else if (c->seat == seat && c->turn == t->game.nturns) {
+	} else if (c->seat == seat && c->turn == tables_step(t)) {
 		c->deadline_ms = 0; /* the bot plays this move */
 		clock_cancel(t);
 	}

@@ -86,7 +86,7 @@ static void create_done(wjob *j)
 	t->stored = 1;
 	int seat = j->seatno;
 	if (t->status == STORE_VIEW) {
-		srv_event("table=%s event=uploaded turns=%d", t->id, t->game.nturns);
+		srv_event("table=%s event=uploaded turns=%d", t->id, carc_turns_played(t->game));
 	} else {
 		int bots = 0;
 		for (int i = 0; i < t->nseats; i++)
@@ -228,11 +228,9 @@ static srv_table *game_table(const srv_table_opts *o, const char *owner, const c
 	srv_table *t = new_table();
 	t->opts = *o;
 	clock_init(t); /* the reserves of these options (a rematch's too: issue 22) */
-	char e[CARC_ERRMSG_SIZE];
-	if (carc_game_init(&t->game, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
-	                   o->has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
-		snprintf(err, errsize, "%s", e);
+	if (table_game_init(t, err, errsize)) {
 		*code = SE_BAD_OPTION;
+		carc_game_free(t->game);
 		free(t);
 		return NULL;
 	}
@@ -367,35 +365,22 @@ void tables_created(srv_table *t, int ok)
 	}
 }
 
-/* Plays the turns of `final` again from the start to get each turn's
- * scoring events, filling t->game and t->log. Returns 0 or -1. */
-carc_game before_scratch; /* the loop thread's copy of a game before a move */
-
+/* Plays the steps of `final` again from the start to get each step's
+ * events, filling t->game and t->log. Returns 0 or -1. */
 static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t errsize)
 {
-	carc_game *before = &before_scratch;
 	char e[CARC_ERRMSG_SIZE];
-	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
-	                   t->opts.has_pile ? t->opts.pile : NULL,
-	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
-		snprintf(err, errsize, "%s", e);
+	if (table_game_init(t, err, errsize))
 		return -1;
-	}
-	for (int i = 0; i < final->nturns; i++) {
-		const carc_turn *tu = &final->turns[i];
-		if (carc_current_tile(&t->game) != tu->type &&
-		    carc_set_current_tile(&t->game, tu->type) != CARC_OK) {
-			snprintf(err, errsize, "turn %d: tile %s is not in the pile", i,
-			         carc_tile_name(tu->type));
+	for (int i = 0; i < carc_steps_played(final); i++) {
+		static carc_events ev; /* the loop thread's */
+		carc_step_info si;
+		carc_step_played(final, i, &si);
+		if (table_play(t, si.tile, si.move, &ev, e)) {
+			snprintf(err, errsize, "step %d: %s", i, e);
 			return -1;
 		}
-		carc_events ev;
-		carc_game_copy(before, &t->game);
-		if (carc_apply(&t->game, tu->move, &ev, e) != CARC_OK) {
-			snprintf(err, errsize, "turn %d: %s", i, e);
-			return -1;
-		}
-		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		tables_log_push(t, gj_log_entry(t->game, &ev));
 	}
 	return 0;
 }
@@ -405,23 +390,24 @@ static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t e
 static void view_opts(srv_table_opts *o, const carc_game *g)
 {
 	memset(o, 0, sizeof *o);
-	o->rules = g->rules;
-	o->seed = g->seed;
+	carc_game_rules(g, &o->rules);
+	o->seed = carc_game_seed(g);
 	o->has_pile = 1;
-	for (int i = 0; i < g->npile; i++)
-		o->pile[g->pile[i]]++;
-	o->nseats = g->rules.players;
+	carc_game_pile(g, o->pile);
+	o->nseats = o->rules.players;
 	o->rated = 1; /* as opt_parse has it: the view's options read as before */
 }
 
 int view_from_record(srv_table *t, const char *record, size_t len, char *err,
                      size_t errsize)
 {
-	carc_game *final = srv_xmalloc(sizeof *final);
+	carc_game *final = carc_game_alloc();
 	char e[512];
+	if (!final)
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
 	if (carc_record_replay(record, len, final, e, sizeof e) != CARC_OK) {
 		snprintf(err, errsize, "the record does not replay: %s", e);
-		free(final);
+		carc_game_free(final);
 		return -1;
 	}
 	view_opts(&t->opts, final);
@@ -447,7 +433,7 @@ int view_from_record(srv_table *t, const char *record, size_t len, char *err,
 		t->seat[i].colour = cs[i];
 	json_decref(r);
 	int rc = rebuild_log(t, final, err, errsize);
-	free(final);
+	carc_game_free(final);
 	return rc;
 }
 
@@ -466,6 +452,8 @@ srv_table *tables_create_view(const char *record, size_t len, const srv_origin *
 	if (view_from_record(t, record, len, err, errsize)) {
 		for (int i = 0; i < t->nlog; i++)
 			free(t->log[i]);
+		free(t->log);
+		carc_game_free(t->game);
 		free(t);
 		*code = SE_BAD_RECORD;
 		return NULL;

@@ -15,23 +15,22 @@ json_t *mj_move(const carc_game *g, carc_move m)
 	return o ? o : json_null();
 }
 
-int mj_parse(const carc_game *g, const json_t *o, carc_move *m, char *err, size_t errsize)
+carc_status mj_parse(const carc_game *g, const json_t *o, carc_move *m, char *err,
+                     size_t errsize)
 {
 	char e[CARC_ERRMSG_SIZE];
 	if (!json_is_object(o)) {
 		snprintf(err, errsize, "a move must be a JSON object");
-		return -1;
+		return CARC_ERR_PARSE;
 	}
 	char *text = json_dumps(o, JSON_COMPACT);
 	if (!text) {
 		snprintf(err, errsize, "out of memory");
-		return -1;
+		return CARC_ERR_NOMEM;
 	}
 	carc_status st = carc_move_parse(g, text, strlen(text), m, e);
 	free(text);
-	if (st != CARC_OK) {
+	if (st != CARC_OK)
 		snprintf(err, errsize, "%s", e);
-		return -1;
-	}
-	return 0;
+	return st;
 }

@@ -16,8 +16,11 @@
  * owns; JSON null when out of memory). */
 json_t *mj_move(const carc_game *g, carc_move m);
 
-/* A decision of g's current step read from o: 0 and *m (a legal
- * decision), or -1 with what is wrong in err. */
-int mj_parse(const carc_game *g, const json_t *o, carc_move *m, char *err, size_t errsize);
+/* A decision of g's current step read from o: CARC_OK and *m (a legal
+ * decision), or carc_move_parse's refusal (CARC_ERR_PARSE: not a
+ * decision; CARC_ERR_ILLEGAL: not legal now; CARC_ERR_GAME_OVER) with what
+ * is wrong in err. */
+carc_status mj_parse(const carc_game *g, const json_t *o, carc_move *m, char *err,
+                     size_t errsize);
 
 #endif

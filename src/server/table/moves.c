@@ -10,16 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "move_json.h"
 #include "tables_internal.h"
 
 /* ---- moves ----------------------------------------------------------------------------------- */
 
-/* A move checked by the engine, waiting for the storage thread. */
+/* A move (one step's decision) checked by the engine, waiting for the
+ * storage thread. */
 struct srv_pending_move {
-	carc_game next;   /* the game after the move */
-	int player, turn, points, bot;
+	carc_game *next;  /* the game after the move */
+	int player, step, tile, points, bot;
 	carc_move m;
 };
+
+static void pm_free(srv_pending_move *pm)
+{
+	if (pm)
+		carc_game_free(pm->next);
+	free(pm);
+}
 
 void move_done(wjob *j)
 {
@@ -33,7 +42,7 @@ void move_done(wjob *j)
 		/* cluster hook: another process stored a move for this turn first */
 		box->move_done(&o, t, SE_STALE_TURN,
 		               "another move was accepted for this turn first; nothing of yours changed");
-		free(pm);
+		pm_free(pm);
 		tables_sync(t);
 		return;
 	}
@@ -44,28 +53,23 @@ void move_done(wjob *j)
 		box->move_done(&o, t, SE_STORAGE, msg);
 		if (pm->bot)
 			bot_retry(t); /* try again after a pause (a full disk may clear) */
-		free(pm);
+		pm_free(pm);
 		return;
 	}
-	carc_game_copy(&t->game, &pm->next);
-	t->log[t->nlog++] = (char *)j->move.entry; /* the entry is the table's now */
+	/* the new game is the table's now (the old one goes with pm) */
+	carc_game *old = t->game;
+	t->game = pm->next;
+	pm->next = old;
+	tables_log_push(t, (char *)j->move.entry); /* the entry is the table's now */
 	j->move.entry = NULL;
 	t->updated_ms = j->move.at_ms;
 	int over = j->has_result;
 	if (over)
 		t->status = STORE_OVER;
 	clock_moved(t, pm->player, j->move.at_ms);
-	const carc_turn *tu = &t->game.turns[pm->turn];
-	if (carc_move_is_discard(pm->m))
-		srv_event("table=%s event=move turn=%d player=%d tile=%s discarded", t->id, pm->turn,
-		          pm->player, carc_tile_name(tu->type));
-	else
-		srv_event("table=%s event=move turn=%d player=%d tile=%s x=%d y=%d rot=%d meeple=%s "
-		          "scored=%d",
-		          t->id, pm->turn, pm->player, carc_tile_name(tu->type), carc_move_x(pm->m),
-		          carc_move_y(pm->m), carc_move_rot(pm->m),
-		          carc_move_seg(pm->m) == CARC_SEG_NONE ? "none" : "yes", pm->points);
-	free(pm);
+	srv_event("table=%s event=move step=%d player=%d tile=%s move=%u scored=%d", t->id, pm->step,
+	          pm->player, carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
+	pm_free(pm);
 	metrics_move(1);
 	announce_move(t, t->log[t->nlog - 1]);
 	if (over) {
@@ -114,9 +118,11 @@ static void rate_hook(const srv_table *t, const carc_game *g, int resigner, cons
 	int sc[CARC_MAX_PLAYERS];
 	carc_game_scores(g, sc);
 	int own[CARC_MAX_PLAYERS] = {0};
-	for (int i = 0; i < t->nlog; i++)
-		if (!takeover_marked(t->log[i]))
-			own[t->game.turns[i].player]++;
+	for (int i = 0; i < t->nlog; i++) {
+		carc_step_info si;
+		if (!takeover_marked(t->log[i]) && !carc_step_played(t->game, i, &si))
+			own[si.player]++;
+	}
 	if (last && !last_takeover)
 		own[last->player]++;
 	if (t->opts.tutorial) {
@@ -145,7 +151,7 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
                    size_t errsize)
 {
 	if (t->pm) {
-		snprintf(err, errsize, "a move for turn %d is being stored", t->game.nturns);
+		snprintf(err, errsize, "a move for step %d is being stored", tables_step(t));
 		return SE_STALE_TURN;
 	}
 	if (t->clock.busy) {
@@ -156,46 +162,40 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 		snprintf(err, errsize, "moves being taken back are being stored");
 		return SE_STALE_TURN;
 	}
-	srv_pending_move *pm = srv_xmalloc(sizeof *pm);
-	carc_events ev;
+	srv_pending_move *pm = srv_xcalloc(1, sizeof *pm);
+	static carc_events ev; /* the loop thread's */
 	char e[CARC_ERRMSG_SIZE];
-	carc_game_copy(&pm->next, &t->game);
-	int player = carc_to_move(&pm->next);
-	carc_status st = carc_apply(&pm->next, m, &ev, e);
+	if (!(pm->next = carc_game_clone(t->game)))
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
+	int player = carc_to_move(pm->next);
+	pm->tile = carc_current_tile(pm->next); /* the turn's tile */
+	carc_status st = carc_apply(pm->next, m, &ev, e);
 	if (st != CARC_OK) {
 		snprintf(err, errsize, "%s", e);
-		free(pm);
+		pm_free(pm);
 		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
 	}
 	pm->player = player;
-	pm->turn = pm->next.nturns - 1;
+	pm->step = carc_steps_played(pm->next) - 1;
 	pm->m = m;
 	pm->bot = bot;
 	pm->points = 0;
 	for (int i = 0; i < ev.n; i++)
-		if (!ev.ev[i].final)
+		if (ev.ev[i].type == CARC_EV_SCORED && !ev.ev[i].final)
 			pm->points += ev.ev[i].points[player];
 	wjob *j = job_for(t, WJ_MOVE, move_done, o);
 	int takeover = bot && t->seat[player].kind == STORE_SEAT_HUMAN;
-	char *entry = gj_log_entry(&t->game, &pm->next, pm->turn, &ev);
-	j->move = (store_move){.turn = pm->turn, .player = player, .move = m,
-	                       .tile = pm->next.turns[pm->turn].type,
+	char *entry = gj_log_entry(pm->next, &ev);
+	j->move = (store_move){.turn = pm->step, .player = player, .move = m, .tile = pm->tile,
 	                       .entry = takeover ? takeover_mark(entry) : entry,
 	                       .at_ms = srv_now_ms(), .undos = t->undos};
-	if (carc_game_over(&pm->next)) {
-		srv_sb a;
-		sb_init(&a);
-		gj_scores(&a, &pm->next);
-		j->result.scores = sb_take(&a);
-		sb_init(&a);
-		gj_by_kind(&a, &pm->next);
-		j->result.by_kind = sb_take(&a);
-		sb_init(&a);
-		gj_winners(&a, &pm->next);
-		j->result.winners = sb_take(&a);
+	if (carc_game_over(pm->next)) {
+		j->result.scores = gj_member(pm->next, "scores");
+		j->result.by_kind = gj_member(pm->next, "by_kind");
+		j->result.winners = gj_member(pm->next, "winners");
 		j->result.at_ms = j->move.at_ms;
 		j->has_result = 1;
-		rate_hook(t, &pm->next, -1, &j->move, takeover, &j->result);
+		rate_hook(t, pm->next, -1, &j->move, takeover, &j->result);
 	}
 	t->pm = pm;
 	writer_submit(j);
@@ -220,14 +220,14 @@ srv_err playing_seat(srv_table *t, const char *token, const char *no_token,
 		snprintf(err, errsize, "%s", not_started);
 		return SE_NOT_STARTED;
 	}
-	if (t->status == STORE_OVER || carc_game_over(&t->game)) {
+	if (t->status == STORE_OVER || carc_game_over(t->game)) {
 		snprintf(err, errsize, "the game is over");
 		return SE_GAME_OVER;
 	}
 	return SE_OK;
 }
 
-srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, int step,
                     const srv_origin *o, char *err, size_t errsize)
 {
 	int seat;
@@ -237,23 +237,31 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 		return e;
 	/* a stale turn first: a client whose view is old (another process
 	 * took the turn) hears that, not whose turn it is now */
-	if (turn >= 0 && turn != t->game.nturns) {
-		snprintf(err, errsize, "the move is for turn %d but the game is at turn %d", turn,
-		         t->game.nturns);
+	int now = tables_turn(t);
+	if (turn >= 0 && turn != now) {
+		snprintf(err, errsize, "the move is for turn %d but the game is at turn %d", turn, now);
+		return SE_STALE_TURN;
+	}
+	if (step >= 0 && step != tables_step(t)) {
+		snprintf(err, errsize, "the move is for step %d but the game is at step %d", step,
+		         tables_step(t));
 		return SE_STALE_TURN;
 	}
 	if (t->seat[seat].forfeited) {
 		snprintf(err, errsize, "seat %d was given up: a bot plays it to the end", seat);
 		return SE_FORFEITED;
 	}
-	int to_move = carc_to_move(&t->game);
+	int to_move = carc_to_move(t->game);
 	if (seat != to_move) {
 		snprintf(err, errsize, "seat %d is not to move: seat %d is", seat, to_move);
 		return SE_NOT_YOUR_TURN;
 	}
 	carc_move m;
-	if (gj_parse_move(&t->game, move, &m, err, errsize))
-		return SE_MALFORMED;
+	carc_status st = mj_parse(t->game, move, &m, err, errsize);
+	if (st != CARC_OK)
+		return st == CARC_ERR_ILLEGAL ? SE_ILLEGAL
+		       : st == CARC_ERR_GAME_OVER ? SE_GAME_OVER
+		                                  : SE_MALFORMED;
 	return apply_move(t, m, o, 0, err, errsize);
 }
 
@@ -303,7 +311,7 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 		return SE_FORFEITED;
 	}
 	if (t->pm || t->clock.busy || t->undo_busy) {
-		snprintf(err, errsize, "a move for turn %d is being stored: try again", t->game.nturns);
+		snprintf(err, errsize, "a move for step %d is being stored: try again", tables_step(t));
 		return SE_STALE_TURN;
 	}
 	int ends = t->nseats == 2;
@@ -313,18 +321,14 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 	if (ends) {
 		/* the game ends here: the scores as they stand, the other seat wins */
 		srv_sb a;
-		sb_init(&a);
-		gj_scores(&a, &t->game);
-		j->result.scores = sb_take(&a);
-		sb_init(&a);
-		gj_by_kind(&a, &t->game);
-		j->result.by_kind = sb_take(&a);
+		j->result.scores = gj_member(t->game, "scores");
+		j->result.by_kind = gj_member(t->game, "by_kind");
 		sb_init(&a);
 		sb_printf(&a, "[%d]", 1 - seat);
 		j->result.winners = sb_take(&a);
 		j->result.at_ms = srv_now_ms();
 		j->has_result = 1;
-		rate_hook(t, &t->game, seat, NULL, 0, &j->result);
+		rate_hook(t, t->game, seat, NULL, 0, &j->result);
 	}
 	writer_submit(j);
 	return SE_PENDING;

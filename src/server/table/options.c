@@ -17,12 +17,9 @@
 /* Expansions come from the engine by name (carc_expansion_name of each
  * CARC_EXP_* bit), so a new expansion in the engine is offered here with no
  * change. Inns & Cathedrals (either option) seats six. */
-#define BASE_MAX_PLAYERS 5
-
-static int max_players_of(unsigned bits)
-{
-	return bits & (CARC_EXP_INNS | CARC_EXP_INNS_TILES) ? 6 : BASE_MAX_PLAYERS;
-}
+/* the engine says how many players the expansions allow */
+#define max_players_of carc_rules_max_players
+#define BASE_MAX_PLAYERS carc_rules_max_players(0)
 
 /* Bot levels: a client chooses a level, never a spec; the server decides
  * what a level costs. The built-in levels below can be redefined and others
@@ -261,10 +258,8 @@ static void expansion_list(char *buf, size_t size)
 {
 	size_t n = 0;
 	buf[0] = 0;
-	for (int i = 0; i < CARC_EXP_COUNT; i++) {
-		const char *name = carc_expansion_name(1u << i);
-		if (!name)
-			continue;
+	for (int i = 0; i < carc_name_count(CARC_NAMES_EXPANSION); i++) {
+		const char *name = carc_name(CARC_NAMES_EXPANSION, i);
 		int k = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", name);
 		if (k < 0 || (size_t)k >= size - n)
 			break;
@@ -302,10 +297,8 @@ json_t *opt_choices_json(void)
 		json_array_append_new(fs, json_string(carc_farm_scoring_name(i)));
 	json_object_set_new(o, "farm_scoring", fs);
 	json_t *ex = json_array();
-	for (int i = 0; i < CARC_EXP_COUNT; i++) {
-		const char *name = carc_expansion_name(1u << i);
-		if (!name)
-			continue;
+	for (int i = 0; i < carc_name_count(CARC_NAMES_EXPANSION); i++) {
+		const char *name = carc_name(CARC_NAMES_EXPANSION, i);
 		json_t *e = json_object();
 		json_object_set_new(e, "name", json_string(name));
 		json_object_set_new(e, "players_max", json_integer(max_players_of(1u << i)));
@@ -701,12 +694,17 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 				         "(see /api/tiles) with a count 0..100", key);
 				return -1;
 			}
+			if (t >= OPT_TILE_TYPES) {
+				snprintf(err, errsize, "option 'tiles': the server holds piles of %d tile "
+				         "types (OPT_TILE_TYPES), '%.20s' is beyond", OPT_TILE_TYPES, key);
+				return -1;
+			}
 			out->pile[t] = (int)json_integer_value(e);
 		}
 		/* a pile is stored without its zeros: one of nothing would not
 		 * load back (and a game without tiles is no game) */
 		int n = 0;
-		for (int k = 0; k < CARC_TILE_TYPES; k++)
+		for (int k = 0; k < OPT_TILE_TYPES; k++)
 			n += out->pile[k];
 		if (!n) {
 			snprintf(err, errsize, "option 'tiles' must have at least one tile, "
@@ -718,16 +716,33 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 	if (clock_parse(json_object_get(o, "clock"), &out->clock, err, errsize))
 		return -1;
 	/* the engine has the last word on the rules and the pile */
-	carc_game *g = srv_xmalloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
+	if (!g)
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
 	char e3[CARC_ERRMSG_SIZE];
-	carc_status st = carc_game_init(g, &out->rules, out->seed, out->has_pile ? out->pile : NULL,
-	                                out->has_pile ? CARC_TILE_TYPES : 0, e3);
-	free(g);
+	carc_status st = opt_game_init(out, g, e3);
+	carc_game_free(g);
 	if (st != CARC_OK) {
 		snprintf(err, errsize, "the engine refuses these rules: %s", e3);
 		return -1;
 	}
 	return 0;
+}
+
+int opt_check_engine(char *err, size_t errsize)
+{
+	if (carc_limit(CARC_LIMIT_TILE_TYPES) <= OPT_TILE_TYPES)
+		return 0;
+	snprintf(err, errsize, "the engine knows %d tile types; a table's pile holds %d "
+	         "(OPT_TILE_TYPES in src/server/table/options.h): raise it",
+	         carc_limit(CARC_LIMIT_TILE_TYPES), OPT_TILE_TYPES);
+	return -1;
+}
+
+carc_status opt_game_init(const srv_table_opts *o, carc_game *g, char err[CARC_ERRMSG_SIZE])
+{
+	return carc_game_init(g, &o->rules, o->seed, o->has_pile ? o->pile : NULL,
+	                      o->has_pile ? OPT_TILE_TYPES : 0, err);
 }
 
 json_t *opt_to_json(const srv_table_opts *o)
@@ -743,7 +758,7 @@ json_t *opt_to_json(const srv_table_opts *o)
 	json_object_set_new(j, "expansions", ex);
 	if (o->has_pile) {
 		json_t *t = json_object();
-		for (int k = 0; k < CARC_TILE_TYPES; k++)
+		for (int k = 0; k < OPT_TILE_TYPES; k++)
 			if (o->pile[k])
 				json_object_set_new(t, carc_tile_name(k), json_integer(o->pile[k]));
 		json_object_set_new(j, "tiles", t);

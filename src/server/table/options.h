@@ -16,6 +16,10 @@
 #include "store.h"
 
 #define OPT_MAX_EXPANSIONS 8
+/* Tile types a custom pile may name: the engine's types are below
+ * carc_limit(CARC_LIMIT_TILE_TYPES), which the server checks is at most
+ * this when it starts (opt_check_engine). */
+#define OPT_TILE_TYPES 256
 
 /* Seat colours: the palette of the web client (web/js/colors.js), in its
  * order. A colour is its index here; -1 is "none chosen". */
@@ -62,7 +66,7 @@ typedef struct srv_table_opts {
 	char expansions[OPT_MAX_EXPANSIONS][32];
 	uint64_t seed;
 	int has_pile;
-	int pile[CARC_TILE_TYPES];     /* custom draw pile, counts per type */
+	int pile[OPT_TILE_TYPES];      /* custom draw pile, counts per type */
 	int bot_delay_ms;
 	int private_;                  /* 1: not listed among open tables */
 	int spectator_chat;            /* 1: spectators may write in the chat (chat.c) */
@@ -91,6 +95,11 @@ json_t *opt_seed_json(uint64_t seed);
 /* The options as a JSON object that opt_parse reads back to the same
  * options (this is what is stored). The caller owns the result (json_decref). */
 json_t *opt_to_json(const srv_table_opts *o);
+/* Sets up a new game of these options (rules, seed, pile) in g (memory of
+ * carc_game_size()); carc_game_init's answer. */
+carc_status opt_game_init(const srv_table_opts *o, carc_game *g, char err[CARC_ERRMSG_SIZE]);
+/* 0 when the engine's tile types fit OPT_TILE_TYPES; else -1 with why. */
+int opt_check_engine(char *err, size_t errsize);
 
 /* Expansion names -> r->expansions and the player limit. Unknown names are
  * refused with a message listing the valid ones. */

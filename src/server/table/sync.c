@@ -72,7 +72,7 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	 * move is applied); one of a later turn after them. */
 	store_clock sc;
 	char *cstate = NULL;
-	int turn0 = t->game.nturns;
+	int turn0 = tables_step(t); /* the clock's turn is the step being decided */
 	int crc = db->ops->load_clock(db, t->id, &sc, &cstate, e);
 	if (crc < 0)
 		srv_error("table=%s loading its clock: %s", t->id, e);
@@ -89,27 +89,29 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		int i = t->nlog;
 		if (mv[k].turn < i)
 			continue;
-		carc_game *before = &before_scratch;
-		if (mv[k].turn != i || (mv[k].tile >= 0 && carc_current_tile(&t->game) != mv[k].tile &&
-		                        carc_set_current_tile(&t->game, mv[k].tile) != CARC_OK)) {
-			srv_error("table=%s turn %d from the store does not follow (numbered %d)", t->id, i,
+		if (mv[k].turn != i) {
+			srv_error("table=%s step %d from the store does not follow (numbered %d)", t->id, i,
 			          mv[k].turn);
 			break;
 		}
 		if (takeover_marked(mv[k].entry))
 			clock_takeover_seen(t, mv[k].player); /* a timeout played elsewhere */
-		carc_events ev;
-		carc_game_copy(before, &t->game);
-		if (carc_apply(&t->game, mv[k].move, &ev, e) != CARC_OK) {
-			carc_game_copy(&t->game, before);
-			srv_error("table=%s turn %d from the store: %s", t->id, i, e);
+		static carc_events ev; /* the loop thread's */
+		carc_game *before = carc_game_clone(t->game);
+		if (!before)
+			srv_xmalloc((size_t)-1); /* the one OOM policy */
+		if (table_play(t, mv[k].tile, mv[k].move, &ev, e)) {
+			carc_game_copy(t->game, before);
+			carc_game_free(before);
+			srv_error("table=%s step %d from the store: %s", t->id, i, e);
 			break;
 		}
-		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		carc_game_free(before);
+		tables_log_push(t, gj_log_entry(t->game, &ev));
 		if (takeover_marked(mv[k].entry)) /* the takeover bot's move (moves.c) */
 			t->log[t->nlog - 1] = takeover_mark(t->log[t->nlog - 1]);
 		metrics_move(0);
-		if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
+		if (t->status == STORE_PLAYING && carc_game_over(t->game)) {
 			t->status = STORE_OVER;
 			changed = 1;
 		}
@@ -119,13 +121,13 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	}
 	/* the stored clock of the turn now being played (the owner wrote it
 	 * after the last move) */
-	if (crc == 1 && sc.turn == t->game.nturns && sc.turn != turn0) {
+	if (crc == 1 && sc.turn == tables_step(t) && sc.turn != turn0) {
 		clock_cancel(t);
 		clock_restore(t, &sc, srv_now_ms());
 		changed = 1;
 	}
 	free(cstate);
-	if (t->status == STORE_PLAYING && carc_game_over(&t->game)) {
+	if (t->status == STORE_PLAYING && carc_game_over(t->game)) {
 		t->status = STORE_OVER;
 		changed = 1;
 	}
@@ -284,7 +286,7 @@ static int cl_bots_waiting(char (*ids)[STORE_ID_SIZE], int max)
 	 * with a bot (its turn may have come) */
 	for (srv_table *t = all_head; t && n < max; t = t->next)
 		if (t->status == STORE_PLAYING && !t->expired && !t->bot_state && !t->pm &&
-		    !carc_game_over(&t->game) && (clock_bot_plays(t, carc_to_move(&t->game)) ||
+		    !carc_game_over(t->game) && (clock_bot_plays(t, carc_to_move(t->game)) ||
 		     (t->cl_stale && has_bot(t))))
 			memcpy(ids[n++], t->id, STORE_ID_SIZE);
 	/* the games with bots or clocks in nobody's memory (their process

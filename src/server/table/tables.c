@@ -11,7 +11,8 @@
  *  - t->game is always a state the store holds: a move becomes part of it
  *    only in move_done, after the storage thread has committed it; while
  *    it is being stored (t->pm) no other move is taken for the table.
- *  - t->log[i] is the log entry of t->game.turns[i]; t->nlog == nturns.
+ *  - t->log[i] is the log entry of step i of t->game (a step is one
+ *    player's decision); t->nlog == carc_steps_played(t->game).
  *  - A table with a bot job (bot_state != 0), a storage job
  *    (pending_ops) or a client is never freed.
  *  - A table is in memory while it is needed here: a client of this
@@ -114,9 +115,52 @@ void free_table(srv_table *t)
 	clock_cancel(t);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
+	free(t->log);
 	chat_free(t);
 	free(t->pm); /* at a stop: a move whose write was finished by writer_stop */
+	carc_game_free(t->game);
 	free(t);
+}
+
+void tables_log_push(srv_table *t, char *entry)
+{
+	if (t->nlog == t->log_cap) {
+		t->log_cap = t->log_cap ? 2 * t->log_cap : 128;
+		t->log = srv_xrealloc(t->log, sizeof *t->log * (size_t)t->log_cap);
+	}
+	t->log[t->nlog++] = entry;
+}
+
+int tables_step(const srv_table *t)
+{
+	return carc_steps_played(t->game);
+}
+
+int tables_turn(const srv_table *t)
+{
+	return carc_turns_played(t->game) - (carc_step_kind(t->game) > CARC_STEP_TILE);
+}
+
+int table_game_init(srv_table *t, char *err, size_t errsize)
+{
+	char e[CARC_ERRMSG_SIZE];
+	if (!t->game && !(t->game = carc_game_alloc()))
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
+	if (opt_game_init(&t->opts, t->game, e) != CARC_OK) {
+		snprintf(err, errsize, "%s", e);
+		return -1;
+	}
+	return 0;
+}
+
+int table_play(srv_table *t, int tile, carc_move m, carc_events *ev, char e[CARC_ERRMSG_SIZE])
+{
+	if (tile >= 0 && carc_step_kind(t->game) == CARC_STEP_TILE &&
+	    carc_current_tile(t->game) != tile && carc_set_current_tile(t->game, tile) != CARC_OK) {
+		snprintf(e, CARC_ERRMSG_SIZE, "tile %s is not in the pile", carc_tile_name(tile));
+		return -1;
+	}
+	return carc_apply(t->game, m, ev, e) == CARC_OK ? 0 : -1;
 }
 
 srv_table *new_table(void)
@@ -198,7 +242,7 @@ static int evictable(const srv_table *t);
 
 int tables_needs_owner(const srv_table *t)
 {
-	if (t->status != STORE_PLAYING || t->expired || carc_game_over(&t->game))
+	if (t->status != STORE_PLAYING || t->expired || carc_game_over(t->game))
 		return 0;
 	if (t->opts.clock.mode != OPT_CLOCK_NONE)
 		return 1;
@@ -206,7 +250,7 @@ int tables_needs_owner(const srv_table *t)
 	 * to move without a clock needs nothing here until they come back, so
 	 * such a table does not hold a place in memory (issue 21: a person who
 	 * never moves against a bot held one for good) */
-	return clock_bot_plays(t, carc_to_move(&t->game));
+	return clock_bot_plays(t, carc_to_move(t->game));
 }
 
 int tables_held_by(const char *owner)
@@ -320,7 +364,6 @@ static void expire_if_due(srv_table *t, int64_t now_ms)
 
 static int load_game(void *ctx, const store_game *sg, const store_move *mv, int n)
 {
-	carc_game *before = &before_scratch;
 	srv_table **out = ctx;
 	srv_table *t = new_table();
 	char err[512];
@@ -379,34 +422,23 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		writer_submit(sj);
 	}
 	char e[CARC_ERRMSG_SIZE];
-	if (carc_game_init(&t->game, &t->opts.rules, t->opts.seed,
-	                   t->opts.has_pile ? t->opts.pile : NULL,
-	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK) {
-		snprintf(err, sizeof err, "%s", e);
+	if (table_game_init(t, err, sizeof err))
 		goto bad;
-	}
 	for (int i = 0; i < n; i++) {
-		if (mv[i].turn != i) {
+		if (mv[i].turn != i) { /* the store numbers a game's steps */
 			snprintf(err, sizeof err, "move %d is numbered %d", i, mv[i].turn);
 			goto bad;
 		}
-		if (mv[i].tile >= 0 && carc_current_tile(&t->game) != mv[i].tile &&
-		    carc_set_current_tile(&t->game, mv[i].tile) != CARC_OK) {
-			snprintf(err, sizeof err, "turn %d: tile %s not in the pile", i,
-			         carc_tile_name(mv[i].tile));
+		static carc_events ev; /* the loop thread's */
+		if (table_play(t, mv[i].tile, mv[i].move, &ev, e)) {
+			snprintf(err, sizeof err, "step %d: %s", i, e);
 			goto bad;
 		}
-		carc_events ev;
-		carc_game_copy(before, &t->game);
-		if (carc_apply(&t->game, mv[i].move, &ev, e) != CARC_OK) {
-			snprintf(err, sizeof err, "turn %d: %s", i, e);
-			goto bad;
-		}
-		t->log[t->nlog++] = gj_log_entry(before, &t->game, i, &ev);
+		tables_log_push(t, gj_log_entry(t->game, &ev));
 		if (takeover_marked(mv[i].entry)) /* the takeover bot's move (moves.c) */
 			t->log[t->nlog - 1] = takeover_mark(t->log[t->nlog - 1]);
 	}
-	if (t->status == STORE_PLAYING && carc_game_over(&t->game))
+	if (t->status == STORE_PLAYING && carc_game_over(t->game))
 		t->status = STORE_OVER;
 	clock_init(t);
 	store_clock sc;
@@ -424,6 +456,8 @@ bad:
 	srv_error("table=%s cannot be loaded: %s", sg->id, err);
 	for (int i = 0; i < t->nlog; i++)
 		free(t->log[i]);
+	free(t->log);
+	carc_game_free(t->game);
 	free(t);
 	*out = NULL;
 	return 0;
@@ -486,7 +520,7 @@ srv_table *tables_find(const char *id)
 	if (t->expired)
 		return NULL;
 	if (t->status == STORE_PLAYING) /* its game goes on in this process's memory */
-		srv_event("table=%s event=resumed turn=%d", t->id, t->game.nturns);
+		srv_event("table=%s event=resumed turn=%d", t->id, tables_step(t));
 	bot_kick(t); /* a bot or a clock due while nobody had it in memory */
 	return t;
 }

@@ -89,9 +89,9 @@ typedef struct srv_table {
 	srv_table_opts opts;
 	int nseats;
 	srv_seat seat[CARC_MAX_PLAYERS];
-	carc_game game;
-	int nlog;
-	char *log[CARC_MAX_TILES];       /* log entry texts, one per turn */
+	carc_game *game;                 /* the engine's game (tables own it) */
+	int nlog, log_cap;
+	char **log;                      /* log entry texts, one per step */
 	int64_t created_ms, updated_ms;
 	int64_t idle_since_us;           /* when the last watcher left */
 	char owner[LIM_KEY_SIZE];        /* the creator's address key ("": not known) */
@@ -169,7 +169,7 @@ int tables_seat_of(const srv_table *t, const char *token);
 /* A move for the seat that `token` holds. `turn` is the turn the client
  * believes current (-1: not given). SE_PENDING (api_move_done answers, and
  * the move is announced) or an error with nothing changed. */
-srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn,
+srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, int step,
                     const srv_origin *o, char *err, size_t errsize);
 
 /* The seat that `token` holds gives up: in a two-player game the game
@@ -221,6 +221,14 @@ wjob *tables_job(srv_table *t, int kind, void (*done)(wjob *), const srv_origin 
 void tables_job_done(srv_table *t);
 /* Keeps t in memory (as a job does) until the matching tables_job_done. */
 void tables_hold(srv_table *t);
+/* Appends a log entry (a step's; the table owns it now). */
+void tables_log_push(srv_table *t, char *entry);
+/* The move number of the table: the steps made (a step is one player's
+ * decision; in a game of today's rules a turn is one step). */
+int tables_step(const srv_table *t);
+/* The turn being played (0-based: turns ended, or the one whose later
+ * steps are being decided). */
+int tables_turn(const srv_table *t);
 /* Sends a JSON object to every client at the table (takes the reference). */
 void tables_broadcast(srv_table *t, json_t *o);
 /* A new table in memory from checked options with seats as given (kind,

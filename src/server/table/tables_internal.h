@@ -49,8 +49,15 @@ void start_if_full(srv_table *t);
 srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int *seat,
                   char *token, char *err, size_t errsize);
 
+/* tables.c: a table's game set up afresh from its options (t->game
+ * allocated if need be): 0, or -1 with the engine's refusal in err. */
+int table_game_init(srv_table *t, char *err, size_t errsize);
+/* One stored decision played on t->game: the turn's tile drawn first when
+ * it is a tile step (tile -1: the pile's own). 0, or -1 with why in e. */
+int table_play(srv_table *t, int tile, carc_move m, carc_events *ev,
+               char e[CARC_ERRMSG_SIZE]);
+
 /* create.c */
-extern carc_game before_scratch;
 int view_from_record(srv_table *t, const char *record, size_t len, char *err,
                      size_t errsize);
 

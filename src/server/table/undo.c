@@ -113,21 +113,24 @@ void undo_stop_bot(srv_table *t)
  * when a move does not replay (the table is then left as it was). */
 static int rebuild(srv_table *t, int keep)
 {
-	carc_game *g = srv_xmalloc(sizeof *g);
+	carc_game *g = carc_game_alloc();
 	char e[CARC_ERRMSG_SIZE];
-	if (carc_game_init(g, &t->opts.rules, t->opts.seed, t->opts.has_pile ? t->opts.pile : NULL,
-	                   t->opts.has_pile ? CARC_TILE_TYPES : 0, e) != CARC_OK)
+	if (!g)
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
+	if (opt_game_init(&t->opts, g, e) != CARC_OK)
 		goto bad;
 	for (int i = 0; i < keep; i++) {
-		int type, player;
-		carc_move m = carc_turn_played(&t->game, i, &type, &player);
-		if (type >= 0 && carc_current_tile(g) != type && carc_set_current_tile(g, type) != CARC_OK)
+		carc_step_info si;
+		carc_step_played(t->game, i, &si);
+		if (si.kind == CARC_STEP_TILE && carc_current_tile(g) != si.tile &&
+		    carc_set_current_tile(g, si.tile) != CARC_OK)
 			goto bad;
-		if (carc_apply(g, m, NULL, e) != CARC_OK)
+		if (carc_apply(g, si.move, NULL, e) != CARC_OK)
 			goto bad;
 	}
-	carc_game_copy(&t->game, g);
-	free(g);
+	carc_game *old = t->game;
+	t->game = g;
+	carc_game_free(old);
 	for (int i = keep; i < t->nlog; i++) {
 		free(t->log[i]);
 		t->log[i] = NULL;
@@ -137,16 +140,17 @@ static int rebuild(srv_table *t, int keep)
 		t->cl_want = keep;
 	return 0;
 bad:
-	srv_error("table=%s taking moves back to turn %d: %s", t->id, keep, e);
-	free(g);
+	srv_error("table=%s taking moves back to step %d: %s", t->id, keep, e);
+	carc_game_free(g);
 	return -1;
 }
 
 /* Every client is told; each asks for the state it sees (its seat). */
 static void announce_undone(srv_table *t, int undone)
 {
-	tables_broadcast(t, json_pack("{s:s, s:i, s:i, s:i}", "type", "undone", "turn",
-	                              t->game.nturns, "undone", undone, "undos", t->undos));
+	tables_broadcast(t, json_pack("{s:s, s:i, s:i, s:i, s:i}", "type", "undone", "turn",
+	                              tables_turn(t), "step", tables_step(t), "undone", undone,
+	                              "undos", t->undos));
 	announce_table(t);
 }
 
@@ -179,8 +183,8 @@ static void undo_done(wjob *j)
 		t->undos += j->undo_count;
 		t->updated_ms = j->at_ms;
 	}
-	srv_event("table=%s event=undo moves=%d turn=%d undos=%d", t->id, j->undo_count,
-	          t->game.nturns, t->undos);
+	srv_event("table=%s event=undo moves=%d step=%d undos=%d", t->id, j->undo_count,
+	          tables_step(t), t->undos);
 	announce_undone(t, j->undo_count);
 	box->undo_done(&o, t, j->undo_count, SE_OK, NULL);
 	if (t->cl_stale)
@@ -213,15 +217,15 @@ srv_err undo_request(srv_table *t, const json_t *o, const char *token, const cha
 	if (undo_seat(t, &e, err, errsize) != seat)
 		return e == SE_NOT_TRAINING ? e : SE_NOT_TRAINING;
 	if (t->pm || t->clock.busy || t->undo_busy) {
-		snprintf(err, errsize, "a change at turn %d is being stored: try again", t->game.nturns);
+		snprintf(err, errsize, "a change at step %d is being stored: try again", tables_step(t));
 		return SE_STALE_TURN;
 	}
-	/* the person's k-th latest turn */
+	/* the person's k-th latest decision (a step of any kind) */
 	int keep = -1, seen = 0;
-	for (int i = t->game.nturns - 1; i >= 0 && keep < 0; i--) {
-		int type, player;
-		carc_turn_played(&t->game, i, &type, &player);
-		if (player == seat && ++seen == k)
+	for (int i = tables_step(t) - 1; i >= 0 && keep < 0; i--) {
+		carc_step_info si;
+		carc_step_played(t->game, i, &si);
+		if (si.player == seat && ++seen == k)
 			keep = i;
 	}
 	if (keep < 0) {
@@ -264,7 +268,7 @@ void undo_sync(srv_table *t)
 		srv_error("table=%s loading it after moves were taken back elsewhere: %s", t->id, err);
 		t->cl_stale = 1;
 	}
-	srv_event("table=%s event=undo_loaded turn=%d was=%d undos=%d", t->id, t->game.nturns, before,
+	srv_event("table=%s event=undo_loaded step=%d was=%d undos=%d", t->id, tables_step(t), before,
 	          t->undos);
 	announce_undone(t, old >= 0 && t->undos > old ? t->undos - old : 0);
 	bot_kick(t);

@@ -17,8 +17,8 @@
 
 #include "tables.h"
 
-/* Moves of one request: at most the whole game. */
-#define UNDO_MAX_MOVES CARC_MAX_TILES
+/* Moves (decisions) of one request: at most the whole game. */
+#define UNDO_MAX_MOVES carc_limit(CARC_LIMIT_STEPS)
 
 /* The seat that may undo at table t (its one person), or -1 with why not
  * in err (NULL: not told) and *code SE_NOT_TRAINING (code may be NULL). */

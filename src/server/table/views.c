@@ -48,9 +48,10 @@ json_t *tables_info(const srv_table *t)
 	for (srv_client *c = t->conns; c; c = c->tnext)
 		watchers += c->seat < 0;
 	json_object_set_new(o, "spectators", json_integer(watchers));
-	json_object_set_new(o, "turn", json_integer(t->game.nturns));
-	if (t->status == STORE_PLAYING && !carc_game_over(&t->game))
-		json_object_set_new(o, "to_move", json_integer(carc_to_move(&t->game)));
+	json_object_set_new(o, "turn", json_integer(tables_turn(t)));
+	json_object_set_new(o, "step", json_integer(tables_step(t)));
+	if (t->status == STORE_PLAYING && !carc_game_over(t->game))
+		json_object_set_new(o, "to_move", json_integer(carc_to_move(t->game)));
 	chat_info(t, o);
 	json_object_set_new(o, "created_ms", json_integer(t->created_ms));
 	json_object_set_new(o, "updated_ms", json_integer(t->updated_ms));
@@ -128,25 +129,16 @@ void tables_conn_changed(srv_table *t)
 	}
 }
 
-/* The game's figures, supply, points by kind (and goods): the part of the
- * state that every move changes, as `"figures":[...],...` with no braces. */
-static void game_parts(srv_sb *b, const carc_game *g)
-{
-	sb_adds(b, "\"figures\":");
-	gj_figures(b, g);
-	sb_adds(b, ",\"supply\":");
-	gj_supply(b, g);
-	sb_adds(b, ",\"by_kind\":");
-	gj_by_kind(b, g);
-	if (g->rules.expansions & CARC_EXP_TRADERS) {
-		sb_adds(b, ",\"goods\":");
-		gj_goods(b, g);
-	}
-}
+/* The part of the state that every move changes, as the engine writes it:
+ * figures, supply, scores and points by kind (and goods), and the turn
+ * ("next": the step being decided, by whom, its legal decisions). */
+#define MOVE_PARTS (CARC_VIEW_FIGURES | CARC_VIEW_SUPPLY | CARC_VIEW_SCORES | CARC_VIEW_TURN)
 
 char *tables_state_text(const srv_table *t, int you)
 {
-	const carc_game *g = &t->game;
+	const carc_game *g = t->game;
+	carc_rules rules;
+	carc_game_rules(g, &rules);
 	srv_sb b;
 	sb_init(&b);
 	json_t *head = json_pack("{s:s, s:o, s:o}", "type", "state", "table", tables_info(t), "you",
@@ -161,13 +153,8 @@ char *tables_state_text(const srv_table *t, int you)
 	/* {"type":...,"you":...} + ,"game":{...,"log":[entries]}} */
 	sb_add(&b, hs, strlen(hs) - 1);
 	sb_adds(&b, ",\"game\":{\"rules\":");
-	gj_rules(&b, &g->rules, es);
-	sb_adds(&b, ",\"board\":");
-	gj_board(&b, g);
-	sb_adds(&b, ",");
-	game_parts(&b, g);
-	sb_adds(&b, ",\"next\":");
-	gj_turn(&b, g);
+	gj_rules(&b, &rules, es);
+	gj_parts(&b, g, CARC_VIEW_BOARD | MOVE_PARTS, 0);
 	sb_adds(&b, ",\"log\":[");
 	for (int i = 0; i < t->nlog; i++) {
 		if (i)
@@ -188,10 +175,7 @@ void announce_move(srv_table *t, const char *entry)
 	sb_init(&b);
 	sb_printf(&b, "{\"type\":\"move\",\"table\":\"%s\",\"entry\":", t->id);
 	sb_adds(&b, entry);
-	sb_adds(&b, ",");
-	game_parts(&b, &t->game);
-	sb_adds(&b, ",\"next\":");
-	gj_turn(&b, &t->game);
+	gj_parts(&b, t->game, MOVE_PARTS, 0);
 	json_t *cj = clock_json(t);
 	char *cs = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(cj);
@@ -205,10 +189,13 @@ void announce_move(srv_table *t, const char *entry)
 
 char *tables_turn_text(const srv_table *t)
 {
-	srv_sb b;
-	sb_init(&b);
-	gj_turn(&b, &t->game);
-	return sb_take(&b);
+	/* the members are "next":{...}: the object after the key */
+	char *m = carc_view_members(t->game, CARC_VIEW_TURN);
+	if (!m)
+		srv_xmalloc((size_t)-1); /* the one OOM policy */
+	char *o = srv_xstrdup(m + strlen("\"next\":"));
+	free(m);
+	return o;
 }
 
 char *tables_record_text(const srv_table *t)
@@ -235,17 +222,13 @@ char *tables_record_text(const srv_table *t)
 	char *es = json_dumps(extra, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(extra);
 	char *rec;
-	if (carc_game_over(&t->game) || t->status == STORE_VIEW || t->status == STORE_OVER) {
+	if (carc_game_over(t->game) || t->status == STORE_VIEW || t->status == STORE_OVER) {
 		/* a game ended early (resigned) is the record of the moves played,
 		 * without "final" (the spec's unfinished game), and "ended" says how */
-		rec = carc_record_write(&t->game, es);
+		rec = carc_record_write(t->game, es);
 	} else {
 		/* the seed fixes the tiles still to come: withheld until the end */
-		carc_game *g = srv_xmalloc(sizeof *g);
-		carc_game_copy(g, &t->game);
-		g->seed = 0;
-		rec = carc_record_write(g, es);
-		free(g);
+		rec = carc_record_write_with(t->game, es, CARC_RECORD_HIDE_SEED);
 	}
 	free(es);
 	return rec;
@@ -464,8 +447,8 @@ json_t *tables_my_game(const char *id, int seat)
 	json_t *players = json_array();
 	for (int i = 0; i < t->nseats; i++)
 		json_array_append_new(players, json_string(t->seat[i].name));
-	int turn = t->status == STORE_PLAYING && !carc_game_over(&t->game) &&
-	           carc_to_move(&t->game) == seat;
+	int turn = t->status == STORE_PLAYING && !carc_game_over(t->game) &&
+	           carc_to_move(t->game) == seat;
 	int64_t dl = turn ? clock_deadline_ms(t) : 0;
 	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:o}", "id", t->id, "seat", seat, "status",
 	                 store_status_name(t->status), "your_turn", turn, "players", players,

@@ -51,28 +51,44 @@ static int is_follower(int fig)
 	return fig == CARC_FIG_FOLLOWER || fig == CARC_FIG_BIG || fig == CARC_FIG_ABBOT;
 }
 
+void why_future_free(why_future *f)
+{
+	free(f->mover);
+	free(f->supply);
+	free(f->back);
+	memset(f, 0, sizeof *f);
+}
+
 int why_future_build(const carc_game *start, const carc_game *rec, why_future *f)
 {
 	memset(f, 0, sizeof *f);
-	carc_game *g = malloc(sizeof *g);
-	if (!g)
+	int n = carc_steps_played(rec);
+	carc_game *g = carc_game_clone(start);
+	f->mover = calloc((size_t)n + 1, 1);
+	f->supply = calloc((size_t)n + 1, 1);
+	f->back = calloc((size_t)n + 1, sizeof *f->back);
+	if (!g || !f->mover || !f->supply || !f->back) {
+		carc_game_free(g);
+		why_future_free(f);
 		return -1;
-	carc_game_copy(g, start);
-	int n = carc_turns_played(rec);
+	}
 	struct { int tile, seg, owner, k; } pend[CARC_MAX_FIGURES];
 	int np = 0;
-	for (int k = 0; k < n && k < CARC_MAX_TILES; k++) {
-		int type, player;
-		carc_move m = carc_turn_played(rec, k, &type, &player);
-		if (carc_set_current_tile(g, type) != CARC_OK || carc_to_move(g) != player ||
-		    carc_apply(g, m, NULL, NULL) != CARC_OK) {
-			free(g);
-			memset(f, 0, sizeof *f);
+	for (int k = 0; k < n; k++) {
+		carc_step_info si;
+		carc_step_played(rec, k, &si);
+		int player = si.player;
+		carc_move m = si.move;
+		int tile_step = si.kind == CARC_STEP_TILE;
+		if ((tile_step && carc_set_current_tile(g, si.tile) != CARC_OK) ||
+		    carc_to_move(g) != player || carc_apply(g, m, NULL, NULL) != CARC_OK) {
+			carc_game_free(g);
+			why_future_free(f);
 			return -1;
 		}
 		f->mover[k] = (uint8_t)player;
 		f->back[k] = -1;
-		if (!carc_move_is_discard(m) && carc_move_seg(m) != CARC_SEG_NONE &&
+		if (tile_step && !carc_move_is_discard(m) && carc_move_seg(m) != CARC_SEG_NONE &&
 		    is_follower(carc_move_figure(m)) && np < CARC_MAX_FIGURES) {
 			pend[np].tile = carc_board_tiles(g) - 1;
 			pend[np].seg = carc_move_seg(m);
@@ -99,12 +115,12 @@ int why_future_build(const carc_game *start, const carc_game *rec, why_future *f
 			f->back[pend[i].k] = (int16_t)k;
 			pend[i] = pend[--np];
 		}
-		if (k + 1 < CARC_MAX_TILES && !carc_game_over(g))
+		if (!carc_game_over(g))
 			f->supply[k + 1] = (uint8_t)carc_supply(g, carc_to_move(g), CARC_FIG_FOLLOWER);
 	}
 	f->supply[0] = (uint8_t)carc_supply(start, carc_to_move(start), CARC_FIG_FOLLOWER);
-	f->n = n < CARC_MAX_TILES ? n : CARC_MAX_TILES;
-	free(g);
+	f->n = n;
+	carc_game_free(g);
 	return 0;
 }
 
@@ -120,10 +136,9 @@ typedef struct side {
 
 static int side_make(side *s, const carc_game *g, carc_move m, int p)
 {
-	s->g = malloc(sizeof *s->g);
+	s->g = carc_game_clone(g);
 	if (!s->g)
 		return -1;
-	carc_game_copy(s->g, g);
 	carc_apply_unchecked(s->g, m, &s->ev);
 	carc_eval_parts(s->g, s->parts);
 	s->tile = s->seg = s->fig = -1;
@@ -136,7 +151,8 @@ static int side_make(side *s, const carc_game *g, carc_move m, int p)
 	}
 	memset(s->now, 0, sizeof s->now);
 	for (int i = 0; i < s->ev.n && i < CARC_MAX_EVENTS; i++)
-		if (!s->ev.ev[i].final && s->ev.ev[i].kind < CARC_SCORE_KIND_COUNT)
+		if (s->ev.ev[i].type == CARC_EV_SCORED && !s->ev.ev[i].final &&
+		    s->ev.ev[i].kind < CARC_SCORE_KIND_COUNT)
 			s->now[s->ev.ev[i].kind] += s->ev.ev[i].points[p];
 	return 0;
 }
@@ -297,7 +313,7 @@ static void r_join(reasons *rs, const side *b, const side *pl, int p, int np)
 			if (!o)
 				return;
 			put_place(o, b->g, b->tile, s, "best");
-			json_object_set_new(o, "figure", json_string(gj_figure_name(b->fig)));
+			json_object_set_new(o, "figure", json_string(carc_name(CARC_NAMES_FIGURE, b->fig)));
 			json_object_set_new(o, "tiles", json_integer(fi.tiles));
 			json_object_set_new(o, "open", json_integer(fi.open));
 			json_object_set_new(o, "gain", json_real(r1(gain)));
@@ -316,7 +332,7 @@ static void r_join(reasons *rs, const side *b, const side *pl, int p, int np)
 			json_object_set_new(o, "tiles", json_integer(fi.tiles));
 			json_object_set_new(o, "gain", json_real(r1(gain)));
 			if (mine)
-				json_object_set_new(o, "figure", json_string(gj_figure_name(b->fig)));
+				json_object_set_new(o, "figure", json_string(carc_name(CARC_NAMES_FIGURE, b->fig)));
 		} else if (fi.weight[p] && !mine) {
 			/* the better tile adds to the mover's own feature */
 			if (gain < WHY_GAIN_MIN || has_kind(rs, fi.kind))
@@ -413,7 +429,7 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 			if (!o)
 				return;
 			put_place(o, pl->g, pl->tile, pl->seg, "played");
-			json_object_set_new(o, "figure", json_string(gj_figure_name(pl->fig)));
+			json_object_set_new(o, "figure", json_string(carc_name(CARC_NAMES_FIGURE, pl->fig)));
 			json_object_set_new(o, "held", json_integer(held));
 			json_object_set_new(o, "idle", json_integer(idle));
 			json_object_set_new(o, "back", back < f->n ? json_integer(back + 1) : json_null());
@@ -426,7 +442,7 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 		if (!o)
 			return;
 		put_place(o, pl->g, pl->tile, pl->seg, "played");
-		json_object_set_new(o, "figure", json_string(gj_figure_name(pl->fig)));
+		json_object_set_new(o, "figure", json_string(carc_name(CARC_NAMES_FIGURE, pl->fig)));
 		json_object_set_new(o, "gain", json_real(r1(keep)));
 	}
 }
@@ -603,7 +619,7 @@ json_t *why_turn(const carc_game *g, carc_move best, carc_move played, const why
 	}
 	const char *sk[CARC_SCORE_KIND_COUNT];
 	for (int i = 0; i < CARC_SCORE_KIND_COUNT; i++)
-		sk[i] = gj_score_kind_name(i);
+		sk[i] = carc_name(CARC_NAMES_SCORE, i);
 	json_t *now = json_pack("{s:o, s:o}", "best", kinds_json(b.now, CARC_SCORE_KIND_COUNT, sk, 0.5),
 	                        "played", kinds_json(pl.now, CARC_SCORE_KIND_COUNT, sk, 0.5));
 	json_t *o = json_pack("{s:o, s:o, s:i, s:o, s:o}", "now", now, "end",

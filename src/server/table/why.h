@@ -30,7 +30,9 @@
  *            (the fallback: the largest expected gain by kind)
  *
  * The rest of the game (why_future) is one replay of the record: bounded
- * by the game's turns (CARC_MAX_TILES) and its figures (CARC_MAX_FIGURES).
+ * by the game's steps (carc_limit) and its figures (CARC_MAX_FIGURES).
+ * Its index is the step (a step is one player's decision); a step that
+ * places no tile has no figure of its own to follow.
  * Everything here is plain computation on copies: any thread.
  */
 #ifndef CARC_SERVER_WHY_H
@@ -47,23 +49,24 @@
 #define WHY_TIED_MIN 4    /* the mover's turns a follower must stay to be "tied" */
 #define WHY_IDLE_CAP 8    /* turns without a follower that add to a "tied" reason's rank */
 
-/* What happened in the real game after each turn. */
+/* What happened in the real game after each step. */
 typedef struct why_future {
-	int n;                          /* turns */
-	uint8_t mover[CARC_MAX_TILES];  /* who played turn k (0-based) */
-	uint8_t supply[CARC_MAX_TILES]; /* the mover's followers in supply before turn k */
-	int16_t back[CARC_MAX_TILES];   /* the figure placed at turn k left the board
-	                                   during turn back[k]; n: it stayed to the end;
-	                                   -1: no figure placed */
+	int n;           /* steps */
+	uint8_t *mover;  /* who decided step k (0-based) */
+	uint8_t *supply; /* the mover's followers in supply before step k */
+	int16_t *back;   /* the figure placed at step k left the board during step
+	                    back[k]; n: it stayed to the end; -1: no figure placed */
 } why_future;
 
-/* Replays rec (the whole game) from start (its first position) into f.
- * 0, or -1 when a turn does not follow (f is then empty: no tied facts). */
+/* Replays rec (the whole game) from start (its first position) into f
+ * (its arrays allocated: why_future_free). 0, or -1 when a step does not
+ * follow (f is then empty: no tied facts). */
 int why_future_build(const carc_game *start, const carc_game *rec, why_future *f);
+void why_future_free(why_future *f);
 
-/* The "why" object of turn k (0-based) of the position g (before the
- * turn), best and played legal moves of g (best != played); f may be
- * NULL. A new reference the caller owns, or NULL when out of memory. */
+/* The "why" object of step k (0-based, a tile step) of the position g
+ * (before it), best and played legal moves of g (best != played); f may
+ * be NULL. A new reference the caller owns, or NULL when out of memory. */
 json_t *why_turn(const carc_game *g, carc_move best, carc_move played, const why_future *f,
                  int k);
 
