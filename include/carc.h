@@ -496,9 +496,14 @@ carc_status carc_move_parse(const carc_game *g, const char *json, size_t len, ca
  * or a nested one as "meeple.kind"): for a caller that refuses keys it
  * does not know, without a list of its own. */
 int carc_move_key(const carc_game *g, const char *path);
+/* The keys of a decision of g's current step, for messages: of its top
+ * level (object NULL): "x, y, rot, meeple, abbot_recalled, discarded"; of
+ * a nested object ("meeple"): "kind, at" (a static string, "" for none). */
+const char *carc_move_keys(const carc_game *g, const char *object);
 /* Whether a rules object (carc_rules_from_json, a record's "rules") may
- * have the key. */
+ * have the key, and all its keys for messages (a static string). */
 int carc_rules_key(const char *key);
+const char *carc_rules_keys(void);
 /* A decision of g's current step in a few words for people and logs:
  * "(1,0) rot 3 follower E1", "(1,0) rot 3", "set aside", "pass 1". */
 void carc_move_text(const carc_game *g, carc_move m, char *buf, size_t size);

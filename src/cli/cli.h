@@ -19,5 +19,6 @@ int cmd_serve(int argc, char **argv);
 int cmd_analyse(int argc, char **argv);
 int cmd_engine(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_names(int argc, char **argv);
 
 #endif

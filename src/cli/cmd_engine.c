@@ -146,6 +146,7 @@ typedef struct known_keys {
 	const carc_game *g; /* a decision of this game's current step */
 	int rules;          /* a rules object */
 	const char *prefix; /* of a nested object of a decision ("meeple.") */
+	const char *object; /* that object's key ("meeple"), NULL: the top */
 } known_keys;
 
 static int known(const known_keys *k, const char *key)
@@ -182,6 +183,9 @@ static int check_keys(json_t *o, const char *where, const known_keys *k, int top
 			n += (size_t)snprintf(list, sizeof list, "cmd, id");
 		for (const char *const *l = k->list; l && *l && n < sizeof list; l++)
 			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *l);
+		if (!k->list && n < sizeof list) /* the engine's keys */
+			snprintf(list + n, sizeof list - n, "%s",
+			         k->rules ? carc_rules_keys() : carc_move_keys(k->g, k->object));
 		if (top && !strcmp(where, "new") && carc_rules_key(key))
 			error_answer(id, "bad_request", "unknown key \"%s\" in \"new\" (a rule: it goes "
 			             "under \"rules\": {\"cmd\": \"new\", \"rules\": {\"%s\": ...}})",
@@ -191,11 +195,9 @@ static int check_keys(json_t *o, const char *where, const known_keys *k, int top
 			error_answer(id, "bad_request", "unknown key \"%s\" in \"%s\" (a move's key: the "
 			             "move goes under \"move\": {\"cmd\": \"%s\", \"move\": {\"%s\": "
 			             "...}})", key, where, where, key);
-		else if (k->list)
+		else
 			error_answer(id, "bad_request", "unknown key \"%.60s\" in \"%s\" (known: %s)",
 			             key, where, list);
-		else
-			error_answer(id, "bad_request", "unknown key \"%.60s\" in \"%s\"", key, where);
 		return -1;
 	}
 	return 0;
@@ -207,7 +209,7 @@ static int check_keys(json_t *o, const char *where, const known_keys *k, int top
 static int check_move_keys(const carc_game *g, json_t *mv, const char *cmd, json_t *id)
 {
 	char where[64];
-	known_keys k = {NULL, g, 0, NULL};
+	known_keys k = {NULL, g, 0, NULL, NULL};
 	snprintf(where, sizeof where, "%s.move", cmd);
 	if (check_keys(mv, where, &k, 0, NULL, id))
 		return -1;
@@ -218,7 +220,7 @@ static int check_move_keys(const carc_game *g, json_t *mv, const char *cmd, json
 			continue;
 		char prefix[64];
 		snprintf(prefix, sizeof prefix, "%.40s.", key);
-		known_keys sub = {NULL, g, 0, prefix};
+		known_keys sub = {NULL, g, 0, prefix, key};
 		snprintf(where, sizeof where, "%s.move.%.40s", cmd, key);
 		if (check_keys(v, where, &sub, 0, NULL, id))
 			return -1;
@@ -373,7 +375,7 @@ static void cmd_new(engine *e, json_t *req, json_t *id)
 			                                "{\"players\": 2, \"expansions\": []}");
 			return;
 		}
-		known_keys rk = {NULL, NULL, 1, NULL};
+		known_keys rk = {NULL, NULL, 1, NULL, NULL};
 		if (check_keys(rules, "new.rules", &rk, 0, NULL, id))
 			return;
 		root = json_object();
@@ -501,7 +503,7 @@ static int handle(engine *e, const char *line)
 			ck = &CMDS[i];
 	if (!json_is_object(req) || !cmd) {
 		error_answer(id, "bad_request", "expected an object with a \"cmd\" string");
-	} else if (ck && check_keys(req, ck->cmd, &(known_keys){ck->keys, NULL, 0, NULL}, 1,
+	} else if (ck && check_keys(req, ck->cmd, &(known_keys){ck->keys, NULL, 0, NULL, NULL}, 1,
 	                            e->have_game ? e->g : NULL, id)) {
 		/* answered: an unknown key, nothing done */
 	} else if (!strcmp(cmd, "quit")) {

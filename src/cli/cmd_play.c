@@ -355,9 +355,6 @@ static void show_choice(play *P)
 	printf("  your move: %s (shown on the board, not played yet)\n", d);
 	if (nr > 1)
 		printf("  %d rotations fit here: 'r' turns the tile\n", nr);
-	static const char *const FK[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
-	                                                     "cloister", "garden", "river"};
-	static const char *const FN[CARC_FIG_COUNT] = {"", "big ", "builder ", "pig ", "abbot "};
 	int type = carc_current_tile(g);
 	printf("  figure: 0 none%s", P->sel_fig < 0 ? " [x]" : "");
 	for (int i = 0; i < P->nfo; i++) {
@@ -367,7 +364,10 @@ static void show_choice(play *P)
 			continue;
 		}
 		carc_tile_segment(type, seg, &kind, NULL, NULL, NULL);
-		printf(", %d %s%s %s%s", i + 1, FN[carc_move_figure(P->fo[i])], FK[kind],
+		int fig = carc_move_figure(P->fo[i]);
+		printf(", %d %s%s%s %s%s", i + 1,
+		       fig == CARC_FIG_FOLLOWER ? "" : carc_name(CARC_NAMES_FIGURE_WORDS, fig),
+		       fig == CARC_FIG_FOLLOWER ? "" : " ", carc_name(CARC_NAMES_FEATURE, kind),
 		       carc_port_name(carc_tile_segment_port(type, carc_move_rot(P->fo[i]), seg)),
 		       P->sel_fig == i ? " [x]" : "");
 	}

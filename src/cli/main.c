@@ -19,6 +19,7 @@ static const command COMMANDS[] = {
 	{"show", cmd_show, "draw a recorded game's board in the terminal"},
 	{"demo", cmd_demo, "play a short demo game between bots, printed as it goes"},
 	{"tiles", cmd_tiles, "print the tile definitions of a rule set"},
+	{"names", cmd_names, "print every name the engine gives (figures, features, steps, ...)"},
 	{"bench", cmd_bench, "the fixed speed benchmark, with its signature"},
 	{"arena", cmd_arena, "play bots against each other and rate them"},
 	{"play", cmd_play, "play against bots (or friends) in the terminal"},

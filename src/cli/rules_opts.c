@@ -16,58 +16,37 @@
  * bit each one sets. A bit of 0 means the expansion is not offered yet: the
  * name is known but refused. Offering one is putting its CARC_EXP_* bit in.
  */
-static const struct {
-	const char *name;
-	unsigned bit;
-} EXPANSIONS[] = {
-	{"river", CARC_EXP_RIVER},
-	{"inns-cathedrals", CARC_EXP_INNS},
-	{"inns-cathedrals-tiles", CARC_EXP_INNS_TILES},
-	{"traders-builders", CARC_EXP_TRADERS},
-	{"abbot", CARC_EXP_ABBOT},
-};
-#define NEXPANSIONS (sizeof EXPANSIONS / sizeof EXPANSIONS[0])
-
 const char *ropt_expansion_names(void)
 {
 	static char names[256];
 	if (!names[0])
-		for (size_t k = 0, l = 0; k < NEXPANSIONS; k++)
-			l += (size_t)snprintf(names + l, sizeof names - l, "%s%s", k ? ", " : "",
-			                      EXPANSIONS[k].name);
+		for (int k = 0, l = 0; k < carc_name_count(CARC_NAMES_EXPANSION); k++)
+			l += snprintf(names + l, sizeof names - (size_t)l, "%s%s", k ? ", " : "",
+			              carc_name(CARC_NAMES_EXPANSION, k));
 	return names;
 }
 
 int ropt_parse_expansions(const char *list, unsigned *bits, char *err, size_t errsize)
 {
-	/* every name is checked before any is refused as not available, so
-	 * that a typo is reported as one */
-	const char *unavailable = NULL;
+	/* the engine's names (carc_expansion_parse) */
 	*bits = 0;
 	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ",");
-		size_t k = 0;
-		while (k < NEXPANSIONS &&
-		       !(strlen(EXPANSIONS[k].name) == len && !strncmp(EXPANSIONS[k].name, p, len)))
-			k++;
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
+		unsigned bit = len < 63 ? carc_expansion_parse(name) : 0;
 		if (len == 0 || (p[len] == ',' && !p[len + 1])) {
 			snprintf(err, errsize, "empty name in '%s' (valid: %s)", list,
 			         ropt_expansion_names());
 			return -1;
 		}
-		if (k == NEXPANSIONS) {
+		if (!bit) {
 			snprintf(err, errsize, "unknown expansion '%.*s' (valid: %s)", (int)len, p,
 			         ropt_expansion_names());
 			return -1;
 		}
-		if (!EXPANSIONS[k].bit && !unavailable)
-			unavailable = EXPANSIONS[k].name;
-		*bits |= EXPANSIONS[k].bit;
+		*bits |= bit;
 		p += len + (p[len] == ',');
-	}
-	if (unavailable) {
-		snprintf(err, errsize, "expansion '%s' is not available yet", unavailable);
-		return -1;
 	}
 	return 0;
 }

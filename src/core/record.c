@@ -447,6 +447,11 @@ int carc_rules_key(const char *key)
 	return 0;
 }
 
+const char *carc_rules_keys(void)
+{
+	return "players, farmers, farm_scoring, small_city, expansions, tiles";
+}
+
 carc_status carc_rules_from_json(const char *json, size_t len, carc_rules *r, int *pile,
                                  int *have_pile, char err[CARC_ERRMSG_SIZE])
 {

@@ -240,6 +240,17 @@ int carc_move_key(const carc_game *g, const char *path)
 	return 0;
 }
 
+const char *carc_move_keys(const carc_game *g, const char *object)
+{
+	if (g->over)
+		return "";
+	if (g->step != ST_STEP_TILE)
+		return object ? "" : carc_name(CARC_NAMES_STEP, g->step);
+	if (!object)
+		return "x, y, rot, meeple, abbot_recalled, discarded";
+	return strcmp(object, "meeple") ? "" : "kind, at";
+}
+
 void carc_move_text(const carc_game *g, carc_move m, char *buf, size_t size)
 {
 	if (!size)

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	uint64_t seed = strtoull(argv[1], NULL, 10);
 	carc_rules r;
 	carc_rules_default(&r);
-	carc_game *g = malloc(sizeof *g), *tmp = malloc(sizeof *tmp);
+	carc_game *g = carc_game_alloc(), *tmp = carc_game_alloc();
 	carc_move *moves = malloc(sizeof *moves * CARC_MAX_MOVES);
 	char err[CARC_ERRMSG_SIZE];
 	if (!g || !tmp || !moves || carc_game_init(g, &r, seed, NULL, 0, err) != CARC_OK)

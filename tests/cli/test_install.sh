@@ -18,17 +18,17 @@ cat > "$tmp/u.c" <<'EOC'
 int main(void)
 {
 	carc_rules r;
-	static carc_game g;
+	carc_game *g = carc_game_alloc();
 	char err[200];
 	carc_rules_default(&r);
-	if (carc_game_init(&g, &r, 1, NULL, 0, err) != CARC_OK)
+	if (carc_game_init(g, &r, 1, NULL, 0, err) != CARC_OK)
 		return 1;
 	carc_bot *b = carc_bot_new("random", 1, err, sizeof err);
-	while (!carc_game_over(&g))
-		carc_apply(&g, carc_bot_choose(b, &g), NULL, err);
+	while (!carc_game_over(g))
+		carc_apply(g, carc_bot_choose(b, g), NULL, err);
 	carc_bot_free(b);
 	int s[2];
-	carc_game_scores(&g, s);
+	carc_game_scores(g, s);
 	printf("%d %d\n", s[0], s[1]);
 	return 0;
 }

@@ -15,11 +15,14 @@
 #include "gamejson.h"
 #include "why.h"
 
-static const char *const FEAT_NAME[CARC_FEAT_KIND_COUNT] = {"city", "road", "field",
-                                                             "cloister", "garden", "river"};
-static const char *const PART_NAME[CARC_PART_COUNT] = {"road",   "city",  "cloister",
-                                                       "farm",   "garden", "goods",
-                                                       "followers", "builders"};
+/* The evaluation's parts by name: the first six are the scoring kinds
+ * (the engine's names), then the evaluation's own two. */
+static const char *part_name(int part)
+{
+	return part < CARC_SCORE_KIND_COUNT ? carc_name(CARC_NAMES_SCORE, part)
+	       : part == CARC_PART_FOLLOWERS ? "followers"
+	                                     : "builders";
+}
 
 /* The evaluation part a feature kind's points go to, -1 for a river. */
 static int part_of(int kind)
@@ -206,7 +209,7 @@ static json_t *add(reasons *rs, const char *code, int kind, double w)
 		return NULL;
 	json_t *o = json_object();
 	json_object_set_new(o, "code", json_string(code));
-	json_object_set_new(o, "kind", json_string(FEAT_NAME[kind]));
+	json_object_set_new(o, "kind", json_string(carc_name(CARC_NAMES_FEATURE, kind)));
 	rs->w[rs->n] = w;
 	rs->o[rs->n] = o;
 	rs->kind[rs->n] = kind;
@@ -223,12 +226,12 @@ static int has_kind(const reasons *rs, int kind)
 	return 0;
 }
 
-static json_t *kinds_json(const double *v, int n, const char *const *names, double min)
+static json_t *kinds_json(const double *v, int n, const char *(*name)(int), double min)
 {
 	json_t *o = json_object();
 	for (int i = 0; i < n; i++)
 		if (fabs(v[i]) >= min)
-			json_object_set_new(o, names[i], json_real(r1(v[i])));
+			json_object_set_new(o, name(i), json_real(r1(v[i])));
 	return o;
 }
 
@@ -617,14 +620,11 @@ json_t *why_turn(const carc_game *g, carc_move best, carc_move played, const why
 		else
 			json_decref(rs.o[i]);
 	}
-	const char *sk[CARC_SCORE_KIND_COUNT];
-	for (int i = 0; i < CARC_SCORE_KIND_COUNT; i++)
-		sk[i] = carc_name(CARC_NAMES_SCORE, i);
-	json_t *now = json_pack("{s:o, s:o}", "best", kinds_json(b.now, CARC_SCORE_KIND_COUNT, sk, 0.5),
-	                        "played", kinds_json(pl.now, CARC_SCORE_KIND_COUNT, sk, 0.5));
+	json_t *now = json_pack("{s:o, s:o}", "best", kinds_json(b.now, CARC_SCORE_KIND_COUNT, part_name, 0.5),
+	                        "played", kinds_json(pl.now, CARC_SCORE_KIND_COUNT, part_name, 0.5));
 	json_t *o = json_pack("{s:o, s:o, s:i, s:o, s:o}", "now", now, "end",
-	                      kinds_json(end, CARC_PART_COUNT, PART_NAME, WHY_GAIN_MIN), "rival", rival,
-	                      "rival_end", kinds_json(rend, CARC_PART_COUNT, PART_NAME, WHY_GAIN_MIN),
+	                      kinds_json(end, CARC_PART_COUNT, part_name, WHY_GAIN_MIN), "rival", rival,
+	                      "rival_end", kinds_json(rend, CARC_PART_COUNT, part_name, WHY_GAIN_MIN),
 	                      "reasons", list);
 	free(b.g);
 	free(pl.g);
