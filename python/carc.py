@@ -10,11 +10,11 @@ A small example::
 
     g = carc.Game(players=3, expansions=["inns-cathedrals"], seed=7)
     while not g.over:
-        move = random.choice(g.legal_moves())
+        move = random.choice(g.legal_moves())   # a decision of the current step
         g.apply(move)
     print(g.scores(), g.scores_by_kind())
     text = g.record()                      # carc-record-1 JSON
-    again = carc.Game.replay(text)         # checked turn by turn
+    again = carc.Game.replay(text)         # checked step by step
     assert again.scores() == g.scores()
 
 Where the library comes from (the first that exists wins):
@@ -26,97 +26,97 @@ Where the library comes from (the first that exists wins):
 3. the system's library path (``ctypes.util.find_library("carc")``).
 
 :func:`load_library` may also be called with an explicit path before any
-other use. The library is loaded on first use, so importing this module
-never fails because the library is missing; the first call that needs it
-raises :class:`LibraryNotFound` with instructions.
+other use. The library is loaded on first use, so ``import carc`` never
+fails because the library is missing; the first call that needs it raises
+:class:`LibraryNotFound` with instructions. (The name lists below, such as
+``carc.FIGURES``, are asked of the engine, so reading one loads the library;
+so does ``from carc import *``.)
 
-Games live in ctypes buffers of ``carc_game_size()`` bytes: the C struct is
-opaque here (its layout is never mirrored), so this module keeps working
-when the engine's state changes shape. Only the small plain structs of the
-public API are mirrored: ``carc_rules`` and the scoring events
-(``carc_event``/``carc_events``).
+The engine is the one source of every rule and name, and this module keeps
+no copy of its layouts:
 
-Moves are 32-bit integers (see :class:`Move` for the bit layout); every
-function that takes a move accepts a :class:`Move` or a plain ``int``.
+- Games live in ctypes buffers of ``carc_game_size()`` bytes; the C struct
+  is opaque here.
+- Every name (figures, features, scoring kinds, goods, tile sets, steps,
+  expansions, farm-scoring editions, ports, tiles) comes from the engine's
+  ``carc_vocabulary_json()``, read once; every capacity from
+  ``carc_limit()``; the tiles from ``carc_tiles_json()``.
+- A decision (:class:`Move`) is the engine's number; what it means is read
+  from the engine's JSON of it (``carc_move_json``) and its words
+  (``carc_move_text``), and decisions are built from JSON through the
+  engine's one reader (``carc_move_parse``). Python never packs or unpacks
+  the tile step's bits.
+- Rules are given to the engine as a rules JSON (``carc_rules_from_json``)
+  and read back from the engine's record of the game. The ``carc_rules``
+  the engine fills is passed on as opaque bytes: ``carc_rules_size()`` when
+  the library has it, else 256 bytes (the struct is 20 today); no field of
+  it is read or written here.
+- Scoring events, figures and features are read from the engine's JSON
+  views (``carc_view_step``, ``carc_view_json``, ``carc_view_feature``);
+  ``carc_apply``'s events buffer is ``carc_events_size()`` raw bytes.
+
+One small struct is mirrored, for want of another way: ``carc_step_info``
+(five ints: kind, player, turn, tile, decision), the only way the C API
+tells step k of a game (:meth:`Game.step`). A call with out-parameters, like
+``carc_board_tile``'s, would let this go.
+
+The numbers mirrored are the API's named constants: its buffer bounds
+(CARC_MAX_PLAYERS, ...), status codes, the view parts' bits, the
+carc_limit and enum indices it documents, ``CARC_MOVE_DISCARD`` (the whole
+value of the set-aside decision) and ``CARC_MOVE_NONE``.
 
 A :class:`Game` is not safe to use from two threads at once, but different
 games may be used from different threads (the engine keeps no mutable
 globals and ctypes releases the GIL during calls).
 """
 
+import copy as _copy
 import ctypes
 import ctypes.util
 import json
+import operator
 import os
 import threading
 
 __all__ = [
     "CarcError", "ArgumentError", "IllegalMove", "GameOverError", "RecordError",
     "LibraryNotFound", "load_library", "library_path",
-    "Move", "Event", "Game", "Tile", "Segment",
+    "Move", "Event", "Step", "Game", "Tile", "Segment",
     "tile_names", "tile_type", "tile_name", "tile", "port_name", "port_parse",
-    "rules_pile", "start_tile",
+    "rules_pile", "start_tile", "vocabulary", "tiles_json", "limit",
     "FIGURES", "FEATURES", "SCORE_KINDS", "FARM_SCORINGS", "EXPANSIONS", "GOODS",
-    "TILE_SETS", "MAX_PLAYERS", "MAX_MOVES", "MOVE_DISCARD", "MOVE_RECALL",
-    "MOVE_NONE", "SEG_NONE", "PORT_CENTRE", "PORT_INNER",
+    "TILE_SETS", "STEPS", "PORTS", "FIGURE_WORDS", "TILE_TYPES", "MAX_TILES",
+    "MAX_STEPS", "MAX_FIGURES", "MAX_FEATURE_IDS",
+    "MAX_PLAYERS", "MAX_MOVES", "MOVE_DISCARD", "MOVE_NONE", "PORT_CENTRE", "PORT_INNER",
 ]
 
-# ---- constants (from include/carc.h) -----------------------------------------
+# ---- named constants of the C API (include/carc.h) ---------------------------------
 
 MAX_PLAYERS = 6
-"""Most players a game can have (6 only with an Inns & Cathedrals option)."""
+"""Most players a game can have (CARC_MAX_PLAYERS)."""
 MAX_SEGS = 10
-"""Most segments on one tile."""
-MAX_TILES = 128
-"""Most tiles on the board, the start tile included."""
-MAX_FRONTIER = 264
-"""Most empty squares next to the board."""
+"""Most segments on one tile (CARC_MAX_SEGS)."""
 MAX_MOVES = 4096
-"""An upper bound on the legal moves for one tile."""
-MAX_PLACEMENTS = MAX_FRONTIER * 4
-"""An upper bound on the placements of one tile."""
-MAX_EVENTS = 64
-"""Most scoring events one move can report."""
-TILE_TYPES = 88
-"""Number of tile types the engine knows."""
+"""An upper bound on the legal decisions of one step (CARC_MAX_MOVES)."""
 PORT_CENTRE = 12
 """Port "C": the cloister or garden in the middle of a tile."""
 PORT_INNER = 13
 """Port "I": a field that touches no edge."""
 ERRMSG_SIZE = 160
-"""Size of the engine's error message buffers."""
+"""Size of the engine's error message buffers (CARC_ERRMSG_SIZE)."""
 
 MOVE_DISCARD = 0x80000000
-"""The move that sets aside a tile that fits nowhere."""
-MOVE_RECALL = 0x08000000
-"""Bit of a move that takes the abbot back instead of placing a figure."""
+"""The tile step's decision that sets aside a tile that fits nowhere
+(CARC_MOVE_DISCARD)."""
 MOVE_NONE = 0xFFFFFFFF
-"""No move."""
-SEG_NONE = 15
-"""The segment field of a move that puts no figure."""
-
-FIGURES = ("follower", "big", "builder", "pig", "abbot")
-"""Figure names, indexed by the engine's carc_figure values."""
-FEATURES = ("city", "road", "field", "cloister", "garden", "river")
-"""Feature (segment) kind names, indexed by carc_feature_kind."""
-SCORE_KINDS = ("road", "city", "cloister", "farm", "garden", "goods")
-"""Score kind names, indexed by carc_score_kind (the keys of records)."""
-FARM_SCORINGS = ("international", "city-once", "first-edition")
-"""Farm scoring editions, indexed by carc_farm_scoring."""
-EXPANSIONS = ("river", "inns-cathedrals", "inns-cathedrals-tiles",
-              "traders-builders", "abbot")
-"""Expansion names; the i-th is bit 1 << i of carc_rules.expansions."""
-GOODS = (None, "wine", "grain", "cloth")
-"""Goods names, indexed by carc_goods (0 is none)."""
-TILE_SETS = ("base", "river", "inns-cathedrals", "traders-builders")
-"""Tile set names, indexed by carc_tileset."""
+"""No decision (CARC_MOVE_NONE)."""
 
 SEGF_SHIELD = 0x01
-"""Segment flag: a city segment with a shield (pennant)."""
+"""Segment flag: a city segment with a shield (CARC_SEGF_SHIELD)."""
 SEGF_INN = 0x02
-"""Segment flag: a road segment with an inn."""
+"""Segment flag: a road segment with an inn (CARC_SEGF_INN)."""
 SEGF_CATHEDRAL = 0x04
-"""Segment flag: a city segment with a cathedral."""
+"""Segment flag: a city segment with a cathedral (CARC_SEGF_CATHEDRAL)."""
 
 # carc_status
 OK = 0
@@ -128,7 +128,26 @@ ERR_RECORD = 5
 ERR_NOMEM = 6
 STATUS_NAMES = ("ok", "bad argument", "game over", "illegal move",
                 "parse error", "record error", "out of memory")
-"""Short names of the engine's status codes."""
+"""Short names of the engine's status codes (for messages)."""
+
+# indices the API documents: carc_limit_kind, CARC_STEP_TILE, and the enum
+# values that index the name lists (carc_figure, carc_feature_kind, carc_goods)
+_LIMIT_BOARD_TILES, _LIMIT_STEPS, _LIMIT_FIGURES, _LIMIT_FEATURE_IDS, \
+    _LIMIT_TILE_TYPES, _LIMIT_MOVES = range(6)
+_STEP_TILE = 0
+_FIG_PIG = 3
+_FEAT_CLOISTER = 3
+_FEAT_GARDEN = 4
+_GOODS_NONE = 0
+
+# parts of carc_view_json (CARC_VIEW_*), by the key each adds
+_VIEW_PARTS = {"board": 0x01, "figures": 0x02, "supply": 0x04, "scores": 0x08,
+               "turn": 0x10, "final": 0x20}
+_VIEW_ALL = 0x3F
+
+# the keys of a tile step's decision in the engine's JSON (carc_move_json),
+# to take a past decision out of a record's turn
+_TILE_DECISION_KEYS = ("x", "y", "rot", "meeple", "abbot_recalled", "discarded")
 
 
 # ---- errors ----------------------------------------------------------------------
@@ -149,23 +168,27 @@ class CarcError(Exception):
 
 class ArgumentError(CarcError, ValueError):
     """A bad argument: bad rules, a bad custom pile, a tile that cannot be
-    drawn now (CARC_ERR_ARG)."""
+    drawn now (CARC_ERR_ARG), or a decision's JSON the engine cannot read
+    (CARC_ERR_PARSE)."""
 
 
 class IllegalMove(CarcError):
-    """A move that breaks a rule (CARC_ERR_ILLEGAL); the game is unchanged.
+    """A decision that breaks a rule (CARC_ERR_ILLEGAL); the game is unchanged.
 
-    ``move`` holds the offending move (a :class:`Move`).
+    ``move`` holds the offending decision as a :class:`Move` when it was
+    given as a number, else None; ``decision`` the JSON object when it was
+    given as JSON, else None.
     """
 
-    def __init__(self, message, status=ERR_ILLEGAL, move=None):
+    def __init__(self, message, status=ERR_ILLEGAL, move=None, decision=None):
         """Sets the fields; see the class docstring."""
         super().__init__(message, status)
         self.move = move
+        self.decision = decision
 
 
 class GameOverError(IllegalMove):
-    """A move was made after the end of the game (CARC_ERR_GAME_OVER)."""
+    """A decision was made after the end of the game (CARC_ERR_GAME_OVER)."""
 
 
 class RecordError(CarcError):
@@ -184,6 +207,7 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _lib = None
 _lib_path = None
 _lib_lock = threading.Lock()
+_cache = {}  # what the loaded library said once: names, limits, tiles
 
 _HOW_TO_BUILD = (
     "build it with `make` at the repository root (it makes "
@@ -192,53 +216,13 @@ _HOW_TO_BUILD = (
     "(`make install`)")
 
 
-class _Rules(ctypes.Structure):
-    """Mirror of carc_rules (4 ints and an unsigned)."""
-    _fields_ = [("players", ctypes.c_int),
-                ("farmers", ctypes.c_int),
-                ("farm_scoring", ctypes.c_int),
-                ("small_city", ctypes.c_int),
-                ("expansions", ctypes.c_uint)]
-
-
-class _Event(ctypes.Structure):
-    """Mirror of carc_event."""
-    _fields_ = [("kind", ctypes.c_uint8),
-                ("final", ctypes.c_uint8),
-                ("tiles", ctypes.c_uint8),
-                ("tile", ctypes.c_uint8),
-                ("seg", ctypes.c_uint8),
-                ("pad", ctypes.c_uint8 * 3),
-                ("points", ctypes.c_int16 * MAX_PLAYERS)]
-
-
-class _Events(ctypes.Structure):
-    """Mirror of carc_events."""
-    _fields_ = [("n", ctypes.c_int),
-                ("ev", _Event * MAX_EVENTS)]
-
-
-class _FeatureInfo(ctypes.Structure):
-    """Mirror of carc_feature_info."""
-    _fields_ = [("id", ctypes.c_uint16),
-                ("kind", ctypes.c_uint8),
-                ("open", ctypes.c_uint8),
-                ("tiles", ctypes.c_uint8),
-                ("shields", ctypes.c_uint8),
-                ("flags", ctypes.c_uint8),
-                ("done", ctypes.c_uint8),
-                ("neighbours", ctypes.c_uint8),
-                ("pigs", ctypes.c_uint8),
-                ("weight", ctypes.c_uint8 * MAX_PLAYERS),
-                ("figures", ctypes.c_uint8 * MAX_PLAYERS)]
-
-
-class _FigureInfo(ctypes.Structure):
-    """Mirror of carc_figure_info."""
-    _fields_ = [("owner", ctypes.c_int),
-                ("kind", ctypes.c_int),
+class _StepInfo(ctypes.Structure):
+    """Mirror of carc_step_info (see the module docstring for why)."""
+    _fields_ = [("kind", ctypes.c_int),
+                ("player", ctypes.c_int),
+                ("turn", ctypes.c_int),
                 ("tile", ctypes.c_int),
-                ("seg", ctypes.c_int)]
+                ("move", ctypes.c_uint32)]
 
 
 def _candidates():
@@ -255,42 +239,34 @@ def _candidates():
 
 def _declare(lib):
     """Declares argument and result types of every function used."""
-    c_int, c_uint, c_char_p = ctypes.c_int, ctypes.c_uint, ctypes.c_char_p
+    c_int, c_uint, c_char_p, size_t = ctypes.c_int, ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t
     vp, u32, u64 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64
     ip = ctypes.POINTER(c_int)
-    up = ctypes.POINTER(c_uint)
     u32p = ctypes.POINTER(u32)
-    rp = ctypes.POINTER(_Rules)
-    evp = ctypes.POINTER(_Events)
     sigs = {
-        "carc_rules_default": (None, [rp]),
-        "carc_expansion_name": (c_char_p, [c_uint]),
-        "carc_expansion_parse": (c_uint, [c_char_p]),
-        "carc_rules_pile": (c_int, [rp, ip]),
-        "carc_rules_start_tile": (c_int, [rp]),
-        "carc_farm_scoring_name": (c_char_p, [c_int]),
-        "carc_farm_scoring_parse": (c_int, [c_char_p]),
+        # malloc'd texts are kept as raw pointers (vp) to free them
+        "carc_vocabulary_json": (vp, []),
+        "carc_tiles_json": (vp, []),
+        "carc_limit": (c_int, [c_int]),
+        "carc_rules_from_json": (c_int, [c_char_p, size_t, vp, ip, ip, c_char_p]),
         "carc_tile_parse": (c_int, [c_char_p]),
-        "carc_tile_name": (c_char_p, [c_int]),
-        "carc_tile_box_count": (c_int, [c_int]),
-        "carc_tile_set": (c_int, [c_int]),
-        "carc_tile_is_garden_copy": (c_int, [c_int, ip]),
-        "carc_tile_note": (c_char_p, [c_int]),
         "carc_tile_edges": (None, [c_int, c_int, c_char_p]),
-        "carc_tile_segments": (c_int, [c_int]),
-        "carc_tile_segment": (c_int, [c_int, c_int, ip, up, up, up]),
         "carc_tile_port_segment": (c_int, [c_int, c_int, c_int]),
         "carc_tile_segment_port": (c_int, [c_int, c_int, c_int]),
-        "carc_port_name": (c_char_p, [c_int]),
-        "carc_port_parse": (c_int, [c_char_p]),
-        "carc_game_init": (c_int, [vp, rp, u64, ip, c_int, c_char_p]),
-        "carc_game_size": (ctypes.c_size_t, []),
+        "carc_game_init": (c_int, [vp, vp, u64, ip, c_int, c_char_p]),
+        "carc_game_size": (size_t, []),
+        "carc_events_size": (size_t, []),
         "carc_game_copy": (None, [vp, vp]),
+        "carc_game_seed": (u64, [vp]),
+        "carc_game_pile": (c_int, [vp, ip]),
         "carc_game_over": (c_int, [vp]),
         "carc_to_move": (c_int, [vp]),
+        "carc_step_kind": (c_int, [vp]),
+        "carc_turn_player": (c_int, [vp]),
         "carc_current_tile": (c_int, [vp]),
         "carc_tiles_left": (c_int, [vp]),
         "carc_tiles_left_of": (c_int, [vp, c_int]),
+        "carc_tile_drawable": (c_int, [vp, c_int]),
         "carc_supply": (c_int, [vp, c_int, c_int]),
         "carc_goods_held": (c_int, [vp, c_int, c_int]),
         "carc_bonus_turn": (c_int, [vp]),
@@ -302,32 +278,41 @@ def _declare(lib):
         "carc_figure_options": (c_int, [vp, u32, u32p, c_int]),
         "carc_legal_moves": (c_int, [vp, u32p, c_int]),
         "carc_check_move": (c_int, [vp, u32, c_char_p]),
-        "carc_apply_unchecked": (None, [vp, u32, evp]),
-        "carc_apply": (c_int, [vp, u32, evp, c_char_p]),
+        "carc_apply_unchecked": (None, [vp, u32, vp]),
+        "carc_apply": (c_int, [vp, u32, vp, c_char_p]),
+        "carc_move_json": (vp, [vp, u32]),
+        "carc_move_parse": (c_int, [vp, c_char_p, size_t, u32p, c_char_p]),
+        "carc_move_text": (None, [vp, u32, c_char_p, size_t]),
         "carc_set_current_tile": (c_int, [vp, c_int]),
         "carc_shuffle_rest": (None, [vp, u64]),
         "carc_tile_at": (c_int, [vp, c_int, c_int]),
         "carc_game_check": (c_int, [vp, c_char_p]),
         "carc_board_tiles": (c_int, [vp]),
         "carc_board_tile": (c_int, [vp, c_int, ip, ip, ip, ip, ip]),
-        "carc_board_figures": (c_int, [vp, ctypes.POINTER(_FigureInfo), c_int]),
         "carc_players": (c_int, [vp]),
         "carc_turns_played": (c_int, [vp]),
         "carc_turn_played": (u32, [vp, c_int, ip, ip]),
+        "carc_steps_played": (c_int, [vp]),
+        "carc_step_played": (c_int, [vp, c_int, ctypes.POINTER(_StepInfo)]),
+        "carc_tile_segments": (c_int, [c_int]),
         "carc_feature_id": (c_int, [vp, c_int, c_int]),
         "carc_feature_find": (c_int, [vp, c_int]),
-        "carc_feature_get": (c_int, [vp, c_int, c_int, c_int, ctypes.POINTER(_FeatureInfo)]),
-        "carc_held_features": (c_int, [vp, ctypes.POINTER(_FeatureInfo), c_int, c_int]),
         "carc_field_cities": (c_int, [vp, c_int, ctypes.POINTER(ctypes.c_uint16), c_int]),
-        # returns a malloc'd string: kept as a raw pointer to free it
+        "carc_view_json": (vp, [vp, c_uint]),
+        "carc_view_step": (vp, [vp, vp]),
+        "carc_view_preview": (vp, [vp, u32, c_char_p]),
+        "carc_view_feature": (vp, [vp, c_int, c_int, c_int, c_char_p]),
         "carc_record_write": (vp, [vp, c_char_p]),
-        "carc_record_replay": (c_int, [c_char_p, ctypes.c_size_t, vp, c_char_p,
-                                       ctypes.c_size_t]),
+        "carc_record_replay": (c_int, [c_char_p, size_t, vp, c_char_p, size_t]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
         f.restype = res
         f.argtypes = args
+    # not in every build: the size of carc_rules (see the module docstring)
+    if hasattr(lib, "carc_rules_size"):
+        lib.carc_rules_size.restype = size_t
+        lib.carc_rules_size.argtypes = []
 
 
 def load_library(path=None):
@@ -355,6 +340,8 @@ def load_library(path=None):
                 tried.append("%s (from %s): %s" % (cand, where, e))
                 continue
             _lib, _lib_path = lib, cand
+            _cache.clear()
+            _tile_cache.clear()
             return lib
         if not any("the system" in t for t in tried) and path is None \
                 and not os.environ.get("CARC_LIB"):
@@ -389,21 +376,45 @@ def _free(ptr):
     _libc.free(ptr)
 
 
+def _take_text(ptr, what):
+    """The text of a malloc'd C string from the library, freed; MemoryError
+    when the library returned NULL (out of memory)."""
+    if not ptr:
+        raise MemoryError("%s failed (out of memory)" % what)
+    try:
+        return ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        _free(ptr)
+
+
+def _take_json(ptr, what):
+    """:func:`_take_text` parsed as JSON."""
+    return json.loads(_take_text(ptr, what))
+
+
 _tls = threading.local()
 
 
+class _Scratch:
+    """Per-thread buffers for the calls that fill one: a decision list, an
+    error message, a decision's words and a carc_events (raw bytes)."""
+
+    def __init__(self):
+        lib = _L()
+        self.moves = (ctypes.c_uint32 * limit(_LIMIT_MOVES))()
+        self.err = ctypes.create_string_buffer(ERRMSG_SIZE)
+        self.text = ctypes.create_string_buffer(160)
+        self.events = ctypes.create_string_buffer(lib.carc_events_size())
+        self.lib = lib
+
+
 def _scratch():
-    """Per-thread buffers: a move list of MAX_MOVES and an error buffer."""
+    """This thread's :class:`_Scratch` (remade when another library was
+    loaded since)."""
     s = getattr(_tls, "s", None)
-    if s is None:
-        s = ((ctypes.c_uint32 * MAX_MOVES)(), ctypes.create_string_buffer(ERRMSG_SIZE))
-        _tls.s = s
+    if s is None or s.lib is not _L():
+        s = _tls.s = _Scratch()
     return s
-
-
-def _s(b):
-    """Decodes a C string from the library (None stays None)."""
-    return None if b is None else b.decode("utf-8", "replace")
 
 
 def _msg(buf, fallback):
@@ -412,24 +423,91 @@ def _msg(buf, fallback):
     return m if m else fallback
 
 
+# ---- what the engine says once: names, limits, tiles ---------------------------------
+
+def _vocab():
+    """The engine's name lists (carc_vocabulary_json) as tuples, read once."""
+    v = _cache.get("vocab")
+    if v is None:
+        raw = _take_json(_L().carc_vocabulary_json(), "carc_vocabulary_json")
+        v = {k: tuple(names) for k, names in raw.items()}
+        v["_tile_index"] = {n: i for i, n in enumerate(v["tiles"])}
+        _cache["vocab"] = v
+    return v
+
+
+def vocabulary():
+    """Every name list of the engine (carc_vocabulary_json) as a dict of
+    lists: figures, features, score_kinds, goods, tile_sets, steps,
+    expansions, farm_scoring, ports, tiles, figure_words."""
+    return {k: list(v) for k, v in _vocab().items() if not k.startswith("_")}
+
+
+def limit(what):
+    """One of the engine's capacities (carc_limit), by its index (0 board
+    tiles, 1 steps, 2 figures, 3 feature ids, 4 tile types, 5 decisions of
+    one step)."""
+    key = ("limit", int(what))
+    n = _cache.get(key)
+    if n is None:
+        n = _cache[key] = _L().carc_limit(int(what))
+    return n
+
+
+def tiles_json():
+    """The engine's description of every tile type (carc_tiles_json,
+    docs/tiles.md) as a dict; a new copy each call."""
+    return _copy.deepcopy(_tiles_data())
+
+
+def _tiles_data():
+    t = _cache.get("tiles")
+    if t is None:
+        t = _cache["tiles"] = _take_json(_L().carc_tiles_json(), "carc_tiles_json")
+    return t
+
+
+# module attributes asked of the engine on first use (PEP 562)
+# (the keys of carc_vocabulary_json, by the attribute each is)
+_LAZY_NAMES = {v: k for k, v in {
+    "figures": "FIGURES", "features": "FEATURES", "score_kinds": "SCORE_KINDS",
+    "goods": "GOODS", "tile_sets": "TILE_SETS", "steps": "STEPS", "expansions": "EXPANSIONS",
+    "farm_scoring": "FARM_SCORINGS", "ports": "PORTS", "figure_words": "FIGURE_WORDS"}.items()}
+_LAZY_LIMITS = {"MAX_TILES": _LIMIT_BOARD_TILES, "MAX_STEPS": _LIMIT_STEPS,
+                "MAX_FIGURES": _LIMIT_FIGURES, "MAX_FEATURE_IDS": _LIMIT_FEATURE_IDS,
+                "TILE_TYPES": _LIMIT_TILE_TYPES}
+
+
+def __getattr__(name):
+    """The engine's name lists (FIGURES, FEATURES, SCORE_KINDS, GOODS,
+    TILE_SETS, STEPS, EXPANSIONS, FARM_SCORINGS, PORTS, FIGURE_WORDS: tuples
+    indexed as the engine's enums) and capacities (MAX_TILES, MAX_STEPS,
+    MAX_FIGURES, MAX_FEATURE_IDS, TILE_TYPES), asked of the engine."""
+    if name in _LAZY_NAMES:
+        return _vocab()[_LAZY_NAMES[name]]
+    if name in _LAZY_LIMITS:
+        return limit(_LAZY_LIMITS[name])
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 # ---- names --------------------------------------------------------------------------
 
 def tile_names():
     """Names of all tile types, indexed by type (0 .. TILE_TYPES-1)."""
-    lib = _L()
-    return [_s(lib.carc_tile_name(t)) for t in range(TILE_TYPES)]
+    return list(_vocab()["tiles"])
 
 
 def tile_type(name):
     """The type number of a tile name ("A".."X", "r1", "ic6", "tb14", "Eg",
     ...); an int is returned as it is after a range check. Raises
     ValueError for an unknown name."""
-    if isinstance(name, int):
-        if 0 <= name < TILE_TYPES:
+    n = limit(_LIMIT_TILE_TYPES)
+    if isinstance(name, int) and not isinstance(name, bool):
+        if 0 <= name < n:
             return name
-        raise ValueError("tile type %d out of range 0..%d" % (name, TILE_TYPES - 1))
-    t = _L().carc_tile_parse(str(name).encode())
-    if t < 0:
+        raise ValueError("tile type %d out of range 0..%d" % (name, n - 1))
+    t = _vocab()["_tile_index"].get(str(name))
+    if t is None:
         raise ValueError("unknown tile %r" % (name,))
     return t
 
@@ -437,91 +515,82 @@ def tile_type(name):
 def tile_name(t):
     """The name of a tile type number (a name is returned as it is after a
     check)."""
-    return _s(_L().carc_tile_name(tile_type(t)))
+    return _vocab()["tiles"][tile_type(t)]
 
 
 def port_name(port):
     """Name of a port: "N0".."W2" for 0..11, "C" for PORT_CENTRE, "I" for
-    PORT_INNER."""
-    return _s(_L().carc_port_name(int(port)))
+    PORT_INNER; None for a number that is no port."""
+    ports = _vocab()["ports"]
+    p = int(port)
+    return ports[p] if 0 <= p < len(ports) else None
 
 
 def port_parse(name):
     """Port number of a name ("N0".."W2", "C", "I"); raises ValueError if
     unknown."""
-    p = _L().carc_port_parse(str(name).encode())
-    if p < 0:
-        raise ValueError("unknown port %r" % (name,))
-    return p
+    try:
+        return _vocab()["ports"].index(str(name))
+    except ValueError:
+        raise ValueError("unknown port %r (one of %s)"
+                         % (name, ", ".join(_vocab()["ports"]))) from None
 
 
-def _figure_index(fig):
-    """Figure number from a name or number."""
-    if isinstance(fig, str):
-        try:
-            return FIGURES.index(fig)
-        except ValueError:
-            raise ValueError("unknown figure %r (one of %s)" % (fig, ", ".join(FIGURES))) from None
-    f = int(fig)
-    if not 0 <= f < len(FIGURES):
-        raise ValueError("figure %d out of range" % f)
-    return f
-
-
-def _make_rules(players=2, farm_scoring="international", small_city=False,
-                farmers=True, expansions=()):
-    """A _Rules from Python arguments (names checked by the engine's
-    parsers); raises ValueError for unknown names."""
-    lib = _L()
-    r = _Rules()
-    lib.carc_rules_default(ctypes.byref(r))
-    r.players = int(players)
-    r.farmers = 1 if farmers else 0
-    r.small_city = 1 if small_city else 0
-    if isinstance(farm_scoring, str):
-        fs = lib.carc_farm_scoring_parse(farm_scoring.encode())
-        if fs < 0:
-            raise ValueError("unknown farm scoring %r (one of %s)"
-                             % (farm_scoring, ", ".join(FARM_SCORINGS)))
-        r.farm_scoring = fs
-    else:
-        r.farm_scoring = int(farm_scoring)
+def _rules_json(players=2, farm_scoring=None, small_city=None, farmers=None,
+                expansions=(), pile=None):
+    """The rules JSON text of Python arguments; what is None is left to the
+    engine's default. Raises ValueError for a farm scoring number or a pile
+    tile that is not one."""
+    r = {"players": int(players)}
+    if farmers is not None:
+        r["farmers"] = bool(farmers)
+    if small_city is not None:
+        r["small_city"] = bool(small_city)
+    if farm_scoring is not None:
+        if isinstance(farm_scoring, str):
+            r["farm_scoring"] = farm_scoring
+        else:
+            fs = _vocab()["farm_scoring"]
+            i = int(farm_scoring)
+            if not 0 <= i < len(fs):
+                raise ValueError("farm scoring %d out of range 0..%d" % (i, len(fs) - 1))
+            r["farm_scoring"] = fs[i]
     if isinstance(expansions, str):
         expansions = [e for e in expansions.replace(",", " ").split() if e]
-    bits = 0
-    for name in expansions or ():
-        b = lib.carc_expansion_parse(str(name).encode())
-        if not b:
-            raise ValueError("unknown expansion %r (one of %s)" % (name, ", ".join(EXPANSIONS)))
-        bits |= b
-    r.expansions = bits
-    return r
+    r["expansions"] = [str(e) for e in expansions or ()]
+    if pile is not None:
+        counts = {}
+        for name, n in dict(pile).items():
+            k = tile_name(name)
+            counts[k] = counts.get(k, 0) + int(n)
+        r["tiles"] = counts
+    return json.dumps(r)
 
 
-def _rules_dict(r):
-    """A _Rules as a dict of Python values."""
-    return {"players": r.players, "farmers": bool(r.farmers),
-            "farm_scoring": FARM_SCORINGS[r.farm_scoring]
-            if 0 <= r.farm_scoring < len(FARM_SCORINGS) else r.farm_scoring,
-            "small_city": bool(r.small_city),
-            "expansions": [EXPANSIONS[i] for i in range(len(EXPANSIONS))
-                           if r.expansions >> i & 1]}
+def _rules_bytes():
+    """Room for one carc_rules, as opaque bytes aligned like a double."""
+    lib = _L()
+    n = lib.carc_rules_size() if hasattr(lib, "carc_rules_size") else 256
+    return (ctypes.c_uint64 * ((n + 7) // 8))()
 
 
 def rules_pile(players=2, expansions=(), **rules):
     """The standard pile of a rule set as {tile name: count} (start tile not
     included). Takes the same rule arguments as :class:`Game`."""
-    r = _make_rules(players=players, expansions=expansions, **rules)
-    counts = (ctypes.c_int * TILE_TYPES)()
-    _L().carc_rules_pile(ctypes.byref(r), counts)
-    return {tile_name(t): counts[t] for t in range(TILE_TYPES) if counts[t]}
+    g = Game(players=players, expansions=expansions, **rules)
+    counts = (ctypes.c_int * limit(_LIMIT_TILE_TYPES))()
+    _L().carc_game_pile(g, counts)
+    names = _vocab()["tiles"]
+    return {names[t]: n for t, n in enumerate(counts) if n}
 
 
 def start_tile(expansions=(), **rules):
     """Name of the start tile of a rule set ("D", or the spring with the
     River)."""
-    r = _make_rules(expansions=expansions, **rules)
-    return tile_name(_L().carc_rules_start_tile(ctypes.byref(r)))
+    g = Game(expansions=expansions, **rules)
+    t = ctypes.c_int()
+    _L().carc_board_tile(g, 0, ctypes.byref(t), None, None, None, None)
+    return tile_name(t.value)
 
 
 # ---- tiles --------------------------------------------------------------------------
@@ -529,13 +598,14 @@ def start_tile(expansions=(), **rules):
 class Segment:
     """One segment of a tile type, as drawn at rotation 0.
 
-    Attributes: ``index``; ``kind`` (a carc_feature_kind number) and
-    ``kind_name`` ("city", "road", "field", "cloister", "garden", "river");
-    ``ports`` (the port numbers 0..11 it touches at rotation 0, sorted);
-    ``port`` (the port that names it in records at rotation 0, a number) and
-    ``port_name``; ``shield``, ``inn``, ``cathedral`` (bools); ``goods`` (None
-    or "wine", "grain", "cloth"); ``cities`` (for a field: the indexes of the
-    city segments of the tile it touches).
+    Attributes: ``index``; ``kind`` (its index in FEATURES) and
+    ``kind_name`` (the engine's feature name); ``ports`` (the edge port
+    numbers 0..11 it touches at rotation 0, sorted; none for a cloister,
+    garden or inner field); ``port`` (the port that names it in records at
+    rotation 0, a number) and ``port_name``; ``shield``, ``inn``,
+    ``cathedral`` (bools) and ``flags`` (the same as SEGF_* bits);
+    ``goods`` (None or a name of GOODS); ``cities`` (for a field: the
+    indexes of the city segments of the tile it touches).
     """
 
     __slots__ = ("tile", "index", "kind", "kind_name", "ports", "port", "port_name",
@@ -552,7 +622,8 @@ class Segment:
 
 
 class Tile:
-    """What the engine knows of one tile type (read-only).
+    """What the engine knows of one tile type (read-only), from its
+    carc_tiles_json.
 
     Build one with :func:`tile` (``carc.tile("D")``). Attributes: ``type``
     (number), ``name``, ``set`` (name of its tile set, see TILE_SETS),
@@ -565,36 +636,32 @@ class Tile:
         """Reads what the engine knows of tile type (or name) t."""
         lib = _L()
         t = tile_type(t)
+        d = _tiles_data()["tiles"][t]
         self.type = t
-        self.name = _s(lib.carc_tile_name(t))
-        s = lib.carc_tile_set(t)
-        self.set = TILE_SETS[s] if 0 <= s < len(TILE_SETS) else s
-        self.box_count = lib.carc_tile_box_count(t)
-        twin = ctypes.c_int(-1)
-        self.garden_twin = (_s(lib.carc_tile_name(twin.value))
-                            if lib.carc_tile_is_garden_copy(t, ctypes.byref(twin)) else None)
-        self.note = _s(lib.carc_tile_note(t))
+        self.name = d["name"]
+        self.set = d["set"]
+        self.box_count = d["count"]
+        self.garden_twin = d.get("garden_of")
+        self.note = d.get("note") or ""
+        features = _vocab()["features"]
         self.segments = []
-        kind, ports, flags, cities = ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        for i in range(lib.carc_tile_segments(t)):
-            if lib.carc_tile_segment(t, i, ctypes.byref(kind), ctypes.byref(ports),
-                                     ctypes.byref(flags), ctypes.byref(cities)) != 0:
-                continue
+        for s in d["segments"]:
             sg = Segment()
             sg.tile = self.name
-            sg.index = i
-            sg.kind = kind.value
-            sg.kind_name = FEATURES[kind.value] if 0 <= kind.value < len(FEATURES) else None
-            sg.ports = [p for p in range(12) if ports.value >> p & 1]
-            sg.port = lib.carc_tile_segment_port(t, 0, i)
-            sg.port_name = _s(lib.carc_port_name(sg.port))
-            sg.flags = flags.value & 0xFF
-            sg.shield = bool(sg.flags & SEGF_SHIELD)
-            sg.inn = bool(sg.flags & SEGF_INN)
-            sg.cathedral = bool(sg.flags & SEGF_CATHEDRAL)
-            g = (flags.value >> 8) & 0xFF
-            sg.goods = GOODS[g] if 0 < g < len(GOODS) else None
-            sg.cities = [c for c in range(MAX_SEGS) if cities.value >> c & 1]
+            sg.index = s["index"]
+            sg.kind_name = s["kind"]
+            sg.kind = features.index(sg.kind_name)
+            sg.ports = sorted(p for p in (port_parse(n) for n in s["ports"])
+                              if p not in (PORT_CENTRE, PORT_INNER))
+            sg.port = lib.carc_tile_segment_port(t, 0, sg.index)
+            sg.port_name = port_name(sg.port)
+            sg.shield = bool(s.get("shield"))
+            sg.inn = bool(s.get("inn"))
+            sg.cathedral = bool(s.get("cathedral"))
+            sg.flags = ((SEGF_SHIELD if sg.shield else 0) | (SEGF_INN if sg.inn else 0)
+                        | (SEGF_CATHEDRAL if sg.cathedral else 0))
+            sg.goods = s.get("goods")
+            sg.cities = list(s.get("cities", ()))
             self.segments.append(sg)
 
     def edges(self, rot=0):
@@ -626,7 +693,7 @@ class Tile:
         """{port name: segment index} of the tile at rotation rot, for the 12
         edge ports and "C"/"I" where some segment holds them."""
         out = {}
-        for p in range(PORT_INNER + 1):
+        for p in range(len(_vocab()["ports"])):
             s = self.port_segment(p, rot)
             if s is not None:
                 out[port_name(p)] = s
@@ -649,210 +716,328 @@ def tile(t):
     return info
 
 
-# ---- moves --------------------------------------------------------------------------
+# ---- decisions ----------------------------------------------------------------------
 
 class Move(int):
-    """A move: a 32-bit integer, with its fields decoded as properties.
-
-    Bit layout (include/carc.h)::
-
-        31     30..28  27      26..24  23..20  19..18  17..9    8..0
-        disc   0       recall  figure  seg     rot     y+256    x+256
+    """A decision: the engine's number for it, with what it means.
 
     A Move compares and hashes as its integer, so plain ints and Moves mix
-    freely. Moves returned by :class:`Game` know the tile they place
-    (``tile``, a type number), which :attr:`port` needs to name the figure's
-    segment; a Move made by hand may be given one.
+    freely. What the number means depends on the step it is made in, and
+    only the engine knows: a Move that a :class:`Game` gives (its legal
+    decisions, :meth:`Game.move`, :meth:`Game.parse_move`, the history)
+    carries the engine's JSON of it (:attr:`json`), its words (:attr:`text`,
+    for decisions of the current step), its step's kind (:attr:`step`) and
+    the turn's tile (:attr:`tile`), and the fields below are read from that
+    JSON. ``Move(number)`` made by hand knows only the number: its fields
+    are None until :meth:`Game.as_move` asks the engine.
+
+    Tile step fields: x, y, rot, is_discard, recall, figure_name, figure,
+    port_name, port, segment, has_figure, placement.
     """
 
-    def __new__(cls, value, tile=None):
-        """A Move of an int value (taken as 32 bits) and, optionally, the tile it places."""
+    def __new__(cls, value, tile=None, step=None, json=None, text=None):
+        """A Move of an int value (taken as 32 bits) and, optionally, the
+        turn's tile, the kind of its step (an index in STEPS), the engine's
+        JSON of it (a dict) and its words."""
         m = super().__new__(cls, int(value) & 0xFFFFFFFF)
         m.tile = None if tile is None else tile_type(tile)
+        m._step = step
+        m._json = json
+        m._jtext = None
+        m._text = text
+        m._placement = None
+        m._listing = None
         return m
 
     @classmethod
-    def make(cls, x, y, rot, segment=None, figure="follower", tile=None, recall=False):
-        """A move placing a tile at (x, y) with rotation rot, and a figure
-        (a name or number) on segment index ``segment`` (None: no figure).
-        ``recall`` sets the abbot-recall bit (then segment must be None)."""
-        x, y, rot = int(x), int(y), int(rot)
-        if not (-256 <= x <= 255 and -256 <= y <= 255 and 0 <= rot <= 3):
-            raise ValueError("square (%d, %d) rot %d out of range" % (x, y, rot))
-        if segment is None:
-            seg, fig = SEG_NONE, 0
-        else:
-            seg, fig = int(segment), _figure_index(figure)
-            if not 0 <= seg < SEG_NONE:
-                raise ValueError("segment %d out of range" % seg)
-        v = (x + 256) | ((y + 256) << 9) | (rot << 18) | (seg << 20) | (fig << 24)
-        if recall:
-            v |= MOVE_RECALL
-        return cls(v, tile)
+    def _listed(cls, value, tile_, step, jtext, text, listing):
+        """A Move the engine listed now: its JSON text (parsed on first use)
+        and words, and the list it came in (where its placement is)."""
+        m = int.__new__(cls, value)
+        m.tile = tile_
+        m._step = step
+        m._json = None
+        m._jtext = jtext
+        m._text = text
+        m._placement = None
+        m._listing = listing
+        return m
+
+    def _j(self):
+        """The engine's JSON of the decision as a dict (not a copy), None
+        when not known."""
+        if self._json is None and self._jtext is not None:
+            self._json = json.loads(self._jtext)
+        return self._json
 
     @classmethod
     def discard(cls, tile=None):
-        """The move that sets the tile aside (when it fits nowhere)."""
-        return cls(MOVE_DISCARD, tile)
+        """The tile step's decision that sets the tile aside (when it fits
+        nowhere): CARC_MOVE_DISCARD."""
+        return cls(MOVE_DISCARD, tile, _STEP_TILE)
+
+    @property
+    def step(self):
+        """The name of the kind of step the decision belongs to ("tile" or
+        another of STEPS), None when not known."""
+        return None if self._step is None else _vocab()["steps"][self._step]
+
+    @property
+    def json(self):
+        """The engine's JSON of the decision as a dict (a copy), None when
+        not known: in the tile step {"x", "y", "rot", "meeple": null or
+        {"kind", "at"}} (with "abbot_recalled": true for a recall) or
+        {"discarded": true}; in another step the keys of that kind."""
+        j = self._j()
+        return None if j is None else _copy.deepcopy(j)
+
+    @property
+    def text(self):
+        """The decision in a few words, the engine's (carc_move_text), for a
+        decision listed or read for the current step; None otherwise."""
+        return self._text
+
+    def _tile_json(self):
+        """The JSON when this is a tile step's decision, else None."""
+        return self._j() if self._step == _STEP_TILE else None
 
     @property
     def is_discard(self):
-        """True for the set-aside move."""
-        return int(self) == MOVE_DISCARD
+        """True for the tile step's set-aside decision."""
+        j = self._tile_json()
+        if j is not None:
+            return bool(j.get("discarded"))
+        return self._step in (None, _STEP_TILE) and int(self) == MOVE_DISCARD
+
+    def _place(self, key):
+        j = self._tile_json()
+        return None if j is None or j.get("discarded") else j.get(key)
 
     @property
     def x(self):
-        """Column of the square (None for a discard)."""
-        return None if self.is_discard else (int(self) & 0x1FF) - 256
+        """Column of the square (None for a discard or another step)."""
+        return self._place("x")
 
     @property
     def y(self):
-        """Row of the square, y grows south (None for a discard)."""
-        return None if self.is_discard else ((int(self) >> 9) & 0x1FF) - 256
+        """Row of the square, y grows south (None for a discard or another
+        step)."""
+        return self._place("y")
 
     @property
     def rot(self):
-        """Clockwise quarter turns 0..3 (None for a discard)."""
-        return None if self.is_discard else (int(self) >> 18) & 3
+        """Clockwise quarter turns 0..3 (None for a discard or another step)."""
+        return self._place("rot")
+
+    def _meeple(self):
+        return self._place("meeple") or None
 
     @property
-    def seg(self):
-        """The raw segment field: a segment index, or SEG_NONE (15)."""
-        return (int(self) >> 20) & 15
+    def figure_name(self):
+        """The name of the figure put on the tile (one of FIGURES), None if
+        none."""
+        m = self._meeple()
+        return None if m is None else m.get("kind", _vocab()["figures"][0])
+
+    @property
+    def figure(self):
+        """The figure put on the tile as its index in FIGURES, None if none."""
+        f = self.figure_name
+        return None if f is None else _vocab()["figures"].index(f)
+
+    @property
+    def has_figure(self):
+        """True when the decision puts a figure on the tile."""
+        return self._meeple() is not None
+
+    @property
+    def port_name(self):
+        """The port naming the figure's segment as the tile lies ("N0".."W2",
+        "C", "I"), as records do; None with no figure."""
+        m = self._meeple()
+        return None if m is None else m.get("at")
+
+    @property
+    def port(self):
+        """:attr:`port_name` as a port number, or None."""
+        p = self.port_name
+        return None if p is None else port_parse(p)
 
     @property
     def segment(self):
         """Segment index (of the tile type as drawn) that gets the figure,
-        None when no figure is placed."""
-        s = self.seg
-        return None if self.is_discard or s == SEG_NONE else s
-
-    @property
-    def has_figure(self):
-        """True when the move puts a figure on the tile."""
-        return self.segment is not None
-
-    @property
-    def figure(self):
-        """Figure number put on the tile (see FIGURES), None if none."""
-        return None if self.segment is None else (int(self) >> 24) & 7
-
-    @property
-    def figure_name(self):
-        """Figure name ("follower", "big", "builder", "pig", "abbot"), None if
-        none."""
-        f = self.figure
-        return None if f is None else (FIGURES[f] if f < len(FIGURES) else str(f))
+        None when no figure is placed or the tile is not known."""
+        p = self.port_name
+        if p is None or self.tile is None:
+            return None
+        return tile(self.tile).port_segment(p, self.rot)
 
     @property
     def recall(self):
-        """True when the move takes the abbot back (Abbot) instead of placing
-        a figure."""
-        return not self.is_discard and bool(int(self) & MOVE_RECALL)
+        """True when the decision takes the abbot back (Abbot) instead of
+        placing a figure."""
+        return bool(self._place("abbot_recalled"))
 
     @property
     def placement(self):
-        """The same placement with no figure (and no recall)."""
-        if self.is_discard:
+        """The same placement with no figure (and no recall), as a Move:
+        the decision itself when it places none; None when not known."""
+        if self._tile_json() is None:
+            return None
+        if self.is_discard or not (self.has_figure or self.recall):
             return self
-        return Move((int(self) & 0xFFFFF) | (SEG_NONE << 20), self.tile)
+        if self._placement is None and self._listing is not None:
+            key = (self.x, self.y, self.rot)
+            for m in self._listing:
+                if m._tile_json() is not None and (m.x, m.y, m.rot) == key \
+                        and not (m.has_figure or m.recall or m.is_discard):
+                    self._placement = m
+                    break
+        return self._placement
 
     def port_for(self, tile_):
-        """The port number naming the figure's segment when this move places
-        tile ``tile_`` (a name or type); None with no figure."""
-        if self.segment is None:
+        """The port number naming the figure's segment if this decision
+        placed tile ``tile_`` (a name or type) instead; None with no figure."""
+        s = self.segment
+        if s is None:
             return None
-        return _L().carc_tile_segment_port(tile_type(tile_), self.rot, self.segment)
-
-    @property
-    def port(self):
-        """The port number naming the figure's segment (as records do), None
-        with no figure or when the move does not know its tile."""
-        if self.tile is None:
-            return None
-        return self.port_for(self.tile)
-
-    @property
-    def port_name(self):
-        """Name of :attr:`port` ("N0".."W2", "C", "I"), or None."""
-        p = self.port
-        return None if p is None or p < 0 else port_name(p)
+        return _L().carc_tile_segment_port(tile_type(tile_), self.rot, s)
 
     @property
     def tile_name(self):
-        """Name of the tile the move places, None if not known."""
+        """Name of the turn's tile, None if not known."""
         return None if self.tile is None else tile_name(self.tile)
 
     def __str__(self):
-        """The move in a few words: tile, square, rotation, figure@port."""
-        if self.is_discard:
-            return "discard" + (" " + self.tile_name if self.tile is not None else "")
-        s = "%s(%d,%d) r%d" % ((self.tile_name + " ") if self.tile is not None else "",
-                              self.x, self.y, self.rot)
-        if self.segment is not None:
-            where = self.port_name or ("seg %d" % self.segment)
-            s += " %s@%s" % (self.figure_name, where)
-        if self.recall:
-            s += " recall"
-        return s
+        """The decision in the engine's words, after the tile's name in the
+        tile step ("D (1,0) rot 3 follower E1")."""
+        words = self._text
+        if words is None and self._j() is not None:
+            words = json.dumps(self._j(), sort_keys=True)
+        if words is None:
+            return "decision %d" % int(self)
+        if self._step == _STEP_TILE and self.tile is not None:
+            return "%s %s" % (self.tile_name, words)
+        return words
 
     def __repr__(self):
         """A short description for people."""
         return "Move(0x%08x: %s)" % (int(self), self)
 
     def __reduce__(self):
-        """Pickles the value and the tile."""
-        return (Move, (int(self), self.tile))
+        """Pickles the number and what is known of it."""
+        pl = self.placement
+        return (_move_restore, (int(self), self.tile, self._step, self._j(), self._text,
+                                None if pl is None or pl is self else int(pl)))
 
 
-def _move_int(m):
-    """A move argument as an unsigned 32-bit int."""
-    if isinstance(m, bool) or not isinstance(m, int):
-        try:
-            m = int(m)
-        except (TypeError, ValueError):
-            raise TypeError("a move is an int or a carc.Move, not %r" % (m,)) from None
-    if not 0 <= m <= 0xFFFFFFFF:
-        raise ValueError("move 0x%x is not a 32-bit value" % m)
+def _move_restore(value, tile_, step, js, text, placement):
+    """Unpickles a :class:`Move`."""
+    m = Move(value, tile_, step, js, text)
+    if placement is not None:
+        pj = {k: v for k, v in js.items() if k in ("x", "y", "rot")}
+        pj["meeple"] = None
+        m._placement = Move(placement, tile_, step, pj)
     return m
 
 
-# ---- scoring events -----------------------------------------------------------------
+def _move_int(m):
+    """A decision argument as an unsigned 32-bit int."""
+    if isinstance(m, bool):
+        raise TypeError("a decision is an int, a carc.Move or its JSON (a dict), not %r" % (m,))
+    try:
+        m = operator.index(m)
+    except TypeError:
+        raise TypeError("a decision is an int, a carc.Move or its JSON (a dict), not %r"
+                        % (m,)) from None
+    if not 0 <= m <= 0xFFFFFFFF:
+        raise ValueError("decision 0x%x is not a 32-bit value" % m)
+    return m
+
+
+def _is_json_decision(m):
+    """True for a decision given as JSON: a dict, or its text."""
+    return isinstance(m, (dict, str, bytes))
+
+
+# ---- what a step did ----------------------------------------------------------------
 
 class Event:
-    """A scoring event reported by :meth:`Game.apply` (events=True).
+    """What a step did besides its decision, from the engine's log entry of
+    the step (carc_view_step), as :meth:`Game.apply` reports it.
 
-    Attributes: ``kind`` (a carc_score_kind number) and ``kind_name``
-    ("road", "city", "cloister", "farm", "garden", "goods"); ``final`` (True
-    when scored in the final scoring); ``tiles`` (tiles of the feature; for
-    a cloister 1 + the tiles around); ``tile`` and ``seg`` (the board index
-    of a tile of the feature and its segment index); ``points`` (a list,
-    what each player got).
+    ``type`` is "scored" (points) or "returned" (a figure went back to its
+    owner). Attributes: ``final`` (True in the final scoring); ``x``, ``y``,
+    ``at`` (where on the board: a square and a port as the tile lies, None
+    for a goods majority), ``tile`` and ``seg`` (that square's board tile
+    index and the segment index of its type). Scored: ``kind`` (an index in
+    SCORE_KINDS) and ``kind_name``, ``tiles`` (tiles of the feature; for a
+    cloister 1 + the tiles around), ``points`` (a list, what each player
+    got), ``good`` (the goods of a goods majority). Returned: ``figure``
+    (a name of FIGURES) and ``player``. ``data`` is the engine's dict.
     """
 
-    __slots__ = ("kind", "kind_name", "final", "tiles", "tile", "seg", "points")
+    __slots__ = ("type", "kind", "kind_name", "final", "tiles", "points", "figure", "player",
+                 "x", "y", "at", "tile", "seg", "good", "data")
 
     def __repr__(self):
         """A short description for people."""
+        if self.type == "returned":
+            return "Event(%s%s of player %d returned)" % (
+                "final " if self.final else "", self.figure, self.player)
         return "Event(%s%s, %d tiles, points=%s)" % (
             "final " if self.final else "", self.kind_name, self.tiles, self.points)
 
 
-def _events(evs, players):
-    """Events from a filled _Events."""
-    out = []
-    for i in range(min(evs.n, MAX_EVENTS)):
-        e = evs.ev[i]
-        x = Event()
-        x.kind = e.kind
-        x.kind_name = SCORE_KINDS[e.kind] if e.kind < len(SCORE_KINDS) else str(e.kind)
-        x.final = bool(e.final)
-        x.tiles = e.tiles
-        x.tile = e.tile
-        x.seg = e.seg
-        x.points = [e.points[p] for p in range(players)]
-        out.append(x)
-    return out
+def _event(g, d):
+    """An :class:`Event` of one entry of a log entry's "events"."""
+    e = Event()
+    e.data = d
+    e.final = bool(d.get("final"))
+    e.x, e.y, e.at = d.get("x"), d.get("y"), d.get("at")
+    e.tile = e.seg = None
+    if e.x is not None and e.at is not None:
+        e.tile, e.seg = g._segment_at(e.x, e.y, e.at)
+    e.good = d.get("good")
+    if "returned" in d:
+        e.type = "returned"
+        e.figure = d["returned"]
+        e.player = d.get("player")
+        e.kind = e.kind_name = None
+        e.tiles = 0
+        e.points = [0] * g.players
+    else:
+        e.type = "scored"
+        e.kind_name = d["kind"]
+        e.kind = _vocab()["score_kinds"].index(e.kind_name)
+        e.tiles = d.get("tiles", 0)
+        e.points = list(d["points"])
+        e.figure = e.player = None
+    return e
+
+
+class Step:
+    """One step played: ``index`` (0 = the first), ``kind`` (a name of
+    STEPS), ``player`` (who decided), ``turn`` (0-based), ``tile`` (the
+    turn's tile name) and ``move`` (the decision, a :class:`Move` with its
+    JSON from the engine's record)."""
+
+    __slots__ = ("index", "kind", "player", "turn", "tile", "move")
+
+    def __eq__(self, other):
+        """Steps are equal when every field is."""
+        return isinstance(other, Step) and all(
+            getattr(self, a) == getattr(other, a) for a in Step.__slots__) \
+            and other.move.json == self.move.json
+
+    def __hash__(self):
+        """Hashes as its fields."""
+        return hash((self.index, self.kind, self.player, self.turn, int(self.move)))
+
+    def __repr__(self):
+        """A short description for people."""
+        return "Step(%d: turn %d, %s step of player %d, tile %s, %s)" % (
+            self.index, self.turn, self.kind, self.player, self.tile, self.move)
 
 
 # ---- games --------------------------------------------------------------------------
@@ -860,45 +1045,62 @@ def _events(evs, players):
 class Game:
     """One game, held in a ctypes buffer of carc_game_size() bytes.
 
-    ``Game(players=2, farm_scoring="international", small_city=False,
-    farmers=True, expansions=(), seed=0, pile=None)``:
+    ``Game(players=2, farm_scoring=None, small_city=None, farmers=None,
+    expansions=(), seed=0, pile=None)``:
 
-    - ``farm_scoring``: "international", "city-once" or "first-edition";
-    - ``expansions``: a list of names among "river", "inns-cathedrals",
-      "inns-cathedrals-tiles", "traders-builders", "abbot" (a comma- or
+    - ``farm_scoring``: a name of FARM_SCORINGS (or its index);
+    - ``small_city``, ``farmers``: bools;
+    - ``expansions``: a list of names of EXPANSIONS (a comma- or
       space-separated string works too);
     - ``seed``: fixes the draw order (an int, taken modulo 2**64);
     - ``pile``: a custom pile as {tile name: count} (start tile not included);
       None means the rule set's standard pile.
 
-    Raises ValueError for an unknown name and :class:`ArgumentError` with
-    the engine's message for rules or a pile the engine refuses.
+    A rule left None is the engine's default (farmers, international farm
+    scoring, no small-city rule). The rules go to the engine as a rules JSON
+    (carc_rules_from_json): an unknown name or rules or a pile the engine
+    refuses raise :class:`ArgumentError` (a ValueError) with its message.
 
-    Each turn the player :attr:`to_move` has one tile (:attr:`current_tile`)
-    and picks one of :meth:`legal_moves`; :meth:`apply` plays it. After the
-    last tile the final scoring is done and :attr:`over` is true.
+    A turn is a sequence of steps and a step is one player's decision: the
+    turn starts with the tile step (:attr:`turn_player` places
+    :attr:`current_tile`), and the rules may add further steps. In every
+    step the player :attr:`to_move` picks one of :meth:`legal_moves` and
+    :meth:`apply` makes it. After the last tile the final scoring is done
+    and :attr:`over` is true.
     """
 
-    def __init__(self, players=2, farm_scoring="international", small_city=False,
-                 farmers=True, expansions=(), seed=0, pile=None):
+    def __init__(self, players=2, farm_scoring=None, small_city=None, farmers=None,
+                 expansions=(), seed=0, pile=None):
         """Sets up a new game in a fresh buffer; see the class docstring."""
-        lib = _L()
-        r = _make_rules(players, farm_scoring, small_city, farmers, expansions)
+        text = _rules_json(players, farm_scoring, small_city, farmers, expansions, pile)
         self._buf = self._alloc()
-        counts = None
-        if pile is not None:
-            counts = (ctypes.c_int * TILE_TYPES)()
-            for name, n in dict(pile).items():
-                counts[tile_type(name)] += int(n)
-        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        self._setup(text.encode(), int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+    def _setup(self, rules_text, seed):
+        """Sets up the game from a rules JSON text and a seed."""
+        lib = _L()
+        rules = _rules_bytes()
+        n = limit(_LIMIT_TILE_TYPES)
+        counts = (ctypes.c_int * n)()
+        have = ctypes.c_int(0)
         err = ctypes.create_string_buffer(ERRMSG_SIZE)
-        st = lib.carc_game_init(self._buf, ctypes.byref(r), seed, counts,
-                                TILE_TYPES if counts is not None else 0, err)
+        st = lib.carc_rules_from_json(rules_text, len(rules_text), rules, counts,
+                                      ctypes.byref(have), err)
+        if st == OK:
+            st = lib.carc_game_init(self._buf, rules, seed, counts if have.value else None,
+                                    n, err)
         if st != OK:
             raise ArgumentError(_msg(err, "cannot set up the game (status %d)" % st), st)
-        self._players = r.players
-        self._rules = _rules_dict(r)
-        self._seed = seed
+        self._read_rules()
+
+    def _read_rules(self):
+        """Reads the rules back from the engine's record of the game (a
+        fresh game's record is short)."""
+        rr = json.loads(self._raw_record())["rules"]
+        self._rules = {k: v for k, v in rr.items() if k != "tiles"}
+        self._players = _L().carc_players(self._buf)
+        self._entry = None
+        self._steps_cache = None
 
     # -- memory
 
@@ -913,6 +1115,8 @@ class Game:
         """A Game object with a buffer but no game in it yet."""
         g = cls.__new__(cls)
         g._buf = cls._alloc()
+        g._entry = None
+        g._steps_cache = None
         return g
 
     @property
@@ -925,8 +1129,7 @@ class Game:
         g = Game._blank()
         _L().carc_game_copy(g._buf, self._buf)
         g._players = self._players
-        g._rules = dict(self._rules, expansions=list(self._rules["expansions"]))
-        g._seed = self._seed
+        g._rules = _copy.deepcopy(self._rules)
         return g
 
     __copy__ = copy
@@ -941,15 +1144,17 @@ class Game:
         _L().carc_game_copy(self._buf, other._buf)
         self._players = other._players
         self._rules = other._rules
-        self._seed = other._seed
+        self._entry = None
+        self._steps_cache = None
 
     # -- the rules
 
     @property
     def rules(self):
-        """The rules as a dict: players, farmers, farm_scoring, small_city,
-        expansions (a list of names)."""
-        return dict(self._rules, expansions=list(self._rules["expansions"]))
+        """The rules as the engine's record writes them: a dict with
+        players, farmers, farm_scoring, small_city and expansions (a list
+        of names)."""
+        return _copy.deepcopy(self._rules)
 
     @property
     def players(self):
@@ -959,7 +1164,7 @@ class Game:
     @property
     def seed(self):
         """The seed the game was dealt from."""
-        return self._seed
+        return _L().carc_game_seed(self._buf)
 
     # -- asking the state
 
@@ -973,19 +1178,42 @@ class Game:
         return self.over
 
     @property
+    def step_kind(self):
+        """The kind of the current step, the engine's name ("tile" or
+        another of STEPS); None when the game is over."""
+        k = _L().carc_step_kind(self._buf)
+        return None if k < 0 else _vocab()["steps"][k]
+
+    @property
     def to_move(self):
-        """The player to move, 0..players-1."""
+        """The player whose decision the current step is, 0..players-1."""
         return _L().carc_to_move(self._buf)
 
     @property
+    def turn_player(self):
+        """The player whose turn it is (who drew the tile): :attr:`to_move`
+        in the tile step, maybe another in later steps."""
+        return _L().carc_turn_player(self._buf)
+
+    @property
+    def steps_played(self):
+        """Steps (decisions) made so far."""
+        return _L().carc_steps_played(self._buf)
+
+    @property
+    def turns_played(self):
+        """Turns played so far (tiles drawn and placed or set aside)."""
+        return _L().carc_turns_played(self._buf)
+
+    @property
     def current_tile_type(self):
-        """Type number of the tile to place now, None at the end."""
+        """Type number of the turn's tile, None at the end."""
         t = _L().carc_current_tile(self._buf)
         return None if t < 0 else t
 
     @property
     def current_tile(self):
-        """Name of the tile to place now, None at the end."""
+        """Name of the turn's tile, None at the end."""
         t = self.current_tile_type
         return None if t is None else tile_name(t)
 
@@ -1003,26 +1231,28 @@ class Game:
         """{tile name: count} of the tiles not drawn yet (current included),
         types with none left omitted."""
         lib = _L()
+        names = _vocab()["tiles"]
         out = {}
-        for t in range(TILE_TYPES):
+        for t in range(limit(_LIMIT_TILE_TYPES)):
             n = lib.carc_tiles_left_of(self._buf, t)
             if n:
-                out[tile_name(t)] = n
+                out[names[t]] = n
         return out
 
     def drawable_tiles(self):
         """{tile name: count} of the tiles that may be drawn now (what
         :meth:`set_current_tile` accepts): the tiles left, restricted by the
-        River's draw order when it applies. For chance nodes in search."""
-        if self.over:
-            return {}
+        River's draw order when it applies; {} outside a tile step. For
+        chance nodes in search."""
         lib = _L()
-        scratch = self.copy()
+        if lib.carc_step_kind(self._buf) != _STEP_TILE:
+            return {}
+        names = _vocab()["tiles"]
         out = {}
-        for t in range(TILE_TYPES):
+        for t in range(limit(_LIMIT_TILE_TYPES)):
             n = lib.carc_tiles_left_of(self._buf, t)
-            if n and lib.carc_set_current_tile(scratch._buf, t) == OK:
-                out[tile_name(t)] = n
+            if n and lib.carc_tile_drawable(self._buf, t):
+                out[names[t]] = n
         return out
 
     def supply(self, player=None):
@@ -1030,7 +1260,7 @@ class Game:
         (``player`` defaults to the player to move)."""
         lib = _L()
         p = self.to_move if player is None else int(player)
-        return {FIGURES[f]: lib.carc_supply(self._buf, p, f) for f in range(len(FIGURES))}
+        return {f: lib.carc_supply(self._buf, p, i) for i, f in enumerate(_vocab()["figures"])}
 
     def supplies(self):
         """:meth:`supply` of every player, as a list."""
@@ -1041,7 +1271,8 @@ class Game:
         (``player`` defaults to the player to move)."""
         lib = _L()
         p = self.to_move if player is None else int(player)
-        return {GOODS[k]: lib.carc_goods_held(self._buf, p, k) for k in range(1, len(GOODS))}
+        return {k: lib.carc_goods_held(self._buf, p, i)
+                for i, k in enumerate(_vocab()["goods"]) if i != _GOODS_NONE}
 
     @property
     def bonus_turn(self):
@@ -1062,17 +1293,18 @@ class Game:
         return list(a[:self._players])
 
     def score_by_kind(self, player, kind):
-        """Points of one player of one kind (a name of SCORE_KINDS or a
-        number)."""
-        k = SCORE_KINDS.index(kind) if isinstance(kind, str) else int(kind)
+        """Points of one player of one kind (a name of SCORE_KINDS or its
+        index)."""
+        k = _vocab()["score_kinds"].index(kind) if isinstance(kind, str) else int(kind)
         return _L().carc_score_by_kind(self._buf, int(player), k)
 
     def scores_by_kind(self):
         """Points so far by kind: a list with one {kind name: points} per
         player, over all of SCORE_KINDS."""
         lib = _L()
-        return [{SCORE_KINDS[k]: lib.carc_score_by_kind(self._buf, p, k)
-                 for k in range(len(SCORE_KINDS))} for p in range(self._players)]
+        kinds = _vocab()["score_kinds"]
+        return [{name: lib.carc_score_by_kind(self._buf, p, k) for k, name in enumerate(kinds)}
+                for p in range(self._players)]
 
     @property
     def hash(self):
@@ -1083,11 +1315,72 @@ class Game:
         """The engine's 64-bit hash of the position (as :attr:`hash`)."""
         return self.hash
 
+    # -- the engine's views
+
+    def view(self, *parts):
+        """The engine's JSON view of the position (carc_view_json) as a
+        dict, with the parts named (any of "board", "figures", "supply",
+        "scores", "turn", "final"; none: all of them). docs/protocol.md
+        ("The engine's views") tells their forms."""
+        bits = 0
+        for p in parts:
+            if p not in _VIEW_PARTS:
+                raise ValueError("unknown view part %r (one of %s)"
+                                 % (p, ", ".join(_VIEW_PARTS)))
+            bits |= _VIEW_PARTS[p]
+        return _take_json(_L().carc_view_json(self._buf, bits or _VIEW_ALL), "carc_view_json")
+
+    def preview(self, move):
+        """What a decision of the current step would do, without making it
+        (carc_view_preview), as a dict: for a placement of the tile step,
+        the feature each of its figure options would join and what the tile
+        completes and scores at once. Raises :class:`IllegalMove` for a
+        decision that is not legal."""
+        if _is_json_decision(move):
+            move = self.parse_move(move)
+        m = _move_int(move)
+        err = _scratch().err
+        err.value = b""
+        p = _L().carc_view_preview(self._buf, m, err)
+        if not p:
+            raise IllegalMove(_msg(err, "no preview of decision %d" % m), ERR_ILLEGAL,
+                              self._bare(m))
+        return _take_json(p, "carc_view_preview")
+
+    def feature_view(self, x, y, at):
+        """The engine's view of the feature at port ``at`` (a name or
+        number, as the tile lies) of the board tile at (x, y)
+        (carc_view_feature): its kind, the squares and ports it covers,
+        open sides, shields, done, value, holders and figures. ValueError
+        when there is no such feature."""
+        port = port_parse(at) if isinstance(at, str) else int(at)
+        err = _scratch().err
+        err.value = b""
+        p = _L().carc_view_feature(self._buf, int(x), int(y), port, err)
+        if not p:
+            raise ValueError(_msg(err, "no feature at (%d, %d) %s" % (x, y, at)))
+        return _take_json(p, "carc_view_feature")
+
+    # -- the board
+
     def tile_at(self, x, y):
         """Index into the board's tiles of the tile at (x, y) (0 is the start
         tile, then in order of placement), None if the square is empty."""
         i = _L().carc_tile_at(self._buf, int(x), int(y))
         return None if i < 0 else i
+
+    def _segment_at(self, x, y, at):
+        """(board tile index, segment index of its type) of port ``at`` of
+        the tile at (x, y); (None, None) when there is none."""
+        lib = _L()
+        i = lib.carc_tile_at(self._buf, int(x), int(y))
+        if i < 0:
+            return None, None
+        t, rot = ctypes.c_int(), ctypes.c_int()
+        lib.carc_board_tile(self._buf, i, ctypes.byref(t), None, None, ctypes.byref(rot), None)
+        port = port_parse(at) if isinstance(at, str) else int(at)
+        s = lib.carc_tile_port_segment(t.value, rot.value, port)
+        return i, (None if s < 0 else s)
 
     def board(self):
         """The tiles on the board in order of placement, as dicts with keys
@@ -1109,50 +1402,27 @@ class Game:
         """The figures on the board, as dicts with keys player, figure (a
         name of FIGURES), tile (board index, see :meth:`tile_at`), x, y,
         at (a port name of that tile as it lies) and feature (the id, see
-        :meth:`feature`)."""
-        lib = _L()
-        buf = (_FigureInfo * 64)()
-        n = lib.carc_board_figures(self._buf, buf, 64)
+        :meth:`feature`). From the engine's view."""
         out = []
-        for f in buf[:n]:
-            t, x, y, rot = (ctypes.c_int() for _ in range(4))
-            lib.carc_board_tile(self._buf, f.tile, ctypes.byref(t), ctypes.byref(x),
-                                ctypes.byref(y), ctypes.byref(rot), None)
-            port = lib.carc_tile_segment_port(t.value, rot.value, f.seg)
-            out.append({"player": f.owner, "figure": FIGURES[f.kind], "tile": f.tile,
-                        "x": x.value, "y": y.value,
-                        "at": _s(lib.carc_port_name(port)) if port >= 0 else None,
-                        "feature": lib.carc_feature_id(self._buf, f.tile, f.seg)})
+        for f in self.view("figures")["figures"]:
+            out.append({"player": f["player"], "figure": f["kind"],
+                        "tile": self.tile_at(f["x"], f["y"]), "x": f["x"], "y": f["y"],
+                        "at": f["at"], "feature": self.feature_id(f["x"], f["y"], f["at"])})
         return out
 
-    def _feature_dict(self, fi):
-        np_ = self.players
-        kind = FEATURES[fi.kind] if fi.kind < len(FEATURES) else None
-        d = {"id": fi.id, "kind": kind, "open": fi.open, "tiles": fi.tiles,
-             "shields": fi.shields, "inn": bool(fi.flags & SEGF_INN),
-             "cathedral": bool(fi.flags & SEGF_CATHEDRAL), "done": bool(fi.done),
-             "weight": list(fi.weight[:np_]), "figures": list(fi.figures[:np_]),
-             "pigs": [p for p in range(np_) if fi.pigs >> p & 1]}
-        if kind in ("cloister", "garden"):
-            d["neighbours"] = fi.neighbours
-        return d
+    # -- features
 
     def feature_id(self, x, y, at):
         """The id of the feature at port `at` (a name such as "N1" or "C",
         as the tile lies on the board) of the tile at (x, y). Ids stay
         good: a later position maps an old id with :meth:`feature_find`.
         Raises ValueError if the square is empty or has nothing there."""
-        lib = _L()
-        i = lib.carc_tile_at(self._buf, int(x), int(y))
-        if i < 0:
+        i, seg = self._segment_at(x, y, at)
+        if i is None:
             raise ValueError("no tile at (%d, %d)" % (x, y))
-        t, rot = ctypes.c_int(), ctypes.c_int()
-        lib.carc_board_tile(self._buf, i, ctypes.byref(t), None, None, ctypes.byref(rot), None)
-        port = port_parse(at) if isinstance(at, str) else int(at)
-        seg = lib.carc_tile_port_segment(t.value, rot.value, port)
-        if seg < 0:
+        if seg is None:
             raise ValueError("the tile at (%d, %d) has no feature at %s" % (x, y, at))
-        return lib.carc_feature_id(self._buf, i, seg)
+        return _L().carc_feature_id(self._buf, i, seg)
 
     def feature_find(self, fid):
         """The id now of a feature whose id was fid in an earlier position."""
@@ -1161,141 +1431,371 @@ class Game:
             raise ValueError("no feature %r" % (fid,))
         return r
 
+    def _feature_place(self, root):
+        """A square and port of the feature whose id is root, (x, y, port);
+        the API gives the feature view by place, so the board is searched."""
+        lib = _L()
+        t, x, y, rot = ctypes.c_int(), ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        for i in range(lib.carc_board_tiles(self._buf)):
+            lib.carc_board_tile(self._buf, i, ctypes.byref(t), ctypes.byref(x),
+                                ctypes.byref(y), ctypes.byref(rot), None)
+            for s in range(lib.carc_tile_segments(t.value)):
+                if lib.carc_feature_find(self._buf,
+                                         lib.carc_feature_id(self._buf, i, s)) == root:
+                    return x.value, y.value, lib.carc_tile_segment_port(t.value, rot.value, s)
+        raise ValueError("no feature %r" % (root,))
+
+    def _feature_dict(self, root, x, y, port):
+        """The :meth:`feature` dict of the feature root, from the engine's
+        view of it at (x, y, port)."""
+        v = self.feature_view(x, y, port)
+        np_ = self._players
+        figs = v.get("figures", [])
+        pig = _vocab()["figures"][_FIG_PIG]
+        d = {"id": root, "kind": v["kind"], "open": v["open"], "tiles": v["tiles"],
+             "shields": v["shields"], "inn": bool(v.get("inn")),
+             "cathedral": bool(v.get("cathedral")), "done": bool(v["done"]),
+             "value": v["value"], "weight": list(v["holders"]),
+             "figures": [sum(1 for f in figs if f["player"] == p) for p in range(np_)],
+             "pigs": sorted({f["player"] for f in figs if f["kind"] == pig})}
+        kinds = _vocab()["features"]
+        if v["kind"] in (kinds[_FEAT_CLOISTER], kinds[_FEAT_GARDEN]):
+            # the tiles around its square (the view does not say it yet)
+            d["neighbours"] = sum(1 for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                                  if (dx or dy) and self.tile_at(x + dx, y + dy) is not None)
+        return d
+
     def feature(self, fid):
         """A feature as a dict: id, kind (a name of FEATURES), open sides,
         tiles, shields, inn, cathedral, done (a road or city completed),
-        weight and figures (lists by player), pigs (players with a pig on
-        it), and for a cloister or garden its neighbours (0..8)."""
-        fi = _FeatureInfo()
-        if _L().carc_feature_get(self._buf, int(fid), 1, 1, ctypes.byref(fi)) < 0:
-            raise ValueError("no feature %r" % (fid,))
-        return self._feature_dict(fi)
+        value (what it scores now), weight and figures (lists by player),
+        pigs (players with a pig on it), and for a cloister or garden its
+        neighbours (0..8). From the engine's view of the feature."""
+        root = self.feature_find(fid)
+        x, y, port = self._feature_place(root)
+        return self._feature_dict(root, x, y, port)
 
     def held_features(self):
-        """The features with figures on them (see :meth:`feature`)."""
-        buf = (_FeatureInfo * 64)()
-        n = _L().carc_held_features(self._buf, buf, 64, 1)
-        return [self._feature_dict(fi) for fi in buf[:n]]
+        """The features with figures on them (see :meth:`feature`), in the
+        order of their first figure."""
+        out, seen = [], set()
+        for f in self.view("figures")["figures"]:
+            root = self.feature_find(self.feature_id(f["x"], f["y"], f["at"]))
+            if root not in seen:
+                seen.add(root)
+                out.append(self._feature_dict(root, f["x"], f["y"], f["at"]))
+        return out
 
     def field_cities(self, fid):
         """The ids of the cities the field fid borders (completed or not)."""
-        buf = (ctypes.c_uint16 * 256)()
-        n = _L().carc_field_cities(self._buf, int(fid), buf, 256)
-        return list(buf[:n])
+        n = limit(_LIMIT_FEATURE_IDS)
+        buf = (ctypes.c_uint16 * n)()
+        k = _L().carc_field_cities(self._buf, int(fid), buf, n)
+        return list(buf[:k])
 
-    def history(self):
-        """The turns played, as (Move, player) pairs; the Move knows its tile."""
-        lib = _L()
+    # -- the steps played
+
+    def _record_steps(self):
+        """The decisions of every step played, in order, as the engine's
+        record writes them (a list of JSON dicts): the keys of a turn's tile
+        step, then its later steps without their "player". Cached for the
+        position."""
+        key = (self.steps_played, self.hash)
+        if self._steps_cache is not None and self._steps_cache[0] == key:
+            return self._steps_cache[1]
         out = []
-        for k in range(lib.carc_turns_played(self._buf)):
-            t, p = ctypes.c_int(), ctypes.c_int()
-            m = lib.carc_turn_played(self._buf, k, ctypes.byref(t), ctypes.byref(p))
-            out.append((Move(m, t.value), p.value))
+        for t in json.loads(self._raw_record()).get("turns", []):
+            out.append({k: t[k] for k in _TILE_DECISION_KEYS if k in t})
+            for s in t.get("steps", ()):
+                out.append({k: v for k, v in s.items() if k != "player"})
+        self._steps_cache = (key, out)
         return out
 
-    # -- moves
+    def step(self, k):
+        """Step k of the steps played (0 = the first; negative counts from
+        the end) as a :class:`Step`. Its decision's JSON is read from the
+        engine's record, so not cheap for many steps: see :meth:`steps`."""
+        n = self.steps_played
+        k = int(k)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("step %d out of range (%d played)" % (k, n))
+        return self._step(k, self._record_steps())
 
-    def _list(self, n, buf, tile_):
-        """Moves of the first n entries of buf, knowing their tile."""
-        return [Move(buf[i], tile_) for i in range(n)]
+    def steps(self):
+        """Every step played, as :class:`Step` objects."""
+        rec = self._record_steps()
+        return [self._step(k, rec) for k in range(self.steps_played)]
+
+    def _step(self, k, rec):
+        """Step k as a :class:`Step`, its decision's JSON rec[k]."""
+        info = _StepInfo()
+        if _L().carc_step_played(self._buf, k, ctypes.byref(info)) < 0:
+            raise IndexError("step %d out of range" % k)
+        s = Step()
+        s.index = k
+        s.kind = _vocab()["steps"][info.kind]
+        s.player = info.player
+        s.turn = info.turn
+        s.tile = tile_name(info.tile)
+        # (its placement is not known: the engine tells the JSON of a past
+        # decision only through the record, and no number but the one played)
+        s.move = Move(info.move, info.tile, info.kind, rec[k])
+        return s
+
+    def history(self):
+        """The turns played, as (Move, player) pairs: each turn's tile step
+        decision; the Move knows its tile and JSON. (Every step:
+        :meth:`steps`.)"""
+        return [(s.move, s.player) for s in self.steps() if s.move._step == _STEP_TILE]
+
+    @property
+    def last_entry(self):
+        """The engine's log entry of the last step (carc_view_step) as a
+        dict: turn, step, player, tile, the decision's keys, goods taken,
+        scores and "events". The events are there when the step was made
+        through this object with ``events`` asked for; otherwise the list
+        is empty. None before the first step."""
+        n = self.steps_played
+        if self._entry is not None and self._entry[0] == (n, self.hash):
+            return _copy.deepcopy(self._entry[1])
+        p = _L().carc_view_step(self._buf, None)
+        return None if not p else _take_json(p, "carc_view_step")
+
+    # -- decisions
+
+    def _bare(self, m):
+        """A Move of a number not known to be legal now: no JSON."""
+        k = _L().carc_step_kind(self._buf)
+        return Move(m, self.current_tile_type, None if k < 0 else k)
+
+    def _describe(self, ms, placements=None):
+        """Moves of legal decisions of the current step, with the engine's
+        JSON and words. A tile step decision with a figure finds its
+        placement among the Moves of the same list, or else in
+        ``placements`` (a list of the placement Moves)."""
+        lib = _L()
+        g = self._buf
+        k = lib.carc_step_kind(g)
+        if k < 0:
+            return []
+        t = lib.carc_current_tile(g)
+        sc = _scratch()
+        text, mjson, mtext, take = sc.text, lib.carc_move_json, lib.carc_move_text, _take_text
+        out = []
+        listing = out if placements is None else []
+        for m in ms:
+            jt = take(mjson(g, m), "carc_move_json")
+            mtext(g, m, text, len(text))
+            out.append(Move._listed(m, t, k, jt, text.value.decode("utf-8", "replace"),
+                                    listing))
+        if placements is not None:
+            listing[:] = out + list(placements)
+        return out
+
+    def _placements_of(self, moves):
+        """The placements of the current tile step for the figure options
+        among moves whose placement is not among them: parsed from the
+        JSON of their square and rotation."""
+        out = []
+        for mv in moves:
+            if (mv.has_figure or mv.recall) and mv.placement is None:
+                out.append(self.parse_move({"x": mv.x, "y": mv.y, "rot": mv.rot,
+                                            "meeple": None}))
+        return out
 
     def placements(self):
         """Placements of the current tile (no figure), distinct rotations
-        only, as Moves; [Move.discard()] when it fits nowhere, [] at the
-        end."""
-        buf, _ = _scratch()
-        n = _L().carc_placements(self._buf, buf, MAX_MOVES)
-        return self._list(n, buf, self.current_tile_type)
+        only, as Moves; [the set-aside decision] when it fits nowhere; []
+        at the end or in another step."""
+        sc = _scratch()
+        n = _L().carc_placements(self._buf, sc.moves, len(sc.moves))
+        return self._describe(sc.moves[:n])
 
     def figure_options(self, placement):
-        """Figure options of one placement, as Moves with the figure set
-        (not including "no figure")."""
-        buf, _ = _scratch()
-        n = _L().carc_figure_options(self._buf, _move_int(placement), buf, MAX_MOVES)
-        return self._list(n, buf, self.current_tile_type)
+        """Figure options of one placement of the tile step, as Moves with
+        the figure set (not including "no figure"); [] for a decision that
+        is not a legal placement now."""
+        sc = _scratch()
+        p = _move_int(placement)
+        if not self.is_legal(p):
+            return []
+        n = _L().carc_figure_options(self._buf, p, sc.moves, len(sc.moves))
+        return self._describe(sc.moves[:n], self._describe([p]))
 
     def legal_moves(self):
-        """Every legal move as Moves: each placement without a figure and with
-        each figure option; [] at the end."""
-        buf, _ = _scratch()
-        n = _L().carc_legal_moves(self._buf, buf, MAX_MOVES)
-        return self._list(n, buf, self.current_tile_type)
+        """Every legal decision of the current step as Moves (in the tile
+        step: each placement without a figure and with each figure
+        option); [] at the end."""
+        sc = _scratch()
+        n = _L().carc_legal_moves(self._buf, sc.moves, len(sc.moves))
+        return self._describe(sc.moves[:n])
 
     def legal_move_ints(self):
-        """Every legal move as plain ints (faster than :meth:`legal_moves`)."""
-        buf, _ = _scratch()
-        n = _L().carc_legal_moves(self._buf, buf, MAX_MOVES)
-        return buf[:n]
+        """Every legal decision as plain ints (faster than :meth:`legal_moves`)."""
+        sc = _scratch()
+        n = _L().carc_legal_moves(self._buf, sc.moves, len(sc.moves))
+        return sc.moves[:n]
 
-    def move(self, x, y, rot, at=None, figure="follower", recall=False):
-        """Builds a Move of the current tile: placed at (x, y) with rotation
-        rot, and a figure on the segment holding port ``at`` (a name like
-        "E1", "C", "I" or a port number, as the tile lies once rotated); at=None
-        places no figure. Not checked: see :meth:`check` / :meth:`apply`."""
+    @property
+    def step_kind_index(self):
+        """The kind of the current step as its index in STEPS (0 is the tile
+        step), -1 when the game is over."""
+        return _L().carc_step_kind(self._buf)
+
+    def parse_move(self, decision):
+        """The Move of a decision of the current step given as JSON (a dict,
+        or its text), read by the engine (carc_move_parse; other keys are
+        left alone). Raises :class:`IllegalMove` when it is no legal
+        decision now, :class:`GameOverError` after the end and
+        :class:`ArgumentError` when the engine cannot read it (a key
+        missing or of the wrong type)."""
+        if isinstance(decision, dict):
+            text = json.dumps(decision).encode()
+        elif isinstance(decision, str):
+            text = decision.encode()
+        elif isinstance(decision, bytes):
+            text = decision
+        else:
+            raise TypeError("a decision's JSON is a dict, str or bytes, not %r" % (decision,))
+        m = ctypes.c_uint32()
+        err = _scratch().err
+        err.value = b""
+        st = _L().carc_move_parse(self._buf, text, len(text), ctypes.byref(m), err)
+        if st == OK:
+            return self._one(m.value)
+        msg = _msg(err, STATUS_NAMES[st] if 0 <= st < len(STATUS_NAMES) else "bad decision")
+        if st == ERR_GAME_OVER:
+            raise GameOverError(msg, st, decision=decision)
+        if st == ERR_ILLEGAL:
+            raise IllegalMove(msg, st, decision=decision)
+        raise ArgumentError(msg, st)
+
+    def as_move(self, m):
+        """The Move of a decision number of the current step, with its
+        JSON and words from the engine; raises :class:`IllegalMove` when it
+        is not legal now."""
+        m = _move_int(m)
+        msg = self.check(m)
+        if msg is not None:
+            if self.over:
+                raise GameOverError(msg, ERR_GAME_OVER, self._bare(m))
+            raise IllegalMove(msg, ERR_ILLEGAL, self._bare(m))
+        return self._one(m)
+
+    def _one(self, m):
+        """The Move of one legal decision of the current step, its placement
+        found when it has a figure."""
+        mv = self._describe([m])[0]
+        if mv._tile_json() is not None and (mv.has_figure or mv.recall):
+            mv._placement = self._placements_of([mv])[0]
+        return mv
+
+    def move(self, x, y, rot, at=None, figure=None, recall=False, segment=None):
+        """The tile step's decision placing the current tile at (x, y) with
+        rotation rot, and a figure on port ``at`` (a name like "E1", "C",
+        "I" or a port number, as the tile lies once rotated) or on segment
+        index ``segment`` of the tile type as drawn; neither: no figure.
+        ``figure`` is a name of FIGURES (None: the plain follower).
+        ``recall`` takes the abbot back. Read by the engine from the
+        decision's JSON: raises :class:`IllegalMove` when it is not legal
+        now (and :class:`ArgumentError` for a name the engine does not
+        know)."""
+        d = {"x": int(x), "y": int(y), "rot": int(rot), "meeple": None}
         t = self.current_tile_type
         if t is None:
             raise GameOverError("the game is over", ERR_GAME_OVER)
-        seg = None
+        if segment is not None:
+            at = tile(t).segment_port(int(segment), int(rot) & 3)
+            if at < 0:
+                raise ValueError("tile %s has no segment %d" % (tile_name(t), segment))
         if at is not None:
-            seg = tile(t).port_segment(at, int(rot) & 3)
-            if seg is None:
-                raise ValueError("tile %s at rot %d has no segment at port %r"
-                                 % (tile_name(t), rot, at))
-        return Move.make(x, y, rot, seg, figure, tile=t, recall=recall)
+            meeple = {"at": port_name(at) if not isinstance(at, str) else at}
+            if figure is not None:
+                meeple["kind"] = figure if isinstance(figure, str) \
+                    else _vocab()["figures"][int(figure)]
+            d["meeple"] = meeple
+        if recall:
+            d["abbot_recalled"] = True
+        return self.parse_move(d)
 
     def check(self, move):
-        """None if the move is legal now, else the engine's message saying
-        why not."""
-        _, err = _scratch()
+        """None if the decision (a Move, an int or its JSON) is legal now,
+        else the engine's message saying why not."""
+        if _is_json_decision(move):
+            try:
+                self.parse_move(move)
+            except CarcError as e:
+                return e.message
+            return None
+        err = _scratch().err
         err.value = b""
         st = _L().carc_check_move(self._buf, _move_int(move), err)
-        return None if st == OK else _msg(err, STATUS_NAMES[st] if st < len(STATUS_NAMES) else "illegal")
+        return None if st == OK else _msg(err, STATUS_NAMES[st] if st < len(STATUS_NAMES)
+                                          else "illegal")
 
     def is_legal(self, move):
-        """True if the move is legal now."""
+        """True if the decision is legal now."""
         return self.check(move) is None
 
+    def _events(self, sc, events):
+        """The events of the step just made (in sc.events), read from the
+        engine's log entry of it; kept as :attr:`last_entry`."""
+        entry = _take_json(_L().carc_view_step(self._buf, sc.events), "carc_view_step")
+        self._entry = ((self.steps_played, self.hash), entry)
+        evs = [_event(self, d) for d in entry.get("events", ())]
+        if events != "all":
+            evs = [e for e in evs if e.type == "scored"]
+        return evs
+
     def apply(self, move, events=False):
-        """Checks and plays a move. Raises :class:`IllegalMove` (or
-        :class:`GameOverError`) with the engine's message when it breaks a
-        rule; the game is then unchanged. With events=True returns the
-        scoring events of the move (and of the final scoring when the move
-        ends the game) as a list of :class:`Event`, else None."""
+        """Checks and makes a decision of the current step: a Move, an int,
+        or its JSON (a dict or text, read by the engine). Raises
+        :class:`IllegalMove` (or :class:`GameOverError`) with the engine's
+        message when it breaks a rule; the game is then unchanged. With
+        events=True returns the scoring events of the step (and of the final
+        scoring when it ends the game) as a list of :class:`Event`; with
+        events="all" the figures that went home too; else None."""
+        if _is_json_decision(move):
+            move = self.parse_move(move)
         m = _move_int(move)
-        _, err = _scratch()
-        err.value = b""
-        evs = _Events() if events else None
-        st = _L().carc_apply(self._buf, m, ctypes.byref(evs) if evs is not None else None, err)
+        sc = _scratch()
+        sc.err.value = b""
+        st = _L().carc_apply(self._buf, m, sc.events if events else None, sc.err)
         if st != OK:
-            mv = Move(m, self.current_tile_type)
+            mv = self._bare(m)
             if st == ERR_GAME_OVER:
-                raise GameOverError(_msg(err, "the game is over"), st, mv)
-            raise IllegalMove(_msg(err, "illegal move %s" % mv), st, mv)
-        return _events(evs, self._players) if events else None
+                raise GameOverError(_msg(sc.err, "the game is over"), st, mv)
+            raise IllegalMove(_msg(sc.err, "illegal decision %s" % mv), st, mv)
+        return self._events(sc, events) if events else None
 
     def apply_unchecked(self, move, events=False):
-        """Plays a move without checking it, for search. The move must be one
+        """Makes a decision without checking it, for search. It must be one
         that :meth:`placements`, :meth:`figure_options` or
         :meth:`legal_moves` gave for this very state: anything else corrupts
         the game. (Only the end of the game is guarded: GameOverError.)"""
         lib = _L()
         if lib.carc_game_over(self._buf):
             raise GameOverError("the game is over", ERR_GAME_OVER)
-        evs = _Events() if events else None
-        lib.carc_apply_unchecked(self._buf, _move_int(move),
-                                 ctypes.byref(evs) if evs is not None else None)
-        return _events(evs, self._players) if events else None
+        sc = _scratch()
+        lib.carc_apply_unchecked(self._buf, _move_int(move), sc.events if events else None)
+        return self._events(sc, events) if events else None
 
     # -- chance
 
     def set_current_tile(self, name):
         """Makes ``name`` (a tile name or type) the tile drawn now; the rest of
         the draw order is kept otherwise. Raises :class:`ArgumentError` if that
-        tile is not left or may not be drawn now (River order)."""
+        tile is not left, may not be drawn now (River order) or the current
+        step is not a tile step."""
         t = tile_type(name)
-        if _L().carc_set_current_tile(self._buf, t) != OK:
+        lib = _L()
+        if lib.carc_set_current_tile(self._buf, t) != OK:
             if self.over:
                 why = "the game is over"
+            elif lib.carc_step_kind(self._buf) != _STEP_TILE:
+                why = "the current step is a %s step, not a tile step" % self.step_kind
             elif not self.tiles_left_of(t):
                 why = "no %s is left in the pile" % tile_name(t)
             else:
@@ -1331,13 +1831,7 @@ class Game:
 
     def _raw_record(self, extra=None):
         """carc_record_write, the C string copied and freed with libc free."""
-        p = _L().carc_record_write(self._buf, extra)
-        if not p:
-            raise MemoryError("carc_record_write failed (out of memory)")
-        try:
-            return ctypes.string_at(p).decode("utf-8")
-        finally:
-            _free(p)
+        return _take_text(_L().carc_record_write(self._buf, extra), "carc_record_write")
 
     def save(self, path, extra=None):
         """Writes :meth:`record` to a file."""
@@ -1347,7 +1841,7 @@ class Game:
     @classmethod
     def replay(cls, text):
         """A Game from a carc-record-1 text (str or bytes), played through the
-        engine with every turn checked. Raises :class:`RecordError` with the
+        engine with every step checked. Raises :class:`RecordError` with the
         engine's message (naming the turn and key) when the record is not
         valid."""
         if isinstance(text, str):
@@ -1357,16 +1851,7 @@ class Game:
         st = _L().carc_record_replay(text, len(text), g._buf, err, len(err))
         if st != OK:
             raise RecordError(_msg(err, "bad record (status %d)" % st), st)
-        # the C state holds the rules but has no accessor: read them back
-        # from the engine's own record of the replayed game
-        rec = json.loads(g._raw_record())
-        rr = rec["rules"]
-        g._players = int(rr["players"])
-        g._rules = {"players": g._players, "farmers": bool(rr["farmers"]),
-                    "farm_scoring": rr["farm_scoring"],
-                    "small_city": bool(rr["small_city"]),
-                    "expansions": list(rr["expansions"])}
-        g._seed = int(rec["seed"])
+        g._read_rules()
         return g
 
     @classmethod
@@ -1381,5 +1866,6 @@ class Game:
         """A short description for people."""
         if self.over:
             return "<carc.Game %d players, over, scores %s>" % (self._players, self.scores())
-        return "<carc.Game %d players, player %d to place %s, %d tiles left, scores %s>" % (
-            self._players, self.to_move, self.current_tile, self.tiles_left, self.scores())
+        return "<carc.Game %d players, %s step of player %d (tile %s), %d tiles left, " \
+               "scores %s>" % (self._players, self.step_kind, self.to_move, self.current_tile,
+                               self.tiles_left, self.scores())

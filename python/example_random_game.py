@@ -4,11 +4,12 @@
 Usage: python3 python/example_random_game.py [SEED [RECORD_PATH]]
 
 SEED (default 1) seeds both the draw order and the random choices, so a
-seed always gives the same game. Each turn prints one line: the turn
-number, the player, the tile and the move chosen, and the scores when they
-change. The final scores (total and by kind) follow. With RECORD_PATH the
-game's carc-record-1 record is written there (replay it with
-``carc.Game.load(path)`` or ``carc replay``).
+seed always gives the same game. Each step (one player's decision: placing
+the tile, and whatever further steps the rules give) prints one line: the
+turn number, the player, the tile, the decision in the engine's words, and
+the scores when they change. The final scores (total and by kind)
+follow. With RECORD_PATH the game's carc-record-1 record is written there
+(replay it with ``carc.Game.load(path)`` or ``carc replay``).
 
 The library is found as the carc module says (CARC_LIB, else
 build/release/libcarc.so at the repository root, else the system).
@@ -22,15 +23,8 @@ import carc  # noqa: E402
 
 
 def describe(move):
-    """One move in a few words: where the tile went and the figure put."""
-    if move.is_discard:
-        return "set aside (fits nowhere)"
-    s = "at (%d,%d) rot %d" % (move.x, move.y, move.rot)
-    if move.has_figure:
-        s += ", %s on %s" % (move.figure_name, move.port_name)
-    if move.recall:
-        s += ", abbot recalled"
-    return s
+    """One decision in a few words: the engine's (carc_move_text)."""
+    return move.text
 
 
 def main(argv):
@@ -51,10 +45,10 @@ def main(argv):
         print(e, file=sys.stderr)
         return 1
     rng = random.Random(seed)
-    turn = 0
     last = game.scores()
     while not game.over:
-        turn += 1
+        # the tile step (kind 0) starts a turn; a later step belongs to it
+        turn = game.turns_played + (1 if game.step_kind_index == 0 else 0)
         player, tile = game.to_move, game.current_tile
         move = rng.choice(game.legal_moves())
         game.apply(move)

@@ -1,13 +1,18 @@
 """Tests of the Python binding python/carc.py (ctypes over libcarc.so).
 
-Run: python3 tests/py/test_binding.py
+Run: CARC_LIB=build/test/libcarc.so python3 tests/py/test_binding.py
 
 The library: when CARC is set (the test runner sets it to the carc binary,
 whose folder holds libcarc.so) that folder's libcarc.so is used; otherwise
 the module's own search (CARC_LIB, build/release/libcarc.so, the system).
+The steps tests need a test build of the library (make MODE=test), whose
+engine knows the "test-pass" step; with another build they are skipped.
+Nothing here runs the carc command.
 """
+import ast
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -26,23 +31,24 @@ if _carc_bin:
         carc.load_library(_lib)
 LIB = carc.library_path()  # raises LibraryNotFound with instructions if missing
 
-MAX_TURNS = 300  # bounds every loop: a game has at most 127 tiles (+ bonus turns)
+MAX_STEPS = carc.MAX_STEPS  # bounds every loop: the engine's decisions in one game
+TEST_STEP = "test-pass"  # the step a test build of the engine adds (docs/python.md)
 
 
 def play_random(g, rng, check_every=0):
-    """Plays random legal moves to the end; returns the moves played."""
+    """Plays random legal decisions to the end; returns the decisions played."""
     played = []
-    for i in range(MAX_TURNS):
+    for i in range(MAX_STEPS):
         if g.over:
             return played
         moves = g.legal_moves()
-        assert moves, "no legal move while the game is not over"
+        assert moves, "no legal decision while the game is not over"
         m = rng.choice(moves)
         g.apply(m)
         played.append(m)
         if check_every and i % check_every == 0:
             g.check_state()
-    raise AssertionError("game did not end in %d turns" % MAX_TURNS)
+    raise AssertionError("game did not end in %d steps" % MAX_STEPS)
 
 
 class LibraryTest(unittest.TestCase):
@@ -133,12 +139,19 @@ class GameTest(unittest.TestCase):
         play_random(_Stop(g, 6), random.Random(5))
         h, left, who, sc = g.hash, g.tiles_left, g.to_move, g.scores()
         rec = g.record()
-        bad = [carc.Move.make(40, 40, 0, tile=g.current_tile),  # not next to the board
-               carc.Move.make(0, 0, 0),                          # on the start tile
-               carc.Move.discard()]                              # the tile fits
         legal = g.placements()[0]
-        bad.append(carc.Move.make(legal.x, legal.y, legal.rot, segment=9))  # no such segment
-        for m in bad:
+        # decisions as JSON the engine reads and refuses
+        bad_json = [{"x": 40, "y": 40, "rot": 0, "meeple": None},  # not next to the board
+                    {"x": 0, "y": 0, "rot": 0, "meeple": None},    # on the start tile
+                    {"discarded": True}]                           # the tile fits
+        # decisions as numbers: one played before (its square is taken now)
+        # and one of a later position (a placement of another tile)
+        ahead = g.copy()
+        ahead.apply(legal)
+        bad_ints = [g.history()[-1][0]] + [m for m in ahead.placements()
+                                            if not g.is_legal(m)][:1]
+        self.assertEqual(len(bad_ints), 2)
+        for m in bad_json + bad_ints:
             self.assertFalse(g.is_legal(m), m)
             msg = g.check(m)
             self.assertTrue(msg, m)
@@ -147,22 +160,39 @@ class GameTest(unittest.TestCase):
             self.assertTrue(str(cm.exception))
             self.assertEqual(cm.exception.message, msg)
             self.assertEqual(cm.exception.status, carc.ERR_ILLEGAL)
-            self.assertEqual(int(cm.exception.move), int(m))
+            if isinstance(m, dict):
+                self.assertEqual(cm.exception.decision, m)
+                self.assertIsNone(cm.exception.move)
+            else:
+                self.assertEqual(int(cm.exception.move), int(m))
+            with self.assertRaises(carc.IllegalMove):
+                g.as_move(m) if not isinstance(m, dict) else g.parse_move(m)
             self.assertEqual(g.hash, h)
             self.assertEqual(g.tiles_left, left)
             self.assertEqual(g.to_move, who)
             self.assertEqual(g.scores(), sc)
             self.assertEqual(g.record(), rec)
         with self.assertRaises(carc.IllegalMove) as cm:
-            g.apply(carc.Move.discard())
+            g.apply({"discarded": True})
         self.assertIn("set aside", str(cm.exception))
+        # g.move builds through the engine's reader: an illegal one is refused there
+        with self.assertRaises(carc.IllegalMove):
+            g.move(40, 40, 0)
+        # a decision the engine cannot read is an ArgumentError (a ValueError)
+        with self.assertRaises(carc.ArgumentError) as cm:
+            g.apply({"x": legal.x, "rot": legal.rot})
+        self.assertIn("y", str(cm.exception))
+        with self.assertRaises(ValueError):
+            g.move(legal.x, legal.y, legal.rot, at="Q9")
         with self.assertRaises(TypeError):
-            g.apply("N1")
-        # after the end every move is refused as GameOverError
+            g.apply(3.5)
+        # after the end every decision is refused as GameOverError
         play_random(g, random.Random(6))
         with self.assertRaises(carc.GameOverError) as cm:
             g.apply(legal)
         self.assertIn("over", str(cm.exception))
+        with self.assertRaises(carc.GameOverError):
+            g.apply(legal.json)
         with self.assertRaises(carc.GameOverError):
             g.apply_unchecked(legal)
 
@@ -445,34 +475,68 @@ class FeatureTest(unittest.TestCase):
 
 
 class MoveTest(unittest.TestCase):
-    def test_encoding(self):
-        m = carc.Move.make(-3, 7, 2, segment=1, figure="big")
-        self.assertEqual((m.x, m.y, m.rot, m.segment, m.figure, m.figure_name),
-                         (-3, 7, 2, 1, carc.FIGURES.index("big"), "big"))
-        self.assertTrue(m.has_figure)
-        self.assertFalse(m.is_discard)
-        self.assertFalse(m.recall)
-        self.assertEqual(int(m), (253) | (263 << 9) | (2 << 18) | (1 << 20) | (1 << 24))
-        p = m.placement
-        self.assertIsNone(p.segment)
-        self.assertIsNone(p.figure)
-        self.assertEqual(p.seg, carc.SEG_NONE)
-        self.assertEqual((p.x, p.y, p.rot), (-3, 7, 2))
-        self.assertEqual(carc.Move(int(m)), m)
-        self.assertEqual(hash(carc.Move(int(m))), hash(int(m)))
+    def test_fields_come_from_the_engine(self):
+        g = carc.Game(seed=17, expansions=["inns-cathedrals", "abbot"])
+        rng = random.Random(17)
+        kinds = set()
+        for _ in range(40):
+            if g.over:
+                break
+            for m in g.legal_moves():
+                j = m.json
+                self.assertEqual(m.step, "tile")
+                self.assertTrue(m.text)
+                self.assertIn(str(m), (m.tile_name + " " + m.text,))
+                if j.get("discarded"):
+                    self.assertTrue(m.is_discard)
+                    self.assertIsNone(m.x)
+                    continue
+                self.assertEqual((m.x, m.y, m.rot), (j["x"], j["y"], j["rot"]))
+                meeple = j["meeple"]
+                self.assertEqual(m.has_figure, meeple is not None)
+                self.assertEqual(m.recall, bool(j.get("abbot_recalled")))
+                if meeple is None and not m.recall:
+                    self.assertIsNone(m.figure_name)
+                    self.assertIsNone(m.segment)
+                    self.assertIs(m.placement, m)
+                    continue
+                p = m.placement
+                self.assertFalse(p.has_figure or p.recall)
+                self.assertEqual((p.x, p.y, p.rot), (m.x, m.y, m.rot))
+                self.assertTrue(g.is_legal(p))
+                if meeple is None:
+                    continue  # the abbot recalled
+                kinds.add(m.figure_name)
+                self.assertEqual(m.figure_name, meeple["kind"])
+                self.assertEqual(carc.FIGURES[m.figure], meeple["kind"])
+                self.assertEqual(m.port_name, meeple["at"])
+                self.assertEqual(m.port, carc.port_parse(meeple["at"]))
+                self.assertIn(m.port_name, m.text)  # the engine's words name the port
+                self.assertEqual(carc.tile(m.tile).port_segment(m.port_name, m.rot), m.segment)
+            g.apply(rng.choice(g.legal_moves()))
+        self.assertIn("follower", kinds)
+        # a Move of a bare number knows only the number; the game describes it
+        m = g.legal_moves()[-1]
+        bare = carc.Move(int(m))
+        self.assertEqual(bare, m)
+        self.assertEqual(hash(bare), hash(int(m)))
+        self.assertIsNone(bare.json)
+        self.assertIsNone(bare.x)
+        again = g.as_move(bare)
+        self.assertEqual(again.json, m.json)
+        self.assertEqual(again.text, m.text)
+        self.assertEqual(again.placement, m.placement)
+        # pickling keeps what is known
+        p = pickle.loads(pickle.dumps(m))
+        self.assertEqual((int(p), p.json, p.text, p.tile, p.step), (int(m), m.json, m.text,
+                                                                   m.tile, m.step))
+        self.assertEqual(p.placement, m.placement)
         d = carc.Move.discard()
         self.assertTrue(d.is_discard)
         self.assertEqual(int(d), carc.MOVE_DISCARD)
         self.assertIsNone(d.x)
         self.assertIsNone(d.segment)
-        r = carc.Move.make(1, 0, 0, recall=True)
-        self.assertTrue(r.recall)
-        self.assertIsNone(r.segment)
-        with self.assertRaises(ValueError):
-            carc.Move.make(300, 0, 0)
-        with self.assertRaises(ValueError):
-            carc.Move.make(0, 0, 0, segment=2, figure="dragon")
-        self.assertIn("discard", repr(d))
+        self.assertIn("Move(0x80000000", repr(d))
 
     def test_legal_moves_decode(self):
         g = carc.Game(seed=17, expansions=["inns-cathedrals", "abbot"])
@@ -513,6 +577,370 @@ class MoveTest(unittest.TestCase):
                 turn = json.loads(g.record())["turns"][-1]
                 self.assertEqual(turn["meeple"], {"kind": m.figure_name, "at": m.port_name})
         self.assertTrue(seen_fig)
+
+
+class JsonTest(unittest.TestCase):
+    """Decisions' JSON goes through the engine's one writer and one reader."""
+
+    def test_round_trip(self):
+        exps = ["inns-cathedrals", "traders-builders", "abbot"]
+        if TEST_STEP in carc.STEPS:
+            exps.append(TEST_STEP)
+        g = carc.Game(players=3, expansions=exps, seed=23)
+        rng = random.Random(23)
+        seen, n = set(), 0
+        while not g.over:
+            moves = g.legal_moves()
+            for m in moves:
+                n += 1
+                seen.add(g.step_kind)
+                j = m.json
+                text = json.dumps(j)
+                # the reader gives back the number the writer was given
+                self.assertEqual(int(g.parse_move(j)), int(m), text)
+                self.assertEqual(int(g.parse_move(text)), int(m), text)
+                self.assertEqual(g.parse_move(text.encode()).json, j)
+                # other keys of the object are left alone
+                self.assertEqual(int(g.parse_move(dict(j, note="x"))), int(m))
+                self.assertIsNone(g.check(j))
+            m = rng.choice(moves)
+            a, b = g.copy(), g.copy()
+            a.apply(m)
+            b.apply(m.json)  # a decision given as JSON plays the same
+            self.assertEqual(a.hash, b.hash)
+            g.apply(m)
+        self.assertGreater(n, 500)
+        self.assertIn("tile", seen)
+        if TEST_STEP in carc.STEPS:
+            self.assertIn(TEST_STEP, seen)
+
+    def test_reader_errors(self):
+        g = carc.Game(seed=2)
+        p = g.placements()[0]
+        for bad, word in (({"x": p.x, "y": p.y}, "rot"),
+                          ({"x": "1", "y": p.y, "rot": p.rot}, "x"),
+                          ({"x": p.x, "y": p.y, "rot": 9}, "rot"),
+                          ({"x": p.x, "y": p.y, "rot": p.rot, "meeple": {"at": "Q9"}}, "at"),
+                          ({"x": p.x, "y": p.y, "rot": p.rot,
+                            "meeple": {"kind": "dragon", "at": "N1"}}, "kind")):
+            with self.assertRaises(carc.ArgumentError) as cm:
+                g.parse_move(bad)
+            self.assertEqual(cm.exception.status, carc.ERR_PARSE)
+            self.assertIn(word, str(cm.exception))
+            self.assertEqual(g.check(bad), cm.exception.message)
+        with self.assertRaises(carc.ArgumentError):
+            g.parse_move("[1, 2]")
+        with self.assertRaises(carc.ArgumentError):
+            g.parse_move("{not json")
+        with self.assertRaises(TypeError):
+            g.parse_move(7)
+
+
+class StepsTest(unittest.TestCase):
+    """A turn made of steps: the test build's "test-pass" step, played and
+    recorded through Python."""
+
+    def setUp(self):
+        if TEST_STEP not in carc.STEPS:
+            self.skipTest("%s is a release build: its engine has no %r step (build the "
+                          "library with make MODE=test)" % (LIB, TEST_STEP))
+
+    def test_game_with_a_later_step(self):
+        g = carc.Game(players=3, expansions=[TEST_STEP], seed=31)
+        self.assertIn(TEST_STEP, g.rules["expansions"])
+        rng = random.Random(31)
+        kinds, said = [], []
+        for _ in range(MAX_STEPS):
+            if g.over:
+                break
+            kind, who, turn_player = g.step_kind, g.to_move, g.turn_player
+            n = g.steps_played
+            moves = g.legal_moves()
+            self.assertTrue(moves)
+            if kind == TEST_STEP:
+                # the next player says 0 or 1 in the turn of another
+                self.assertEqual(who, (turn_player + 1) % 3)
+                self.assertEqual(g.placements(), [])
+                self.assertEqual(sorted(m.json[TEST_STEP] for m in moves), [0, 1])
+                for m in moves:
+                    self.assertEqual(m.step, TEST_STEP)
+                    self.assertIsNone(m.x)
+                    self.assertFalse(m.is_discard)
+                    self.assertIn(TEST_STEP, m.text)
+            else:
+                self.assertEqual(who, turn_player)
+            m = rng.choice(moves)
+            evs = g.apply(m, events=True)
+            kinds.append(kind)
+            if kind == TEST_STEP:
+                said.append(m.json[TEST_STEP])
+                self.assertEqual(evs, [] if not g.over else evs)
+            self.assertEqual(g.steps_played, n + 1)
+            st = g.step(-1)
+            self.assertEqual((st.index, st.kind, st.player, st.tile),
+                             (n, kind, who, m.tile_name))
+            self.assertEqual(int(st.move), int(m))
+            self.assertEqual(st.move.json, m.json)
+            entry = g.last_entry
+            self.assertEqual((entry["step"], entry["player"]), (n, who))
+        self.assertTrue(g.over)
+        self.assertIsNone(g.step_kind)
+        self.assertEqual(g.legal_moves(), [])
+        # every tile placed was followed by the pass step
+        self.assertEqual(kinds.count(TEST_STEP), g.turns_played)
+        self.assertEqual(len(kinds), g.steps_played)
+        self.assertEqual(set(said), {0, 1})
+        steps = g.steps()
+        self.assertEqual([s.kind for s in steps], kinds)
+        self.assertEqual(steps[5], g.step(5))
+        self.assertEqual(len(g.history()), g.turns_played)
+        self.assertEqual([int(m) for m, _ in g.history()],
+                         [int(s.move) for s in steps if s.kind == "tile"])
+        # the record keeps the later steps and replays to the same game
+        text = g.record()
+        rec = json.loads(text)
+        later = [s for t in rec["turns"] for s in t.get("steps", [])]
+        self.assertEqual(len(later), kinds.count(TEST_STEP))
+        self.assertEqual([s[TEST_STEP] for s in later], said)
+        r = carc.Game.replay(text)
+        self.assertTrue(r.over)
+        self.assertEqual(r.hash, g.hash)
+        self.assertEqual(r.scores(), g.scores())
+        self.assertEqual(r.steps(), steps)
+        self.assertEqual(r.record(), text)
+        # a record whose pass step is changed or left out is refused
+        bad = json.loads(text)
+        bad["turns"][0]["steps"][0][TEST_STEP] = 7
+        with self.assertRaises(carc.RecordError) as cm:
+            carc.Game.replay(json.dumps(bad))
+        self.assertIn("steps[0]", str(cm.exception))
+        bad = json.loads(text)
+        del bad["turns"][1]["steps"]
+        with self.assertRaises(carc.RecordError) as cm:
+            carc.Game.replay(json.dumps(bad))
+        self.assertIn(TEST_STEP, str(cm.exception))
+
+    def test_mid_step_copy_and_record(self):
+        g = carc.Game(players=2, expansions=[TEST_STEP], seed=4)
+        g.apply(g.legal_moves()[0])
+        self.assertEqual(g.step_kind, TEST_STEP)
+        self.assertEqual(g.to_move, 1)
+        self.assertEqual(g.turn_player, 0)
+        # the wrong step's decision is refused with the engine's message
+        with self.assertRaises(carc.IllegalMove):
+            g.apply(7)
+        with self.assertRaises(carc.ArgumentError):
+            g.parse_move({"x": 1, "y": 0, "rot": 0, "meeple": None})
+        with self.assertRaises(carc.ArgumentError) as cm:
+            g.set_current_tile(g.current_tile)
+        self.assertIn(TEST_STEP, str(cm.exception))
+        self.assertEqual(g.drawable_tiles(), {})
+        c = g.copy()
+        c.apply({TEST_STEP: 1})
+        self.assertEqual(c.step_kind, "tile")
+        self.assertEqual(g.step_kind, TEST_STEP)
+        # a record of a game in the middle of a turn replays to it
+        r = carc.Game.replay(c.record())
+        self.assertEqual(r.hash, c.hash)
+        self.assertEqual(r.step(1).move.json, {TEST_STEP: 1})
+
+
+def _engine_json_keys():
+    """The fixed keys of the engine's JSON: records, views, log entries,
+    previews, features, tiles (what carc.py may read by a key that is
+    spelled like one of the engine's names, such as a turn's "tile"). An
+    object whose keys are all names (a supply, points by kind, goods taken)
+    is a map by name and gives none; so is a decision of a step other than
+    the tile step (its key is the step's name), which this game has not."""
+    v = carc.vocabulary()
+    every_name = {n for names in v.values() for n in names}
+    keys = set()
+
+    def walk(o):
+        if isinstance(o, dict):
+            if not set(o) <= every_name:
+                keys.update(o)
+            for x in o.values():
+                walk(x)
+        elif isinstance(o, list):
+            for x in o:
+                walk(x)
+
+    g = carc.Game(players=3, expansions=["river", "inns-cathedrals", "traders-builders",
+                                         "abbot"], seed=12)
+    rng = random.Random(12)
+    while not g.over:
+        if g.step_kind == "tile" and not g.placements()[0].is_discard:
+            walk(g.preview(g.placements()[0]))
+        g.apply(rng.choice(g.legal_moves()), events="all")
+        walk(g.last_entry)
+        if g.steps_played == 40:
+            walk(g.view())
+            for f in g.figures():
+                walk(g.feature_view(f["x"], f["y"], f["at"]))
+    walk(json.loads(g.record()))
+    walk(g.view())
+    walk(carc.tiles_json())
+    walk(v)
+    return keys
+
+
+def names_written(path, names, json_keys):
+    """The string literals of a Python file that spell one of the engine's
+    names, as "line N: 'name'". Docstrings do not count, nor Python's own
+    identifiers (__all__, __slots__, ctypes _fields_), nor a literal used as
+    a key (x["tile"], x.get("goods"), {"tile": ...}, "tile" in x) when the
+    engine's JSON has that key."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+
+    def identifier(node):
+        while node in parents:
+            node = parents[node]
+            if isinstance(node, ast.Assign):
+                return any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__",
+                                                                 "_fields_")
+                           for t in node.targets)
+        return False
+
+    def as_key(node):
+        p = parents.get(node)
+        if isinstance(p, ast.Subscript) and p.slice is node:
+            return True
+        if isinstance(p, ast.Dict) and node in p.keys:
+            return True
+        if isinstance(p, ast.Call) and p.args and p.args[0] is node \
+                and isinstance(p.func, ast.Attribute) and p.func.attr in ("get", "pop"):
+            return True
+        return isinstance(p, ast.Compare) and p.left is node \
+            and isinstance(p.ops[0], (ast.In, ast.NotIn))
+
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        if node.value not in names or isinstance(parents.get(node), ast.Expr) \
+                or identifier(node):
+            continue
+        if as_key(node) and node.value in json_keys:
+            continue
+        out.append((node.lineno, node.col_offset, node.value))
+    return ["line %d: %r" % (line, v) for line, _, v in sorted(out)]
+
+
+class NamesTest(unittest.TestCase):
+    """carc.py asks the engine for every name and keeps no copy of a layout."""
+
+    LISTS = ("figures", "features", "score_kinds", "goods", "tile_sets", "steps",
+             "expansions", "farm_scoring", "figure_words")
+
+    @classmethod
+    def setUpClass(cls):
+        v = carc.vocabulary()
+        cls.names = {n for k in cls.LISTS for n in v[k]}
+        cls.keys = _engine_json_keys()
+
+    def test_lists_are_the_engines(self):
+        v = carc.vocabulary()
+        for attr, key in (("FIGURES", "figures"), ("FEATURES", "features"),
+                          ("SCORE_KINDS", "score_kinds"), ("GOODS", "goods"),
+                          ("TILE_SETS", "tile_sets"), ("STEPS", "steps"),
+                          ("EXPANSIONS", "expansions"), ("FARM_SCORINGS", "farm_scoring"),
+                          ("PORTS", "ports"), ("FIGURE_WORDS", "figure_words")):
+            self.assertEqual(list(getattr(carc, attr)), v[key], attr)
+        self.assertEqual(carc.tile_names(), v["tiles"])
+        self.assertEqual(carc.TILE_TYPES, len(v["tiles"]))
+        self.assertEqual(carc.TILE_TYPES, carc.limit(4))
+        self.assertEqual(carc.MAX_TILES, carc.limit(0))
+        self.assertEqual(carc.MAX_STEPS, carc.limit(1))
+        self.assertGreaterEqual(carc.MAX_STEPS, carc.MAX_TILES)
+        self.assertEqual(carc.STEPS[0], "tile")
+        with self.assertRaises(AttributeError):
+            carc.NO_SUCH_LIST
+        # the lists are the engine's: a game's supply and scores use them
+        g = carc.Game(expansions=["inns-cathedrals", "traders-builders", "abbot"])
+        self.assertEqual(list(g.supply(0)), v["figures"])
+        self.assertEqual(list(g.scores_by_kind()[0]), v["score_kinds"])
+        self.assertEqual(list(g.goods(0)), v["goods"][1:])
+        self.assertEqual(sorted(carc.tile(t).set for t in v["tiles"]),
+                         sorted(t["set"] for t in carc.tiles_json()["tiles"]))
+
+    def test_carc_py_writes_no_name(self):
+        path = os.path.join(REPO, "python", "carc.py")
+        found = names_written(path, self.names, self.keys)
+        self.assertEqual(found, [], "python/carc.py writes the engine's names itself "
+                         "(ask carc_vocabulary_json): " + "; ".join(found))
+
+    def test_the_scan_finds_a_copy(self):
+        # the scan above can fail: a module that keeps its own list is caught
+        with tempfile.TemporaryDirectory(prefix="carc-py-") as tmp:
+            path = os.path.join(tmp, "copy.py")
+            with open(path, "w") as f:
+                f.write('"""follower: a docstring may name it."""\n'
+                        '__slots__ = ("tile", "goods")\n'
+                        'FIGURES = ("follower", "big")\n'
+                        'def f(d, figure="abbot"):\n'
+                        '    return d["tile"], d.get("goods"), d["follower"]\n'
+                        'STEP = "tile" if {"city": 1} else "international"\n')
+            found = names_written(path, self.names, self.keys)
+        self.assertEqual(found, ["line 3: 'follower'", "line 3: 'big'", "line 4: 'abbot'",
+                                 "line 5: 'follower'", "line 6: 'tile'", "line 6: 'city'",
+                                 "line 6: 'international'"])
+
+    def test_no_struct_mirrors(self):
+        # the only ctypes Structure is carc_step_info's (see the module docstring)
+        with open(os.path.join(REPO, "python", "carc.py"), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        structs = sorted(c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                         and any(isinstance(b, ast.Attribute) and b.attr in
+                                 ("Structure", "Union") for b in c.bases))
+        self.assertEqual(structs, ["_StepInfo"])
+
+
+class ViewTest(unittest.TestCase):
+    def test_views(self):
+        g = carc.Game(players=2, seed=8, expansions=["abbot"])
+        rng = random.Random(8)
+        returned = 0
+        for _ in range(30):
+            before = [g.supply(p) for p in range(2)]
+            evs = g.apply(rng.choice(g.legal_moves()), events="all")
+            for e in evs:
+                self.assertIn(e.type, ("scored", "returned"))
+                if e.type == "returned":
+                    returned += 1
+                    self.assertIn(e.figure, carc.FIGURES)
+                    self.assertIsNotNone(g.tile_at(e.x, e.y))
+                    self.assertEqual(e.tile, g.tile_at(e.x, e.y))
+                    self.assertGreater(g.supply(e.player)[e.figure],
+                                       before[e.player][e.figure] - 1)
+                else:
+                    self.assertIn(e.kind_name, carc.SCORE_KINDS)
+                    self.assertEqual(len(e.points), 2)
+        self.assertGreater(returned, 0)
+        v = g.view()
+        self.assertEqual(v["scores"], g.scores())
+        self.assertEqual(len(v["board"]), g.turns_played + 1 - sum(
+            1 for m, _ in g.history() if m.is_discard))
+        self.assertEqual(len(v["figures"]), len(g.figures()))
+        self.assertEqual(set(g.view("board")), {"board"})
+        with self.assertRaises(ValueError):
+            g.view("nope")
+        p = g.placements()[0]
+        pv = g.preview(p)
+        self.assertEqual((pv["x"], pv["y"], pv["rot"]), (p.x, p.y, p.rot))
+        self.assertEqual(len(pv["meeples"]), sum(1 for o in g.figure_options(p)
+                                                 if not o.recall))
+        with self.assertRaises(carc.IllegalMove):
+            g.preview({"x": 50, "y": 50, "rot": 0, "meeple": None})
+        fv = g.feature_view(0, 0, "N1")
+        self.assertEqual(fv["kind"], g.feature(g.feature_id(0, 0, "N1"))["kind"])
+        with self.assertRaises(ValueError):
+            g.feature_view(60, 60, "N1")
 
 
 class TileTest(unittest.TestCase):
