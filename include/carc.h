@@ -480,7 +480,8 @@ carc_status carc_apply(carc_game *g, carc_move m, carc_events *ev,
  *   tile step   {"x": 1, "y": 0, "rot": 3, "meeple": {"kind": "follower",
  *               "at": "E1"}}, "meeple": null for none, "abbot_recalled":
  *               true for a recall, {"discarded": true} for a set-aside tile
- *   other steps {"step": name, ...the keys of that kind of step}
+ *   other steps one key, the step's name, with the decision as its value:
+ *               {"test-pass": 1}
  * The one writer of a decision's JSON: records, the server and `carc
  * engine` use it. */
 char *carc_move_json(const carc_game *g, carc_move m);
@@ -566,6 +567,9 @@ typedef struct carc_step_info {
 int carc_steps_played(const carc_game *g);
 /* Returns 0, or -1 if k is out of range. */
 int carc_step_played(const carc_game *g, int k, carc_step_info *out);
+/* The same through pointers (any may be NULL), for bindings. */
+int carc_step_get(const carc_game *g, int k, int *kind, int *player, int *turn, int *tile,
+                  carc_move *move);
 
 /* ---- features ------------------------------------------------------------------------- */
 
@@ -643,7 +647,7 @@ int carc_feature_value(const carc_game *g, int id);
 #define CARC_VIEW_FIGURES 0x02u /* "figures": [{"player", "kind", "x", "y", "at", "feature"}] */
 #define CARC_VIEW_SUPPLY 0x04u  /* "supply": [{"follower": 7, ...}] per player */
 #define CARC_VIEW_SCORES 0x08u  /* "scores", "by_kind", "goods" */
-#define CARC_VIEW_TURN 0x10u    /* "turn": the current step with its legal decisions */
+#define CARC_VIEW_TURN 0x10u    /* "next": the current step with its legal decisions */
 #define CARC_VIEW_FINAL 0x20u   /* "final": null, or the final scores and winners */
 #define CARC_VIEW_ALL 0x3Fu
 /* An object with the parts asked for. */

@@ -55,10 +55,8 @@ no copy of its layouts:
   views (``carc_view_step``, ``carc_view_json``, ``carc_view_feature``);
   ``carc_apply``'s events buffer is ``carc_events_size()`` raw bytes.
 
-One small struct is mirrored, for want of another way: ``carc_step_info``
-(five ints: kind, player, turn, tile, decision), the only way the C API
-tells step k of a game (:meth:`Game.step`). A call with out-parameters, like
-``carc_board_tile``'s, would let this go.
+No struct of the engine is mirrored: step k of a game is read through
+``carc_step_get``'s out-parameters (:meth:`Game.step`).
 
 The numbers mirrored are the API's named constants: its buffer bounds
 (CARC_MAX_PLAYERS, ...), status codes, the view parts' bits, the
@@ -216,15 +214,6 @@ _HOW_TO_BUILD = (
     "(`make install`)")
 
 
-class _StepInfo(ctypes.Structure):
-    """Mirror of carc_step_info (see the module docstring for why)."""
-    _fields_ = [("kind", ctypes.c_int),
-                ("player", ctypes.c_int),
-                ("turn", ctypes.c_int),
-                ("tile", ctypes.c_int),
-                ("move", ctypes.c_uint32)]
-
-
 def _candidates():
     """Paths to try, in order, as (path, where it came from)."""
     env = os.environ.get("CARC_LIB")
@@ -293,7 +282,9 @@ def _declare(lib):
         "carc_turns_played": (c_int, [vp]),
         "carc_turn_played": (u32, [vp, c_int, ip, ip]),
         "carc_steps_played": (c_int, [vp]),
-        "carc_step_played": (c_int, [vp, c_int, ctypes.POINTER(_StepInfo)]),
+        "carc_step_get": (c_int, [vp, c_int, ctypes.POINTER(c_int), ctypes.POINTER(c_int),
+                                  ctypes.POINTER(c_int), ctypes.POINTER(c_int),
+                                  ctypes.POINTER(ctypes.c_uint32)]),
         "carc_tile_segments": (c_int, [c_int]),
         "carc_feature_id": (c_int, [vp, c_int, c_int]),
         "carc_feature_find": (c_int, [vp, c_int]),
@@ -1530,18 +1521,21 @@ class Game:
 
     def _step(self, k, rec):
         """Step k as a :class:`Step`, its decision's JSON rec[k]."""
-        info = _StepInfo()
-        if _L().carc_step_played(self._buf, k, ctypes.byref(info)) < 0:
+        kind, player, turn, tile = (ctypes.c_int(), ctypes.c_int(), ctypes.c_int(),
+                                    ctypes.c_int())
+        move = ctypes.c_uint32()
+        if _L().carc_step_get(self._buf, k, ctypes.byref(kind), ctypes.byref(player),
+                              ctypes.byref(turn), ctypes.byref(tile), ctypes.byref(move)) < 0:
             raise IndexError("step %d out of range" % k)
         s = Step()
         s.index = k
-        s.kind = _vocab()["steps"][info.kind]
-        s.player = info.player
-        s.turn = info.turn
-        s.tile = tile_name(info.tile)
+        s.kind = _vocab()["steps"][kind.value]
+        s.player = player.value
+        s.turn = turn.value
+        s.tile = tile_name(tile.value)
         # (its placement is not known: the engine tells the JSON of a past
         # decision only through the record, and no number but the one played)
-        s.move = Move(info.move, info.tile, info.kind, rec[k])
+        s.move = Move(move.value, tile.value, kind.value, rec[k])
         return s
 
     def history(self):

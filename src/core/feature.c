@@ -30,6 +30,25 @@ carc_move carc_turn_played(const carc_game *g, int k, int *type, int *player)
 
 int carc_steps_played(const carc_game *g) { return g->nsteps; }
 
+int carc_step_get(const carc_game *g, int k, int *kind, int *player, int *turn, int *tile,
+                  carc_move *move)
+{
+	carc_step_info si;
+	if (carc_step_played(g, k, &si))
+		return -1;
+	if (kind)
+		*kind = si.kind;
+	if (player)
+		*player = si.player;
+	if (turn)
+		*turn = si.turn;
+	if (tile)
+		*tile = si.tile;
+	if (move)
+		*move = si.move;
+	return 0;
+}
+
 int carc_step_played(const carc_game *g, int k, carc_step_info *out)
 {
 	if (k < 0 || k >= g->nsteps)

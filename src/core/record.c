@@ -370,10 +370,14 @@ static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *
 	json_t *fs = json_object_get(jr, "farm_scoring");
 	if (fs) {
 		int f = json_is_string(fs) ? carc_farm_scoring_parse(json_string_value(fs)) : -1;
-		if (f < 0)
-			return rfail(rd, CARC_ERR_RECORD,
-			             "key rules.farm_scoring: expected \"international\", "
-			             "\"city-once\" or \"first-edition\"");
+		if (f < 0) {
+			char known[96] = "";
+			for (int k = 0; k < CARC_FARM_SCORING_COUNT; k++)
+				snprintf(known + strlen(known), sizeof known - strlen(known), "%s\"%s\"",
+				         k ? ", " : "", carc_farm_scoring_name(k));
+			return rfail(rd, CARC_ERR_RECORD, "key rules.farm_scoring: expected one of %s",
+			             known);
+		}
 		r->farm_scoring = f;
 	}
 	json_t *ex = json_object_get(jr, "expansions");
