@@ -660,8 +660,8 @@ char *carc_view_members(const carc_game *g, unsigned parts);
  * goods taken, the scores after it and its events with where they were
  * ([{"kind", "final", "tiles", "points", "x", "y", "at", ...}] for points
  * scored, [{"returned": kind, "player", "final", "x", "y", "at"}] for
- * figures going home). `ev` holds the step's events (carc_apply's), NULL
- * for none. NULL when no step was made. */
+ * figures going home), and every player's supply after it. `ev` holds the
+ * step's events (carc_apply's), NULL for none. NULL when no step was made. */
 char *carc_view_step(const carc_game *g, const carc_events *ev);
 /* What a decision of the current step would do, without making it: for a
  * placement of the tile step, the features each of its figure options

@@ -699,6 +699,9 @@ char *carc_view_step(const carc_game *g, const carc_events *ev)
 	put_scores(&b, g, g->over ? g->turn_score : g->score);
 	jo_kopen(&b, &f, "events");
 	put_events(&b, g, ev);
+	/* the figures each player has after it (a replay shows them) */
+	jo_kopen(&b, &f, "supply");
+	put_supply(&b, g);
 	jo_raw(&b, "}");
 	return jo_take(&b);
 }
