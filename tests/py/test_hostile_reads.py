@@ -6,11 +6,12 @@ server read more than the asker's own rows.
   deep offset walked that many rows per request (up to 1,000,000 was
   accepted). Now an offset past 10,000 is refused (400 malformed) and the
   page that reaches the deepest one says "more": false.
-- Schema 16 gives every seat a copy of its game's status (the lists read
-  an account's seats of one status from one index): a database of schema
-  15 is migrated with the copies filled in, so presence, "my games" and
-  the records' download read the same as before, and the copies follow
-  the games after the migration.
+- Schema 16 gives every seat and clock a copy of its game's status (the
+  lists read an account's seats of one status from one index, the owners'
+  poll the games being played with a bot or a clock): a database of
+  schema 15 is migrated with the copies filled in, so presence, "my
+  games" and the records' download read the same as before, and the
+  copies follow the games after the migration.
 
 The plans themselves are checked by tests/test_store_plans.c (make test)
 and tests/py/test_pg_plans.py (PostgreSQL).
@@ -28,20 +29,29 @@ from test_friends import OPEN, Person, code  # noqa: E402
 # what schema 16 added, taken away again: a database as schema 15 left it
 DOWN_SQLITE = """
 DROP TRIGGER seats_game_status_new;
+DROP TRIGGER clocks_game_status_new;
 DROP TRIGGER games_status_to_seats;
 DROP INDEX seats_by_account_status;
+DROP INDEX seats_bots_playing;
+DROP INDEX clocks_playing;
 ALTER TABLE seats DROP COLUMN game_status;
+ALTER TABLE clocks DROP COLUMN game_status;
 CREATE INDEX seats_by_account ON seats(account) WHERE account <> 0;
 CREATE INDEX games_by_status ON games(status, created_ms);
 PRAGMA user_version = 15;
 """
 DOWN_PG = """
 DROP TRIGGER seats_game_status_new ON seats;
+DROP TRIGGER clocks_game_status_new ON clocks;
 DROP TRIGGER games_status_to_seats ON games;
-DROP FUNCTION carc_seat_game_status();
+DROP FUNCTION carc_game_status_new();
 DROP FUNCTION carc_games_status_to_seats();
 DROP INDEX seats_by_account_status;
+DROP INDEX seats_bots_playing;
+DROP INDEX clocks_playing;
 ALTER TABLE seats DROP COLUMN game_status;
+ALTER TABLE clocks DROP COLUMN game_status;
+ALTER TABLE seats ALTER COLUMN account RESET (n_distinct);
 CREATE INDEX seats_by_account ON seats(account) WHERE account <> 0;
 CREATE INDEX games_by_status ON games(status, created_ms);
 UPDATE carc_schema SET version = 15;
@@ -99,9 +109,9 @@ class SchemaSixteen(ServerCase):
             con.commit()
             con.close()
 
-    def copies(self, srv):
+    def copies(self, srv, table="seats"):
         con = connect_db(srv.db)
-        rows = con.execute("SELECT DISTINCT game_id, game_status FROM seats").fetchall()
+        rows = con.execute("SELECT DISTINCT game_id, game_status FROM " + table).fetchall()
         con.close()
         return sorted(tuple(r) for r in rows)
 
@@ -124,6 +134,8 @@ class SchemaSixteen(ServerCase):
         con.close()
         self.assertEqual(int(version), schema_version())
         self.assertEqual(self.copies(srv), sorted([(over, "over"), (live, "playing")]))
+        # the resignation left the finished game a clock row (its "ended")
+        self.assertEqual(self.copies(srv, "clocks"), [(over, "over")])
         # the lists read the copies: presence, my games, the records
         f = self.friend_of(b, live)
         self.assertEqual((f["playing"], f["game"]), (True, live))
@@ -141,6 +153,7 @@ class SchemaSixteen(ServerCase):
         f = self.friend_of(b, None)
         self.assertEqual((f["playing"], f["game"]), (False, None))
         self.assertEqual(self.copies(srv), sorted([(over, "over"), (live, "over")]))
+        self.assertEqual(self.copies(srv, "clocks"), sorted([(over, "over"), (live, "over")]))
         st, r, _ = a.call("GET", "/api/me/records")
         self.assertEqual(sorted(x["table"] for x in r["records"]), sorted([over, live]))
 

@@ -52,6 +52,7 @@ class PlansOnPostgres(unittest.TestCase):
         self.assertEqual(p.returncode, 0, out)
         self.assertIn("[       OK ] plans_after_analyze", out)
         self.assertIn("[       OK ] status_copy", out)
+        self.assertIn("[       OK ] plans_of_a_site_of_few_accounts", out)
 
 
 if __name__ == "__main__":

@@ -85,8 +85,9 @@ int pg_update_seat(store *base, const char *id, const store_seat *se, char *err)
 	if (pgs_begin(s, err))
 		return -1;
 	/* the game's row before its seat: a status change locks the row, then
-	 * (its trigger) the seats; the same order here, never the other way
-	 * round, so the two cannot wait for each other */
+	 * (its trigger, schema 16) the seats and the clock; the same order
+	 * here, never the other way round, so the two cannot wait for each
+	 * other */
 	params g = {0};
 	pgs_p_str(&g, id);
 	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
@@ -630,6 +631,11 @@ int pg_save_clock(store *base, const char *id, const store_clock *c, const store
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
 		return -1;
+	/* the game's row before its clock's (see pg_update_seat) */
+	params g = {0};
+	pgs_p_str(&g, id);
+	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
+		goto bad;
 	params p = {0};
 	pgs_p_str(&p, id);
 	pgs_p_i64(&p, c->turn);

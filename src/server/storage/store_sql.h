@@ -8,7 +8,8 @@
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
  * invites, presence), store_match.c (the quick-match queue) and
  * store_keep.c (recovery codes, passwords, deleting an account) run their
- * SQL through it, and both stores' store_ops point at those functions.
+ * SQL through it, and both stores' store_ops point at those functions;
+ * store_plans.c explains the list queries of both through it (plan).
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each

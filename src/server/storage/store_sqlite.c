@@ -260,24 +260,37 @@ static const char *const MIGRATIONS[] = {
 	"  PRIMARY KEY (account, hash)) WITHOUT ROWID;"
 	"INSERT INTO server_keys VALUES ('recovery', carc_random_blob(32));",
 	/* 15 -> 16: reads that cost what the asker owns (docs/server.md): a
-	 * seat carries its game's status, kept by the two triggers whoever
-	 * writes the game's row or the seat, so that an account's games of one
-	 * status are one range of seats_by_account_status: friends' presence
-	 * (playing), the records' download and a profile (over), my games (all
-	 * of them). It replaces seats_by_account, a partial index (account <>
-	 * 0) that SQLite never takes for "account = ?" (it cannot prove a
-	 * parameter is not 0). games_by_status goes: games_listed (status,
-	 * created_ms, id) does what it did, in the lobby's order */
+	 * seat and a clock carry their game's status, kept by the triggers
+	 * below whoever writes the game's row, the seat or the clock, so that
+	 * an account's games of one status are one range of
+	 * seats_by_account_status: friends' presence (playing), the records'
+	 * download and a profile (over), my games (all of them); and the
+	 * games being played with a bot or a clock (list_unowned) are the two
+	 * small partial indexes seats_bots_playing and clocks_playing, not a
+	 * walk of every game being played. seats_by_account goes, a partial
+	 * index (account <> 0) that SQLite never takes for "account = ?" (it
+	 * cannot prove a parameter is not 0); so does games_by_status:
+	 * games_listed (status, created_ms, id) does what it did, in the
+	 * lobby's order */
 	"ALTER TABLE seats ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
 	"UPDATE seats SET game_status = (SELECT status FROM games WHERE games.id = seats.game_id);"
+	"ALTER TABLE clocks ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
+	"UPDATE clocks SET game_status = (SELECT status FROM games WHERE games.id = clocks.game_id);"
 	"CREATE TRIGGER seats_game_status_new AFTER INSERT ON seats BEGIN"
 	"  UPDATE seats SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
 	"  WHERE game_id = NEW.game_id AND seat = NEW.seat; END;"
+	"CREATE TRIGGER clocks_game_status_new AFTER INSERT ON clocks BEGIN"
+	"  UPDATE clocks SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
+	"  WHERE game_id = NEW.game_id; END;"
 	"CREATE TRIGGER games_status_to_seats AFTER UPDATE OF status ON games"
 	"  WHEN OLD.status IS NOT NEW.status BEGIN"
-	"  UPDATE seats SET game_status = NEW.status WHERE game_id = NEW.id; END;"
+	"  UPDATE seats SET game_status = NEW.status WHERE game_id = NEW.id;"
+	"  UPDATE clocks SET game_status = NEW.status WHERE game_id = NEW.id; END;"
 	"DROP INDEX seats_by_account;"
 	"CREATE INDEX seats_by_account_status ON seats(account, game_status, game_id);"
+	"CREATE INDEX seats_bots_playing ON seats(game_id)"
+	"  WHERE kind = 'bot' AND game_status = 'playing';"
+	"CREATE INDEX clocks_playing ON clocks(game_id) WHERE game_status = 'playing';"
 	"DROP INDEX games_by_status;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
@@ -351,11 +364,15 @@ static const char *const SQL[ST_COUNT] = {
 	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
 	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
 	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* the games being played with a bot seat or a clock row, by id from
+	 * ?1: a page of each of the two partial indexes that hold only those
+	 * (schema 16), merged */
 	[ST_LIST_UNOWNED] =
-	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > ?1"
-	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
-	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
-	    " ORDER BY g.id LIMIT ?2",
+	    "SELECT game_id FROM (SELECT game_id FROM seats WHERE kind = 'bot'"
+	    "  AND game_status = 'playing' AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " UNION SELECT game_id FROM (SELECT game_id FROM clocks WHERE game_status = 'playing'"
+	    "  AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " ORDER BY 1 LIMIT ?2",
 	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
@@ -847,6 +864,8 @@ static int sq_explain(store *base, int64_t account, store_plan_fn fn, void *ctx,
 		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
 		{"lobby, all", SQL[ST_LIST_UNFINISHED],
 		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		/* not a client's: the games with bots or clocks, at a start */
+		{"unowned games", SQL[ST_LIST_UNOWNED], SQL_ARGS(SQL_S(""), SQL_I(256)), 1},
 	};
 	return store_explain(base, own, (int)(sizeof own / sizeof own[0]), account, fn, ctx, err);
 }
