@@ -10,6 +10,9 @@
  * SHA-256 of the seat's secret token: never the token), every accepted move in order with the scores after
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
+ * Each seat and each clock row also holds a copy of its game's status,
+ * kept by the schema's triggers (schema 16): the lists read an account's
+ * seats of one status from one index; no store function writes it.
  * Seat colours are stored as the palette's names ("blue", ...); the store
  * keeps what it is given and the layer above checks what it reads back.
  *

@@ -251,8 +251,8 @@ static const struct {
 	 * does what it did) go. A status change's trigger locks the game's
 	 * seats and clock after its row, as every write of a seat or a clock
 	 * does (store_pg_games.c, pg_update_seat, pg_save_clock). On 100,000
-	 * games (200,000 seats) it took 4 s (docs/server.md, "Reads that cost
-	 * what the asker owns") */
+	 * games (200,000 seats) it took 3 to 5 s (docs/server.md, "Reads that
+	 * cost what the asker owns") */
 	{16, "ALTER TABLE seats ADD COLUMN game_status text NOT NULL DEFAULT '';"
 	     "UPDATE seats s SET game_status = g.status FROM games g WHERE g.id = s.game_id;"
 	     "ALTER TABLE clocks ADD COLUMN game_status text NOT NULL DEFAULT '';"
