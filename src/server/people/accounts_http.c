@@ -24,6 +24,10 @@
 #define PROFILE_GAMES 50 /* of which it lists */
 #define BOARD_PAGE 50
 #define BOARD_PAGE_MAX 200
+/* The deepest page of the leaderboard: a page is read by walking the
+ * rating index from the best (offset + limit rows), so the offset bounds
+ * what one request costs (docs/protocol.md, "Ratings") */
+#define BOARD_OFFSET_MAX 10000
 
 static json_t *account_json(const store_account *a)
 {
@@ -127,7 +131,7 @@ static void get_leaderboard(const api_req *rq, api_resp *rs)
 {
 	int limit = BOARD_PAGE, offset = 0;
 	if (query_int(rq, rs, "limit", 1, BOARD_PAGE_MAX, &limit) < 0 ||
-	    query_int(rq, rs, "offset", 0, 1000000, &offset) < 0)
+	    query_int(rq, rs, "offset", 0, BOARD_OFFSET_MAX, &offset) < 0)
 		return;
 	board b = {json_array(), offset, limit, 0};
 	char err[STORE_ERR_SIZE];
@@ -137,6 +141,8 @@ static void get_leaderboard(const api_req *rq, api_resp *rs)
 		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
+	if (offset + limit > BOARD_OFFSET_MAX)
+		b.more = 0; /* the next page would be past the deepest one */
 	api_reply(rs, 200, json_pack("{s:o, s:b, s:f, s:f}", "players", b.players, "more", b.more,
 	                         "start_rating", RATING_START, "start_rd", RATING_RD_START));
 }

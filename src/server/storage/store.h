@@ -10,6 +10,9 @@
  * SHA-256 of the seat's secret token: never the token), every accepted move in order with the scores after
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
+ * Each seat and each clock row also holds a copy of its game's status,
+ * kept by the schema's triggers (schema 16): the lists read an account's
+ * seats of one status from one index; no store function writes it.
  * Seat colours are stored as the palette's names ("blue", ...); the store
  * keeps what it is given and the layer above checks what it reads back.
  *
@@ -338,6 +341,10 @@ typedef int (*store_match_pick_fn)(void *ctx, const store_match *c, int n, int *
 /* The most waiting entries match_take looks at in one call. */
 #define STORE_MATCH_SCAN 200
 
+/* explain: one line of the plan of list query `query` (its name, "my
+ * games", ...). Both strings are valid during the call only. */
+typedef void (*store_plan_fn)(void *ctx, const char *query, const char *line);
+
 typedef struct store_ops {
 	const char *name;
 	void (*close)(store *s);
@@ -596,6 +603,16 @@ typedef struct store_ops {
 	int (*group_begin)(store *s, char *err);
 	int (*group_commit)(store *s, char *err);
 	void (*group_rollback)(store *s);
+	/* ---- query plans (store_plans.c; tests/test_store_plans.c) ----
+	 * Every list query the server runs for a client (its friends and
+	 * their presence, invites, blocks, my games, a profile, the records'
+	 * download, the lobby, the finished games, the leaderboard), with the
+	 * arguments it gets for account `account`, explained by the database
+	 * as it would run it (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN
+	 * EXECUTE, with a custom plan and, for a statement the store prepares,
+	 * also the generic plan it may switch to): each line to fn. Reads
+	 * only. 0, or -1. */
+	int (*explain)(store *s, int64_t account, store_plan_fn fn, void *ctx, char *err);
 } store_ops;
 
 /* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES

@@ -175,6 +175,14 @@ int store_account_delete(store *s, int64_t account, const char *anon_name, int64
 	return gone;
 }
 
+/* one range of seats_by_account_status (account, 'over', game_id), from
+ * the cursor: a page reads about a page (two seats of one account in one
+ * game are next to each other) */
+const char STORE_OVER_IDS_SQL[] =
+    "SELECT DISTINCT s.game_id FROM seats s"
+    " WHERE s.account=$1 AND s.game_status='over' AND s.game_id > $2"
+    " ORDER BY s.game_id LIMIT $3";
+
 struct over_ids {
 	char (*ids)[STORE_ID_SIZE];
 	int n, limit;
@@ -196,9 +204,7 @@ int store_account_over_ids(store *s, int64_t account, const char *after, int lim
 		return -1;
 	int bad = 0;
 	struct over_ids o = {ids, 0, limit};
-	sql_rows(s, "SELECT DISTINCT s.game_id FROM seats s JOIN games g ON g.id = s.game_id"
-	            " WHERE s.account=$1 AND g.status='over' AND s.game_id > $2"
-	            " ORDER BY s.game_id LIMIT $3",
-	         SQL_ARGS(SQL_I(account), SQL_S(after), SQL_I(limit)), over_row, &o, &bad, err);
+	sql_rows(s, STORE_OVER_IDS_SQL, SQL_ARGS(SQL_I(account), SQL_S(after), SQL_I(limit)),
+	         over_row, &o, &bad, err);
 	return bad ? -1 : o.n;
 }

@@ -84,6 +84,14 @@ int pg_update_seat(store *base, const char *id, const store_seat *se, char *err)
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
 		return -1;
+	/* the game's row before its seat: a status change locks the row, then
+	 * (its trigger, schema 16) the seats and the clock; the same order
+	 * here, never the other way round, so the two cannot wait for each
+	 * other */
+	params g = {0};
+	pgs_p_str(&g, id);
+	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
+		goto bad;
 	params p = {0};
 	pgs_p_str(&p, SEAT_KINDS[se->kind]);
 	pgs_p_str(&p, se->name);
@@ -584,12 +592,14 @@ int pg_list_unfinished(store *base, int which, int64_t before_ms, const char *be
                        int64_t *created, char *err)
 {
 	params p = {0};
-	pgs_p_i64(&p, which);
 	pgs_p_i64(&p, before_ms);
 	pgs_p_str(&p, before_id);
-	pgs_p_i64(&p, open_since_ms);
+	if (which != 1) /* open tables: the oldest still open */
+		pgs_p_i64(&p, open_since_ms);
 	pgs_p_i64(&p, limit);
-	return id_rows((pg_store *)base, Q_LIST_UNFINISHED, &p, limit, ids, created, err);
+	return id_rows((pg_store *)base, which == 0 ? Q_LIST_OPEN : which == 1 ? Q_LIST_PLAYING
+	                                                                       : Q_LIST_UNFINISHED,
+	               &p, limit, ids, created, err);
 }
 
 int pg_list_unowned(store *base, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
@@ -621,6 +631,11 @@ int pg_save_clock(store *base, const char *id, const store_clock *c, const store
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
 		return -1;
+	/* the game's row before its clock's (see pg_update_seat) */
+	params g = {0};
+	pgs_p_str(&g, id);
+	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
+		goto bad;
 	params p = {0};
 	pgs_p_str(&p, id);
 	pgs_p_i64(&p, c->turn);

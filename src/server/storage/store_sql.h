@@ -8,7 +8,8 @@
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
  * invites, presence), store_match.c (the quick-match queue) and
  * store_keep.c (recovery codes, passwords, deleting an account) run their
- * SQL through it, and both stores' store_ops point at those functions.
+ * SQL through it, and both stores' store_ops point at those functions;
+ * store_plans.c explains the list queries of both through it (plan).
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
@@ -106,6 +107,15 @@ typedef struct store_sql {
 	 * writes (an account deleted): the game gets its next sequence number
 	 * (PostgreSQL: and a seat notification for the other processes). */
 	int (*seat_changed)(store *s, const char *id, int seat, char *err);
+	/* The plan of statement `sql` with arguments a, each line to fn
+	 * (store_plans.c). SQLite: EXPLAIN QUERY PLAN, argument k bound to
+	 * "$k" or else to the k-th parameter ("?", "?k"), each line indented
+	 * by its depth; PostgreSQL: the statement PREPAREd and EXPLAIN
+	 * EXECUTEd with plan_cache_mode forcing a custom plan, or when
+	 * `generic` the generic plan a prepared statement may switch to after
+	 * its fifth run. Reads only. 0, or -1 with *bad set. */
+	int (*plan)(store *s, const char *sql, const store_args *a, int generic,
+	            void (*fn)(void *ctx, const char *line), void *ctx, int *bad, char *err);
 } store_sql;
 
 /* The calls as the rules write them (s is the store, q its store_sql). */
@@ -193,6 +203,28 @@ int store_account_delete(store *s, int64_t account, const char *anon_name, int64
                          char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int store_account_over_ids(store *s, int64_t account, const char *after, int limit,
                            char (*ids)[STORE_ID_SIZE], char *err);
+
+/* store_plans.c: the explain op (store.h). A store hands its own list
+ * statements (as it runs them, with the arguments an asker's request
+ * gives them; `prepared`: the store prepares it once and runs it many
+ * times, so PostgreSQL may switch to a generic plan) and store_explain
+ * explains those, then the lists written once here (store_friends.c,
+ * store_keep.c). */
+typedef struct store_list_sql {
+	const char *name;
+	const char *sql;
+	const store_args *args;
+	int prepared;
+} store_list_sql;
+int store_explain(store *s, const store_list_sql *own, int nown, int64_t account,
+                  store_plan_fn fn, void *ctx, char *err);
+/* The texts of the lists written once (store_friends.c, store_keep.c),
+ * for store_explain: the friends' list in this store's dialect, the other
+ * social lists (STORE_LIST_*), the invites, the finished games of an
+ * account by id (the records' download). */
+const char *store_social_list_sql(const store *s, int which);
+extern const char STORE_INVITES_SQL[];
+extern const char STORE_OVER_IDS_SQL[];
 
 /* The entries of a store_ops that both stores point at the rules above. */
 #define STORE_SQL_OPS                                                                      \

@@ -259,6 +259,39 @@ static const char *const MIGRATIONS[] = {
 	"  created_ms INTEGER NOT NULL,"
 	"  PRIMARY KEY (account, hash)) WITHOUT ROWID;"
 	"INSERT INTO server_keys VALUES ('recovery', carc_random_blob(32));",
+	/* 15 -> 16: reads that cost what the asker owns (docs/server.md): a
+	 * seat and a clock carry their game's status, kept by the triggers
+	 * below whoever writes the game's row, the seat or the clock, so that
+	 * an account's games of one status are one range of
+	 * seats_by_account_status: friends' presence (playing), the records'
+	 * download and a profile (over), my games (all of them); and the
+	 * games being played with a bot or a clock (list_unowned) are the two
+	 * small partial indexes seats_bots_playing and clocks_playing, not a
+	 * walk of every game being played. seats_by_account goes, a partial
+	 * index (account <> 0) that SQLite never takes for "account = ?" (it
+	 * cannot prove a parameter is not 0); so does games_by_status:
+	 * games_listed (status, created_ms, id) does what it did, in the
+	 * lobby's order */
+	"ALTER TABLE seats ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
+	"UPDATE seats SET game_status = (SELECT status FROM games WHERE games.id = seats.game_id);"
+	"ALTER TABLE clocks ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
+	"UPDATE clocks SET game_status = (SELECT status FROM games WHERE games.id = clocks.game_id);"
+	"CREATE TRIGGER seats_game_status_new AFTER INSERT ON seats BEGIN"
+	"  UPDATE seats SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
+	"  WHERE game_id = NEW.game_id AND seat = NEW.seat; END;"
+	"CREATE TRIGGER clocks_game_status_new AFTER INSERT ON clocks BEGIN"
+	"  UPDATE clocks SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
+	"  WHERE game_id = NEW.game_id; END;"
+	"CREATE TRIGGER games_status_to_seats AFTER UPDATE OF status ON games"
+	"  WHEN OLD.status IS NOT NEW.status BEGIN"
+	"  UPDATE seats SET game_status = NEW.status WHERE game_id = NEW.id;"
+	"  UPDATE clocks SET game_status = NEW.status WHERE game_id = NEW.id; END;"
+	"DROP INDEX seats_by_account;"
+	"CREATE INDEX seats_by_account_status ON seats(account, game_status, game_id);"
+	"CREATE INDEX seats_bots_playing ON seats(game_id)"
+	"  WHERE kind = 'bot' AND game_status = 'playing';"
+	"CREATE INDEX clocks_playing ON clocks(game_id) WHERE game_status = 'playing';"
+	"DROP INDEX games_by_status;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -306,21 +339,40 @@ static const char *const SQL[ST_COUNT] = {
 	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
 	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT ?3",
-	/* ?1 which (0 open, 1 playing, 2 both), ?2 ?3 the cursor, ?4 the
-	 * oldest open game still open, ?5 the limit */
-	[ST_LIST_UNFINISHED] =
+	/* the lobby, one statement a status, each walking its index from the
+	 * cursor in its order (no sort: a page reads about a page): ?1 ?2 the
+	 * cursor, ?3 the oldest open game still open, ?4 the limit. Open
+	 * tables: games_listed from the cursor down to ?3 */
+	[ST_LIST_OPEN] =
 	    "SELECT id, created_ms FROM games"
-	    " WHERE status IN ('open','playing')"
-	    "  AND (?1 = 2 OR status = CASE ?1 WHEN 0 THEN 'open' ELSE 'playing' END)"
-	    "  AND (status <> 'open' OR created_ms >= ?4)"
+	    " WHERE status = 'open' AND created_ms >= ?3"
 	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
-	    "  AND created_ms <= ?2 AND (created_ms < ?2 OR id < ?3)"
-	    " ORDER BY created_ms DESC, id DESC LIMIT ?5",
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* tables being played: games_listed from the cursor (?3 unused) */
+	[ST_LIST_PLAYING] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status = 'playing'"
+	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* both: games_unfinished from the cursor */
+	[ST_LIST_UNFINISHED] =
+	    "SELECT id, created_ms FROM games INDEXED BY games_unfinished"
+	    " WHERE status IN ('open','playing')"
+	    "  AND (status <> 'open' OR created_ms >= ?3)"
+	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* the games being played with a bot seat or a clock row, by id from
+	 * ?1: a page of each of the two partial indexes that hold only those
+	 * (schema 16), merged */
 	[ST_LIST_UNOWNED] =
-	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > ?1"
-	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
-	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
-	    " ORDER BY g.id LIMIT ?2",
+	    "SELECT game_id FROM (SELECT game_id FROM seats WHERE kind = 'bot'"
+	    "  AND game_status = 'playing' AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " UNION SELECT game_id FROM (SELECT game_id FROM clocks WHERE game_status = 'playing'"
+	    "  AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " ORDER BY 1 LIMIT ?2",
 	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
@@ -351,7 +403,7 @@ static const char *const SQL[ST_COUNT] = {
 	    " FROM seats s JOIN games g ON g.id = s.game_id"
 	    " LEFT JOIN results r ON r.game_id = g.id"
 	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
-	    " WHERE s.account = ?1 AND (?2 = 0 OR g.status = 'over')"
+	    " WHERE s.account = ?1 AND (?2 = 0 OR s.game_status = 'over')"
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT ?3",
 	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
 	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
@@ -793,6 +845,31 @@ static int sq_probe(store *base, char *err)
 	return sq_commit(s, err);
 }
 
+/* The store's own list statements with an asker's arguments (see
+ * store_plans.c): the limits the callers pass, the cursors at their
+ * start, open tables of the last half hour. */
+static int sq_explain(store *base, int64_t account, store_plan_fn fn, void *ctx, char *err)
+{
+	int64_t open_since = srv_now_ms() - 1800 * 1000;
+	const store_list_sql own[] = {
+		{"my games", SQL[ST_ACC_GAMES], SQL_A3(account, 0, 100), 1},
+		{"profile", SQL[ST_ACC_GAMES], SQL_A3(account, 1, 500), 1},
+		{"leaderboard", SQL[ST_LEADERBOARD], SQL_A2(51, 0), 1},
+		{"leaderboard, last page", SQL[ST_LEADERBOARD], SQL_A2(51, 10000), 1},
+		{"finished games", SQL[ST_LIST_FINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(51)), 1},
+		{"lobby, open", SQL[ST_LIST_OPEN],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		{"lobby, playing", SQL[ST_LIST_PLAYING],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		{"lobby, all", SQL[ST_LIST_UNFINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		/* not a client's: the games with bots or clocks, at a start */
+		{"unowned games", SQL[ST_LIST_UNOWNED], SQL_ARGS(SQL_S(""), SQL_I(256)), 1},
+	};
+	return store_explain(base, own, (int)(sizeof own / sizeof own[0]), account, fn, ctx, err);
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -836,6 +913,7 @@ static const store_ops SQLITE_OPS = {
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
 	STORE_SQL_OPS, /* store_friends.c, store_match.c, store_keep.c */
+	.explain = sq_explain,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,

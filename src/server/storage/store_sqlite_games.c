@@ -499,12 +499,12 @@ int sq_list_unfinished(store *base, int which, int64_t before_ms, const char *be
 {
 	sqlite_store *s = (sqlite_store *)base;
 	s->fault = STORE_FAULT_NONE;
-	sqlite3_stmt *st = s->st[ST_LIST_UNFINISHED];
-	sqlite3_bind_int(st, 1, which);
-	sqlite3_bind_int64(st, 2, before_ms);
-	sq_bind_text(st, 3, before_id);
-	sqlite3_bind_int64(st, 4, open_since_ms);
-	sqlite3_bind_int(st, 5, limit);
+	sqlite3_stmt *st = s->st[which == 0 ? ST_LIST_OPEN : which == 1 ? ST_LIST_PLAYING
+	                                                               : ST_LIST_UNFINISHED];
+	sqlite3_bind_int64(st, 1, before_ms);
+	sq_bind_text(st, 2, before_id);
+	sqlite3_bind_int64(st, 3, open_since_ms);
+	sqlite3_bind_int(st, 4, limit);
 	return id_rows(s, st, limit, ids, created, err, "listing unfinished games");
 }
 
