@@ -23,7 +23,7 @@
 #define PROFILE_SCAN 500 /* finished games a profile looks at */
 #define PROFILE_GAMES 50 /* of which it lists */
 #define BOARD_PAGE 50
-#define BOARD_PAGE_MAX 200
+#define BOARD_PAGE_MAX 128
 
 static json_t *account_json(const store_account *a)
 {
