@@ -105,6 +105,12 @@ static void usage(FILE *f)
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
 	        "                     for a game to be rated (10; 0: none); games on a\n"
 	        "                     custom pile (\"tiles\") are never rated\n"
+	        "  --established-games N  rated games against established players or bots an\n"
+	        "                     account plays before it is established (10): a result\n"
+	        "                     against a provisional account moves no rating, and only\n"
+	        "                     established accounts are on the leaderboard\n"
+	        "  --established-opponents N  distinct established opponents among them (3);\n"
+	        "                     0 and 0: every account is established (plain Glicko-2)\n"
 	        "friends (docs/server.md, \"Friends\"; 0 turns a limit off):\n"
 	        "  --rate-social N    friend, block and invite requests an address may send a\n"
 	        "                     minute (30)\n"
@@ -515,6 +521,14 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_downloads = (int)n;
+		} else if (!strcmp(a, "--established-games")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.established_games = (int)n;
+		} else if (!strcmp(a, "--established-opponents")) {
+			if (num_arg(a, v, 0, 1000, &n))
+				return 2;
+			c.established_opponents = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;

@@ -147,6 +147,9 @@ typedef struct srv_config {
 	                        * friends, the browser tests); 0: never (the default) */
 	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
 	                        * played for a game to be rated; 0: no minimum */
+	int established_games; /* rated games against established seats (bots count)
+	                        * before an account is established (ratings.h) */
+	int established_opponents; /* distinct established opponents among them */
 	/* quick match (table/match.c, docs/server.md "Quick match") */
 	int match_max;         /* waiting entries in the queue at most (0: no cap) */
 	int rate_match;        /* joins per address per minute (0: off) */

@@ -313,6 +313,8 @@ void srv_config_default(srv_config *c)
 	c->rate_keep = 10;
 	c->rate_downloads = 60;
 	c->rated_min_moves = RATED_MIN_MOVES;
+	c->established_games = 10;
+	c->established_opponents = 3;
 	c->match_max = 1000;
 	c->rate_match = 20;
 	c->rate_match_account = 10;

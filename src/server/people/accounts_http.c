@@ -27,9 +27,9 @@
 
 static json_t *account_json(const store_account *a)
 {
-	return json_pack("{s:I, s:s, s:f, s:f, s:i}", "id", (json_int_t)a->id, "name", a->name,
+	return json_pack("{s:I, s:s, s:f, s:f, s:i, s:b}", "id", (json_int_t)a->id, "name", a->name,
 	                 "rating", round(a->rating * 10) / 10, "rd", round(a->rd * 10) / 10, "games",
-	                 a->games);
+	                 a->games, "established", a->established);
 }
 
 static json_t *seat_names(const store_game *g)

@@ -131,17 +131,25 @@ typedef struct store_move {
 } store_move;
 
 /* One seat of a rated game (accounts: see ratings.h). Before the store
- * calls `rate`, it fills rating/rd/vol of every seat with an account from
- * the accounts' rows (bots come with their fixed values); `rate` fills
- * the new_* values, which the store writes to the accounts and to their
- * rating history, in the transaction of the game's last move. */
+ * calls `rate`, it fills rating/rd/vol and est_games/opponents of every
+ * seat with an account from the accounts' rows (bots come with their
+ * fixed values); `rate` fills the new_* values, `established` and
+ * `counted`, which the store writes to the accounts, their rating history
+ * and the opponents they met, in the transaction of the game's last move. */
 typedef struct store_rating {
 	int seat;
 	int64_t account;                 /* 0: a bot with a fixed rating */
+	int64_t key;                     /* the seat as an opponent: the account (> 0), or
+	                                  * a bot as minus its fixed rating (store_rating.c) */
 	int points;                      /* final score */
 	int forfeited;                   /* resigned or replaced by a bot: a loss */
 	double rating, rd, vol;          /* before the game */
+	int est_games, opponents;        /* before the game (accounts.est_games, .opponents) */
+	int found;                       /* the store read the account's row */
 	double new_rating, new_rd, new_vol;
+	int established;                 /* rate: the seat counts as an established opponent */
+	int counted;                     /* rate: another seat was established, so the game
+	                                  * counts towards this account's establishment */
 } store_rating;
 
 #define STORE_MAX_RATED 8
@@ -153,12 +161,21 @@ typedef struct store_result {
 	int64_t at_ms;
 	const char *ended;               /* list_finished: how a game that ended early
 	                                  * ended, JSON text (clock.c); NULL: played out */
-	/* a rated game (nrated > 0): its seats, and the function that computes
-	 * the new ratings from the old (ratings_update) */
+	/* a rated game (nrated > 0): its seats, the function that computes
+	 * the new ratings from the old (ratings_update), and the thresholds
+	 * of an established account (--established-games, --established-opponents) */
 	int nrated;
 	store_rating rated[STORE_MAX_RATED];
-	void (*rate)(store_rating *r, int n);
+	void (*rate)(const struct store_result *r, store_rating *rt, int n);
+	int est_games_min, est_opponents_min;
 } store_result;
+
+/* Whether an account with these counts is established (ratings.h): the
+ * one test, for ratings.c and the stores. */
+static inline int store_established(const store_result *r, int est_games, int opponents)
+{
+	return est_games >= r->est_games_min && opponents >= r->est_opponents_min;
+}
 
 /* A table's clock (clock.c): the turn whose deadline runs, the deadline
  * (0: none runs) and the clock's state as JSON text, which only clock.c
@@ -179,6 +196,7 @@ typedef struct store_account {
 	int64_t created_ms;
 	double rating, rd, vol;          /* Glicko-2, on the Glicko scale (1500, 350, 0.06) */
 	int games;                       /* rated games played */
+	int established;                 /* not provisional (ratings.h): on the leaderboard */
 } store_account;
 
 /* One entry of an account's rating history (a rated game). */
@@ -438,8 +456,8 @@ typedef struct store_ops {
 	 * most `limit`; finished ones with their result (and rating change). */
 	int (*account_games)(store *s, int64_t account, int only_over, int limit,
 	                     store_seat_game_fn fn, void *ctx, char *err);
-	/* Accounts with at least one rated game, best rating first (then
-	 * name), `limit` of them after `offset`. */
+	/* Established accounts (ratings.h), best rating first (then name),
+	 * `limit` of them after `offset` (the partial index accounts_board). */
 	int (*leaderboard)(store *s, int limit, int offset, store_account_fn fn, void *ctx,
 	                   char *err);
 	/* ---- chat and rematch (chat.c, rematch.c) ---- */

@@ -182,6 +182,11 @@ int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
                      store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
                      char *err);
 
+/* store_rating.c: the rating update of a rated game (r->nrated > 0),
+ * inside the open transaction that stores its result: 0, or -1 (the
+ * caller rolls back). */
+int store_rate_game(store *s, const char *id, const store_result *r, char *err);
+
 /* store_keep.c (store.h, "keeping an account") */
 int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
                        int n, int64_t now_ms, char *err);

@@ -130,8 +130,10 @@ static void rate_hook(const srv_table *t, const carc_game *g, int resigner, cons
 	for (int i = 0; i < t->nseats; i++)
 		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
 		                  t->seat[i].forfeited || i == resigner, own[i]};
+	rt_thresholds est = {cfg->established_games, cfg->established_opponents};
 	rt_why why = ratings_prepare(r, rs, t->nseats, t->opts.rated,
-	                             !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves);
+	                             !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves,
+	                             est);
 	if (why != RT_RATED && why != RT_GUEST && why != RT_NO_ACCOUNT)
 		srv_event("table=%s event=unrated why=%s own_moves=%d,%d,%d,%d,%d,%d min=%d", t->id,
 		          ratings_why_name(why), own[0], own[1], own[2], own[3], own[4], own[5],
