@@ -336,16 +336,24 @@ typedef int (*store_invite_fn)(void *ctx, const store_invite *v);
  * match"): one per account (the account is its key), in one pool (the
  * choice: players, rule set, clock as "2/base/rt-60"). */
 #define STORE_POOL_SIZE 32
+#define STORE_ADDR_SIZE 64               /* an address key (ratelimit.h, LIM_KEY_SIZE) */
+#define STORE_NOTE_SIZE 16
 typedef struct store_match {
 	int64_t account;
 	char name[STORE_NAME_SIZE];      /* the account's name, for the seat */
 	char pool[STORE_POOL_SIZE];
+	char addr[STORE_ADDR_SIZE];      /* the address key it joined from: a table made
+	                                  * by any process counts against it */
 	double rating;                   /* the account's rating when it joined */
 	int64_t joined_ms;               /* when it joined (the wait widens its window) */
 	int64_t seen_ms;                 /* its last poll (the heartbeat) */
 	char table[STORE_ID_SIZE];       /* the table it was seated at, "" while waiting */
 	int seat;                        /* its seat there, -1 while waiting */
 	int ready;                       /* match_poll: that table is stored */
+	char note[STORE_NOTE_SIZE];      /* why it was left out of a table made for it
+	                                  * ("share", "busy"; match_return), "" none: an
+	                                  * entry with a note waits for its poll, never
+	                                  * for a table */
 } store_match;
 
 /* match_take's choice among the n live waiting entries of a pool (oldest
@@ -546,7 +554,8 @@ typedef struct store_ops {
 	                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
 	/* One transaction: the account's entry into *out with its heartbeat
 	 * (seen_ms = now_ms) and whether its table is stored (ready): 1, or 0
-	 * when it has none (left, expired). */
+	 * when it has none (left, expired). An entry with a note is removed
+	 * as it is read (its poll is told the note once). */
 	int (*match_poll)(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
 	                  store_match *out, char *err);
 	/* Removes the account's entry (none: no error). */
@@ -560,6 +569,13 @@ typedef struct store_ops {
 	int (*match_take)(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
 	                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
 	                  char *err);
+	/* One transaction: table `table` was not made after all; the n entries
+	 * seated at it go back to waiting (their joined_ms kept: the front of
+	 * the queue), each with notes[i] ("": none; else it waits only for its
+	 * poll, which is told why). An entry that has left or joined again
+	 * since is left as it is. */
+	int (*match_return)(store *s, const char *table, const int64_t *accounts,
+	                    const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
 	/* ---- keeping an account (recovery.c; docs/server.md, "Keeping an
 	 * account") ---- */
 	/* One transaction: the account's recovery codes become the n given

@@ -31,7 +31,7 @@
 /* pg_advisory_xact_lock key of the queue's cap ("cqmq" in ASCII) */
 #define MATCH_LOCK "1668377969"
 
-#define ENTRY_COLS "account, name, pool, rating, joined_ms, seen_ms, table_id, seat"
+#define ENTRY_COLS "account, name, pool, rating, joined_ms, seen_ms, table_id, seat, addr, note"
 
 /* Removes the entries not polled within ttl_ms (inside the open write). */
 static void expire(store *s, int64_t now_ms, int64_t ttl_ms, int *bad, char *err)
@@ -53,6 +53,8 @@ static void read_entry(const store_row *r, store_match *m)
 	m->seen_ms = row_i64(r, 5);
 	row_text(r, 6, m->table, sizeof m->table);
 	m->seat = (int)row_i64(r, 7);
+	row_text(r, 8, m->addr, sizeof m->addr);
+	row_text(r, 9, m->note, sizeof m->note);
 }
 
 struct joins {
@@ -105,18 +107,20 @@ int store_match_join(store *s, const store_match *e, int64_t now_ms, int64_t ttl
 	if (!rc && max_queue > 0) {
 		if (s->sql->pg)
 			sql_run(s, "SELECT pg_advisory_xact_lock(" MATCH_LOCK ")", NULL, &bad, err);
-		int64_t n = sql_one(s, "SELECT count(*) FROM match_queue WHERE table_id='' AND account<>$1",
+		int64_t n = sql_one(s, "SELECT count(*) FROM match_queue WHERE table_id='' AND note=''"
+		                    " AND account<>$1",
 		                    SQL_A1(e->account), 0, &bad, err);
 		if (!bad && n >= max_queue)
 			rc = STORE_FULL;
 	}
 	if (!rc)
-		sql_run(s, "INSERT INTO match_queue (" ENTRY_COLS ") VALUES ($1, $2, $3, $4, $5, $5, '', -1)"
+		sql_run(s, "INSERT INTO match_queue (" ENTRY_COLS ")"
+		           " VALUES ($1, $2, $3, $4, $5, $5, '', -1, $6, '')"
 		           " ON CONFLICT (account) DO UPDATE SET name=excluded.name, pool=excluded.pool,"
 		           " rating=excluded.rating, joined_ms=excluded.joined_ms,"
-		           " seen_ms=excluded.seen_ms, table_id='', seat=-1",
+		           " seen_ms=excluded.seen_ms, table_id='', seat=-1, addr=excluded.addr, note=''",
 		        SQL_ARGS(SQL_I(e->account), SQL_S(e->name), SQL_S(e->pool), SQL_F(e->rating),
-		                 SQL_I(now_ms)), &bad, err);
+		                 SQL_I(now_ms), SQL_S(e->addr)), &bad, err);
 	/* a refused join (STORE_LIMITED, STORE_FULL) commits too: the count
 	 * of joins stays */
 	return sql_end(s, bad, rc, err);
@@ -126,7 +130,7 @@ static int poll_row(void *ctx, const store_row *r)
 {
 	store_match *out = ctx;
 	read_entry(r, out);
-	out->ready = (int)row_i64(r, 8);
+	out->ready = (int)row_i64(r, 10);
 	return 0;
 }
 
@@ -141,6 +145,8 @@ int store_match_poll(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
 	                        ENTRY_COLS ", table_id <> '' AND EXISTS (SELECT 1 FROM games"
 	                        " WHERE id=table_id)",
 	                     SQL_A2(account, now_ms), poll_row, out, &bad, err);
+	if (found > 0 && out->note[0]) /* told once */
+		sql_run(s, "DELETE FROM match_queue WHERE account=$1", SQL_A1(account), &bad, err);
 	return sql_end(s, bad, found > 0, err);
 }
 
@@ -170,7 +176,7 @@ static int scan_row(void *ctx, const store_row *r)
 static int scan_pool(store *s, const char *pool, struct scan *sc, int *bad, char *err)
 {
 #define WAITING                                                                            \
-	"SELECT " ENTRY_COLS " FROM match_queue WHERE pool=$1 AND table_id=''"                 \
+	"SELECT " ENTRY_COLS " FROM match_queue WHERE pool=$1 AND table_id='' AND note=''"     \
 	" ORDER BY joined_ms, account LIMIT $2"
 	return sql_rows(s, s->sql->pg ? WAITING " FOR UPDATE SKIP LOCKED" : WAITING,
 	                SQL_ARGS(SQL_S(pool), SQL_I(STORE_MATCH_SCAN)), scan_row, sc, bad, err);
@@ -201,4 +207,17 @@ int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
 	}
 	free(sc.c);
 	return sql_end(s, bad, k, err);
+}
+
+int store_match_return(store *s, const char *table, const int64_t *accounts,
+                       const char (*notes)[STORE_NOTE_SIZE], int n, char *err)
+{
+	if (sql_begin(s, err))
+		return -1;
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++)
+		sql_run(s, "UPDATE match_queue SET table_id='', seat=-1, note=$3"
+		           " WHERE account=$1 AND table_id=$2",
+		        SQL_ARGS(SQL_I(accounts[i]), SQL_S(table), SQL_S(notes[i])), &bad, err);
+	return sql_end(s, bad, 0, err);
 }

@@ -181,6 +181,8 @@ int store_match_leave(store *s, int64_t account, char *err);
 int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
                      store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
                      char *err);
+int store_match_return(store *s, const char *table, const int64_t *accounts,
+                       const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
 
 /* store_rating.c: the rating update of a rated game (r->nrated > 0),
  * inside the open transaction that stores its result: 0, or -1 (the
@@ -206,6 +208,7 @@ int store_account_over_ids(store *s, int64_t account, const char *after, int lim
 	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
 	.match_join = store_match_join, .match_poll = store_match_poll,                        \
 	.match_leave = store_match_leave, .match_take = store_match_take,                      \
+	.match_return = store_match_return,                                                    \
 	.recovery_set = store_recovery_set, .recovery_find = store_recovery_find,              \
 	.password_set = store_password_set, .account_delete = store_account_delete,            \
 	.account_over_ids = store_account_over_ids

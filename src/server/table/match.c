@@ -37,6 +37,8 @@
 #include "tables.h"
 #include "writer.h"
 
+_Static_assert(STORE_ADDR_SIZE == LIM_KEY_SIZE, "a queue entry holds an address key");
+
 #define MATCH_PLAYERS_MIN 2
 #define MATCH_PLAYERS_MAX 4
 /* how often a client polls (told in every answer); a waiting entry's
@@ -273,7 +275,7 @@ static int pick(void *ctx, const store_match *c, int n, int *chosen)
 
 /* ---- the jobs ---------------------------------------------------------------------------------- */
 
-enum { MJ_JOIN, MJ_POLL, MJ_LEAVE };
+enum { MJ_JOIN, MJ_POLL, MJ_LEAVE, MJ_RETURN };
 
 struct match_job {
 	int kind;
@@ -289,6 +291,7 @@ struct match_job {
 	char table[STORE_ID_SIZE]; /* the id a table made now gets */
 	int ntaken;
 	store_match taken[8];
+	char notes[8][STORE_NOTE_SIZE]; /* RETURN: why each taken entry was left out ("": not) */
 };
 
 /* Whether this process tries pool p now on a poll (and notes it): a
@@ -331,6 +334,13 @@ static int call_match(store *st, wjob *j)
 			return 0;
 		snprintf(m->pool, sizeof m->pool, "%s", m->me.pool);
 		break;
+	case MJ_RETURN: {
+		int64_t acc[8];
+		for (int i = 0; i < m->ntaken; i++)
+			acc[i] = m->taken[i].account;
+		return st->ops->match_return(st, m->table, acc, (const char(*)[STORE_NOTE_SIZE])m->notes,
+		                             m->ntaken, j->err);
+	}
 	default:
 		return st->ops->match_leave(st, m->account, j->err);
 	}
@@ -399,13 +409,52 @@ static void table_made(wjob *j)
 	tables_created(t, !j->failed);
 }
 
-/* The entries taken are seated at table m->table: make it, as any table. */
+static void returned(wjob *j)
+{
+	if (j->failed) /* the entries expire (--match-ttl): their clients give up */
+		srv_error("table=%s event=match_return_failed: %s", j->id, j->err);
+}
+
+/* Table m->table is not made: its entries go back to the queue (the ones
+ * with a note only to be told why, by their next poll). */
+static void give_back(const match_job *m, char (*notes)[STORE_NOTE_SIZE], const char *why)
+{
+	match_job *r = srv_xcalloc(1, sizeof *r);
+	r->kind = MJ_RETURN;
+	snprintf(r->table, sizeof r->table, "%s", m->table);
+	r->ntaken = m->ntaken;
+	memcpy(r->taken, m->taken, sizeof r->taken);
+	memcpy(r->notes, notes, sizeof r->notes);
+	srv_event("table=%s event=match_returned why=%s people=%d", m->table, why, m->ntaken);
+	wjob *j = writer_job(WJ_CALL, m->table);
+	j->call = call_match;
+	j->data = r;
+	j->done = returned;
+	writer_submit(j);
+}
+
+/* The entries taken are seated at table m->table: make it, as any table,
+ * unless one of them holds its share of the tables here (it joined while
+ * under it, another process seated it meanwhile...) or the server is full:
+ * then nobody is seated and the entries go back (give_back). */
 static void make_table(const match_job *m)
 {
 	pool_t p;
 	if (pool_parse(m->pool, &p) || m->ntaken != p.players)
 		return;
 	char err[512];
+	char notes[8][STORE_NOTE_SIZE];
+	memset(notes, 0, sizeof notes);
+	int over = 0;
+	for (int i = 0; i < m->ntaken; i++)
+		if (tables_share_full(m->taken[i].addr, m->taken[i].account, err, sizeof err)) {
+			snprintf(notes[i], sizeof notes[i], "share");
+			over++;
+		}
+	if (over) {
+		give_back(m, notes, "share");
+		return;
+	}
 	json_t *oj = pool_options(&p);
 	srv_table_opts opts;
 	int bad = opt_parse(oj, cfg->bot_delay_ms, &opts, err, sizeof err);
@@ -431,11 +480,16 @@ static void make_table(const match_job *m)
 	srv_err code;
 	srv_table *t = tables_new_as(m->table, &opts, seats, "", &code, err, sizeof err);
 	if (!t) {
-		/* its people are told "matched" and never "ready": their clients
-		 * give up (docs/server.md) */
+		/* the server is full (--max-tables): its people are told so */
 		srv_error("table=%s event=match_failed: %s", m->table, err);
+		for (int i = 0; i < m->ntaken; i++)
+			snprintf(notes[i], sizeof notes[i], "busy");
+		give_back(m, notes, "busy");
 		return;
 	}
+	/* it counts against everyone seated, as a table counts against its maker */
+	for (int i = 0; i < m->ntaken; i++)
+		snprintf(t->seat_addr[m->taken[i].seat], LIM_KEY_SIZE, "%s", m->taken[i].addr);
 	clock_init(t);
 	writer_submit(tables_create_job(t, WJ_CREATE, table_made, NULL));
 }
@@ -459,6 +513,15 @@ static void match_done(wjob *j)
 		snprintf(msg, sizeof msg, "the quick-match queue holds %d people, its most "
 		         "(--match-max); try again soon", cfg->match_max);
 		answer_error(m->serial, SE_QUEUE_FULL, msg, 10);
+	} else if (m->kind == MJ_POLL && m->found && !strcmp(m->me.note, "share")) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "a table was found, but this address or account holds the "
+		         "most tables it may (--max-tables-share %d%% of --max-tables); the others went "
+		         "on without it", cfg->max_tables_share);
+		answer_error(m->serial, SE_TOO_MANY_TABLES, msg, 60);
+	} else if (m->kind == MJ_POLL && m->found && m->me.note[0]) {
+		answer_error(m->serial, SE_BUSY, "a table was found, but the server holds as many "
+		             "tables as it may (--max-tables); try again soon", 10);
 	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_LIMITED) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "this account joined the quick match %d times this minute, "
@@ -544,13 +607,23 @@ static void post_join(const api_req *rq, api_resp *rs, const store_account *acc)
 		return;
 	}
 	pool_t p;
-	char err[200];
+	char err[300];
 	if (parse_choice(rq, &p, err, sizeof err)) {
 		api_reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
+	/* over its share here: refused now, never seated (make_table looks
+	 * again when a table is made, on whichever process makes it) */
+	char key[LIM_KEY_SIZE];
+	lim_key(rq->addr, key);
+	if (tables_share_full(key, acc->id, err, sizeof err)) {
+		api_reply_error(rs, SE_TOO_MANY_TABLES, err);
+		rs->retry_after = 60;
+		return;
+	}
 	match_job *m = new_job(MJ_JOIN, rq, acc->id);
 	m->me.account = acc->id;
+	snprintf(m->me.addr, sizeof m->me.addr, "%s", key);
 	snprintf(m->me.name, sizeof m->me.name, "%s", acc->name);
 	pool_name(&p, m->me.pool, sizeof m->me.pool);
 	snprintf(m->pool, sizeof m->pool, "%s", m->me.pool);
