@@ -408,6 +408,17 @@ class NoShowTest(MatchCase):
         self.assertGreaterEqual(r["waited_ms"], (time.time() - t0) * 1000 - 500)
         came.call("POST", "/api/match/leave")
         self.assertIn("event=void", srv.read_log())
+        # the table said it was a quick match; its rematch is not one
+        self.assertEqual(info["options"]["match"], "2/base/rt-60")
+        st, rm, _ = came.call("POST", "/api/tables/%s/rematch" % tid, {}, token=token)
+        self.assertEqual(st, 200, rm)
+        self.assertNotIn("match", rm["table"]["options"])
+
+    def test_a_client_cannot_make_a_quick_match_table(self):
+        srv = self.start()
+        st, r, _ = srv.post("/api/tables", {"match": "2/base/rt-30"})
+        self.assertEqual((st, r["error"]["code"]), (400, "bad_option"), r)
+        self.assertIn("unknown option 'match'", r["error"]["message"])
 
     def test_repeated_no_shows_are_held_out_longer(self):
         srv = self.start(extra=OPEN + ["--match-first-move", "1", "--match-hold", "2"])

@@ -74,6 +74,47 @@ class PgMatchAbuseTest(ClusterCase):
         self.assertEqual((st, r["error"]["code"]), (429, "too_many_tables"), r)
         self.assertIn("event=match_returned why=share", self.logs())
 
+    def test_a_no_show_is_held_out_on_every_process(self):
+        a, b = self.start(2, extra=OPEN + ["--match-first-move", "2", "--match-hold", "60"])
+        came = self.person(a, "came", "127.0.0.2")
+        parked = self.person(b, "parked", "127.0.0.3")
+        self.assertEqual(came.call("POST", "/api/match", RT)[0], 201)
+        self.assertEqual(parked.call("POST", "/api/match", RT)[0], 201)  # b makes the table
+        tid = self.matched(parked)["table"]
+        self.assertEqual(self.matched(came)["table"], tid)
+        t0 = time.time()
+        # waiting for its first move, the parked account may queue on no process
+        for srv in (a, b):
+            st, r, _ = self.on(parked, srv).call("POST", "/api/match", RT)
+            self.assertEqual((st, r["error"]["code"], r["error"]["table"]),
+                             (409, "match_pending", tid), r)
+        st, cl, _ = came.call("POST", "/api/tables/%s/claim" % tid)
+        self.assertEqual(st, 200, cl)
+        end = time.time() + 30
+        state = None
+        while time.time() < end:
+            st, state, _ = came.call("GET", "/api/tables/%s/state" % tid)
+            self.assertEqual(st, 200, state)
+            if state["table"]["status"] == "over":
+                break
+            nxt = state["game"]["next"]
+            if nxt["to_move"] == cl["seat"] and not state["game"]["log"]:
+                came.call("POST", "/api/tables/%s/move" % tid,
+                          dict(first_legal(nxt), turn=nxt["turn"]), token=cl["token"])
+            time.sleep(0.1)
+        self.assertEqual(state["table"]["status"], "over", self.logs()[-3000:])
+        self.assertEqual(state["table"]["clock"]["ended"]["reason"], "no_show")
+        self.assertEqual(state["table"]["clock"]["ended"]["seat"], 1 - cl["seat"])
+        # the hold is in the store: both processes refuse the no-show
+        for srv in (a, b):
+            st, r, _ = self.on(parked, srv).call("POST", "/api/match", RT)
+            self.assertEqual((st, r["error"]["code"]), (429, "held_out"), r)
+        # the one who came goes back to its place on the other process
+        st, r, _ = self.on(came, b).call("POST", "/api/match", RT)
+        self.assertEqual(st, 201, r)
+        self.assertGreaterEqual(r["waited_ms"], (time.time() - t0) * 1000 - 500)
+        self.assertEqual(self.logs().count("event=void"), 1)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

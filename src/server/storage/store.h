@@ -74,6 +74,10 @@
 #define STORE_FULL (-5)
 /* match_join: the account joined its most times this minute */
 #define STORE_LIMITED (-6)
+/* match_join: the account is held out of the queue (a no-show) */
+#define STORE_HELD (-7)
+/* match_join: a quick-match table waits for the account's first move */
+#define STORE_PENDING (-8)
 
 /* Game status as stored. */
 enum {
@@ -154,6 +158,22 @@ typedef struct store_rating {
 
 #define STORE_MAX_RATED 8
 
+/* A quick-match table voided because a seat never made its first move
+ * (table/clock.c, docs/server.md "Quick match"), written in the
+ * transaction of its result (store_match.c): the no-show's account is
+ * held out of the queue (match_holds: hold_ms, doubled for each repeat
+ * within hold_max_ms of the end of its last hold, at most hold_max_ms),
+ * and each account that came may go back to the queue at front_ms
+ * (match_voids). */
+typedef struct store_match_void {
+	char table[STORE_ID_SIZE];
+	int64_t no_show;                 /* its account (0: none) */
+	int64_t hold_ms, hold_max_ms;
+	int64_t front_ms;                /* the table's creation: the place they had */
+	int nshown;
+	int64_t shown[STORE_MAX_RATED];  /* the accounts that came */
+} store_match_void;
+
 typedef struct store_result {
 	const char *scores;              /* JSON array text */
 	const char *by_kind;             /* JSON array text */
@@ -168,6 +188,9 @@ typedef struct store_result {
 	store_rating rated[STORE_MAX_RATED];
 	void (*rate)(const struct store_result *r, store_rating *rt, int n);
 	int est_games_min, est_opponents_min;
+	/* a quick-match table voided by a no-show (NULL: none); the job that
+	 * writes the result owns it */
+	const store_match_void *mvoid;
 } store_result;
 
 /* Whether an account with these counts is established (ratings.h): the
@@ -338,6 +361,7 @@ typedef int (*store_invite_fn)(void *ctx, const store_invite *v);
 #define STORE_POOL_SIZE 32
 #define STORE_ADDR_SIZE 64               /* an address key (ratelimit.h, LIM_KEY_SIZE) */
 #define STORE_NOTE_SIZE 16
+#define STORE_MATCH_RECENT 8
 typedef struct store_match {
 	int64_t account;
 	char name[STORE_NAME_SIZE];      /* the account's name, for the seat */
@@ -354,7 +378,27 @@ typedef struct store_match {
 	                                  * ("share", "busy"; match_return), "" none: an
 	                                  * entry with a note waits for its poll, never
 	                                  * for a table */
+	int nrecent;                     /* the accounts it met at quick-match tables made */
+	int64_t recent[STORE_MATCH_RECENT]; /* within match_join's recent_ms, newest first */
 } store_match;
+
+/* match_join's limits, and what it answers (store_match.c). */
+typedef struct store_match_args {
+	int64_t now_ms, ttl_ms;
+	int max_queue;                   /* live waiting entries of others at most (0: no cap) */
+	int rate_account;                /* joins of the account in the minute before (0: no limit) */
+	int64_t recent_ms;               /* the opponents of tables made this recently are the
+	                                  * entry's recent ones (0: none) */
+	int64_t pending_ms;              /* a table made this recently where the account has not
+	                                  * made its first move refuses the join */
+	int64_t void_ms;                 /* a table voided this recently sends the people who
+	                                  * came back to their place */
+	/* the store's answers */
+	int64_t retry_ms;                /* STORE_LIMITED, STORE_HELD: how long until it may */
+	char table[STORE_ID_SIZE];       /* STORE_PENDING: the table waiting for its first move */
+	int front;                       /* joined at a void table's front_ms, not counted */
+	int64_t joined_ms;               /* the entry's joined_ms */
+} store_match_args;
 
 /* match_take's choice among the n live waiting entries of a pool (oldest
  * first): writes the indexes of the entries to seat, in seat order, to
@@ -543,15 +587,18 @@ typedef struct store_ops {
 	/* ---- quick match (table/match.c) ----
 	 * An entry is live while seen_ms >= now_ms - ttl_ms; expired entries
 	 * are removed by these calls and never matched. */
-	/* One transaction: puts e in the queue (e->joined_ms = e->seen_ms =
-	 * now), replacing the account's entry if it has one (also a matched
-	 * one). Refused with nothing written: STORE_FULL when max_queue live
-	 * waiting entries of other accounts are queued (0: no cap);
+	/* One transaction: puts e in the queue (joined_ms = seen_ms = now, or
+	 * the front_ms of a table voided within a->void_ms where the account
+	 * came: then a->front, and the join is not counted), replacing the
+	 * account's entry if it has one (also a matched one), with its recent
+	 * opponents (a->recent_ms). Refused with nothing written:
+	 * STORE_HELD while the account is held out (a no-show; a->retry_ms);
+	 * STORE_PENDING while a table made within a->pending_ms is being
+	 * played (or made) and waits for the account's first move (a->table);
 	 * STORE_LIMITED when the account joined rate_account times in the
-	 * minute before now (0: no limit), *retry_ms then says how long until
-	 * it may again. */
-	int (*match_join)(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-	                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
+	 * minute before now (a->retry_ms); STORE_FULL when max_queue live
+	 * waiting entries of other accounts are queued. */
+	int (*match_join)(store *s, const store_match *e, store_match_args *a, char *err);
 	/* One transaction: the account's entry into *out with its heartbeat
 	 * (seen_ms = now_ms) and whether its table is stored (ready): 1, or 0
 	 * when it has none (left, expired). An entry with a note is removed
@@ -564,11 +611,12 @@ typedef struct store_ops {
 	 * STORE_MATCH_SCAN, oldest first; PostgreSQL: locked FOR UPDATE SKIP
 	 * LOCKED, so an entry another process is matching is not seen) are
 	 * handed to pick; the ones it chooses get table `table` and their
-	 * seats (0, 1, ... in its order) and are copied to out (at most 8).
-	 * Returns how many, 0 when pick chose none. */
+	 * seats (0, 1, ... in its order) and are copied to out (at most 8),
+	 * and who sat at the table is kept (match_seats: recent opponents,
+	 * first moves) for keep_ms. Returns how many, 0 when pick chose none. */
 	int (*match_take)(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
-	                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-	                  char *err);
+	                  int64_t keep_ms, store_match_pick_fn pick, void *ctx, const char *table,
+	                  store_match *out, char *err);
 	/* One transaction: table `table` was not made after all; the n entries
 	 * seated at it go back to waiting (their joined_ms kept: the front of
 	 * the queue), each with notes[i] ("": none; else it waits only for its

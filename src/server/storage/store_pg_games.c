@@ -147,6 +147,8 @@ static int store_result_rows(pg_store *s, const char *id, int64_t at_ms, const s
 	pgs_p_i64(&pr, r->at_ms);
 	if (pgs_q_do(s, Q_TOUCH, &pt, err) || pgs_q_do(s, Q_INS_RESULT, &pr, err))
 		return -1;
+	if (r->mvoid && store_match_void_write(&s->base, r->mvoid, r->at_ms, err))
+		return -1;
 	return r->nrated > 0 ? store_rate_game(&s->base, id, r, err) : 0;
 }
 

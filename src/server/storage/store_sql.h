@@ -173,16 +173,18 @@ int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int
 int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
 
 /* store_match.c (store.h, "quick match") */
-int store_match_join(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-                     int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int store_match_join(store *s, const store_match *e, store_match_args *a, char *err);
 int store_match_poll(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
                      store_match *out, char *err);
 int store_match_leave(store *s, int64_t account, char *err);
 int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
-                     store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-                     char *err);
+                     int64_t keep_ms, store_match_pick_fn pick, void *ctx, const char *table,
+                     store_match *out, char *err);
 int store_match_return(store *s, const char *table, const int64_t *accounts,
                        const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
+/* Inside the open transaction of a void table's result (both stores'
+ * result writes): the no-show's hold and the others' places. 0 or -1. */
+int store_match_void_write(store *s, const store_match_void *v, int64_t now_ms, char *err);
 
 /* store_rating.c: the rating update of a rated game (r->nrated > 0),
  * inside the open transaction that stores its result: 0, or -1 (the

@@ -140,6 +140,8 @@ static int write_result(sqlite_store *s, const char *id, int64_t at_ms, const st
 	sqlite3_bind_int64(st, 5, r->at_ms);
 	if (sq_step_done(s, ST_INS_RESULT, err))
 		return -1;
+	if (r->mvoid && store_match_void_write(&s->base, r->mvoid, r->at_ms, err))
+		return -1;
 	return r->nrated > 0 ? store_rate_game(&s->base, id, r, err) : 0;
 }
 

@@ -24,6 +24,18 @@
  *
  * Pools: players "/" rule preset "/" clock preset ("2/base/rt-60"), from
  * the fixed lists below: 3 x 4 x 5 = 60 pools at most.
+ *
+ * Against abuse (issue 26; docs/server.md "Quick match"):
+ *  - a matched table counts against the address key (entry.addr, from the
+ *    join) and the account of everyone seated, in --max-tables-share: a
+ *    join over it is refused, and make_table looks again (someone over it
+ *    then, the table is not made and the entries go back: give_back);
+ *  - people who met at a quick-match table within --match-recent fit
+ *    each other only after --match-recent-wait (fits);
+ *  - the table carries its pool (opts.match): clock.c voids it when a
+ *    seat's first move does not come (tables_void), the store holds the
+ *    no-show out and gives the others their place back; a join is refused
+ *    while a table waits for the account's first move (STORE_PENDING).
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +84,24 @@ static const struct {
 	{"tb-3d", "turn", 3 * 86400, 0},
 };
 #define NCLOCKS ((int)(sizeof CLOCKS / sizeof CLOCKS[0]))
+
+/* The people who came to a table voided by a no-show go back to their
+ * place in the queue when they join again within this (their page does
+ * at once; docs/server.md "Quick match") */
+#define MATCH_VOID_KEEP_S 600
+
+/* How long after it was made a table may still wait for someone's first
+ * move: the longest first move of a preset (move and reserve) and a day
+ * for a server that was down; a join of someone it waits for is refused
+ * that long (store.h, match_join's pending_ms) */
+static int64_t pending_ms(void)
+{
+	int64_t most = 0;
+	for (int i = 0; i < NCLOCKS; i++)
+		if ((int64_t)CLOCKS[i].move_s + CLOCKS[i].reserve_s > most)
+			most = (int64_t)CLOCKS[i].move_s + CLOCKS[i].reserve_s;
+	return (most + 86400) * 1000;
+}
 #define NPOOLS ((MATCH_PLAYERS_MAX - MATCH_PLAYERS_MIN + 1) * NRULES * NCLOCKS)
 
 static const srv_config *cfg;
@@ -205,10 +235,26 @@ static json_t *choices_json(void)
 
 typedef struct match_job match_job;
 
+static int met(const store_match *a, const store_match *b)
+{
+	for (int i = 0; i < a->nrecent; i++)
+		if (a->recent[i] == b->account)
+			return 1;
+	return 0;
+}
+
+/* Whether a and b may sit at one table now: their ratings within the
+ * wider window, and when they met at a quick-match table within
+ * --match-recent, one of them has waited --match-recent-wait (someone new
+ * comes first when there is someone). */
 static int fits(const store_match *a, const store_match *b, int64_t now_ms)
 {
-	double wa = match_window(cfg, now_ms - a->joined_ms), wb = match_window(cfg, now_ms - b->joined_ms);
-	return fabs(a->rating - b->rating) <= (wa > wb ? wa : wb);
+	int64_t wait_a = now_ms - a->joined_ms, wait_b = now_ms - b->joined_ms;
+	double wa = match_window(cfg, wait_a), wb = match_window(cfg, wait_b);
+	if (fabs(a->rating - b->rating) > (wa > wb ? wa : wb))
+		return 0;
+	int64_t longest = wait_a > wait_b ? wait_a : wait_b;
+	return !(met(a, b) || met(b, a)) || longest >= (int64_t)cfg->match_recent_wait_s * 1000;
 }
 
 typedef struct pick_ctx {
@@ -283,8 +329,8 @@ struct match_job {
 	int64_t account, now_ms;
 	store_match me;            /* JOIN: the entry; POLL: as stored */
 	int found;                 /* POLL: the account has an entry */
-	int join_rc;               /* JOIN: 0, STORE_FULL, STORE_LIMITED */
-	int64_t retry_ms;
+	int join_rc;               /* JOIN: 0, STORE_FULL, STORE_LIMITED, STORE_HELD, STORE_PENDING */
+	store_match_args ja;       /* JOIN: its limits and answers */
 	int try_take;              /* try to make a table of the pool afterwards */
 	char pool[STORE_POOL_SIZE];
 	int players;
@@ -314,14 +360,21 @@ static int call_match(store *st, wjob *j)
 	int rc;
 	switch (m->kind) {
 	case MJ_JOIN:
-		rc = st->ops->match_join(st, &m->me, m->now_ms, ttl, cfg->match_max,
-		                         cfg->rate_match_account, &m->retry_ms, j->err);
+		m->ja.now_ms = m->now_ms;
+		m->ja.ttl_ms = ttl;
+		m->ja.max_queue = cfg->match_max;
+		m->ja.rate_account = cfg->rate_match_account;
+		m->ja.recent_ms = (int64_t)cfg->match_recent_s * 1000;
+		m->ja.pending_ms = pending_ms();
+		m->ja.void_ms = (int64_t)MATCH_VOID_KEEP_S * 1000;
+		rc = st->ops->match_join(st, &m->me, &m->ja, j->err);
 		if (rc == -1)
 			return -1;
 		m->join_rc = rc;
 		if (rc)
 			return 0;
-		m->me.joined_ms = m->me.seen_ms = m->now_ms;
+		m->me.joined_ms = m->ja.joined_ms;
+		m->me.seen_ms = m->now_ms;
 		m->me.seat = -1;
 		m->found = 1;
 		break;
@@ -350,7 +403,11 @@ static int call_match(store *st, wjob *j)
 	if (pool_parse(m->pool, &p) || (m->kind == MJ_POLL && !take_due(&p, m->now_ms)))
 		return 0;
 	pick_ctx pc = {p.players, m->now_ms};
-	rc = st->ops->match_take(st, m->pool, m->now_ms, ttl, pick, &pc, m->table, m->taken, j->err);
+	int64_t keep = (int64_t)cfg->match_recent_s * 1000;
+	if (keep < pending_ms())
+		keep = pending_ms();
+	rc = st->ops->match_take(st, m->pool, m->now_ms, ttl, keep, pick, &pc, m->table, m->taken,
+	                         j->err);
 	if (rc < 0)
 		return -1;
 	m->ntaken = rc;
@@ -463,6 +520,8 @@ static void make_table(const match_job *m)
 		srv_error("quick match %s: %s", m->pool, err);
 		return;
 	}
+	/* a quick match: its first moves are due (clock.c), its no-shows void it */
+	snprintf(opts.match, sizeof opts.match, "%s", m->pool);
 	srv_seat seats[CARC_MAX_PLAYERS];
 	memset(seats, 0, sizeof seats);
 	for (int i = 0; i < m->ntaken; i++) {
@@ -526,7 +585,19 @@ static void match_done(wjob *j)
 		char msg[160];
 		snprintf(msg, sizeof msg, "this account joined the quick match %d times this minute, "
 		         "its most (--rate-match-account)", cfg->rate_match_account);
-		answer_error(m->serial, SE_RATE_LIMITED, msg, (int)((m->retry_ms + 999) / 1000));
+		answer_error(m->serial, SE_RATE_LIMITED, msg, (int)((m->ja.retry_ms + 999) / 1000));
+	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_HELD) {
+		char msg[240];
+		int s = (int)((m->ja.retry_ms + 999) / 1000);
+		snprintf(msg, sizeof msg, "this account did not come to a quick-match table it was "
+		         "seated at: it may join again in %d:%02d (--match-hold, twice as long for "
+		         "each repeat)", s / 60, s % 60);
+		answer_error(m->serial, SE_HELD_OUT, msg, s);
+	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_PENDING) {
+		json_t *o = api_error_json(SE_MATCH_PENDING, "a quick-match table waits for this "
+		                           "account's first move: go to it (or resign there) first");
+		json_object_set_new(json_object_get(o, "error"), "table", json_string(m->ja.table));
+		answer(m->serial, srv_err_http_status(SE_MATCH_PENDING), o);
 	} else {
 		answer(m->serial, m->kind == MJ_JOIN ? 201 : 200, state_json(m));
 	}

@@ -378,7 +378,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		 * a negative number there */
 		json_object_set_new(oj, "seed", opt_seed_json(sg->seed));
 	}
-	int rc = opt_parse(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
+	int rc = opt_parse_stored(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
 	json_decref(oj);
 	if (rc)
 		goto bad;

@@ -190,6 +190,12 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
                       size_t errsize);
 
+/* Quick match (clock.c): seat `seat` never made its first move in time,
+ * so the table is void: it ends unrated with nobody winning, the seat's
+ * account is held out of the queue and the others may go back to their
+ * place in it (store_match_void, docs/server.md "Quick match"). */
+void tables_void(srv_table *t, int seat);
+
 /* JSON texts (malloc'd, the caller frees): the full state as seen by seat
  * `you` (-1 for a spectator), the table summary, and the game record. */
 char *tables_state_text(const srv_table *t, int you);
