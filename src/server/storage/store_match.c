@@ -39,6 +39,8 @@
 /* a table matched this long ago and not stored is not being made any more
  * (its people's clients give up after 20 s: table/match.c) */
 #define MAKING_MS 30000
+/* the latest tables of an account a join looks at for a first move due */
+#define PENDING_LOOK 4
 
 #define ENTRY_COLS "account, name, pool, rating, joined_ms, seen_ms, table_id, seat, addr, note, recent"
 
@@ -160,15 +162,21 @@ static int refused(store *s, int64_t account, store_match_args *a, int *bad, cha
 		return STORE_HELD;
 	}
 	/* a table that waits for the account's first move: being played with
-	 * no move of its seat, or still being made (not stored yet, just now) */
+	 * no move of its seat, or still being made (not stored yet, just now).
+	 * Only the account's latest tables can: no join is let through while
+	 * one waits, so none was made since but from joins that came while it
+	 * was being made (the index match_seats_recent; a few rows, whatever
+	 * the account did before) */
 	a->table[0] = 0;
-	sql_rows(s, "SELECT ms.table_id FROM match_seats ms LEFT JOIN games g ON g.id = ms.table_id"
-	            " WHERE ms.account = $1 AND ms.at_ms >= $2"
-	            " AND ((g.id IS NULL AND ms.at_ms >= $3) OR (g.status = 'playing' AND NOT EXISTS"
-	            " (SELECT 1 FROM moves m WHERE m.game_id = ms.table_id AND m.player = ms.seat)))"
+	sql_rows(s, "SELECT ms.table_id FROM (SELECT table_id, seat, at_ms FROM match_seats"
+	            " WHERE account = $1 AND at_ms >= $2 ORDER BY at_ms DESC LIMIT $4) ms"
+	            " LEFT JOIN games g ON g.id = ms.table_id"
+	            " WHERE (g.id IS NULL AND ms.at_ms >= $3) OR (g.status = 'playing' AND NOT EXISTS"
+	            " (SELECT 1 FROM moves m WHERE m.game_id = ms.table_id AND m.player = ms.seat))"
 	            " LIMIT 1",
-	         SQL_A3(account, a->now_ms - a->pending_ms, a->now_ms - MAKING_MS), table_row, a->table,
-	         bad, err);
+	         SQL_ARGS(SQL_I(account), SQL_I(a->now_ms - a->pending_ms),
+	                  SQL_I(a->now_ms - MAKING_MS), SQL_I(PENDING_LOOK)),
+	         table_row, a->table, bad, err);
 	if (*bad)
 		return -1;
 	return a->table[0] ? STORE_PENDING : 0;
@@ -210,9 +218,10 @@ int store_match_join(store *s, const store_match *e, store_match_args *a, char *
 	}
 	struct recent rec = {"", 0};
 	if (!rc && a->recent_ms > 0)
-		sql_rows(s, "SELECT o.account FROM match_seats me JOIN match_seats o"
-		            " ON o.table_id = me.table_id AND o.account <> me.account"
-		            " WHERE me.account = $1 AND me.at_ms >= $2 ORDER BY me.at_ms DESC LIMIT $3",
+		/* newest first through match_seats_recent: at most 8 tables read */
+		sql_rows(s, "SELECT o.account FROM (SELECT table_id FROM match_seats"
+		            " WHERE account = $1 AND at_ms >= $2 ORDER BY at_ms DESC LIMIT $3) me"
+		            " JOIN match_seats o ON o.table_id = me.table_id AND o.account <> $1",
 		         SQL_A3(e->account, a->now_ms - a->recent_ms, STORE_MATCH_RECENT), recent_row,
 		         &rec, &bad, err);
 	if (!rc)

@@ -288,6 +288,7 @@ static const struct {
 	     "  PRIMARY KEY (account, table_id));"
 	     "CREATE INDEX match_seats_table ON match_seats(table_id);"
 	     "CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	     "CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
 	     "CREATE TABLE match_holds ("
 	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
 	     "  strikes integer NOT NULL,"

@@ -311,6 +311,7 @@ static const char *const MIGRATIONS[] = {
 	"  PRIMARY KEY (account, table_id)) WITHOUT ROWID;"
 	"CREATE INDEX match_seats_table ON match_seats(table_id);"
 	"CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	"CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
 	"CREATE TABLE match_holds ("
 	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
 	"  strikes INTEGER NOT NULL,"
