@@ -303,7 +303,9 @@ export class GameView {
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
     const v = this.voided();
     if (v) {
-      line.innerHTML = `<span data-testid="void-line">${t('match.void.line', { name: this.who(v.seat) })}</span>`;
+      // who came is told it goes back to the queue; the others why it ended
+      const came = this.you !== null && this.you !== v.seat && this.table.options?.match;
+      line.innerHTML = `<span data-testid="void-line">${t(came ? 'match.void.line' : 'clock.no_show', { name: this.who(v.seat) })}</span>`;
       this.requeue(v);
       return;
     }
