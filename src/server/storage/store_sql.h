@@ -6,9 +6,11 @@
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
- * invites, presence), store_match.c (the quick-match queue) and
- * store_keep.c (recovery codes, passwords, deleting an account) run their
- * SQL through it, and both stores' store_ops point at those functions.
+ * invites, presence), store_match.c (the quick-match queue),
+ * store_keep.c (recovery codes, passwords, deleting an account) and
+ * store_rating.c (the rating update, inside a result's transaction) run
+ * their SQL through it, and both stores' store_ops (or result writes)
+ * point at those functions.
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
