@@ -68,7 +68,9 @@ static void usage(FILE *f)
 	        "                     table held is needed (a client, a bot or clock played\n"
 	        "                     here, a write)\n"
 	        "  --max-tables-share P  percent of --max-tables the tables of one address may\n"
-	        "                     hold (10; at least one table; 0: no limit): more is 429\n"
+	        "                     hold (10; at least one table; 0: no limit): more is 429;\n"
+	        "                     a quick match counts against the address and account of\n"
+	        "                     everyone seated\n"
 	        "  --idle-evict S     a table nothing here needs leaves memory S seconds after\n"
 	        "                     it was last asked for or watched (600)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
@@ -105,6 +107,12 @@ static void usage(FILE *f)
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
 	        "                     for a game to be rated (10; 0: none); games on a\n"
 	        "                     custom pile (\"tiles\") are never rated\n"
+	        "  --established-games N  rated games against established players or bots an\n"
+	        "                     account plays before it is established (10): a result\n"
+	        "                     against a provisional account moves no rating, and only\n"
+	        "                     established accounts are on the leaderboard\n"
+	        "  --established-opponents N  distinct established opponents among them (3);\n"
+	        "                     0 and 0: every account is established (plain Glicko-2)\n"
 	        "friends (docs/server.md, \"Friends\"; 0 turns a limit off):\n"
 	        "  --rate-social N    friend, block and invite requests an address may send a\n"
 	        "                     minute (30)\n"
@@ -128,6 +136,15 @@ static void usage(FILE *f)
 	        "  --match-window-max N  the widest window (800)\n"
 	        "  --match-bot-after S  seconds of waiting before a bot game is offered (45)\n"
 	        "  --match-poll-ms N  one account's polls of the queue at most every N ms (250)\n"
+	        "  --match-first-move S  at a real-time quick-match table a seat makes its first\n"
+	        "                     move within S s or the table is void (60; 0: its clock)\n"
+	        "  --match-hold S     a no-show may not join for S s, twice that for each repeat\n"
+	        "                     (300)\n"
+	        "  --match-hold-max S the longest hold (86400); S after a hold ended a no-show\n"
+	        "                     starts again at --match-hold\n"
+	        "  --match-recent S   people met at a quick-match table in the last S s (3600;\n"
+	        "                     0: off) meet again only after --match-recent-wait\n"
+	        "  --match-recent-wait S  seconds of waiting before that (30)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -515,6 +532,34 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_downloads = (int)n;
+		} else if (!strcmp(a, "--established-games")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.established_games = (int)n;
+		} else if (!strcmp(a, "--established-opponents")) {
+			if (num_arg(a, v, 0, 1000, &n))
+				return 2;
+			c.established_opponents = (int)n;
+		} else if (!strcmp(a, "--match-first-move")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.match_first_move_s = (int)n;
+		} else if (!strcmp(a, "--match-hold")) {
+			if (num_arg(a, v, 0, 30 * 86400, &n))
+				return 2;
+			c.match_hold_s = (int)n;
+		} else if (!strcmp(a, "--match-hold-max")) {
+			if (num_arg(a, v, 0, 365 * 86400, &n))
+				return 2;
+			c.match_hold_max_s = (int)n;
+		} else if (!strcmp(a, "--match-recent")) {
+			if (num_arg(a, v, 0, 30 * 86400, &n))
+				return 2;
+			c.match_recent_s = (int)n;
+		} else if (!strcmp(a, "--match-recent-wait")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.match_recent_wait_s = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;

@@ -18,6 +18,7 @@ import { NAME_BYTES, fitName } from './names.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 import { Guide } from './guide.js';
 import { mountTraining } from './training.js';
+import { requeueAfterVoid, poolChoice } from './quickmatch.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 
@@ -218,6 +219,24 @@ export class GameView {
     return { winners: e.winners || [], scores, by_kind: g.by_kind || scores.map(() => ({})), resigned: e.seat ?? null };
   }
 
+  // A quick match voided because a seat did not make its first move in time
+  // (the table's clock.ended, reason "no_show"; docs/protocol.md "Quick
+  // match"): nobody won, nothing was rated. null otherwise.
+  voided() {
+    const e = this.table?.clock?.ended;
+    return this.table?.status === 'over' && e?.reason === 'no_show' ? e : null;
+  }
+
+  // Who came to a void quick match goes back to the queue, first in line:
+  // the lobby joins again (quickmatch.js), the server keeps the place.
+  requeue(v) {
+    const choice = poolChoice(this.table.options?.match);
+    if (this.requeued || this.replay || this.you === null || this.you === v.seat || !choice) return;
+    this.requeued = true;
+    requeueAfterVoid(choice, this.name(v.seat));
+    setTimeout(() => location.assign('/'), 2500);
+  }
+
   // (a window whose seat is open in another one does not play: windows.js)
   myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && !this.elsewhere && this.table?.status === 'playing'; }
 
@@ -282,6 +301,14 @@ export class GameView {
     document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;
     if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
+    const v = this.voided();
+    if (v) {
+      // who came is told it goes back to the queue; the others why it ended
+      const came = this.you !== null && this.you !== v.seat && this.table.options?.match;
+      line.innerHTML = `<span data-testid="void-line">${t(came ? 'match.void.line' : 'clock.no_show', { name: this.who(v.seat) })}</span>`;
+      this.requeue(v);
+      return;
+    }
     const res = this.result();
     if (res) {
       const w = res.winners;

@@ -46,6 +46,9 @@ static const struct {
 	[SE_LIMIT_REACHED] = {"limit_reached", 409},
 	[SE_YOU_BLOCK] = {"you_block", 409},
 	[SE_QUEUE_FULL] = {"queue_full", 503},
+	[SE_TOO_MANY_TABLES] = {"too_many_tables", 429},
+	[SE_HELD_OUT] = {"held_out", 429},
+	[SE_MATCH_PENDING] = {"match_pending", 409},
 	[SE_BAD_RECOVERY] = {"bad_recovery", 401},
 };
 

@@ -147,6 +147,9 @@ typedef struct srv_config {
 	                        * friends, the browser tests); 0: never (the default) */
 	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
 	                        * played for a game to be rated; 0: no minimum */
+	int established_games; /* rated games against established seats (bots count)
+	                        * before an account is established (ratings.h) */
+	int established_opponents; /* distinct established opponents among them */
 	/* quick match (table/match.c, docs/server.md "Quick match") */
 	int match_max;         /* waiting entries in the queue at most (0: no cap) */
 	int rate_match;        /* joins per address per minute (0: off) */
@@ -157,6 +160,13 @@ typedef struct srv_config {
 	int match_window_max;  /* the widest window */
 	int match_bot_after_s; /* waiting this long: a bot game is offered */
 	int match_poll_ms;     /* one account's polls at most this often, per process (0: off) */
+	int match_first_move_s; /* real-time quick match: a seat's first move within this
+	                        * (else the table is void: a no-show; 0: the clock's own) */
+	int match_hold_s;      /* a no-show's first hold out of the queue (doubles each repeat) */
+	int match_hold_max_s;  /* the longest hold; a no-show this long after the last
+	                        * hold ended starts again at match_hold_s */
+	int match_recent_s;    /* opponents met at a quick-match table this recently... */
+	int match_recent_wait_s; /* ...are met again only after this much waiting */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */

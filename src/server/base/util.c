@@ -313,6 +313,8 @@ void srv_config_default(srv_config *c)
 	c->rate_keep = 10;
 	c->rate_downloads = 60;
 	c->rated_min_moves = RATED_MIN_MOVES;
+	c->established_games = 10;
+	c->established_opponents = 3;
 	c->match_max = 1000;
 	c->rate_match = 20;
 	c->rate_match_account = 10;
@@ -322,6 +324,11 @@ void srv_config_default(srv_config *c)
 	c->match_window_max = 800;
 	c->match_bot_after_s = 45;
 	c->match_poll_ms = 250;
+	c->match_first_move_s = 60;
+	c->match_hold_s = 300;
+	c->match_hold_max_s = 86400;
+	c->match_recent_s = 3600;
+	c->match_recent_wait_s = 30;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;

@@ -23,7 +23,7 @@
 #define PROFILE_SCAN 500 /* finished games a profile looks at */
 #define PROFILE_GAMES 50 /* of which it lists */
 #define BOARD_PAGE 50
-#define BOARD_PAGE_MAX 200
+#define BOARD_PAGE_MAX 128
 /* The deepest page of the leaderboard: a page is read by walking the
  * rating index from the best (offset + limit rows), so the offset bounds
  * what one request costs (docs/protocol.md, "Ratings") */
@@ -31,9 +31,9 @@
 
 static json_t *account_json(const store_account *a)
 {
-	return json_pack("{s:I, s:s, s:f, s:f, s:i}", "id", (json_int_t)a->id, "name", a->name,
+	return json_pack("{s:I, s:s, s:f, s:f, s:i, s:b}", "id", (json_int_t)a->id, "name", a->name,
 	                 "rating", round(a->rating * 10) / 10, "rd", round(a->rd * 10) / 10, "games",
-	                 a->games);
+	                 a->games, "established", a->established);
 }
 
 static json_t *seat_names(const store_game *g)

@@ -287,6 +287,61 @@ static const struct {
 	      * statistics are made now, not at autovacuum's next round */
 	     "ALTER TABLE seats ALTER COLUMN account SET (n_distinct = -0.05);"
 	     "ANALYZE seats;", NULL},
+	/* SQLite 16 -> 17 (issue 26): established accounts and the opponents
+	 * they met (store_rating.c; the leaderboard's partial index), and
+	 * quick match's addresses, recent opponents, notes, seats, holds and
+	 * void tables (store_match.c); see store_sqlite.c's migration */
+	{17, "ALTER TABLE accounts ADD COLUMN est_games integer NOT NULL DEFAULT 0;"
+	     "ALTER TABLE accounts ADD COLUMN opponents integer NOT NULL DEFAULT 0;"
+	     "ALTER TABLE accounts ADD COLUMN established integer NOT NULL DEFAULT 0;"
+	     "CREATE TABLE rating_opponents ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  opponent bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  PRIMARY KEY (account, opponent));"
+	     "CREATE INDEX rating_opponents_of ON rating_opponents(opponent);"
+	     "CREATE TABLE rating_bots ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  bot integer NOT NULL,"
+	     "  PRIMARY KEY (account, bot));"
+	     "INSERT INTO rating_opponents (account, opponent)"
+	     "  SELECT r.account, s.account FROM ratings r JOIN seats s ON s.game_id = r.game_id"
+	     "  WHERE s.kind = 'human' AND s.account NOT IN (0, r.account) ON CONFLICT DO NOTHING;"
+	     "INSERT INTO rating_bots (account, bot)"
+	     "  SELECT r.account, CASE s.bot_spec WHEN 'random' THEN 1000 WHEN 'softgreedy' THEN 1159"
+	     "   WHEN 'greedy' THEN 1700 WHEN 'mcts:time=0.1' THEN 2304 WHEN 'mcts:time=1' THEN 2408"
+	     "   ELSE 0 END"
+	     "  FROM ratings r JOIN seats s ON s.game_id = r.game_id WHERE s.kind = 'bot'"
+	     "  ON CONFLICT DO NOTHING;"
+	     "UPDATE accounts SET est_games = games,"
+	     "  opponents = (SELECT count(*) FROM rating_opponents o WHERE o.account = accounts.id)"
+	     "   + (SELECT count(*) FROM rating_bots b WHERE b.account = accounts.id);"
+	     "UPDATE accounts SET established = 1 WHERE est_games >= 10 AND opponents >= 3;"
+	     "DROP INDEX accounts_by_rating;"
+	     "CREATE INDEX accounts_board ON accounts(rating DESC, name) WHERE established = 1;"
+	     "ALTER TABLE match_queue ADD COLUMN addr text NOT NULL DEFAULT '';"
+	     "ALTER TABLE match_queue ADD COLUMN recent text NOT NULL DEFAULT '';"
+	     "ALTER TABLE match_queue ADD COLUMN note text NOT NULL DEFAULT '';"
+	     "DROP INDEX match_waiting;"
+	     "CREATE INDEX match_waiting ON match_queue(pool, joined_ms)"
+	     "  WHERE table_id = '' AND note = '';"
+	     "CREATE TABLE match_seats ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  table_id text COLLATE \"C\" NOT NULL,"
+	     "  seat integer NOT NULL,"
+	     "  at_ms bigint NOT NULL,"
+	     "  PRIMARY KEY (account, table_id));"
+	     "CREATE INDEX match_seats_table ON match_seats(table_id);"
+	     "CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	     "CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
+	     "CREATE TABLE match_holds ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  strikes integer NOT NULL,"
+	     "  until_ms bigint NOT NULL);"
+	     "CREATE TABLE match_voids ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  table_id text COLLATE \"C\" NOT NULL,"
+	     "  front_ms bigint NOT NULL,"
+	     "  at_ms bigint NOT NULL);", NULL},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -294,7 +349,7 @@ static const struct {
 /* pg_advisory_xact_lock key of the migration ("carc" in ASCII) */
 #define MIGRATE_LOCK "1667330659"
 
-#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games"
+#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games, established"
 #define GAME_COLS "id, status, players, farmers, farm_scoring, small_city, expansions," \
                   " seed, options, record, created_ms, updated_ms"
 
@@ -387,15 +442,6 @@ static const char *const SQL[Q_COUNT] = {
 	                " ON CONFLICT (game_id) DO UPDATE SET turn=excluded.turn,"
 	                " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[Q_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=$1",
-	/* the rated accounts' rows locked, in id order (two processes rating
-	 * two games with the same players do it one after the other, and
-	 * never wait for each other in a circle) */
-	[Q_LOCK_ACCOUNTS] = "SELECT id FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id"
-	                    " FOR UPDATE",
-	[Q_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=$1",
-	[Q_UPD_RATING] = "UPDATE accounts SET rating=$1, rd=$2, vol=$3, games=games+1 WHERE id=$4",
-	[Q_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
-	                 " rd_after, vol_after, at_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
 	[Q_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms)"
 	                  " VALUES ($1,$2,$3,$4) RETURNING id",
 	[Q_SEL_ACC_NAME] = "SELECT " ACC_COLS " FROM accounts WHERE name_key=$1",
@@ -403,7 +449,8 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms)"
 	                  " VALUES ($1,$2,$3,$4)",
 	[Q_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= $1",
-	[Q_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games"
+	[Q_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
+	                  " a.established"
 	                  " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                  " WHERE s.hash=$1 AND s.expires_ms > $2",
 	[Q_DEL_SESSION] = "DELETE FROM sessions WHERE hash=$1",
@@ -420,8 +467,10 @@ static const char *const SQL[Q_COUNT] = {
 	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
 	    " WHERE s.account = $1 AND ($2::integer = 0 OR s.game_status = 'over')"
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT $3",
-	[Q_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
-	                  " WHERE games > 0 ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
+	/* established accounts only (ratings.h): the partial index accounts_board */
+	[Q_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games, established"
+	                  " FROM accounts WHERE established = 1"
+	                  " ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
 	/* the next number of the game's lines: the caller holds the game
 	 * row's lock (bump), so two processes cannot both take it */
 	[Q_INS_CHAT] = "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"

@@ -6,10 +6,12 @@
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
- * invites, presence), store_match.c (the quick-match queue) and
- * store_keep.c (recovery codes, passwords, deleting an account) run their
- * SQL through it, and both stores' store_ops point at those functions;
- * store_plans.c explains the list queries of both through it (plan).
+ * invites, presence), store_match.c (the quick-match queue),
+ * store_keep.c (recovery codes, passwords, deleting an account) and
+ * store_rating.c (the rating update, inside a result's transaction) run
+ * their SQL through it, and both stores' store_ops (or result writes)
+ * point at those functions; store_plans.c explains the list queries of
+ * both through it (plan).
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
@@ -183,14 +185,23 @@ int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int
 int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
 
 /* store_match.c (store.h, "quick match") */
-int store_match_join(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-                     int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int store_match_join(store *s, const store_match *e, store_match_args *a, char *err);
 int store_match_poll(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
                      store_match *out, char *err);
 int store_match_leave(store *s, int64_t account, char *err);
 int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
-                     store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-                     char *err);
+                     int64_t keep_ms, store_match_pick_fn pick, void *ctx, const char *table,
+                     store_match *out, char *err);
+int store_match_return(store *s, const char *table, const int64_t *accounts,
+                       const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
+/* Inside the open transaction of a void table's result (both stores'
+ * result writes): the no-show's hold and the others' places. 0 or -1. */
+int store_match_void_write(store *s, const store_match_void *v, int64_t now_ms, char *err);
+
+/* store_rating.c: the rating update of a rated game (r->nrated > 0),
+ * inside the open transaction that stores its result: 0, or -1 (the
+ * caller rolls back). */
+int store_rate_game(store *s, const char *id, const store_result *r, char *err);
 
 /* store_keep.c (store.h, "keeping an account") */
 int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
@@ -233,6 +244,7 @@ extern const char STORE_OVER_IDS_SQL[];
 	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
 	.match_join = store_match_join, .match_poll = store_match_poll,                        \
 	.match_leave = store_match_leave, .match_take = store_match_take,                      \
+	.match_return = store_match_return,                                                    \
 	.recovery_set = store_recovery_set, .recovery_find = store_recovery_find,              \
 	.password_set = store_password_set, .account_delete = store_account_delete,            \
 	.account_over_ids = store_account_over_ids

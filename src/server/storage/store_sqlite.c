@@ -292,6 +292,68 @@ static const char *const MIGRATIONS[] = {
 	"  WHERE kind = 'bot' AND game_status = 'playing';"
 	"CREATE INDEX clocks_playing ON clocks(game_id) WHERE game_status = 'playing';"
 	"DROP INDEX games_by_status;",
+	/* 16 -> 17 (issue 26). Ratings that fresh accounts cannot buy
+	 * (ratings.h, store_rating.c): an account's rated games in which
+	 * another seat was established, the distinct established opponents it
+	 * met (an account's id, or a bot as minus its fixed rating: the
+	 * built-in specs' ratings of ratings.c, other specs as one opponent)
+	 * and whether it is established, which the leaderboard's partial
+	 * index reads. Accounts from before keep the games and opponents they
+	 * had, judged by the default thresholds (10 games, 3 opponents).
+	 * Quick match (store_match.c): each entry's address key and recent
+	 * opponents, and a note for one left out of a table; who sat at which
+	 * quick-match table; the holds of no-shows; the people a void table
+	 * sends back to the front of the queue */
+	"ALTER TABLE accounts ADD COLUMN est_games INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounts ADD COLUMN opponents INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounts ADD COLUMN established INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE rating_opponents ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  opponent INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (account, opponent)) WITHOUT ROWID;"
+	"CREATE INDEX rating_opponents_of ON rating_opponents(opponent);"
+	"CREATE TABLE rating_bots ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  bot INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, bot)) WITHOUT ROWID;"
+	"INSERT OR IGNORE INTO rating_opponents (account, opponent)"
+	"  SELECT r.account, s.account FROM ratings r JOIN seats s ON s.game_id = r.game_id"
+	"  WHERE s.kind = 'human' AND s.account NOT IN (0, r.account);"
+	"INSERT OR IGNORE INTO rating_bots (account, bot)"
+	"  SELECT r.account, CASE s.bot_spec WHEN 'random' THEN 1000 WHEN 'softgreedy' THEN 1159"
+	"   WHEN 'greedy' THEN 1700 WHEN 'mcts:time=0.1' THEN 2304 WHEN 'mcts:time=1' THEN 2408"
+	"   ELSE 0 END"
+	"  FROM ratings r JOIN seats s ON s.game_id = r.game_id WHERE s.kind = 'bot';"
+	"UPDATE accounts SET est_games = games,"
+	"  opponents = (SELECT count(*) FROM rating_opponents o WHERE o.account = accounts.id)"
+	"   + (SELECT count(*) FROM rating_bots b WHERE b.account = accounts.id);"
+	"UPDATE accounts SET established = 1 WHERE est_games >= 10 AND opponents >= 3;"
+	"DROP INDEX accounts_by_rating;"
+	"CREATE INDEX accounts_board ON accounts(rating DESC, name) WHERE established = 1;"
+	"ALTER TABLE match_queue ADD COLUMN addr TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE match_queue ADD COLUMN recent TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE match_queue ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+	"DROP INDEX match_waiting;"
+	"CREATE INDEX match_waiting ON match_queue(pool, joined_ms)"
+	"  WHERE table_id = '' AND note = '';"
+	"CREATE TABLE match_seats ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  table_id TEXT NOT NULL,"
+	"  seat INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, table_id)) WITHOUT ROWID;"
+	"CREATE INDEX match_seats_table ON match_seats(table_id);"
+	"CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	"CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
+	"CREATE TABLE match_holds ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  strikes INTEGER NOT NULL,"
+	"  until_ms INTEGER NOT NULL);"
+	"CREATE TABLE match_voids ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  table_id TEXT NOT NULL,"
+	"  front_ms INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -377,18 +439,17 @@ static const char *const SQL[ST_COUNT] = {
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
-	[ST_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=?",
-	[ST_UPD_RATING] = "UPDATE accounts SET rating=?, rd=?, vol=?, games=games+1 WHERE id=?",
-	[ST_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
-	                  " rd_after, vol_after, at_ms) VALUES (?,?,?,?,?,?,?,?)",
 	[ST_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms) VALUES (?,?,?,?)",
-	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established"
+	                    " FROM accounts"
 	                    " WHERE name_key=?",
-	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established"
+	                  " FROM accounts"
 	                  " WHERE id=?",
 	[ST_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms) VALUES (?,?,?,?)",
 	[ST_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= ?",
-	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games"
+	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
+	                   " a.established"
 	                   " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                   " WHERE s.hash=? AND s.expires_ms > ?",
 	[ST_DEL_SESSION] = "DELETE FROM sessions WHERE hash=?",
@@ -405,8 +466,10 @@ static const char *const SQL[ST_COUNT] = {
 	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
 	    " WHERE s.account = ?1 AND (?2 = 0 OR s.game_status = 'over')"
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT ?3",
-	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
-	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
+	/* established accounts only (ratings.h): the partial index accounts_board */
+	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games, established"
+	                   " FROM accounts WHERE established = 1"
+	                   " ORDER BY rating DESC, name LIMIT ? OFFSET ?",
 	/* the table's next sequence number (store.h, "The table's stream") */
 	[ST_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=? RETURNING seq",
 	/* undo.c: the moves that stand, then the ones taken back */

@@ -13,6 +13,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_sqlite_int.h"
+#include "store_sql.h"
 
 static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", "over", "view"};
 static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
@@ -119,63 +120,6 @@ int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *
 	return sq_commit(s, err);
 }
 
-/* The rating update of a rated game, inside add_move's transaction: the
- * result's row (its primary key) and the ratings' rows go in together or
- * not at all, so a game is rated exactly once, also across a restart. */
-static int rate_game(sqlite_store *s, const char *id, const store_result *r, char *err)
-{
-	int64_t t0 = srv_mono_us();
-	store_rating rt[STORE_MAX_RATED];
-	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
-	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_SEL_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			rt[i].rating = sqlite3_column_double(st, 0);
-			rt[i].rd = sqlite3_column_double(st, 1);
-			rt[i].vol = sqlite3_column_double(st, 2);
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				snprintf(err, STORE_ERR_SIZE, "rating: account %lld is not stored",
-				         (long long)rt[i].account);
-			return rc == SQLITE_DONE ? -1 : sq_fail(s, err, "reading a rating");
-		}
-	}
-	r->rate(rt, n);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_UPD_RATING];
-		sqlite3_bind_double(st, 1, rt[i].new_rating);
-		sqlite3_bind_double(st, 2, rt[i].new_rd);
-		sqlite3_bind_double(st, 3, rt[i].new_vol);
-		sqlite3_bind_int64(st, 4, rt[i].account);
-		if (sq_step_done(s, ST_UPD_RATING, err))
-			return -1;
-		st = s->st[ST_INS_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		sq_bind_text(st, 2, id);
-		sqlite3_bind_int(st, 3, rt[i].seat);
-		sqlite3_bind_double(st, 4, rt[i].rating);
-		sqlite3_bind_double(st, 5, rt[i].new_rating);
-		sqlite3_bind_double(st, 6, rt[i].new_rd);
-		sqlite3_bind_double(st, 7, rt[i].new_vol);
-		sqlite3_bind_int64(st, 8, r->at_ms);
-		if (sq_step_done(s, ST_INS_RATING, err))
-			return -1;
-	}
-	srv_event("table=%s event=rated seats=%d us=%lld", id, n,
-	          (long long)(srv_mono_us() - t0));
-	return 0;
-}
-
 /* Inside a write's transaction: game `id` is over at at_ms with result r,
  * rated in the same transaction when r says so. 0, or -1 (the caller rolls
  * back). */
@@ -196,7 +140,9 @@ static int write_result(sqlite_store *s, const char *id, int64_t at_ms, const st
 	sqlite3_bind_int64(st, 5, r->at_ms);
 	if (sq_step_done(s, ST_INS_RESULT, err))
 		return -1;
-	return r->nrated > 0 ? rate_game(s, id, r, err) : 0;
+	if (r->mvoid && store_match_void_write(&s->base, r->mvoid, r->at_ms, err))
+		return -1;
+	return r->nrated > 0 ? store_rate_game(&s->base, id, r, err) : 0;
 }
 
 int sq_add_move(store *base, const char *id, const store_move *m,

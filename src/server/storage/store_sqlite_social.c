@@ -211,6 +211,7 @@ static void read_account(sqlite3_stmt *st, store_account *a)
 	a->rd = sqlite3_column_double(st, 5);
 	a->vol = sqlite3_column_double(st, 6);
 	a->games = sqlite3_column_int(st, 7);
+	a->established = sqlite3_column_int(st, 8) != 0;
 }
 
 /* A statement that returns one account row or none: 1, 0, or -1. */

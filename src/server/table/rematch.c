@@ -252,6 +252,7 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 	int n = t->nseats;
 	srv_table_opts opts = t->opts;
 	opts.seed = srv_random_u64() >> 12;
+	opts.match[0] = 0; /* a rematch is no quick match (its first moves, no-shows: match.c) */
 	srv_seat seats[CARC_MAX_PLAYERS];
 	memset(seats, 0, sizeof seats);
 	for (int j = 0; j < n; j++) {
