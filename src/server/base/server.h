@@ -181,6 +181,17 @@ void srv_config_default(srv_config *c);
  * code point in *cp, or 0 when the bytes there are not one (RFC 3629: no
  * overlong forms, no surrogates, nothing past U+10FFFF) (util.c). */
 size_t srv_utf8_next(const char *s, size_t n, uint32_t *cp);
+/* Whether code point c is a format character (Unicode's category Cf: the
+ * soft hyphen, zero-width space, joiners and marks, bidirectional
+ * embeddings and isolates, the BOM, the tags, ...; with the unassigned
+ * points of the blocks U+2060-206F and U+E0000-E007F), without a Unicode
+ * table (util.c). Names refuse them (seats.c), chat lines of nothing else
+ * are empty (chat.c). */
+int srv_cp_format(uint32_t c);
+/* Whether c shows nothing by itself: white space, a format character, or
+ * another invisible code point (variation selectors, the combining
+ * grapheme joiner, Hangul fillers, the blank braille pattern) (util.c). */
+int srv_cp_invisible(uint32_t c);
 /* in as valid UTF-8 into out (size bytes; cut between characters to fit):
  * each byte that does not start a valid sequence becomes '?'. For text
  * from a client (a parser's error quotes it, a %.40s may cut a character)
