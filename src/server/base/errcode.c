@@ -47,6 +47,7 @@ static const struct {
 	[SE_YOU_BLOCK] = {"you_block", 409},
 	[SE_QUEUE_FULL] = {"queue_full", 503},
 	[SE_BAD_RECOVERY] = {"bad_recovery", 401},
+	[SE_BAD_HOST] = {"bad_host", 421},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

@@ -61,6 +61,7 @@
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
 #define SRV_MAX_TRUST_PROXY 16
+#define SRV_MAX_HOST_NAMES 16
 /* --rated-min-moves: own moves each seat plays before a game counts (ratings.h) */
 #define RATED_MIN_MOVES 10
 
@@ -89,6 +90,11 @@ typedef struct srv_config {
 	 * held to --max-conns-per-addr */
 	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
 	int n_trust_proxy;
+	/* the host names the server answers for (--host-name), besides its
+	 * listening address (and localhost on loopback; on every address: any
+	 * address and localhost); any other Host gets 421 (peers.c) */
+	const char *host_names[SRV_MAX_HOST_NAMES];
+	int n_host_names;
 	/* /api/metrics: on its own listener (--metrics-listen ADDR:PORT; then
 	 * only there), else on the main port for loopback clients only */
 	const char *metrics_host; /* NULL: no listener of its own */
@@ -201,6 +207,9 @@ void srv_utf8_fix(const char *in, char *out, size_t size);
 /* Whether the address `addr` is in `spec` (an address, or a network in
  * CIDR form): 1 yes, 0 no, -1 when spec is neither (peers.c). */
 int srv_addr_match(const char *spec, const char *addr);
+/* Whether v is a host name --host-name takes: a DNS name or an address,
+ * without a scheme, a port or a path (peers.c). 1 or 0. */
+int srv_host_name_ok(const char *v);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
  * (already logged). */
