@@ -20,6 +20,11 @@ static void usage(FILE *f)
 	        "games are resumed when the server starts. See docs/server.md.\n\n"
 	        "options:\n"
 	        "  --host ADDR        address to listen on (default 127.0.0.1)\n"
+	        "  --host-name NAME   a host name the server answers for, e.g. carc.example.org\n"
+	        "                     behind a proxy that passes the browser's Host; repeatable.\n"
+	        "                     Besides these it answers for its listening address (and\n"
+	        "                     localhost on loopback; on 0.0.0.0 or ::, for any address\n"
+	        "                     and localhost); another Host gets 421 (DNS rebinding)\n"
 	        "  --port N           port (default 8080; 0 picks a free one)\n"
 	        "  --db FILE|URL      SQLite database (default carc.sqlite, created if missing),\n"
 	        "                     or PostgreSQL: postgresql://USER@HOST/DB (several\n"
@@ -118,7 +123,8 @@ static void usage(FILE *f)
 	        "                     minute (30)\n"
 	        "  --friend-rate N    friend requests an account may send an hour (20)\n"
 	        "  --max-friends N    friends of one account (200)\n"
-	        "  --max-pending N    friend requests an account has out, twice that in (50)\n"
+	        "  --max-pending N    friend requests an account has out (50); it holds twice\n"
+	        "                     that in, a new one taking the oldest one's place\n"
 	        "  --max-blocks N     accounts one account may block (500)\n"
 	        "  --invite-rate N    invites to a table an account may send an hour (30)\n"
 	        "  --max-invites N    invites to one table (10)\n"
@@ -252,6 +258,18 @@ int cmd_serve(int argc, char **argv)
 		}
 		if (!strcmp(a, "--host")) {
 			c.host = v;
+		} else if (!strcmp(a, "--host-name")) {
+			if (!srv_host_name_ok(v)) {
+				fprintf(stderr, "carc serve: --host-name wants a host name or address as a "
+				                "browser names it (carc.example.org, 203.0.113.5), without "
+				                "scheme, port or path, not '%s'\n", v);
+				return 2;
+			}
+			if (c.n_host_names == SRV_MAX_HOST_NAMES) {
+				fprintf(stderr, "carc serve: at most %d --host-name\n", SRV_MAX_HOST_NAMES);
+				return 2;
+			}
+			c.host_names[c.n_host_names++] = v;
 		} else if (!strcmp(a, "--port")) {
 			if (num_arg(a, v, 0, 65535, &n))
 				return 2;

@@ -50,6 +50,7 @@ static const struct {
 	[SE_HELD_OUT] = {"held_out", 429},
 	[SE_MATCH_PENDING] = {"match_pending", 409},
 	[SE_BAD_RECOVERY] = {"bad_recovery", 401},
+	[SE_BAD_HOST] = {"bad_host", 421},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

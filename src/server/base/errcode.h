@@ -57,6 +57,7 @@ typedef enum srv_err {
 	SE_MATCH_PENDING,  /* a quick-match table waits for the account's first move */
 	/* keeping an account (recovery.c) */
 	SE_BAD_RECOVERY,   /* no such name, or not one of its unused recovery codes */
+	SE_BAD_HOST,       /* a Host the server does not answer for (DNS rebinding; peers.c) */
 	SE_COUNT
 } srv_err;
 

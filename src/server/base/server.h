@@ -61,6 +61,7 @@
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
 #define SRV_MAX_TRUST_PROXY 16
+#define SRV_MAX_HOST_NAMES 16
 /* --rated-min-moves: own moves each seat plays before a game counts (ratings.h) */
 #define RATED_MIN_MOVES 10
 
@@ -89,6 +90,11 @@ typedef struct srv_config {
 	 * held to --max-conns-per-addr */
 	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
 	int n_trust_proxy;
+	/* the host names the server answers for (--host-name), besides its
+	 * listening address (and localhost on loopback; on every address: any
+	 * address and localhost); any other Host gets 421 (peers.c) */
+	const char *host_names[SRV_MAX_HOST_NAMES];
+	int n_host_names;
 	/* /api/metrics: on its own listener (--metrics-listen ADDR:PORT; then
 	 * only there), else on the main port for loopback clients only */
 	const char *metrics_host; /* NULL: no listener of its own */
@@ -191,6 +197,17 @@ void srv_config_default(srv_config *c);
  * code point in *cp, or 0 when the bytes there are not one (RFC 3629: no
  * overlong forms, no surrogates, nothing past U+10FFFF) (util.c). */
 size_t srv_utf8_next(const char *s, size_t n, uint32_t *cp);
+/* Whether code point c is a format character (Unicode's category Cf: the
+ * soft hyphen, zero-width space, joiners and marks, bidirectional
+ * embeddings and isolates, the BOM, the tags, ...; with the unassigned
+ * points of the blocks U+2060-206F and U+E0000-E007F), without a Unicode
+ * table (util.c). Names refuse them (seats.c), chat lines of nothing else
+ * are empty (chat.c). */
+int srv_cp_format(uint32_t c);
+/* Whether c shows nothing by itself: white space, a format character, or
+ * another invisible code point (variation selectors, the combining
+ * grapheme joiner, Hangul fillers, the blank braille pattern) (util.c). */
+int srv_cp_invisible(uint32_t c);
 /* in as valid UTF-8 into out (size bytes; cut between characters to fit):
  * each byte that does not start a valid sequence becomes '?'. For text
  * from a client (a parser's error quotes it, a %.40s may cut a character)
@@ -200,6 +217,9 @@ void srv_utf8_fix(const char *in, char *out, size_t size);
 /* Whether the address `addr` is in `spec` (an address, or a network in
  * CIDR form): 1 yes, 0 no, -1 when spec is neither (peers.c). */
 int srv_addr_match(const char *spec, const char *addr);
+/* Whether v is a host name --host-name takes: a DNS name or an address,
+ * without a scheme, a port or a path (peers.c). 1 or 0. */
+int srv_host_name_ok(const char *v);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
  * (already logged). */

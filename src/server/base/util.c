@@ -410,6 +410,33 @@ size_t srv_utf8_next(const char *in, size_t n, uint32_t *cp)
 	return len;
 }
 
+int srv_cp_format(uint32_t c)
+{
+	return c == 0xAD || (c >= 0x600 && c <= 0x605) || c == 0x61C || c == 0x6DD ||
+	       c == 0x70F || c == 0x890 || c == 0x891 || c == 0x8E2 || c == 0x180E ||
+	       (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+	       (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
+	       c == 0x110BD || c == 0x110CD || (c >= 0x13430 && c <= 0x1343F) ||
+	       (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A) ||
+	       (c >= 0xE0000 && c <= 0xE007F);
+}
+
+int srv_cp_invisible(uint32_t c)
+{
+	/* white space (Unicode White_Space) */
+	if ((c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+	    c == 0x205F || c == 0x3000)
+		return 1;
+	/* the other default-ignorable code points that show nothing (the
+	 * combining grapheme joiner, Khmer's inherent vowels, variation
+	 * selectors) and the blank fillers people use for an empty message
+	 * (Hangul fillers, the blank braille pattern) */
+	return srv_cp_format(c) || c == 0x34F || c == 0x115F || c == 0x1160 || c == 0x17B4 ||
+	       c == 0x17B5 || (c >= 0x180B && c <= 0x180F) || c == 0x2800 || c == 0x3164 ||
+	       (c >= 0xFE00 && c <= 0xFE0F) || c == 0xFFA0 || (c >= 0xE0100 && c <= 0xE01EF);
+}
+
 void srv_utf8_fix(const char *in, char *out, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)in;

@@ -317,7 +317,6 @@ enum {
 	STORE_FR_MY_FRIENDS,   /* actor has max_friends */
 	STORE_FR_THEIR_FRIENDS,/* other has max_friends */
 	STORE_FR_MY_PENDING,   /* actor has max_pending requests out */
-	STORE_FR_THEIR_PENDING,/* other has 2 * max_pending requests in */
 	STORE_FR_BLOCKS_FULL,  /* actor has max_blocks */
 	STORE_FR_INVITES_FULL, /* the game has max_invites */
 	STORE_FR_YOU_BLOCK     /* REQUEST, INVITE: the actor blocks other */
@@ -330,8 +329,10 @@ typedef struct store_social {
 	int64_t invite;           /* DISMISS */
 	int64_t now_ms;
 	/* the limits (0: none): REQUEST/INVITE per actor per hour, friends
-	 * per account, requests out per account, blocks per account, invites
-	 * per game */
+	 * per account, requests out per account (and twice that in: a
+	 * request to a full inbox drops its oldest one, never refused, so a
+	 * full inbox neither keeps a real friend out nor tells a block), blocks
+	 * per account, invites per game */
 	int rate_per_hour, max_friends, max_pending, max_blocks, max_invites;
 	int outcome;              /* set by the store: STORE_FR_DONE .. */
 } store_social;
@@ -591,6 +592,10 @@ typedef struct store_ops {
 	                      unsigned char *blocks, char *err);
 	/* Whether `blocker` blocks `blocked`: 1, 0, or -1. */
 	int (*is_blocked)(store *s, int64_t blocker, int64_t blocked, char *err);
+	/* Whether `account` is linked with `other`, so that it may name it by
+	 * its id: a friendship or a request either way, a block of its own,
+	 * an invite from `other` to it (what its lists show). 1, 0, or -1. */
+	int (*social_knows)(store *s, int64_t account, int64_t other, char *err);
 	/* ---- quick match (table/match.c) ----
 	 * An entry is live while seen_ms >= now_ms - ttl_ms; expired entries
 	 * are removed by these calls and never matched. */

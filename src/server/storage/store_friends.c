@@ -63,6 +63,25 @@ static int over(int64_t n, int max)
 	return max > 0 && n >= max;
 }
 
+/* The inbox of `them` holds at most twice max_pending requests (hidden
+ * ones too): a new one drops the oldest, so strangers who fill it never
+ * keep out the request of someone it knows, and a request is never
+ * refused for the receiver's sake, which would tell a blocked sender
+ * (whose request is stored hidden) from a stranger. Every request runs
+ * these same statements, hidden or not. */
+static void make_room(store *s, int64_t them, int max_pending, int *bad, char *err)
+{
+	if (max_pending <= 0)
+		return;
+	int64_t in = sql_one(s, "SELECT count(*) FROM friend_links WHERE b=$1 AND state IN (0,2)",
+	                     SQL_A1(them), 0, bad, err),
+	        room = 2 * (int64_t)max_pending;
+	if (in >= room)
+		sql_run(s, "DELETE FROM friend_links WHERE b=$1 AND a IN (SELECT a FROM friend_links"
+		           " WHERE b=$1 AND state IN (0,2) ORDER BY at_ms, a LIMIT $2)",
+		        SQL_A2(them, in - room + 1), bad, err);
+}
+
 static int do_request(store *s, store_social *w, int *bad, char *err)
 {
 	int64_t me = w->actor, them = w->other, now = w->now_ms;
@@ -88,10 +107,7 @@ static int do_request(store *s, store_social *w, int *bad, char *err)
 	if (over(sql_one(s, "SELECT count(*) FROM friend_links WHERE a=$1 AND state IN (0,2)",
 	                 SQL_A1(me), 0, bad, err), w->max_pending))
 		return STORE_FR_MY_PENDING;
-	if (!hidden && w->max_pending > 0 &&
-	    over(sql_one(s, "SELECT count(*) FROM friend_links WHERE b=$1 AND state=0",
-	                 SQL_A1(them), 0, bad, err), 2 * w->max_pending))
-		return STORE_FR_THEIR_PENDING;
+	make_room(s, them, w->max_pending, bad, err);
 	sql_run(s, "INSERT INTO friend_links (a, b, state, at_ms) VALUES ($1,$2,$3,$4)",
 	        SQL_ARGS(SQL_I(me), SQL_I(them), SQL_I(hidden ? 2 : 0), SQL_I(now)), bad, err);
 	log_write(s, me, LOG_REQUEST, now, bad, err);
@@ -215,6 +231,23 @@ int store_social_write(store *s, store_social *w, char *err)
 	if (!bad)
 		w->outcome = social_step(s, w, &bad, err);
 	return sql_end(s, bad, 0, err);
+}
+
+/* A friendship or a request either way, a block of the account's own, an
+ * invite to it from the other: each a primary-key or an index lookup on
+ * the account's own rows (friend_links_to, invites_to). */
+int store_social_knows(store *s, int64_t account, int64_t other, char *err)
+{
+	if (sql_ready(s, err))
+		return -1;
+	int bad = 0;
+	int64_t k = sql_one(s,
+	    "SELECT CASE WHEN EXISTS (SELECT 1 FROM friend_links WHERE a=$1 AND b=$2)"
+	    " OR EXISTS (SELECT 1 FROM friend_links WHERE a=$2 AND b=$1)"
+	    " OR EXISTS (SELECT 1 FROM blocks WHERE blocker=$1 AND blocked=$2)"
+	    " OR EXISTS (SELECT 1 FROM invites WHERE to_account=$1 AND from_account=$2)"
+	    " THEN 1 ELSE 0 END", SQL_A2(account, other), 0, &bad, err);
+	return bad ? -1 : k == 1;
 }
 
 /* Every list has the columns id, name, at_ms, seen_ms, playing, game. The

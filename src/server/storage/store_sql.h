@@ -183,6 +183,7 @@ int store_social_touch(store *s, int64_t account, int64_t now_ms, char *err);
 int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int n,
                          unsigned char *blocks, char *err);
 int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
+int store_social_knows(store *s, int64_t account, int64_t other, char *err);
 
 /* store_match.c (store.h, "quick match") */
 int store_match_join(store *s, const store_match *e, store_match_args *a, char *err);
@@ -242,6 +243,7 @@ extern const char STORE_OVER_IDS_SQL[];
 	.social_write = store_social_write, .social_list = store_social_list,                  \
 	.invite_list = store_invite_list, .social_touch = store_social_touch,                  \
 	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
+	.social_knows = store_social_knows,                                                    \
 	.match_join = store_match_join, .match_poll = store_match_poll,                        \
 	.match_leave = store_match_leave, .match_take = store_match_take,                      \
 	.match_return = store_match_return,                                                    \

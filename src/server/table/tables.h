@@ -224,7 +224,8 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
 int tables_seat_of_account(const srv_table *t, int64_t account);
 /* Friends (friends.h, fr_hooks.invite_seat): whether `account` may invite
  * `invitee` to table `id` (it sits there, the table is open with an open
- * seat, the invitee does not sit there): SE_OK with *seat, or an error. */
+ * seat, the invitee does not sit there): SE_OK with *seat, or an error
+ * (SE_NOT_FOUND also for a started private table it holds no seat at). */
 int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *seat, char *err,
                        size_t errsize);
 /* A table whose seats changed in the store (an account was deleted):

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "api.h"
+#include "errcode.h"
 #include "net_internal.h"
 #include "peers.h"
 #include "reply.h"
@@ -371,7 +372,7 @@ int net_http_begin(srv_conn *c, struct lws *wsi, const char *path)
 	int ulen;
 	c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
 	snprintf(c->path, sizeof c->path, "%s", path);
-	char msg[200];
+	char msg[300];
 	if (net_over_conn_limit(wsi)) {
 		/* logged when it was accepted */
 		net_conn_limit_message(msg, sizeof msg);
@@ -379,6 +380,13 @@ int net_http_begin(srv_conn *c, struct lws *wsi, const char *path)
 		net_http_error(c, 429, "rate_limited", msg);
 		c->resp_retry_after = 10;
 		return 0;
+	}
+	if (!peers_host_ok(wsi, net_on_metrics_listener(wsi))) {
+		/* another site's name that points here (DNS rebinding): its pages
+		 * would be the server's own origin; nothing of it is read */
+		peers_host_message(wsi, msg, sizeof msg);
+		return http_error_early(c, srv_err_http_status(SE_BAD_HOST), srv_err_name(SE_BAD_HOST),
+		                        msg);
 	}
 	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING))
 		return http_error_early(c, 411, "length_required",
