@@ -67,8 +67,16 @@ int net_http_write_headers(struct lws *wsi, int status, const char *ctype, size_
 		return -1;
 	if (add_header(wsi, "cache-control:", "no-store", &p, end))
 		return -1;
-	if (cookie && *cookie && add_header(wsi, "set-cookie:", cookie, &p, end))
-		return -1;
+	/* one Set-Cookie header a cookie: a login sets the device's and the
+	 * session's, '\n' between them (accounts.h) */
+	for (const char *c = cookie; c && *c;) {
+		size_t n = strcspn(c, "\n");
+		char one[512];
+		snprintf(one, sizeof one, "%.*s", (int)n, c);
+		if (add_header(wsi, "set-cookie:", one, &p, end))
+			return -1;
+		c += n + (c[n] == '\n');
+	}
 	if (disposition && *disposition && add_header(wsi, "content-disposition:", disposition, &p, end))
 		return -1;
 	if (retry_after > 0) {
