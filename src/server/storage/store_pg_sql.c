@@ -115,5 +115,5 @@ const store_sql pgs_sql = {
 	.pg = 1, .begin = begin, .commit = commit, .rollback = rollback, .no_fault = no_fault,
 	.connect = reconnect,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
-	.col_text = col_text, .seat_changed = seat_changed,
+	.col_text = col_text, .seat_changed = seat_changed, .erased = NULL,
 };

@@ -106,6 +106,12 @@ typedef struct store_sql {
 	 * writes (an account deleted): the game gets its next sequence number
 	 * (PostgreSQL: and a seat notification for the other processes). */
 	int (*seat_changed)(store *s, const char *id, int seat, char *err);
+	/* After a committed write that removed what must not stay in the
+	 * files (an account deleted): SQLite has its checkpointer copy the WAL
+	 * back and empty it (the file's free space is zeroed already:
+	 * secure_delete); NULL for PostgreSQL (docs/server.md, "Deleting an
+	 * account", says what it keeps and for how long). */
+	void (*erased)(store *s);
 } store_sql;
 
 /* The calls as the rules write them (s is the store, q its store_sql). */
@@ -188,7 +194,7 @@ int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOK
 int store_recovery_find(store *s, int64_t account, const char *hash, int *left, char *err);
 int store_password_set(store *s, int64_t account, const char *pwhash, const char *code_hash,
                        const char *keep, const char *new_session, int64_t now_ms,
-                       int64_t expires_ms, char *err);
+                       int64_t expires_ms, store_rekey *rk, char *err);
 int store_account_delete(store *s, int64_t account, const char *anon_name, int64_t now_ms,
                          char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int store_account_over_ids(store *s, int64_t account, const char *after, int limit,

@@ -132,9 +132,14 @@ static int seat_changed(store *base, const char *id, int seat, char *err)
 	return sq_bump((sqlite_store *)base, id, err);
 }
 
+static void erased(store *base)
+{
+	sq_wal_truncate((sqlite_store *)base);
+}
+
 const store_sql sq_sql = {
 	.pg = 0, .begin = begin, .commit = commit, .rollback = rollback, .no_fault = no_fault,
 	.connect = NULL,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
-	.col_text = col_text, .seat_changed = seat_changed,
+	.col_text = col_text, .seat_changed = seat_changed, .erased = erased,
 };
