@@ -36,10 +36,11 @@ class Browser:
         self.port, self.src = port, src
         self.jar = {}
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, headers=None):
         if method == "POST" and body is None:
             body = {}
         hdrs = {"Origin": "http://%s:%d" % (HOST, self.port)}
+        hdrs.update(headers or {})
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -388,6 +389,26 @@ class Lockout(TokenCase):
             owner.src = "127.0.0.%d" % (40 + i)
             sts.append(owner.login("Alice", "wrong password %d" % i)[0])
         self.assertEqual(sts, [401, 401, 401, 429, 429])
+
+    def test_device_cookie_secure_under_tls(self):
+        # Secure when the request came over TLS (a trusted proxy says so),
+        # as the session's
+        srv = self.start(extra=["--trust-proxy", "127.0.0.1"])
+
+        def device(st_cookies):
+            st, r, cookies = st_cookies
+            self.assertIn(st, (200, 201), r)
+            dev = [c for c in cookies if c.startswith("carc_device=")]
+            self.assertEqual(len(dev), 1, cookies)
+            return [x.strip() for x in dev[0].split(";")]
+        tls = {"X-Forwarded-Proto": "https"}
+        attrs = device(Browser(srv.port).call("POST", "/api/account/register",
+                                              {"name": "Alice", "password": PW}, headers=tls))
+        self.assertIn("Secure", attrs)
+        attrs = device(Browser(srv.port).call("POST", "/api/account/login",
+                                              {"name": "Alice", "password": PW}))
+        self.assertNotIn("Secure", attrs)
+        self.assertIn("Path=/", attrs)
 
     def test_codes_have_a_budget_of_their_own(self):
         # wrong codes do not use up the name's wrong passwords: at the
