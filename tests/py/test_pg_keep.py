@@ -239,6 +239,50 @@ class KeepClusterTest(ClusterCase):
             self.assertIsNone(srv.state(tid, token=newest)["you"])
         self.assertNotIn("(deleted player)", json.dumps(b.get("/api/tables/" + o["id"])[1]))
 
+    def test_two_password_changes_at_once_leave_tokens_that_work(self):
+        # two sessions of one account change its password on two processes
+        # at once: the epochs follow each other, and the seats hold the
+        # token of the last one (store_keep.c: a change that met the
+        # other's epoch re-keys again)
+        import threading
+        a, b = self.start(2)
+        one, two = Client(a), Client(b)
+        one.register("Alice")
+        self.assertEqual(two.login("Alice")[0], 200)
+        bob = Client(b)
+        bob.register("Bob")
+        tables = []
+        for _ in range(3):
+            st, t, _ = one.call("POST", "/api/tables", {"name": "x", "players": 2})
+            self.assertEqual(bob.call("POST", "/api/tables/%s/join" % t["id"], {"name": "x"})[0],
+                             200)
+            tables.append(t["id"])
+        out = []
+
+        def change(c, new):
+            out.append(c.call("POST", "/api/account/password",
+                              {"password": PW, "new_password": new})[0])
+        ts = [threading.Thread(target=change, args=(c, pw))
+              for c, pw in ((one, NEW_PW), (two, "another one 42"))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(out, [200, 200])
+        # each ended the other's session (or the last one's stays); the
+        # password is the last one's
+        self.assertLessEqual(len([c for c in (one, two) if self.me(c) == 200]), 1)
+        now = Client(a)
+        self.assertEqual(sorted(now.login("Alice", pw)[0] for pw in (NEW_PW, "another one 42")),
+                         [200, 401])
+        epoch = int(psql(self.url, "SELECT epoch FROM accounts WHERE name='Alice'").strip())
+        self.assertEqual(epoch, 2)
+        for tid in tables:
+            tok = self.my_token(now, tid)
+            for srv in (a, b):
+                self.wait("the token holds the seat on every process",
+                          lambda: (srv.state(tid, token=tok)["you"] or {}).get("seat") == 0)
+
 
 if __name__ == "__main__":
     unittest.main()

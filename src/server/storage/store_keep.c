@@ -141,12 +141,28 @@ int store_password_set(store *s, int64_t account, const char *pwhash, const char
 	    on_account(s, "DELETE FROM recovery_codes WHERE account=$1 AND hash=$2", account,
 	               code_hash, &bad, err) != 1)
 		goto refused; /* used meanwhile (or a fault) */
-	if (on_account(s, "UPDATE accounts SET pwhash=$2, epoch=epoch+1 WHERE id=$1", account,
-	               pwhash, &bad, err) != 1)
-		goto refused;
-	int64_t epoch = sql_one(s, "SELECT epoch FROM accounts WHERE id=$1", SQL_A1(account), 0,
-	                        &bad, err);
-	rekey_seats(s, account, epoch, rk, &bad, err);
+	/* the seats (and their games' rows) first, the account's row last:
+	 * the order of a move's transaction, which locks its game and then
+	 * the accounts it rates (PostgreSQL; no deadlock between them). The
+	 * epoch is the one read plus one; a change of the same account that
+	 * committed meanwhile moved it on, and the seats are done again */
+	for (int tries = 0;; tries++) {
+		int64_t epoch = sql_one(s, "SELECT epoch FROM accounts WHERE id=$1", SQL_A1(account),
+		                        -1, &bad, err);
+		if (bad || epoch < 0)
+			goto refused; /* deleted meanwhile (or a fault) */
+		free(rk->ids);
+		rekey_seats(s, account, epoch + 1, rk, &bad, err);
+		int n = sql_run(s, "UPDATE accounts SET pwhash=$2, epoch=$3 WHERE id=$1 AND epoch=$3-1",
+		                SQL_ARGS(SQL_I(account), SQL_S(pwhash), SQL_I(epoch + 1)), &bad, err);
+		if (bad || n == 1)
+			break;
+		if (tries == 2) {
+			snprintf(err, STORE_ERR_SIZE, "the account's epoch kept changing: nothing changed");
+			bad = 1;
+			break;
+		}
+	}
 	if (keep)
 		on_account(s, "DELETE FROM sessions WHERE account=$1 AND hash <> $2", account, keep,
 		           &bad, err);
@@ -164,6 +180,9 @@ int store_password_set(store *s, int64_t account, const char *pwhash, const char
 	}
 	return sql_end(s, bad, 0, err);
 refused:
+	free(rk->ids);
+	rk->ids = NULL;
+	rk->nids = 0;
 	if (bad)
 		return sql_end(s, bad, 0, err);
 	sql_refuse(s);
