@@ -10,9 +10,10 @@
  * Changing the password (with a recovery too) and deleting an account give
  * every game whose seats they touched its next sequence number
  * (PostgreSQL: with a seat notification, so processes holding those tables
- * load the seats' new token hashes, or the anonymised or freed seats); a
- * password change takes the account's row lock with its UPDATE, so two at
- * once give the seats the epochs in turn. In PostgreSQL deletion first locks the account's
+ * load the seats' new token hashes, or the anonymised or freed seats). A
+ * password change writes the seats before the account's row (a move's
+ * lock order), and one that finds the epoch moved on by another meanwhile
+ * writes them again. In PostgreSQL a deletion first locks the account's
  * row, so a second delete of it waits, then finds nothing, and two
  * processes using one recovery code meet at its row's lock: one deletes it.
  */
