@@ -410,6 +410,26 @@ class Lockout(TokenCase):
         self.assertNotIn("Secure", attrs)
         self.assertIn("Path=/", attrs)
 
+    def test_many_seat_cookies_keep_the_session(self):
+        # a player's browser keeps a carc_<table> cookie per table for 30
+        # days, and now a device cookie too: a Cookie header over 1 KB (18
+        # tables) was dropped whole, the session with it (logged out)
+        srv = self.start()
+        br = Browser(srv.port)
+        st, r, _ = br.call("POST", "/api/account/register", {"name": "Alice", "password": PW})
+        self.assertEqual(st, 201, r)
+        self.assertEqual(set(br.jar), {"carc_session", "carc_device"})
+        for i in range(40):
+            br.jar["carc_%016x" % i] = "%032x" % i
+        st, r, _ = br.call("GET", "/api/me")
+        self.assertEqual(st, 200, r)
+        st, t, _ = br.call("POST", "/api/tables", {"name": "x", "players": 2})
+        self.assertEqual(st, 201, t)
+        br.jar["carc_" + t["id"]] = t["token"]
+        w = self.ws(srv, t["id"], headers={"Cookie": "; ".join("%s=%s" % kv
+                                                                 for kv in br.jar.items())})
+        self.assertEqual(w.recv_type(("state",))["you"]["seat"], 0)
+
     def test_codes_have_a_budget_of_their_own(self):
         # wrong codes do not use up the name's wrong passwords: at the
         # defaults, more wrong codes than --rate-login-fails leave the right

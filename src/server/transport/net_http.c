@@ -304,7 +304,7 @@ static int http_dispatch(srv_conn *c)
 		                      "/api/health only");
 	if (!api_is_api_path(c->path))
 		return net_serve_static(c, c->path);
-	char query[1024], token[256], cookie[1024], origin[300], ctype[128];
+	char query[1024], token[256], cookie[NET_COOKIE_MAX], origin[300], ctype[128];
 	query_copy(c->wsi, query, sizeof query);
 	net_header_token(c->wsi, token, sizeof token);
 	net_header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
