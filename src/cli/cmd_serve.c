@@ -99,10 +99,16 @@ static void usage(FILE *f)
 	        "  --auth-queue-per-addr N  logins of one address waiting or hashing at once (2;\n"
 	        "                     0: no limit); the queue serves the addresses in turn\n"
 	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
-	        "                     but those it logged in from before (10; 0: off)\n"
+	        "                     but those it logged in from before and browsers with\n"
+	        "                     its device cookie, which have N of their own (10; 0: off)\n"
+	        "  --rate-recover-fails N  wrong recovery codes for one name an hour, the same\n"
+	        "                     way (1000: codes are random, the limit only keeps\n"
+	        "                     strangers from spending it; 0: off)\n"
+	        "  --device-ttl S     a browser's device cookie, which passes those two limits,\n"
+	        "                     lasts S seconds (31536000: a year)\n"
 	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
 	        "  --rate-recover N   recovery attempts (a recovery code) an address may make an\n"
-	        "                     hour (20); each also counts as a failed login of the name\n"
+	        "                     hour (20); a wrong one also counts for --rate-recover-fails\n"
 	        "  --rate-keep N      password changes, account deletions and new recovery codes\n"
 	        "                     an address and an account may ask for an hour (10)\n"
 	        "  --rate-downloads N pages of the games' download (/api/me/records) an address\n"
@@ -462,6 +468,14 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_login_fails = (int)n;
+		} else if (!strcmp(a, "--rate-recover-fails")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_recover_fails = (int)n;
+		} else if (!strcmp(a, "--device-ttl")) {
+			if (num_arg(a, v, 1, 10L * 365 * 86400, &n))
+				return 2;
+			c.device_ttl_s = (int)n;
 		} else if (!strcmp(a, "--rate-players")) {
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;

@@ -122,6 +122,24 @@ export class GameView {
     });
   }
 
+  // A new token for the seat whose token the server replaced (the error m
+  // said bad_token); a guest's seat, or one the account no longer holds,
+  // is only told.
+  async reclaim(m) {
+    const old = this.token;
+    this.reclaimed = old; this.reclaiming = true;
+    let tok = null;
+    try { tok = await (await import('./account.js')).reclaimSeat(this.id, old); } catch { tok = null; }
+    this.reclaiming = false;
+    if (!tok || this.token !== old) {
+      if (!tok) toast(tOr('err.bad_token', m.message || m.code), 'error', 'err.bad_token');
+      return;
+    }
+    this.token = tok;
+    this.live.token = tok;
+    this.live.send({ type: 'auth', token: tok });
+  }
+
   // --- messages -----------------------------------------------------------
   onConn(status) {
     const c = this.$('.conn');
@@ -153,6 +171,13 @@ export class GameView {
         break;
       case 'error':
         this.sel.sending = false;
+        if (m.code === 'bad_token' && this.token && (this.reclaiming || this.reclaimed !== this.token)) {
+          // the token this browser held was replaced (the account's password
+          // was changed, or the account recovered): the account claims its
+          // seat again, and only a seat it cannot get back is an error
+          if (!this.reclaiming) this.reclaim(m);
+          break;
+        }
         if (m.code === 'stale_turn' || m.code === 'not_your_turn') this.live.send({ type: 'state' });
         toast(tOr(`err.${m.code}`, m.message || m.code), 'error', `err.${m.code}`);
         this.renderTurn();

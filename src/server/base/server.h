@@ -131,6 +131,9 @@ typedef struct srv_config {
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
 	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
+	int rate_recover_fails; /* wrong recovery codes per account name an hour (loginguard.c;
+	                        * 0: off) */
+	int device_ttl_s;      /* a device cookie lasts this long (accounts.h) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
 	/* friends (people/friends.c, docs/server.md "Friends"); 0 turns a limit off */
 	int rate_social;       /* friend, block and invite requests per address per minute */

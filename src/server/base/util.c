@@ -299,6 +299,11 @@ void srv_config_default(srv_config *c)
 	c->auth_queue = 64;
 	c->auth_queue_per_addr = 2;
 	c->rate_login_fails = 10;
+	/* codes are random (79 bits each, recovery.h): the limit is there to
+	 * keep strangers from spending it, not to slow a guesser (at 1000 an
+	 * hour for a century, one of 8 codes is hit with a chance of 1e-11) */
+	c->rate_recover_fails = 1000;
+	c->device_ttl_s = 365 * 86400;
 	c->rate_players = 30;
 	c->rate_social = 30;
 	c->friend_rate = 20;

@@ -51,7 +51,7 @@ static json_t *seat_names(const store_game *g)
 
 typedef struct my_games {
 	json_t *games;
-	int64_t account;
+	int64_t account, epoch;
 } my_games;
 
 static int add_my_game(void *ctx, const store_game *g, int seat, const store_result *r,
@@ -68,7 +68,7 @@ static int add_my_game(void *ctx, const store_game *g, int seat, const store_res
 	const char *st = json_string_value(json_object_get(o, "status"));
 	if (st && (!strcmp(st, "open") || !strcmp(st, "playing"))) {
 		char tok[STORE_TOKEN_SIZE];
-		accounts_seat_token(g->id, seat, m->account, tok);
+		accounts_seat_token_at(g->id, seat, m->account, m->epoch, tok);
 		json_object_set_new(o, "token", json_string(tok));
 	}
 	json_array_append_new(m->games, o);
@@ -80,7 +80,7 @@ static void get_my_games(const api_req *rq, api_resp *rs)
 	store_account a;
 	if (!accounts_require_session(rq, rs, &a))
 		return;
-	my_games m = {json_array(), a.id};
+	my_games m = {json_array(), a.id, a.epoch}; /* the session's: its epoch now */
 	char err[STORE_ERR_SIZE];
 	if (acc_db->ops->account_games(acc_db, a.id, 0, MY_GAMES_MAX, add_my_game, &m, err) < 0) {
 		json_decref(m.games);

@@ -223,7 +223,21 @@ typedef struct store_account {
 	double rating, rd, vol;          /* Glicko-2, on the Glicko scale (1500, 350, 0.06) */
 	int games;                       /* rated games played */
 	int established;                 /* not provisional (ratings.h): on the leaderboard */
+	int64_t epoch;                   /* the generation of its seat tokens: a password
+	                                  * change or a recovery moves it on (accounts.h) */
 } store_account;
+
+/* Giving an account's seats new tokens (password_set): `hash` (the
+ * caller's; called on the storage thread) writes the hash of the token of
+ * `account` at `seat` of `game` under `epoch`; after the write *ids
+ * (malloc'd, the caller frees it) and nids name the games whose seats
+ * changed, for the tables in memory. */
+typedef struct store_rekey {
+	void (*hash)(const char *game, int seat, int64_t account, int64_t epoch,
+	             char out[STORE_TOKEN_HASH_SIZE]);
+	char (*ids)[STORE_ID_SIZE];
+	int nids;
+} store_rekey;
 
 /* One entry of an account's rating history (a rated game). */
 typedef struct store_rating_row {
@@ -651,16 +665,22 @@ typedef struct store_ops {
 	 * (STORE_NOT_FOUND with nothing written when it is not one of the
 	 * account's any more: used meanwhile); every session of the account
 	 * but `keep` (NULL: all) is removed; when new_session is not NULL
-	 * that session (a hash) is made, expiring at expires_ms. */
+	 * that session (a hash) is made, expiring at expires_ms. The
+	 * account's epoch moves on by one and every seat it holds, in every
+	 * game (a rematch's seat kept for it aside: its prefix stays), gets
+	 * the token hash rk->hash gives under the new epoch; each game
+	 * touched gets its next sequence number (PostgreSQL: a seat
+	 * notification). */
 	int (*password_set)(store *s, int64_t account, const char *pwhash, const char *code_hash,
 	                    const char *keep, const char *new_session, int64_t now_ms,
-	                    int64_t expires_ms, char *err);
+	                    int64_t expires_ms, store_rekey *rk, char *err);
 	/* One transaction: deletes the account and what is personal of it
-	 * (docs/server.md, "Deleting an account"): its seats keep their games
-	 * but become anon_name with no account (and lose the seat's name in
-	 * the table's options), its chat lines in them are removed, and its
-	 * ratings history, recovery codes, sessions and row go. Each game
-	 * touched gets its next sequence number (PostgreSQL: a seat
+	 * (docs/server.md, "Deleting an account"): its seats at open tables
+	 * become open seats again; its other seats keep their games but
+	 * become anon_name with no account and no token (and lose the seat's
+	 * name in the table's options), its chat lines in them are removed,
+	 * and its ratings history, recovery codes, sessions and row go. Each
+	 * game touched gets its next sequence number (PostgreSQL: a seat
 	 * notification). *ids (malloc'd, the caller frees it) and *nids: the
 	 * games touched, for the tables in memory. 0 when there is no such
 	 * account either (nothing to do). */

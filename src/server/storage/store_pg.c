@@ -66,6 +66,7 @@
 /* migrations, by the version they lead to */
 static int seat_key_hook(pg_store *s, char *err);
 static int recovery_key_hook(pg_store *s, char *err);
+static int device_key_hook(pg_store *s, char *err);
 
 /* A migration's SQL, then its hook (NULL: none), in one transaction. */
 static const struct {
@@ -342,6 +343,10 @@ static const struct {
 	     "  table_id text COLLATE \"C\" NOT NULL,"
 	     "  front_ms bigint NOT NULL,"
 	     "  at_ms bigint NOT NULL);", NULL},
+	/* SQLite 17 -> 18 (issue 26): the account's epoch, in its seat tokens
+	 * (accounts.h), and the server key 'device' of the device cookies
+	 * (made by device_key_hook) */
+	{18, "ALTER TABLE accounts ADD COLUMN epoch bigint NOT NULL DEFAULT 0;", device_key_hook},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -349,7 +354,7 @@ static const struct {
 /* pg_advisory_xact_lock key of the migration ("carc" in ASCII) */
 #define MIGRATE_LOCK "1667330659"
 
-#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games, established"
+#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
 #define GAME_COLS "id, status, players, farmers, farm_scoring, small_city, expansions," \
                   " seed, options, record, created_ms, updated_ms"
 
@@ -450,7 +455,7 @@ static const char *const SQL[Q_COUNT] = {
 	                  " VALUES ($1,$2,$3,$4)",
 	[Q_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= $1",
 	[Q_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
-	                  " a.established"
+	                  " a.established, a.epoch"
 	                  " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                  " WHERE s.hash=$1 AND s.expires_ms > $2",
 	[Q_DEL_SESSION] = "DELETE FROM sessions WHERE hash=$1",
@@ -1002,7 +1007,7 @@ static const store_ops PG_OPS = {
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
-/* The migrations to 5 and 10: the server's keys 'seat' and 'recovery',
+/* The migrations to 5, 15 and 16: the server's keys 'seat', 'recovery' and 'device',
  * 32 random bytes each, from pgcrypto's gen_random_bytes when that
  * extension is installed in the database, else from the kernel here
  * (srv_random_hex: getrandom). */
@@ -1016,6 +1021,11 @@ static int seat_key_hook(pg_store *s, char *err)
 static int recovery_key_hook(pg_store *s, char *err)
 {
 	return make_key(s, "recovery", err);
+}
+
+static int device_key_hook(pg_store *s, char *err)
+{
+	return make_key(s, "device", err);
 }
 
 static int make_key(pg_store *s, const char *name, char *err)

@@ -167,4 +167,5 @@ const store_sql pgs_sql = {
 	.connect = reconnect,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
 	.col_text = col_text, .seat_changed = seat_changed, .plan = plan,
+	.erased = NULL,
 };

@@ -118,6 +118,12 @@ typedef struct store_sql {
 	 * its fifth run. Reads only. 0, or -1 with *bad set. */
 	int (*plan)(store *s, const char *sql, const store_args *a, int generic,
 	            void (*fn)(void *ctx, const char *line), void *ctx, int *bad, char *err);
+	/* After a committed write that removed what must not stay in the
+	 * files (an account deleted): SQLite has its checkpointer copy the WAL
+	 * back and empty it (the file's free space is zeroed already:
+	 * secure_delete); NULL for PostgreSQL (docs/server.md, "Deleting an
+	 * account", says what it keeps and for how long). */
+	void (*erased)(store *s);
 } store_sql;
 
 /* The calls as the rules write them (s is the store, q its store_sql). */
@@ -210,7 +216,7 @@ int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOK
 int store_recovery_find(store *s, int64_t account, const char *hash, int *left, char *err);
 int store_password_set(store *s, int64_t account, const char *pwhash, const char *code_hash,
                        const char *keep, const char *new_session, int64_t now_ms,
-                       int64_t expires_ms, char *err);
+                       int64_t expires_ms, store_rekey *rk, char *err);
 int store_account_delete(store *s, int64_t account, const char *anon_name, int64_t now_ms,
                          char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int store_account_over_ids(store *s, int64_t account, const char *after, int limit,

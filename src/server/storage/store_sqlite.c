@@ -354,6 +354,13 @@ static const char *const MIGRATIONS[] = {
 	"  table_id TEXT NOT NULL,"
 	"  front_ms INTEGER NOT NULL,"
 	"  at_ms INTEGER NOT NULL);",
+	/* 17 -> 18 (issue 26): the account's epoch, in the HMAC of its seat
+	 * tokens (accounts.h: a password change or a recovery moves it on, and
+	 * every token handed out before stops working), and the server key of
+	 * the device cookies that let a browser that logged in before past the
+	 * failed-login guard (loginguard.h) */
+	("ALTER TABLE accounts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;"
+	 "INSERT INTO server_keys VALUES ('device', carc_random_blob(32));"),
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -440,16 +447,16 @@ static const char *const SQL[ST_COUNT] = {
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
 	[ST_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms) VALUES (?,?,?,?)",
-	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established"
+	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
 	                    " FROM accounts"
 	                    " WHERE name_key=?",
-	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established"
+	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
 	                  " FROM accounts"
 	                  " WHERE id=?",
 	[ST_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms) VALUES (?,?,?,?)",
 	[ST_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= ?",
 	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
-	                   " a.established"
+	                   " a.established, a.epoch"
 	                   " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                   " WHERE s.hash=? AND s.expires_ms > ?",
 	[ST_DEL_SESSION] = "DELETE FROM sessions WHERE hash=?",
@@ -523,6 +530,18 @@ static void *checkpointer(void *arg)
 		if (logged > WAL_MAX_FRAMES)
 			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 		pthread_mutex_lock(&s->ck_mu);
+		if (s->ck_truncate) {
+			/* an account was deleted: the old pages that held it leave
+			 * the WAL (TRUNCATE waits, up to the busy timeout, for the
+			 * writer's group to commit; a pass that could not is tried
+			 * again at the next round) */
+			pthread_mutex_unlock(&s->ck_mu);
+			int trc = sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+			                                    NULL, NULL);
+			pthread_mutex_lock(&s->ck_mu);
+			if (trc == SQLITE_OK)
+				s->ck_truncate = 0;
+		}
 	}
 	pthread_mutex_unlock(&s->ck_mu);
 	return NULL;
@@ -809,6 +828,21 @@ int sq_bump(sqlite_store *s, const char *id, char *err)
 	return 0;
 }
 
+void sq_wal_truncate(sqlite_store *s)
+{
+	if (!s->ck_running) {
+		/* no checkpointer (its thread could not start): the writer's
+		 * connection tries, which works only outside a group's
+		 * transaction; else the WAL keeps the pages until it is reused */
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		return;
+	}
+	pthread_mutex_lock(&s->ck_mu);
+	s->ck_truncate = 1;
+	pthread_cond_signal(&s->ck_cv);
+	pthread_mutex_unlock(&s->ck_mu);
+}
+
 static int64_t sq_last_seq(store *base, const char *id)
 {
 	sqlite_store *s = (sqlite_store *)base;
@@ -1001,9 +1035,8 @@ static int migrate(sqlite_store *s, sqlite3 *db, char *err)
 	if (version == NMIGRATIONS)
 		return 0;
 	/* what a migration replaces (plain tokens) is overwritten with zeros,
-	 * not left in the file's free space */
-	if (exec(s, db, "PRAGMA secure_delete=ON", err))
-		return -1;
+	 * not left in the file's free space: the writer's secure_delete
+	 * (open_conn) */
 	for (int v = version; v < NMIGRATIONS; v++) {
 		char sql[64];
 		snprintf(sql, sizeof sql, ";PRAGMA user_version=%d;COMMIT;", v + 1);
@@ -1017,7 +1050,7 @@ static int migrate(sqlite_store *s, sqlite3 *db, char *err)
 	}
 	/* and the WAL that held the old pages is copied back and emptied */
 	sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	return exec(s, db, "PRAGMA secure_delete=OFF", err);
+	return 0;
 }
 
 /* carc_token_hash(text): srv_token_hash in SQL, for the migration to 3. */
@@ -1075,7 +1108,12 @@ static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **
 	if (exec(s, db, "PRAGMA journal_mode=WAL", err) ||
 	    exec(s, db, s->sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
 	         err) ||
-	    exec(s, db, "PRAGMA foreign_keys=ON", err) || (writer && migrate(s, db, err)))
+	    exec(s, db, "PRAGMA foreign_keys=ON", err) ||
+	    /* the writer overwrites what it deletes with zeros (a deleted
+	     * account's name, a session's hash, a replaced token leave no
+	     * copy in the file's free space: issue 26) */
+	    (writer && exec(s, db, "PRAGMA secure_delete=ON", err)) ||
+	    (writer && migrate(s, db, err)))
 		goto bad;
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(db, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st[i], NULL) !=

@@ -66,6 +66,7 @@ typedef struct sqlite_store {
 	sqlite3 *ckdb;
 	pthread_t ck;
 	int ck_running, ck_stop, ck_reopen;
+	int ck_truncate;       /* a TRUNCATE checkpoint is wanted (sq_wal_truncate) */
 	pthread_mutex_t ck_mu;
 	pthread_cond_t ck_cv;
 } sqlite_store;
@@ -78,6 +79,10 @@ int sq_commit(sqlite_store *s, char *err);
 int sq_begin(sqlite_store *s, char *err);
 int sq_bump(sqlite_store *s, const char *id, char *err);
 void sq_bind_text(sqlite3_stmt *st, int i, const char *t);
+/* What a committed write removed leaves the WAL too: the checkpointer
+ * copies it all back and truncates it (writer thread; the file itself
+ * was written with secure_delete, so no free space keeps it). */
+void sq_wal_truncate(sqlite_store *s);
 
 /* store_sqlite_games.c */
 int sq_insert_game(sqlite_store *s, const store_game *g, char *err);

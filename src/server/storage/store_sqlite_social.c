@@ -212,6 +212,8 @@ static void read_account(sqlite3_stmt *st, store_account *a)
 	a->vol = sqlite3_column_double(st, 6);
 	a->games = sqlite3_column_int(st, 7);
 	a->established = sqlite3_column_int(st, 8) != 0;
+	if (sqlite3_column_count(st) > 9) /* the leaderboard's rows have no epoch */
+		a->epoch = sqlite3_column_int64(st, 9);
 }
 
 /* A statement that returns one account row or none: 1, 0, or -1. */

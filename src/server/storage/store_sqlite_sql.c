@@ -188,9 +188,15 @@ static int plan(store *base, const char *sql, const store_args *a, int generic,
 	return finish(base, st, rc, sql, bad, err);
 }
 
+static void erased(store *base)
+{
+	sq_wal_truncate((sqlite_store *)base);
+}
+
 const store_sql sq_sql = {
 	.pg = 0, .begin = begin, .commit = commit, .rollback = rollback, .no_fault = no_fault,
 	.connect = NULL,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
 	.col_text = col_text, .seat_changed = seat_changed, .plan = plan,
+	.erased = erased,
 };

@@ -532,7 +532,12 @@ static void make_table(const match_job *m)
 		s->account = e->account;
 		s->colour = opts.seat[e->seat].colour;
 		char token[STORE_TOKEN_SIZE];
-		accounts_seat_token(m->table, e->seat, e->account, token);
+		if (accounts_seat_token(m->table, e->seat, e->account, token)) {
+			/* the account's epoch could not be read (or it is gone) */
+			srv_error("table=%s event=match_failed: no seat token for account %lld",
+			          m->table, (long long)e->account);
+			return;
+		}
 		srv_token_hash(token, s->token_hash);
 		explicit_bzero(token, sizeof token);
 	}

@@ -181,14 +181,17 @@ srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int
 			return SE_TABLE_FULL;
 		}
 	}
+	/* the account gets its token again (accounts.h), under its epoch now */
+	if (account && accounts_seat_token(t->id, s, account, token)) {
+		snprintf(err, errsize, "the game database is unavailable: the seat was not taken");
+		return SE_STORAGE;
+	}
+	if (!account)
+		srv_random_hex(token, 16);
 	srv_seat *se = &t->seat[s];
 	se->kind = STORE_SEAT_HUMAN;
 	snprintf(se->name, sizeof se->name, "%s", name);
 	se->account = account;
-	if (account)
-		accounts_seat_token(t->id, s, account, token); /* the account gets it again */
-	else
-		srv_random_hex(token, 16);
 	srv_token_hash(token, se->token_hash);
 	*seat = s;
 	return SE_OK;

@@ -68,8 +68,16 @@ int net_http_write_headers(struct lws *wsi, int status, const char *ctype, size_
 		return -1;
 	if (add_header(wsi, "cache-control:", "no-store", &p, end))
 		return -1;
-	if (cookie && *cookie && add_header(wsi, "set-cookie:", cookie, &p, end))
-		return -1;
+	/* one Set-Cookie header a cookie: a login sets the device's and the
+	 * session's, '\n' between them (accounts.h) */
+	for (const char *c = cookie; c && *c;) {
+		size_t n = strcspn(c, "\n");
+		char one[512];
+		snprintf(one, sizeof one, "%.*s", (int)n, c);
+		if (add_header(wsi, "set-cookie:", one, &p, end))
+			return -1;
+		c += n + (c[n] == '\n');
+	}
 	if (disposition && *disposition && add_header(wsi, "content-disposition:", disposition, &p, end))
 		return -1;
 	if (retry_after > 0) {
@@ -297,7 +305,7 @@ static int http_dispatch(srv_conn *c)
 		                      "/api/health only");
 	if (!api_is_api_path(c->path))
 		return net_serve_static(c, c->path);
-	char query[1024], token[256], cookie[1024], origin[300], ctype[128];
+	char query[1024], token[256], cookie[NET_COOKIE_MAX], origin[300], ctype[128];
 	query_copy(c->wsi, query, sizeof query);
 	net_header_token(c->wsi, token, sizeof token);
 	net_header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);

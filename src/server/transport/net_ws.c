@@ -290,7 +290,7 @@ int net_ws_open(srv_conn *c, struct lws *wsi)
 	net_serial_new(c);
 	ws_link(c);
 	peers_addr(wsi, c->addr, sizeof c->addr);
-	char path[256], token[256], cookie[1024];
+	char path[256], token[256], cookie[NET_COOKIE_MAX];
 	net_header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
 	net_header_token(wsi, token, sizeof token);
 	net_header_copy(wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
