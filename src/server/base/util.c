@@ -93,7 +93,8 @@ static void sb_reserve(srv_sb *b, size_t extra)
 	b->cap = cap;
 }
 
-void sb_add(srv_sb *b, const char *s, size_t n)
+/* sb_add's way when the bytes do not fit (server.h) */
+void sb_add_grow(srv_sb *b, const char *s, size_t n)
 {
 	sb_reserve(b, n);
 	if (n)
@@ -102,7 +103,6 @@ void sb_add(srv_sb *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
-void sb_adds(srv_sb *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 void sb_printf(srv_sb *b, const char *fmt, ...)
 {

@@ -32,7 +32,9 @@
  * commits' order. last_seq() tells the number the last write gave; a
  * load hands the number the loaded state is at (store_game.seq). A chat
  * line's number is given the same way (the next one of the game's), so
- * lines from two processes never clash.
+ * lines from two processes never clash. The stream is PostgreSQL's (the
+ * only store several processes share): SQLite gives no numbers and its
+ * last_seq() is 0, which the tables read as "no stream" (sync.c).
  *
  * All strings passed in are borrowed for the call. Every function returns 0
  * on success or -1 with a message in err (STORE_ERR_SIZE bytes). That

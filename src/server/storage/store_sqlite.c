@@ -478,7 +478,6 @@ static const char *const SQL[ST_COUNT] = {
 	                   " FROM accounts WHERE established = 1"
 	                   " ORDER BY rating DESC, name LIMIT ? OFFSET ?",
 	/* the table's next sequence number (store.h, "The table's stream") */
-	[ST_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=? RETURNING seq",
 	/* undo.c: the moves that stand, then the ones taken back */
 	[ST_COUNT_MOVES] = "SELECT count(*) FROM moves WHERE game_id=?",
 	[ST_DEL_MOVES] = "DELETE FROM moves WHERE game_id=? AND turn >= ?",
@@ -751,7 +750,6 @@ int sq_commit(sqlite_store *s, char *err)
 int sq_begin(sqlite_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
-	s->nseqs = 0;
 	if (!s->group)
 		return sq_step_done(s, ST_BEGIN, err);
 	if (group_gone(s, err))
@@ -803,31 +801,6 @@ static void sq_group_rollback(store *base)
 		sq_rollback(s);
 }
 
-/* Inside a write: the table's next sequence number, once per table and
- * transaction (one process writes a SQLite file: the writer thread's
- * order is the commits' order). 0 or -1. */
-int sq_bump(sqlite_store *s, const char *id, char *err)
-{
-	for (int i = 0; i < s->nseqs; i++)
-		if (!strcmp(s->seqs[i].id, id))
-			return 0;
-	sqlite3_stmt *st = s->st[ST_BUMP];
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	int64_t seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	if (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, err, SQL[ST_BUMP]);
-	if (s->nseqs < 2) {
-		snprintf(s->seqs[s->nseqs].id, STORE_ID_SIZE, "%s", id);
-		s->seqs[s->nseqs++].seq = seq;
-	}
-	return 0;
-}
-
 void sq_wal_truncate(sqlite_store *s)
 {
 	if (!s->ck_running) {
@@ -843,12 +816,14 @@ void sq_wal_truncate(sqlite_store *s)
 	pthread_mutex_unlock(&s->ck_mu);
 }
 
+/* No stream on SQLite: one process writes the file (cluster.c runs only
+ * on PostgreSQL), so its tables in memory are the only ones and need no
+ * numbers to follow another's writes; games.seq stays 0. Numbering every
+ * write cost each move an UPDATE of the game's row (about 15% of a move's
+ * instructions; bench/load/README.md). */
 static int64_t sq_last_seq(store *base, const char *id)
 {
-	sqlite_store *s = (sqlite_store *)base;
-	for (int i = 0; i < s->nseqs; i++)
-		if (!strcmp(s->seqs[i].id, id))
-			return s->seqs[i].seq;
+	(void)base, (void)id;
 	return 0;
 }
 

@@ -75,7 +75,7 @@ int sq_create_game(store *base, const store_game *g, char *err)
 	sqlite_store *s = (sqlite_store *)base;
 	if (sq_begin(s, err))
 		return -1;
-	if (sq_insert_game(s, g, err) || sq_bump(s, g->id, err)) {
+	if (sq_insert_game(s, g, err)) {
 		sq_rollback(s);
 		return -1;
 	}
@@ -97,7 +97,7 @@ int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
 	sqlite3_bind_int64(st, 7, se->account);
 	sq_bind_text(st, 8, id);
 	sqlite3_bind_int(st, 9, se->seat);
-	if (sq_step_done(s, ST_UPD_SEAT, err) || sq_bump(s, id, err)) {
+	if (sq_step_done(s, ST_UPD_SEAT, err)) {
 		sq_rollback(s);
 		return -1;
 	}
@@ -113,7 +113,7 @@ int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *
 	sq_bind_text(st, 1, store_status_name(status));
 	sqlite3_bind_int64(st, 2, at_ms);
 	sq_bind_text(st, 3, id);
-	if (sq_step_done(s, ST_SET_STATUS, err) || sq_bump(s, id, err)) {
+	if (sq_step_done(s, ST_SET_STATUS, err)) {
 		sq_rollback(s);
 		return -1;
 	}
@@ -159,7 +159,7 @@ int sq_add_move(store *base, const char *id, const store_move *m,
 	sq_bind_text(st, 5, carc_tile_name(m->tile));
 	sq_bind_text(st, 6, m->entry);
 	sqlite3_bind_int64(st, 7, m->at_ms);
-	if (sq_step_done(s, ST_INS_MOVE, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_INS_MOVE, err))
 		goto bad;
 	if (r) {
 		/* the game's row changes only when the game ends: a move writes one
@@ -205,7 +205,7 @@ int sq_undo_moves(store *base, const char *id, int have, int keep, int undone, i
 	sqlite3_bind_int(st, 1, undone);
 	sqlite3_bind_int64(st, 2, at_ms);
 	sq_bind_text(st, 3, id);
-	if (sq_step_done(s, ST_UNDO_GAME, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_UNDO_GAME, err))
 		goto bad;
 	return sq_commit(s, err);
 bad:
@@ -526,7 +526,7 @@ int sq_save_clock(store *base, const char *id, const store_clock *c,
 	sqlite3_bind_int(st, 2, c->turn);
 	sqlite3_bind_int64(st, 3, c->deadline_ms);
 	sq_bind_text(st, 4, c->state ? c->state : "{}");
-	if (sq_step_done(s, ST_UPS_CLOCK, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_UPS_CLOCK, err))
 		goto bad;
 	if (r) {
 		if (write_result(s, id, r->at_ms, r, err))
