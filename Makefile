@@ -138,10 +138,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/support.o $(LIB_A)
 	$(Q)$(CC) -o $@ $< $(BUILD)/tests/support.o $(LIB_A) $(LDLIBS_ALL) -lcmocka
 
 # tests/test_store_sql.c tests the stores' query interface (store_sql.h) on
-# a SQLite file of its own: it links the server's storage and base objects.
+# a SQLite file of its own, tests/test_store_plans.c the plans of the list
+# queries (SQLite, or the PostgreSQL of CARC_PLANS_PG): they link the
+# server's storage and base objects.
 STORE_TEST_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/server/storage/*.c src/server/base/*.c))
-$(BUILD)/tests/test_store_sql.o: CFLAGS_ALL += $(SERVER_INC)
-$(BUILD)/tests/test_store_sql: $(BUILD)/tests/test_store_sql.o $(STORE_TEST_OBJ) $(LIB_A)
+STORE_TESTS = $(BUILD)/tests/test_store_sql $(BUILD)/tests/test_store_plans
+$(STORE_TESTS:%=%.o): CFLAGS_ALL += $(SERVER_INC)
+$(STORE_TESTS): %: %.o $(STORE_TEST_OBJ) $(LIB_A)
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $< $(STORE_TEST_OBJ) $(LIB_A) $(SERVER_LIBS) $(LDLIBS_ALL) -lcmocka
 

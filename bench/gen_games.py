@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Many stored games from one: copies game TEMPLATE (its row, seats, moves
-and clock) COUNT times into a carc database, for measuring a server on a
-big site (docs/server.md, "Tables in memory on demand").
+"""Many stored games from one: copies game TEMPLATE (its row, seats, moves,
+clock, and when it has finished its result and rating changes) COUNT times
+into a carc database, for measuring a server on a big site (docs/server.md,
+"Tables in memory on demand", "Reads that cost what the asker owns").
 
     python3 bench/gen_games.py --db carc.sqlite --template ID --count 10000
     python3 bench/gen_games.py --db postgresql://u@host/db --template ID --count 10000
 
 The copies get ids PREFIX + a hex number (16 hex digits in all, as the
-server makes them) and created times one millisecond apart before the
-template's, so the lobby's order is fixed. Make the template through the
+server makes them) and created (and finished) times one millisecond apart
+before the template's, so the lobby's order is fixed. Make the template through the
 API (a table, its seats joined, a few moves), stop the server (SQLite) or
 not (PostgreSQL), then run this. One SQL statement per table: SQLite
 through the standard library, PostgreSQL through psql.
@@ -19,7 +20,8 @@ import sqlite3
 import subprocess
 import sys
 
-TABLES = (("games", "id"), ("seats", "game_id"), ("moves", "game_id"), ("clocks", "game_id"))
+TABLES = (("games", "id"), ("seats", "game_id"), ("moves", "game_id"), ("clocks", "game_id"),
+          ("results", "game_id"), ("ratings", "game_id"))
 
 
 def new_id_sql(pg, prefix):
@@ -34,8 +36,8 @@ def copy_sql(pg, table, key, cols, template, count, prefix):
     for c in cols:
         if c == key:
             out.append(new_id_sql(pg, prefix))
-        elif table == "games" and c == "created_ms":
-            out.append("t.created_ms - 1 - n.i")
+        elif (table, c) in (("games", "created_ms"), ("results", "finished_ms")):
+            out.append("t.%s - 1 - n.i" % c)
         else:
             out.append("t." + c)
     series = ("generate_series(0, %d) AS n(i)" % (count - 1) if pg else "n")

@@ -616,11 +616,12 @@ static double pct(double p)
 	return (double)lat[i] / 1000.0;
 }
 
-/* user+system CPU seconds and resident MB of a process, from /proc. */
-static void proc_usage(int pid, double *cpu, double *rss_mb)
+/* user+system CPU seconds, the user part of them and resident MB of a
+ * process, from /proc. */
+static void proc_usage3(int pid, double *cpu, double *user, double *rss_mb)
 {
 	char path[64], buf[4096];
-	*cpu = *rss_mb = 0;
+	*cpu = *user = *rss_mb = 0;
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	FILE *f = fopen(path, "r");
 	if (f) {
@@ -629,7 +630,10 @@ static void proc_usage(int pid, double *cpu, double *rss_mb)
 			unsigned long ut = 0, st = 0;
 			if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
 			                &st) == 2)
+			{
 				*cpu = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+				*user = (double)ut / (double)sysconf(_SC_CLK_TCK);
+			}
 		}
 		fclose(f);
 	}
@@ -641,6 +645,14 @@ static void proc_usage(int pid, double *cpu, double *rss_mb)
 				*rss_mb = atof(buf + 6) / 1024.0;
 		fclose(f);
 	}
+}
+
+static double user0, user1; /* the first server's user CPU at the start and the end */
+
+static void proc_usage(int pid, double *cpu, double *rss_mb)
+{
+	double user;
+	proc_usage3(pid, cpu, &user, rss_mb);
 }
 
 int main(int argc, char **argv)
@@ -739,7 +751,7 @@ int main(int argc, char **argv)
 			done0 = games_done;
 			seen0 = moves_seen;
 			if (server_pid)
-				proc_usage(server_pid, &cpu0, &rss);
+				proc_usage3(server_pid, &cpu0, &user0, &rss);
 			for (int k = 0; k < 2; k++) {
 				int pid = k ? server_pid3 : server_pid2;
 				double c2, r2;
@@ -781,7 +793,7 @@ int main(int argc, char **argv)
 	}
 	double secs = duration;
 	if (server_pid)
-		proc_usage(server_pid, &cpu1, &rss);
+		proc_usage3(server_pid, &cpu1, &user1, &rss);
 	for (int k = 0; k < 2; k++) {
 		int pid = k ? server_pid3 : server_pid2;
 		double c2, r2;
@@ -816,6 +828,9 @@ int main(int argc, char **argv)
 			       "moves/s per core\n",
 			       1e6 * (cpu1 - cpu0) / (double)all, moves, bot_moves,
 			       (double)all / ((cpu1 - cpu0) > 0 ? (cpu1 - cpu0) : 1e-9));
+		if (all > 0 && !server_pid2)
+			printf("  of which user:      %.0f us (the rest is the kernel's: sockets, files)\n",
+			       1e6 * (user1 - user0) / (double)all);
 	}
 	double self_cpu1 = 0, self_rss = 0;
 	proc_usage(getpid(), &self_cpu1, &self_rss);

@@ -20,6 +20,11 @@ static void usage(FILE *f)
 	        "games are resumed when the server starts. See docs/server.md.\n\n"
 	        "options:\n"
 	        "  --host ADDR        address to listen on (default 127.0.0.1)\n"
+	        "  --host-name NAME   a host name the server answers for, e.g. carc.example.org\n"
+	        "                     behind a proxy that passes the browser's Host; repeatable.\n"
+	        "                     Besides these it answers for its listening address (and\n"
+	        "                     localhost on loopback; on 0.0.0.0 or ::, for any address\n"
+	        "                     and localhost); another Host gets 421 (DNS rebinding)\n"
 	        "  --port N           port (default 8080; 0 picks a free one)\n"
 	        "  --db FILE|URL      SQLite database (default carc.sqlite, created if missing),\n"
 	        "                     or PostgreSQL: postgresql://USER@HOST/DB (several\n"
@@ -68,7 +73,9 @@ static void usage(FILE *f)
 	        "                     table held is needed (a client, a bot or clock played\n"
 	        "                     here, a write)\n"
 	        "  --max-tables-share P  percent of --max-tables the tables of one address may\n"
-	        "                     hold (10; at least one table; 0: no limit): more is 429\n"
+	        "                     hold (10; at least one table; 0: no limit): more is 429;\n"
+	        "                     a quick match counts against the address and account of\n"
+	        "                     everyone seated\n"
 	        "  --idle-evict S     a table nothing here needs leaves memory S seconds after\n"
 	        "                     it was last asked for or watched (600)\n"
 	        "limits (per client address: an IPv4 address or an IPv6 /64; 0 turns one off;\n"
@@ -92,10 +99,16 @@ static void usage(FILE *f)
 	        "  --auth-queue-per-addr N  logins of one address waiting or hashing at once (2;\n"
 	        "                     0: no limit); the queue serves the addresses in turn\n"
 	        "  --rate-login-fails N  failed logins for one name an hour, from all addresses\n"
-	        "                     but those it logged in from before (10; 0: off)\n"
+	        "                     but those it logged in from before and browsers with\n"
+	        "                     its device cookie, which have N of their own (10; 0: off)\n"
+	        "  --rate-recover-fails N  wrong recovery codes for one name an hour, the same\n"
+	        "                     way (1000: codes are random, the limit only keeps\n"
+	        "                     strangers from spending it; 0: off)\n"
+	        "  --device-ttl S     a browser's device cookie, which passes those two limits,\n"
+	        "                     lasts S seconds (31536000: a year)\n"
 	        "  --rate-players N   player profiles (/api/player) an address may ask a minute (30)\n"
 	        "  --rate-recover N   recovery attempts (a recovery code) an address may make an\n"
-	        "                     hour (20); each also counts as a failed login of the name\n"
+	        "                     hour (20); a wrong one also counts for --rate-recover-fails\n"
 	        "  --rate-keep N      password changes, account deletions and new recovery codes\n"
 	        "                     an address and an account may ask for an hour (10)\n"
 	        "  --rate-downloads N pages of the games' download (/api/me/records) an address\n"
@@ -105,12 +118,19 @@ static void usage(FILE *f)
 	        "  --rated-min-moves N  own moves (not the takeover bot's) every seat must play\n"
 	        "                     for a game to be rated (10; 0: none); games on a\n"
 	        "                     custom pile (\"tiles\") are never rated\n"
+	        "  --established-games N  rated games against established players or bots an\n"
+	        "                     account plays before it is established (10): a result\n"
+	        "                     against a provisional account moves no rating, and only\n"
+	        "                     established accounts are on the leaderboard\n"
+	        "  --established-opponents N  distinct established opponents among them (3);\n"
+	        "                     0 and 0: every account is established (plain Glicko-2)\n"
 	        "friends (docs/server.md, \"Friends\"; 0 turns a limit off):\n"
 	        "  --rate-social N    friend, block and invite requests an address may send a\n"
 	        "                     minute (30)\n"
 	        "  --friend-rate N    friend requests an account may send an hour (20)\n"
 	        "  --max-friends N    friends of one account (200)\n"
-	        "  --max-pending N    friend requests an account has out, twice that in (50)\n"
+	        "  --max-pending N    friend requests an account has out (50); it holds twice\n"
+	        "                     that in, a new one taking the oldest one's place\n"
 	        "  --max-blocks N     accounts one account may block (500)\n"
 	        "  --invite-rate N    invites to a table an account may send an hour (30)\n"
 	        "  --max-invites N    invites to one table (10)\n"
@@ -128,6 +148,15 @@ static void usage(FILE *f)
 	        "  --match-window-max N  the widest window (800)\n"
 	        "  --match-bot-after S  seconds of waiting before a bot game is offered (45)\n"
 	        "  --match-poll-ms N  one account's polls of the queue at most every N ms (250)\n"
+	        "  --match-first-move S  at a real-time quick-match table a seat makes its first\n"
+	        "                     move within S s or the table is void (60; 0: its clock)\n"
+	        "  --match-hold S     a no-show may not join for S s, twice that for each repeat\n"
+	        "                     (300)\n"
+	        "  --match-hold-max S the longest hold (86400); S after a hold ended a no-show\n"
+	        "                     starts again at --match-hold\n"
+	        "  --match-recent S   people met at a quick-match table in the last S s (3600;\n"
+	        "                     0: off) meet again only after --match-recent-wait\n"
+	        "  --match-recent-wait S  seconds of waiting before that (30)\n"
 	        "chat (per table; see docs/server.md, \"Chat and rematch\"):\n"
 	        "  --chat-rate N      chat lines a minute per connection and per seat (20)\n"
 	        "  --chat-burst N     chat lines in a row before --chat-rate applies (5)\n"
@@ -235,6 +264,18 @@ int cmd_serve(int argc, char **argv)
 		}
 		if (!strcmp(a, "--host")) {
 			c.host = v;
+		} else if (!strcmp(a, "--host-name")) {
+			if (!srv_host_name_ok(v)) {
+				fprintf(stderr, "carc serve: --host-name wants a host name or address as a "
+				                "browser names it (carc.example.org, 203.0.113.5), without "
+				                "scheme, port or path, not '%s'\n", v);
+				return 2;
+			}
+			if (c.n_host_names == SRV_MAX_HOST_NAMES) {
+				fprintf(stderr, "carc serve: at most %d --host-name\n", SRV_MAX_HOST_NAMES);
+				return 2;
+			}
+			c.host_names[c.n_host_names++] = v;
 		} else if (!strcmp(a, "--port")) {
 			if (num_arg(a, v, 0, 65535, &n))
 				return 2;
@@ -427,6 +468,14 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_login_fails = (int)n;
+		} else if (!strcmp(a, "--rate-recover-fails")) {
+			if (num_arg(a, v, 0, 10000000, &n))
+				return 2;
+			c.rate_recover_fails = (int)n;
+		} else if (!strcmp(a, "--device-ttl")) {
+			if (num_arg(a, v, 1, 10L * 365 * 86400, &n))
+				return 2;
+			c.device_ttl_s = (int)n;
 		} else if (!strcmp(a, "--rate-players")) {
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
@@ -515,6 +564,34 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 10000000, &n))
 				return 2;
 			c.rate_downloads = (int)n;
+		} else if (!strcmp(a, "--established-games")) {
+			if (num_arg(a, v, 0, 10000, &n))
+				return 2;
+			c.established_games = (int)n;
+		} else if (!strcmp(a, "--established-opponents")) {
+			if (num_arg(a, v, 0, 1000, &n))
+				return 2;
+			c.established_opponents = (int)n;
+		} else if (!strcmp(a, "--match-first-move")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.match_first_move_s = (int)n;
+		} else if (!strcmp(a, "--match-hold")) {
+			if (num_arg(a, v, 0, 30 * 86400, &n))
+				return 2;
+			c.match_hold_s = (int)n;
+		} else if (!strcmp(a, "--match-hold-max")) {
+			if (num_arg(a, v, 0, 365 * 86400, &n))
+				return 2;
+			c.match_hold_max_s = (int)n;
+		} else if (!strcmp(a, "--match-recent")) {
+			if (num_arg(a, v, 0, 30 * 86400, &n))
+				return 2;
+			c.match_recent_s = (int)n;
+		} else if (!strcmp(a, "--match-recent-wait")) {
+			if (num_arg(a, v, 0, 86400, &n))
+				return 2;
+			c.match_recent_wait_s = (int)n;
 		} else if (!strcmp(a, "--rated-min-moves")) {
 			if (num_arg(a, v, 0, 1000, &n))
 				return 2;

@@ -3,13 +3,15 @@
 // out, sets a new password with a code, changes the password on the account
 // page, downloads its games (a file of records the engine's checker
 // accepts), and deletes the account; at 1280x800 and on a phone (390x844,
-// touch), with no sideways scrolling on the phone.
+// touch), with no sideways scrolling on the phone. A game left open in one
+// tab while the password is changed in another gets its seat back (issue
+// 26: the change replaces every seat token of the account).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, newPage, ready, createTable, waitTurnOrEnd, playTurn, isOver, shot, catalogue, CARC, ART } from './lib.mjs';
+import { launch, newPage, ready, register, createTable, waitTurnOrEnd, playTurn, isOver, shot, catalogue, CARC, ART, DESK } from './lib.mjs';
 
 const BASE = process.env.CARC_URL;
 const en = catalogue('en');
@@ -157,3 +159,30 @@ for (const [label, viewport, extra] of SIZES) {
     await page.context().close();
   });
 }
+
+test('a game tab claims its seat again when the password changes in another tab', async () => {
+  const name = `Rekey ${Date.now().toString(36).slice(-5)}`;
+  const page = await newPage(browser, DESK);
+  await register(page, name);
+  const table = await createTable(page, { name, seat2: 'bot:random', botDelay: 0 });
+  const held = () => page.evaluate((id) => JSON.parse(localStorage.getItem('carc.seats') || '{}')[id]?.token, table);
+  const before = await held();
+  assert.ok(before);
+  assert.equal(await waitTurnOrEnd(page), 'mine');
+  // another tab of this browser changes the password: every token of the
+  // account is replaced, this tab's connection is told bad_token
+  const st = (await page.request.post(`${BASE}/api/account/password`, {
+    data: { password: PW, new_password: PW2 }, headers: { Origin: BASE } })).status();
+  assert.equal(st, 200);
+  await page.waitForFunction(([id, old]) => {
+    const s = JSON.parse(localStorage.getItem('carc.seats') || '{}')[id];
+    return s && s.token !== old;
+  }, [table, before]);
+  // the tab holds its seat with the new token and plays on
+  assert.equal(await waitTurnOrEnd(page), 'mine');
+  await playTurn(page, { follower: false });
+  const info = await (await fetch(`${BASE}/api/tables/${table}/state`, { headers: { Authorization: `Bearer ${await held()}` } })).json();
+  assert.equal(info.you?.seat, 0);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

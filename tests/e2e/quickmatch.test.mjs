@@ -3,7 +3,8 @@
 // same players, rules and clock, click "Find a game", and both land at the
 // same table, each in its own seat; leaving the queue is one click. At
 // 1280x800, and on a phone (390x844, touch) where nothing may run off the
-// screen.
+// screen. A table voided because the other never made a first move (issue
+// 26) says so and puts the one who came back in the queue, first in line.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -86,8 +87,8 @@ test('two accounts find each other through quick match on phones (390x844, touch
 });
 
 // A server of this test's own that offers the bot game after 1 s.
-function serveQuick(dir) {
-  const p = spawn(CARC, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', path.join(dir, 'q.sqlite'), '--web', path.join(ROOT, 'web'), '--bot-delay', '50', '--match-bot-after', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function serveQuick(dir, extra = []) {
+  const p = spawn(CARC, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', path.join(dir, 'q.sqlite'), '--web', path.join(ROOT, 'web'), '--bot-delay', '50', '--match-bot-after', '1', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`server did not start: ${out}`)); }, 10000);
@@ -132,6 +133,58 @@ test('after the documented wait a bot game is offered: keep waiting, or play the
     assert.equal(await page.evaluate(async () => (await (await fetch('/api/match')).json()).state), 'none');
     assert.deepEqual(page.errors, []);
     await page.context().close();
+  } finally {
+    srv.proc.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a table the other never came to is void, and who came is back in the queue first', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-qm-'));
+  // a first move is due within 8 s (--match-first-move): time enough for
+  // the page that came to load and move, and the other never does
+  const srv = await serveQuick(dir, ['--match-first-move', '8']);
+  try {
+    const [a, b] = [await newPage(browser, {}), await newPage(browser, {})];
+    await register(a, 'Came', srv.url);
+    await register(b, 'Parked', srv.url);
+    const choice = { players: 2, rules: 'base', clock: 'rt-30' };
+    await choose(a, choice);
+    await a.click('[data-testid=match-join]');
+    await a.waitForSelector('[data-testid=match-status]');
+    // the parked account joins by a script and never goes to its table
+    assert.equal((await b.evaluate(async (c) => (await fetch('/api/match', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(c) })).status, choice)), 201);
+    await a.waitForURL(/\?table=[0-9a-f]{16}/, { timeout: 20000 });
+    const id = new URL(a.url()).searchParams.get('table');
+    await b.context().close();
+    // the one who came makes its first move when it is its turn (the API: the board is not the point here)
+    await a.evaluate(async (t) => {
+      const { seat, token } = await (await fetch(`/api/tables/${t}/claim`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json();
+      for (let i = 0; i < 100; i++) {
+        const st = await (await fetch(`/api/tables/${t}/state`)).json();
+        if (st.table.status === 'over' || st.game.log.some((e) => e.player === seat)) return;
+        const n = st.game.next;
+        if (n.to_move === seat) {
+          const p = n.legal.placements[0];
+          await fetch(`/api/tables/${t}/move`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ x: p.x, y: p.y, rot: p.rot, meeple: null, turn: n.turn }) });
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }, id);
+    // the table says why it ended, then the page goes back to the queue
+    await a.waitForSelector('[data-testid=void-line]', { timeout: 20000 });
+    assert.match(await a.textContent('[data-testid=void-line]'), /Parked/);
+    await a.waitForSelector('[data-testid=match-void]', { timeout: 10000 });
+    assert.equal(await a.textContent('[data-testid=match-void]'), en['match.void'].replace('{name}', 'Parked'));
+    await a.waitForSelector('[data-testid=match-status]');
+    const q = await a.evaluate(async () => (await fetch('/api/match')).json());
+    assert.equal(q.state, 'waiting');
+    assert.ok(q.waited_ms >= 8000, `waits from when the table was made: ${q.waited_ms} ms`);
+    const info = await a.evaluate(async (t) => (await fetch(`/api/tables/${t}`)).json(), id);
+    assert.equal(info.status, 'over');
+    await shot(a, 'quickmatch-void.png');
+    assert.deepEqual(a.errors, []);
+    await a.context().close();
   } finally {
     srv.proc.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });

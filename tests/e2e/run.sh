@@ -54,7 +54,8 @@ trap cleanup EXIT
 # the limits per address are off: every page comes from 127.0.0.1, and two
 # test files run at once (the limits have their own tests in tests/py)
 "$CARC" serve --host 127.0.0.1 --port 0 --db "$tmp/e2e.sqlite" --web web --bot-delay 50 \
-	--rate-custom-piles --rated-min-moves 0 --rate-logins 0 --rate-login-fails 0 \
+	--rate-custom-piles --rated-min-moves 0 --established-games 0 --established-opponents 0 \
+	--rate-logins 0 --rate-login-fails 0 \
 	--rate-tables 0 --rate-requests 0 --max-open-tables 0 --rate-players 0 --rate-analyses 0 \
 	--max-conns-per-addr 0 >"$tmp/server.log" 2>&1 &
 server_pid=$!

@@ -25,6 +25,10 @@ PW = "correct horse"
 # rated games are played on the standard pile (a custom one is never rated,
 # docs/server.md "Ratings"): these are their options
 STANDARD = {}
+# plain Glicko-2, as recompute() below has it: every account established
+# from the start (a provisional opponent moves no rating otherwise, and the
+# leaderboard lists only established accounts: test_hostile_match.py)
+PLAIN = ["--established-games", "0", "--established-opponents", "0"]
 
 
 def session_of(headers):
@@ -431,7 +435,7 @@ class AccountTest(ServerCase):
         self.assertEqual(b.call("GET", "/api/me/games")[1]["games"][0]["id"], tid)
 
     def test_ratings_once_leaderboard_profile(self):
-        srv = self.start(extra=["--bot-delay", "0"])
+        srv = self.start(extra=["--bot-delay", "0"] + PLAIN)
         a, b = Client(srv), Client(srv)
         a.register("Alice")
         b.register("Bob")
@@ -537,7 +541,7 @@ class AccountTest(ServerCase):
         # a two-player game ended by a resignation (clock.c) has a result but
         # no last move: it must be rated in that result's transaction too
         # (at turn 0 only without a minimum of own moves: test_hostile_play)
-        srv = self.start(extra=["--rated-min-moves", "0"])
+        srv = self.start(extra=["--rated-min-moves", "0"] + PLAIN)
         a, b = Client(srv), Client(srv)
         a.register("Alice")
         b.register("Bob")
@@ -619,7 +623,7 @@ class AccountTest(ServerCase):
         fault = os.path.join(self.dir, "fault")
         os.environ["CARC_TEST_STORE_FAULT"] = fault
         try:
-            srv = self.start()
+            srv = self.start(extra=PLAIN)
         finally:
             del os.environ["CARC_TEST_STORE_FAULT"]
         a, b = Client(srv), Client(srv)

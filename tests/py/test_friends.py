@@ -327,11 +327,13 @@ class LimitsTest(ServerCase):
         self.assertEqual(a.do("request", name="Bob")[0], 200)
         st, r = a.do("request", name="Carol")
         self.assertEqual((st, code(r)), (409, "limit_reached"), r)
-        # Bob holds at most twice that coming in
+        # Bob holds at most twice that coming in: a new one takes the place
+        # of the oldest (never refused: tests/py/test_hostile_friends.py)
         self.assertEqual(c.do("request", name="Bob")[0], 200)
         st, r = d.do("request", name="Bob")
-        self.assertEqual((st, code(r)), (409, "limit_reached"), r)
-        self.assertEqual(sorted(b.names("incoming")), ["Alice", "Carol"])
+        self.assertEqual((st, r["outcome"]), (200, "done"), r)
+        self.assertEqual(sorted(b.names("incoming")), ["Carol", "Dave"])
+        self.assertEqual(a.names("outgoing"), [])
 
     def test_friends_per_account(self):
         srv = self.start(extra=OPEN + ["--max-friends", "1"])

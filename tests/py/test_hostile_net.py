@@ -178,13 +178,13 @@ class HostileNetTest(ServerCase):
         # "upstream prematurely closed" in test_pg.py's nginx test)
         srv = self.start()
         t0 = time.time()
-        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                       timeout=5)
         head = out.split(b"\r\n\r\n", 1)[0].lower()
         self.assertTrue(head.startswith(b"http/1.1 200"), out[:80])
         self.assertIn(b"\r\nconnection: close", head)
         self.assertLess(time.time() - t0, 4)  # closed by the server, not the timeout
-        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n", timeout=1)
+        out = srv.raw(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", timeout=1)
         self.assertNotIn(b"connection: close", out.lower())  # keep-alive stays
 
     def test_bodies_that_froze_the_loop(self):
@@ -193,18 +193,18 @@ class HostileNetTest(ServerCase):
         srv = self.start()
         cases = [
             # (request, expected status)
-            (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+            (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
              b"Connection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n",
              201),
-            (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n{}", 400),
-            (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", 400),
-            (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 1e3\r\n\r\n{}", 400),
-            (b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+            (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n{}", 400),
+            (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n{}", 400),
+            (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1e3\r\n\r\n{}", 400),
+            (b"PUT / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
              b"hello", 405),
-            (b"GET /api/health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+            (b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
              b"Connection: close\r\n\r\nhello", 200),
             # no length at all: no body (RFC 9112 6.3), answered at once
-            (b"POST /api/tables HTTP/1.1\r\nHost: x\r\n\r\n", 201),
+            (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 201),
         ]
         for req, want in cases:
             t = time.time()
@@ -240,7 +240,7 @@ class HostileNetTest(ServerCase):
         about 52 KB a request."""
         srv = self.start_env(env={"ASAN_OPTIONS": os.environ.get(
             "ASAN_OPTIONS", "") + ":detect_leaks=1"})
-        head = (b"POST /api/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        head = (b"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 b"Content-Length: 2000000\r\n\r\n")
         # answered before the body is sent, and the connection is closed
         out = srv.raw(head, timeout=3)
@@ -250,7 +250,7 @@ class HostileNetTest(ServerCase):
         self.assertEqual(hdrs.get("connection"), "close")
 
         big = head + b"x" * 2000000
-        static = (b"POST /index.html HTTP/1.1\r\nHost: x\r\nContent-Length: 12000\r\n\r\n"
+        static = (b"POST /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 12000\r\n\r\n"
                   + b"y" * 12000)
 
         def one(req):
@@ -295,7 +295,7 @@ class HostileNetTest(ServerCase):
     def test_chunked_body_is_answered_at_once(self):
         """A chunked POST body got no answer at all."""
         srv = self.start()
-        req = (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        req = (b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
                b"Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
         t = time.time()
         out = srv.raw(req, timeout=3)
@@ -420,14 +420,18 @@ class HostileNetTest(ServerCase):
         self.assertIn("carc serve", body)
         check(hdrs, "the placeholder page")
         # answers sent before a body is read, and a refused handshake
-        for raw in (b"GET x HTTP/1.1\r\nHost: x\r\n\r\n",  # refused by lws itself
-                    b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: x\r\n\r\n",
-                    b"POST /api/records HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n",
-                    b"GET /ws/x?token=1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        for raw in (b"GET x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",  # refused by lws itself
+                    b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n",
+                    b"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n",
+                    b"GET /ws/x?token=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                    b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    b"Sec-WebSocket-Version: 13\r\n\r\n",
+                    b"GET /api/health HTTP/1.1\r\nHost: evil.example\r\n\r\n",  # 421
+                    b"GET /ws/x HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\n"
                     b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                     b"Sec-WebSocket-Version: 13\r\n\r\n"):
             st, hdrs, _ = http_split(srv.raw(raw, timeout=3))
-            self.assertIn(st, (400, 403, 413), raw)
+            self.assertIn(st, (400, 403, 413, 421), raw)
             check(hdrs, raw[:40])
 
     def test_web_client_fits_the_content_policy(self):
@@ -569,7 +573,7 @@ class HostileNetTest(ServerCase):
             while time.time() < stop:
                 try:
                     s = socket.create_connection((HOST, srv.port), timeout=2)
-                    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+                    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                     st = http_status(s.recv(4096))
                     s.close()
                 except OSError:

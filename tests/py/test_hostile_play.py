@@ -135,8 +135,11 @@ class RatingsTest(HostileCase):
 
     def test_resigning_after_the_minimum_is_rated(self):
         """The control: once both seats made --rated-min-moves of their own,
-        a resignation is a rated loss for the resigner."""
-        srv = self.start(extra=["--rated-min-moves", "3"])
+        a resignation is a rated loss for the resigner (two fresh accounts:
+        with every account established, else their results move nobody:
+        test_hostile_match.py)."""
+        srv = self.start(extra=["--rated-min-moves", "3", "--established-games", "0",
+                                "--established-opponents", "0"])
         a, b = Client(srv), Client(srv)
         a.register("Stayer")
         b.register("Leaver")

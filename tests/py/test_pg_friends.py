@@ -114,7 +114,9 @@ class FriendsClusterTest(ClusterCase):
         self.sockets += [wa, wb, guest]
         for w in (wa, wb, guest):
             w.recv_type(("state",))
-        self.assertEqual(on(c, alice).do("block", id=bob.id)[0], 200)  # on c
+        # (by name: an id names only a linked account, and the invite went
+        # when he sat down)
+        self.assertEqual(on(c, alice).do("block", name="Bob")[0], 200)  # on c
         wb.send({"type": "chat", "text": "from Bob"})
         self.assertEqual(guest.recv_type(("chat",))["text"], "from Bob")
         wa.send({"type": "chat", "text": "from Alice"})

@@ -3,7 +3,9 @@ PostgreSQL database (issue 22, item 5): a session that a recovery, a
 password change or a deletion ends on one process is refused on the
 others at once (sessions are read from the store on every request), and
 a deleted account's seats show the neutral name on a process that held
-the table in memory, its game being played given up there too.
+the table in memory, its game being played given up there too; the seat
+tokens a password change, a recovery or a deletion on one process revoke
+are refused by the others, and their connections lose the seat (issue 26).
 
 Run through tests/pg/run.sh (which starts PostgreSQL), or alone: it starts
 its own PostgreSQL like tests/py/test_pg.py.
@@ -137,6 +139,149 @@ class KeepClusterTest(ClusterCase):
         st, r, _ = Client(b).register("Alice")
         self.assertEqual(st, 201, r)
         self.assertNotIn("writes fail from now on", self.logs())
+
+    # ---- issue 26: seat tokens die with a password change, a recovery and a
+    # deletion on every process
+
+    def move(self, srv, tid, token):
+        nxt = srv.state(tid)["game"]["next"]
+        return srv.post("/api/tables/%s/move" % tid, dict(first_legal(nxt), turn=nxt["turn"]),
+                        token=token)
+
+    def my_token(self, c, tid):
+        st, g, _ = c.call("GET", "/api/me/games")
+        self.assertEqual(st, 200, g)
+        return {x["id"]: x.get("token") for x in g["games"]}.get(tid)
+
+    def seat_lost(self, w):
+        """The connection that held the seat is told, then watches."""
+        end = time.time() + 10
+        told = False
+        while time.time() < end:
+            try:
+                m = w.recv(max(0.01, end - time.time()))
+            except TimeoutError:
+                break
+            told = told or (m.get("type") == "error" and m.get("code") == "bad_token")
+            if told and m.get("type") == "state":
+                self.assertIsNone(m["you"])
+                return
+        self.fail("the seat was not taken from the connection\n" + self.logs()[-4000:])
+
+    def test_tokens_revoked_on_every_process(self):
+        a, b = self.start(2)
+        alice, bob = Client(a), Client(b)
+        codes = alice.register("Alice")[1]["recovery_codes"]
+        bob.register("Bob")
+        st, t, _ = alice.call("POST", "/api/tables", {"name": "x", "players": 2})
+        self.assertEqual(st, 201, t)
+        tid = t["id"]
+        st, j, _ = bob.call("POST", "/api/tables/%s/join" % tid, {"name": "x"})
+        self.assertEqual(st, 200, j)
+        # a thief's session of Alice's on b reads her token and holds her
+        # seat there (the table is in b's memory)
+        thief = Client(b)
+        self.assertEqual(thief.login("Alice")[0], 200)
+        stolen = self.my_token(thief, tid)
+        self.assertEqual(stolen, t["token"])
+        w = self.ws(b.port, tid, stolen)
+        self.assertEqual(w.recv_type("state")["you"]["seat"], 0)
+        # Alice changes her password on a
+        st, r, _ = alice.call("POST", "/api/account/password",
+                              {"password": PW, "new_password": NEW_PW})
+        self.assertEqual(st, 200, r)
+        self.seat_lost(w)
+        for srv in (b, a):
+            st, r, _ = self.move(srv, tid, stolen)
+            self.assertEqual((st, r["error"]["code"]), (403, "bad_token"), r)
+        # the session that changed it plays with its fresh token, on b too
+        fresh = self.my_token(alice, tid)
+        self.assertNotEqual(fresh, stolen)
+        st, c, _ = Client(b, alice.session).call("POST", "/api/tables/%s/claim" % tid)
+        self.assertEqual((st, c["token"]), (200, fresh))
+        st, r, _ = self.move(b, tid, fresh)
+        self.assertEqual(st, 200, r)
+        # Bob's turn; then a recovery on b revokes what Alice's sessions held
+        st, r, _ = self.move(a, tid, j["token"])
+        self.assertEqual(st, 200, r)
+        wf = self.ws(a.port, tid, fresh)
+        self.assertEqual(wf.recv_type("state")["you"]["seat"], 0)
+        owner = Client(b)
+        st, r, _ = owner.call("POST", "/api/account/recover",
+                              {"name": "Alice", "code": codes[0], "password": PW})
+        self.assertEqual(st, 200, r)
+        self.seat_lost(wf)
+        for srv in (a, b):
+            self.assertEqual(self.move(srv, tid, fresh)[0], 403)
+        newest = self.my_token(owner, tid)
+        self.assertNotIn(newest, (fresh, stolen))
+        st, r, _ = self.move(a, tid, newest)
+        self.assertEqual(st, 200, r)
+        # a deletion on a: the open table b holds gets the seat back, open,
+        # and the game being played ends there; no old token moves
+        st, o, _ = Client(b, owner.session).call("POST", "/api/tables", {"name": "x",
+                                                                          "players": 3})
+        self.assertEqual(st, 201, o)
+        st, oj, _ = bob.call("POST", "/api/tables/%s/join" % o["id"], {"name": "x"})
+        self.assertEqual(st, 200, oj)
+        wo = self.ws(b.port, o["id"], o["token"])
+        self.assertEqual(wo.recv_type("state")["you"]["seat"], 0)
+        st, r, _ = Client(a, owner.session).call("POST", "/api/account/delete",
+                                                 {"password": PW})
+        self.assertEqual(st, 200, r)
+        self.seat_lost(wo)
+        self.wait("the seat open on b", lambda: b.get("/api/tables/" + o["id"])[1]["seats"][0]
+                  ["kind"] == "open")
+        self.wait("the game ended on b", lambda: b.get("/api/tables/" + tid)[1]["status"]
+                  == "over")
+        for srv in (a, b):
+            self.assertIsNone(srv.state(o["id"], token=o["token"])["you"])
+            self.assertIsNone(srv.state(tid, token=newest)["you"])
+        self.assertNotIn("(deleted player)", json.dumps(b.get("/api/tables/" + o["id"])[1]))
+
+    def test_two_password_changes_at_once_leave_tokens_that_work(self):
+        # two sessions of one account change its password on two processes
+        # at once: the epochs follow each other, and the seats hold the
+        # token of the last one (store_keep.c: a change that met the
+        # other's epoch re-keys again)
+        import threading
+        a, b = self.start(2)
+        one, two = Client(a), Client(b)
+        one.register("Alice")
+        self.assertEqual(two.login("Alice")[0], 200)
+        bob = Client(b)
+        bob.register("Bob")
+        tables = []
+        for _ in range(3):
+            st, t, _ = one.call("POST", "/api/tables", {"name": "x", "players": 2})
+            self.assertEqual(bob.call("POST", "/api/tables/%s/join" % t["id"], {"name": "x"})[0],
+                             200)
+            tables.append(t["id"])
+        out = []
+
+        def change(c, new):
+            out.append(c.call("POST", "/api/account/password",
+                              {"password": PW, "new_password": new})[0])
+        ts = [threading.Thread(target=change, args=(c, pw))
+              for c, pw in ((one, NEW_PW), (two, "another one 42"))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(out, [200, 200])
+        # each ended the other's session (or the last one's stays); the
+        # password is the last one's
+        self.assertLessEqual(len([c for c in (one, two) if self.me(c) == 200]), 1)
+        now = Client(a)
+        self.assertEqual(sorted(now.login("Alice", pw)[0] for pw in (NEW_PW, "another one 42")),
+                         [200, 401])
+        epoch = int(psql(self.url, "SELECT epoch FROM accounts WHERE name='Alice'").strip())
+        self.assertEqual(epoch, 2)
+        for tid in tables:
+            tok = self.my_token(now, tid)
+            for srv in (a, b):
+                self.wait("the token holds the seat on every process",
+                          lambda: (srv.state(tid, token=tok)["you"] or {}).get("seat") == 0)
 
 
 if __name__ == "__main__":

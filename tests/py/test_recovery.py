@@ -1,7 +1,7 @@
 """Accounts people can keep (issue 22, item 5) against the real server:
 recovery codes shown once and stored only as keyed hashes, each usable
 once, a new set invalidating the old; guessing limited per address and
-through the name's failed-login guard; changing the password ends the
+through the name's guard on codes; changing the password ends the
 other sessions; deleting an account erases exactly what docs/server.md
 ("Deleting an account") says and leaves its finished games anonymised;
 the download returns every finished game as records `carc replay` accepts.
@@ -210,10 +210,12 @@ class RecoveryTest(KeepCase):
         self.assertIn("--rate-recover", r["error"]["message"])
         self.assertGreater(int(h.get("retry-after")), 0)
 
-    def test_guesses_count_as_failed_logins(self):
-        # per account, from many addresses: the name's failed-login guard
-        # (--rate-login-fails) counts recovery attempts too
-        srv = self.start(extra=["--rate-login-fails", "3", "--trust-proxy", "127.0.0.1"])
+    def test_guesses_are_limited_per_name(self):
+        # per account, from many addresses: the name's guard on codes
+        # (--rate-recover-fails), apart from its guard on passwords (issue
+        # 26: strangers' wrong codes used to spend the password's budget)
+        srv = self.start(extra=["--rate-recover-fails", "3", "--rate-login-fails", "3",
+                                "--trust-proxy", "127.0.0.1"])
         Client(srv).register("Bob")
         out = []
         for i in range(3):
@@ -223,14 +225,17 @@ class RecoveryTest(KeepCase):
                                 headers={"X-Real-IP": "198.51.100.%d" % (i + 1)})
             out.append(st)
         self.assertEqual(out, [401, 401, 401])
-        # the guard is spent: a login of Bob from a new address waits
-        st, r, _ = srv.http("POST", "/api/account/login", body={"name": "Bob", "password": "x" * 9},
-                            headers={"X-Real-IP": "198.51.100.50"})
-        self.assertEqual((st, r["error"]["code"]), (429, "rate_limited"))
-        st, r, _ = srv.http("POST", "/api/account/recover",
+        # the guard on codes is spent: a code for Bob from a new address waits
+        st, r, h = srv.http("POST", "/api/account/recover",
                             body={"name": "Bob", "code": "2222-2222-2222-2222", "password": NEW_PW},
                             headers={"X-Real-IP": "198.51.100.51"})
-        self.assertEqual(st, 429)
+        self.assertEqual((st, r["error"]["code"]), (429, "rate_limited"))
+        self.assertIn("--rate-recover-fails", r["error"]["message"])
+        self.assertGreater(int(h.get("retry-after")), 0)
+        # its password's is not
+        st, r, _ = srv.http("POST", "/api/account/login", body={"name": "Bob", "password": "x" * 9},
+                            headers={"X-Real-IP": "198.51.100.50"})
+        self.assertEqual((st, r["error"]["code"]), (401, "bad_login"))
 
     def test_change_password_ends_other_sessions(self):
         srv = self.start(extra=["--rate-keep", "3"])

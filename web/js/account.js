@@ -47,6 +47,18 @@ export async function claimSeat(id) {
   if (r.status === 200) seats.set(id, r.data.seat, r.data.token);
 }
 
+// The seat token of table `id` again when the one this browser holds
+// (`stale`) was replaced: the account's password was changed or the account
+// recovered (the server said bad_token; docs/protocol.md, "Accounts"). The
+// new token (kept in `seats`), or null for a guest or a seat it does not hold.
+export async function reclaimSeat(id, stale) {
+  if (!id || !(await currentAccount())) return null;
+  const r = await req('POST', `/api/tables/${encodeURIComponent(id)}/claim`, {});
+  if (r.status !== 200 || !r.data?.token || r.data.token === stale) return null;
+  seats.set(id, r.data.seat, r.data.token);
+  return r.data.token;
+}
+
 function errorText(data) {
   const code = data?.error?.code || 'http';
   const key = `account.err.${code}`;

@@ -94,8 +94,15 @@ export class ClockView {
       }
     }
     // the one who resigned reads "You resigned." once (the toast of the same words is not doubled), the others "Alice resigned."
-    if (prev && !prev.ended && c.ended) toast(c.ended.seat === this.you ? t('clock.you_resigned') : t('clock.resigned', { name: this.name(c.ended.seat) }));
+    if (prev && !prev.ended && c.ended) toast(this.endedText(c.ended, true));
     this.render();
+  }
+
+  // How the game ended early: a resignation ("You resigned." to the one who
+  // did, once), or a quick match void because a seat never came (issue 26)
+  endedText(e, toYou) {
+    if (e.reason === 'no_show') return t('clock.no_show', { name: this.name(e.seat) });
+    return toYou && e.seat === this.you ? t('clock.you_resigned') : t('clock.resigned', { name: this.name(e.seat) });
   }
 
   // as the players list names a seat: an open seat "Open seat", a bot by its colour and level
@@ -139,7 +146,7 @@ export class ClockView {
       });
     }
     const note = this.node.querySelector('.clock-note');
-    note.textContent = c.ended ? t('clock.resigned', { name: this.name(c.ended.seat) })
+    note.textContent = c.ended ? this.endedText(c.ended, false)
       : timed ? t(c.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(c.move_ms), reserve: fmt(c.reserve_ms) }) : '';
     this.btn.classList.toggle('hidden', !canResign);
     if (!this.arming) this.btn.textContent = t('clock.resign');

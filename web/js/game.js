@@ -18,6 +18,7 @@ import { NAME_BYTES, fitName } from './names.js';
 import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 import { Guide } from './guide.js';
 import { mountTraining } from './training.js';
+import { requeueAfterVoid, poolChoice } from './quickmatch.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 
@@ -121,6 +122,24 @@ export class GameView {
     });
   }
 
+  // A new token for the seat whose token the server replaced (the error m
+  // said bad_token); a guest's seat, or one the account no longer holds,
+  // is only told.
+  async reclaim(m) {
+    const old = this.token;
+    this.reclaimed = old; this.reclaiming = true;
+    let tok = null;
+    try { tok = await (await import('./account.js')).reclaimSeat(this.id, old); } catch { tok = null; }
+    this.reclaiming = false;
+    if (!tok || this.token !== old) {
+      if (!tok) toast(tOr('err.bad_token', m.message || m.code), 'error', 'err.bad_token');
+      return;
+    }
+    this.token = tok;
+    this.live.token = tok;
+    this.live.send({ type: 'auth', token: tok });
+  }
+
   // --- messages -----------------------------------------------------------
   onConn(status) {
     const c = this.$('.conn');
@@ -152,6 +171,13 @@ export class GameView {
         break;
       case 'error':
         this.sel.sending = false;
+        if (m.code === 'bad_token' && this.token && (this.reclaiming || this.reclaimed !== this.token)) {
+          // the token this browser held was replaced (the account's password
+          // was changed, or the account recovered): the account claims its
+          // seat again, and only a seat it cannot get back is an error
+          if (!this.reclaiming) this.reclaim(m);
+          break;
+        }
         if (m.code === 'stale_turn' || m.code === 'not_your_turn') this.live.send({ type: 'state' });
         toast(tOr(`err.${m.code}`, m.message || m.code), 'error', `err.${m.code}`);
         this.renderTurn();
@@ -218,6 +244,24 @@ export class GameView {
     return { winners: e.winners || [], scores, by_kind: g.by_kind || scores.map(() => ({})), resigned: e.seat ?? null };
   }
 
+  // A quick match voided because a seat did not make its first move in time
+  // (the table's clock.ended, reason "no_show"; docs/protocol.md "Quick
+  // match"): nobody won, nothing was rated. null otherwise.
+  voided() {
+    const e = this.table?.clock?.ended;
+    return this.table?.status === 'over' && e?.reason === 'no_show' ? e : null;
+  }
+
+  // Who came to a void quick match goes back to the queue, first in line:
+  // the lobby joins again (quickmatch.js), the server keeps the place.
+  requeue(v) {
+    const choice = poolChoice(this.table.options?.match);
+    if (this.requeued || this.replay || this.you === null || this.you === v.seat || !choice) return;
+    this.requeued = true;
+    requeueAfterVoid(choice, this.name(v.seat));
+    setTimeout(() => location.assign('/'), 2500);
+  }
+
   // (a window whose seat is open in another one does not play: windows.js)
   myTurn() { const n = this.game?.next; return !!n && !n.over && this.you !== null && n.to_move === this.you && !this.replay && !this.elsewhere && this.table?.status === 'playing'; }
 
@@ -282,6 +326,14 @@ export class GameView {
     document.title = `${this.myTurn() ? `▶ ${t('turn.yours')} · ` : ''}carc · ${this.replay ? t('replay.title') : t('game.title')}`;
     if (!n || this.replay) { line.innerHTML = this.replay ? this.replayLine() : ''; return; }
     if (this.table.status === 'open') { line.textContent = t('turn.waiting'); return; }
+    const v = this.voided();
+    if (v) {
+      // who came is told it goes back to the queue; the others why it ended
+      const came = this.you !== null && this.you !== v.seat && this.table.options?.match;
+      line.innerHTML = `<span data-testid="void-line">${t(came ? 'match.void.line' : 'clock.no_show', { name: this.who(v.seat) })}</span>`;
+      this.requeue(v);
+      return;
+    }
     const res = this.result();
     if (res) {
       const w = res.winners;

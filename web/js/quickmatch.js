@@ -9,12 +9,34 @@
 //
 // Mounted by lobby.js into its "Play now" card: new QuickMatch({playBots}),
 // then qm.mount(node) after every render of the lobby (the state survives).
+//
+// Refusals that end the wait (docs/protocol.md "Quick match"): too many
+// tables (--max-tables-share), held out after not coming to a table
+// (--match-hold), a table waiting for this account's first move (the page
+// goes there), the server full. A table voided because someone did not
+// come sends the people who came back here (game.js, requeueAfterVoid):
+// the page joins again at once, and the server gives them their place.
 import { t, tOr, esc } from './i18n.js';
 import { clockLabel } from './clock.js';
 import { expName } from './ui.js';
 
 const CHOICE_KEY = 'carc.match';
+const REQUEUE_KEY = 'carc.match.void';
 const GIVE_UP_MS = 20000; // "matched" but the table not stored this long: the match is lost
+// refusals after which waiting makes no sense: the page stops and says why
+const STOPS = new Set(['too_many_tables', 'held_out', 'match_pending', 'busy', 'queue_full']);
+
+// A void quick match (game.js): the next lobby joins `choice` again at once
+// and says that `name` did not come.
+export function requeueAfterVoid(choice, name) {
+  try { sessionStorage.setItem(REQUEUE_KEY, JSON.stringify({ choice, name })); } catch { /* private mode: the person joins by hand */ }
+}
+
+// A pool's id ("2/base/rt-60", the table option "match") as a choice.
+export function poolChoice(pool) {
+  const [players, rules, clock] = String(pool || '').split('/');
+  return players && rules && clock ? { players: Number(players), rules, clock } : null;
+}
 
 async function call(method, path, body) {
   try {
@@ -31,14 +53,15 @@ async function call(method, path, body) {
   }
 }
 
-function errText(data) {
-  const code = data?.error?.code || 'network';
-  return tOr(`match.err.${code}`, tOr(`err.${code}`, data?.error?.message || code));
-}
-
 function fmtWait(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function errText(data) {
+  const code = data?.error?.code || 'network';
+  const vars = { time: fmtWait((data?.error?.retry_after_s || 0) * 1000) };
+  return tOr(`match.err.${code}`, tOr(`err.${code}`, data?.error?.message || code), vars);
 }
 
 export class QuickMatch {
@@ -59,7 +82,15 @@ export class QuickMatch {
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem(CHOICE_KEY) || 'null'); } catch { saved = null; }
     this.choice = { players: 2, rules: 'base', clock: 'rt-60', ...(saved || {}) };
-    this.loaded = this.poll();
+    this.note = '';           // why the page joined by itself (a void table)
+    let again = null;
+    try { again = JSON.parse(sessionStorage.getItem(REQUEUE_KEY) || 'null'); sessionStorage.removeItem(REQUEUE_KEY); } catch { again = null; }
+    if (again?.choice) {
+      this.choice = { ...this.choice, ...again.choice };
+      this.note = t('match.void', { name: again.name || '?' });
+      this.open = true;
+      this.loaded = this.join();
+    } else this.loaded = this.poll();
   }
 
   destroy() { clearTimeout(this.timer); clearInterval(this.ticker); this.node = null; }
@@ -74,14 +105,22 @@ export class QuickMatch {
   async poll() {
     const r = await call('GET', '/api/match');
     // a second tab of the account polled a moment ago (--match-poll-ms): not an error
-    if (r.status === 429 && this.state) { this.schedule(1000); return; }
+    if (r.status === 429 && r.data?.error?.code === 'rate_limited' && this.state) { this.schedule(1000); return; }
     this.handle(r);
   }
 
   handle({ status, data }) {
     if (status !== 200 && status !== 201) {
+      const code = data?.error?.code;
       this.error = errText(data);
-      if (this.state) this.schedule(3000); // a hiccup while waiting: the entry lives on for --match-ttl
+      if (code === 'match_pending' && data.error.table) {
+        clearTimeout(this.timer);
+        this.render();
+        location.assign(`/?table=${encodeURIComponent(data.error.table)}`);
+        return;
+      }
+      if (STOPS.has(code)) { this.state = null; clearTimeout(this.timer); } // the wait is over
+      else if (this.state) this.schedule(3000); // a hiccup while waiting: the entry lives on for --match-ttl
       this.render();
       return;
     }
@@ -118,7 +157,7 @@ export class QuickMatch {
 
   async join() {
     if (this.busy || this.guest) return;
-    this.busy = true; this.keep = false;
+    this.busy = true; this.keep = false; this.error = '';
     localStorage.setItem(CHOICE_KEY, JSON.stringify(this.choice));
     this.render();
     const r = await call('POST', '/api/match', this.choice);
@@ -128,7 +167,7 @@ export class QuickMatch {
 
   async leave() {
     clearTimeout(this.timer);
-    this.state = null; this.busy = true;
+    this.state = null; this.busy = true; this.note = '';
     this.render();
     const r = await call('POST', '/api/match/leave', {});
     this.busy = false;
@@ -202,6 +241,7 @@ export class QuickMatch {
     if (!waiting) h += `<button type="button" class="big" data-testid="match-open" aria-expanded="${this.open}" aria-controls="match-panel">${t('match.button')}</button>`;
     h += `<div id="match-panel" class="match-panel${this.open || waiting ? '' : ' hidden'}" data-testid="match-panel">`;
     if (!waiting) h += `<h3>${t('match.title')}</h3>`;
+    if (this.note) h += `<p class="match-note" role="status" data-testid="match-void">${esc(this.note)}</p>`;
     h += waiting ? this.waitingHtml() : this.formHtml();
     h += `<p class="match-error" role="alert" data-testid="match-error">${esc(this.error)}</p></div>`;
     n.innerHTML = h;

@@ -52,11 +52,22 @@ static void out_close_after_flush(srv_client *cl)
 	net_close_after_flush(net_conn_of(cl));
 }
 
+static void out_seat_revoked(srv_client *cl)
+{
+	srv_conn *c = net_conn_of(cl);
+	explicit_bzero(c->token, sizeof c->token);
+	api_ws_error(c, SE_BAD_TOKEN, "the seat's token was replaced (its account's password was "
+	             "changed, the account recovered or deleted): watching; the account's browsers "
+	             "claim the seat again (POST /api/tables/<id>/claim)", NULL);
+	api_ws_send_state(c);
+}
+
 static const srv_outbox outbox = {
 	.broadcast = net_broadcast,
 	.broadcast_shown = net_broadcast_shown,
 	.send_text = out_send_text,
 	.close_after_flush = out_close_after_flush,
+	.seat_revoked = out_seat_revoked,
 	.move_done = api_move_done,
 	.resign_done = api_resign_done,
 	.undo_done = api_undo_done,

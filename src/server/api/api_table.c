@@ -174,7 +174,7 @@ static void post_claim(srv_table *t, const api_req *rq, api_resp *rs)
 		return;
 	}
 	char token[STORE_TOKEN_SIZE];
-	accounts_seat_token(t->id, seat, acc.id, token);
+	accounts_seat_token_at(t->id, seat, acc.id, acc.epoch, token); /* its epoch now */
 	api_set_seat_cookie(rs, t->id, token, rq->tls); /* Strict, as a join's */
 	api_reply(rs, 200, json_pack("{s:s, s:i, s:s}", "id", t->id, "seat", seat, "token", token));
 	explicit_bzero(token, sizeof token);

@@ -46,7 +46,11 @@ static const struct {
 	[SE_LIMIT_REACHED] = {"limit_reached", 409},
 	[SE_YOU_BLOCK] = {"you_block", 409},
 	[SE_QUEUE_FULL] = {"queue_full", 503},
+	[SE_TOO_MANY_TABLES] = {"too_many_tables", 429},
+	[SE_HELD_OUT] = {"held_out", 429},
+	[SE_MATCH_PENDING] = {"match_pending", 409},
 	[SE_BAD_RECOVERY] = {"bad_recovery", 401},
+	[SE_BAD_HOST] = {"bad_host", 421},
 };
 
 const char *srv_err_name(srv_err e) { return e < SE_COUNT ? ERRS[e].name : "?"; }

@@ -52,8 +52,12 @@ typedef enum srv_err {
 	SE_YOU_BLOCK,      /* a request or invite to an account one blocks */
 	/* quick match (table/match.c) */
 	SE_QUEUE_FULL,     /* the quick-match queue holds --match-max people */
+	SE_TOO_MANY_TABLES, /* the person's address or account holds its --max-tables-share */
+	SE_HELD_OUT,       /* a no-show held out of the quick-match queue for a while */
+	SE_MATCH_PENDING,  /* a quick-match table waits for the account's first move */
 	/* keeping an account (recovery.c) */
 	SE_BAD_RECOVERY,   /* no such name, or not one of its unused recovery codes */
+	SE_BAD_HOST,       /* a Host the server does not answer for (DNS rebinding; peers.c) */
 	SE_COUNT
 } srv_err;
 

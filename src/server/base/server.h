@@ -53,6 +53,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "carc.h"
 
@@ -61,6 +62,7 @@
 #define SRV_MAX_BOT_LEVELS 16
 #define SRV_MAX_ALLOW_ORIGIN 16
 #define SRV_MAX_TRUST_PROXY 16
+#define SRV_MAX_HOST_NAMES 16
 /* --rated-min-moves: own moves each seat plays before a game counts (ratings.h) */
 #define RATED_MIN_MOVES 10
 
@@ -89,6 +91,11 @@ typedef struct srv_config {
 	 * held to --max-conns-per-addr */
 	const char *trust_proxy[SRV_MAX_TRUST_PROXY];
 	int n_trust_proxy;
+	/* the host names the server answers for (--host-name), besides its
+	 * listening address (and localhost on loopback; on every address: any
+	 * address and localhost); any other Host gets 421 (peers.c) */
+	const char *host_names[SRV_MAX_HOST_NAMES];
+	int n_host_names;
 	/* /api/metrics: on its own listener (--metrics-listen ADDR:PORT; then
 	 * only there), else on the main port for loopback clients only */
 	const char *metrics_host; /* NULL: no listener of its own */
@@ -125,6 +132,9 @@ typedef struct srv_config {
 	int auth_queue;        /* hashings waiting at most; more are refused (busy) */
 	int auth_queue_per_addr; /* hashings (waiting or running) of one address at most */
 	int rate_login_fails;  /* failed logins per account name an hour (loginguard.c; 0: off) */
+	int rate_recover_fails; /* wrong recovery codes per account name an hour (loginguard.c;
+	                        * 0: off) */
+	int device_ttl_s;      /* a device cookie lasts this long (accounts.h) */
 	int rate_players;      /* GET /api/player per address per minute (0: off) */
 	/* friends (people/friends.c, docs/server.md "Friends"); 0 turns a limit off */
 	int rate_social;       /* friend, block and invite requests per address per minute */
@@ -147,6 +157,9 @@ typedef struct srv_config {
 	                        * friends, the browser tests); 0: never (the default) */
 	int rated_min_moves;   /* own moves (not the takeover bot's) every seat must have
 	                        * played for a game to be rated; 0: no minimum */
+	int established_games; /* rated games against established seats (bots count)
+	                        * before an account is established (ratings.h) */
+	int established_opponents; /* distinct established opponents among them */
 	/* quick match (table/match.c, docs/server.md "Quick match") */
 	int match_max;         /* waiting entries in the queue at most (0: no cap) */
 	int rate_match;        /* joins per address per minute (0: off) */
@@ -157,6 +170,13 @@ typedef struct srv_config {
 	int match_window_max;  /* the widest window */
 	int match_bot_after_s; /* waiting this long: a bot game is offered */
 	int match_poll_ms;     /* one account's polls at most this often, per process (0: off) */
+	int match_first_move_s; /* real-time quick match: a seat's first move within this
+	                        * (else the table is void: a no-show; 0: the clock's own) */
+	int match_hold_s;      /* a no-show's first hold out of the queue (doubles each repeat) */
+	int match_hold_max_s;  /* the longest hold; a no-show this long after the last
+	                        * hold ended starts again at match_hold_s */
+	int match_recent_s;    /* opponents met at a quick-match table this recently... */
+	int match_recent_wait_s; /* ...are met again only after this much waiting */
 	/* chat (chat.c); 0 turns a limit off */
 	int chat_rate;         /* chat lines a minute per connection and per seat */
 	int chat_burst;        /* chat lines in a row before the rate applies */
@@ -181,6 +201,17 @@ void srv_config_default(srv_config *c);
  * code point in *cp, or 0 when the bytes there are not one (RFC 3629: no
  * overlong forms, no surrogates, nothing past U+10FFFF) (util.c). */
 size_t srv_utf8_next(const char *s, size_t n, uint32_t *cp);
+/* Whether code point c is a format character (Unicode's category Cf: the
+ * soft hyphen, zero-width space, joiners and marks, bidirectional
+ * embeddings and isolates, the BOM, the tags, ...; with the unassigned
+ * points of the blocks U+2060-206F and U+E0000-E007F), without a Unicode
+ * table (util.c). Names refuse them (seats.c), chat lines of nothing else
+ * are empty (chat.c). */
+int srv_cp_format(uint32_t c);
+/* Whether c shows nothing by itself: white space, a format character, or
+ * another invisible code point (variation selectors, the combining
+ * grapheme joiner, Hangul fillers, the blank braille pattern) (util.c). */
+int srv_cp_invisible(uint32_t c);
 /* in as valid UTF-8 into out (size bytes; cut between characters to fit):
  * each byte that does not start a valid sequence becomes '?'. For text
  * from a client (a parser's error quotes it, a %.40s may cut a character)
@@ -190,6 +221,9 @@ void srv_utf8_fix(const char *in, char *out, size_t size);
 /* Whether the address `addr` is in `spec` (an address, or a network in
  * CIDR form): 1 yes, 0 no, -1 when spec is neither (peers.c). */
 int srv_addr_match(const char *spec, const char *addr);
+/* Whether v is a host name --host-name takes: a DNS name or an address,
+ * without a scheme, a port or a path (peers.c). 1 or 0. */
+int srv_host_name_ok(const char *v);
 
 /* Runs the server until SIGINT or SIGTERM. Returns 0, or 1 after an error
  * (already logged). */
@@ -205,8 +239,21 @@ typedef struct srv_sb {
 
 void sb_init(srv_sb *b);
 void sb_free(srv_sb *b);
-void sb_add(srv_sb *b, const char *s, size_t n);
-void sb_adds(srv_sb *b, const char *s);
+void sb_add_grow(srv_sb *b, const char *s, size_t n);
+/* Appends n bytes. Inline: the JSON a move sends is written a few bytes
+ * at a time, and a call that only copies them was a tenth of a move's
+ * instructions (bench/load/README.md). */
+static inline void sb_add(srv_sb *b, const char *s, size_t n)
+{
+	if (b->s && n < b->cap - b->len) {
+		memcpy(b->s + b->len, s, n);
+		b->len += n;
+		b->s[b->len] = 0;
+		return;
+	}
+	sb_add_grow(b, s, n);
+}
+static inline void sb_adds(srv_sb *b, const char *s) { sb_add(b, s, strlen(s)); }
 void sb_printf(srv_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hands the string over; the caller frees it with free(). */
 char *sb_take(srv_sb *b);

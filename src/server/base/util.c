@@ -93,7 +93,8 @@ static void sb_reserve(srv_sb *b, size_t extra)
 	b->cap = cap;
 }
 
-void sb_add(srv_sb *b, const char *s, size_t n)
+/* sb_add's way when the bytes do not fit (server.h) */
+void sb_add_grow(srv_sb *b, const char *s, size_t n)
 {
 	sb_reserve(b, n);
 	if (n)
@@ -102,7 +103,6 @@ void sb_add(srv_sb *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
-void sb_adds(srv_sb *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 void sb_printf(srv_sb *b, const char *fmt, ...)
 {
@@ -299,6 +299,11 @@ void srv_config_default(srv_config *c)
 	c->auth_queue = 64;
 	c->auth_queue_per_addr = 2;
 	c->rate_login_fails = 10;
+	/* codes are random (79 bits each, recovery.h): the limit is there to
+	 * keep strangers from spending it, not to slow a guesser (at 1000 an
+	 * hour for a century, one of 8 codes is hit with a chance of 1e-11) */
+	c->rate_recover_fails = 1000;
+	c->device_ttl_s = 365 * 86400;
 	c->rate_players = 30;
 	c->rate_social = 30;
 	c->friend_rate = 20;
@@ -313,6 +318,8 @@ void srv_config_default(srv_config *c)
 	c->rate_keep = 10;
 	c->rate_downloads = 60;
 	c->rated_min_moves = RATED_MIN_MOVES;
+	c->established_games = 10;
+	c->established_opponents = 3;
 	c->match_max = 1000;
 	c->rate_match = 20;
 	c->rate_match_account = 10;
@@ -322,6 +329,11 @@ void srv_config_default(srv_config *c)
 	c->match_window_max = 800;
 	c->match_bot_after_s = 45;
 	c->match_poll_ms = 250;
+	c->match_first_move_s = 60;
+	c->match_hold_s = 300;
+	c->match_hold_max_s = 86400;
+	c->match_recent_s = 3600;
+	c->match_recent_wait_s = 30;
 	c->chat_rate = 20;
 	c->chat_burst = 5;
 	c->chat_max = 300;
@@ -401,6 +413,33 @@ size_t srv_utf8_next(const char *in, size_t n, uint32_t *cp)
 	}
 	*cp = v;
 	return len;
+}
+
+int srv_cp_format(uint32_t c)
+{
+	return c == 0xAD || (c >= 0x600 && c <= 0x605) || c == 0x61C || c == 0x6DD ||
+	       c == 0x70F || c == 0x890 || c == 0x891 || c == 0x8E2 || c == 0x180E ||
+	       (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+	       (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
+	       c == 0x110BD || c == 0x110CD || (c >= 0x13430 && c <= 0x1343F) ||
+	       (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A) ||
+	       (c >= 0xE0000 && c <= 0xE007F);
+}
+
+int srv_cp_invisible(uint32_t c)
+{
+	/* white space (Unicode White_Space) */
+	if ((c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+	    c == 0x205F || c == 0x3000)
+		return 1;
+	/* the other default-ignorable code points that show nothing (the
+	 * combining grapheme joiner, Khmer's inherent vowels, variation
+	 * selectors) and the blank fillers people use for an empty message
+	 * (Hangul fillers, the blank braille pattern) */
+	return srv_cp_format(c) || c == 0x34F || c == 0x115F || c == 0x1160 || c == 0x17B4 ||
+	       c == 0x17B5 || (c >= 0x180B && c <= 0x180F) || c == 0x2800 || c == 0x3164 ||
+	       (c >= 0xFE00 && c <= 0xFE0F) || c == 0xFFA0 || (c >= 0xE0100 && c <= 0xE01EF);
 }
 
 void srv_utf8_fix(const char *in, char *out, size_t size)

@@ -1,6 +1,7 @@
 /*
  * accounts.c - accounts and sessions (see accounts.h): the account names
- * and their keys, the seat tokens and cookies, the session of a request,
+ * and their keys, the seat tokens (under the account's epoch), the device
+ * cookies and the session cookies, the session of a request,
  * the late answers of the accounts' files, and starting and stopping them
  * all (accounts_internal.h names the others: the hashing threads, the
  * registration, login and logout, the endpoints).
@@ -26,12 +27,14 @@
 #include "writer.h"
 
 #define KEY_SIZE crypto_auth_hmacsha256_KEYBYTES
+#define DEVICE_HEX ACC_DEVICE_HEX /* a device's id and its MAC: 32 hex digits each */
 #define BACKFILL_BATCH 256
 
 const srv_config *acc_cfg;
 store *acc_db;
 const acc_hooks *acc_upper;
 static unsigned char seat_key[KEY_SIZE];
+static unsigned char device_key[KEY_SIZE];
 
 /* ---- names ------------------------------------------------------------------------------ */
 
@@ -166,13 +169,114 @@ int accounts_name_key(const char *name, char *key, size_t keysize, char *err, si
 
 /* ---- tokens and cookies -------------------------------------------------------------------- */
 
-void accounts_seat_token(const char *table, int seat, int64_t account, char *out)
+void accounts_seat_token_at(const char *table, int seat, int64_t account, int64_t epoch,
+                            char *out)
 {
-	char msg[96];
-	int n = snprintf(msg, sizeof msg, "seat %s %d %lld", table, seat, (long long)account);
+	/* epoch 0 (an account whose password never changed) signs what the
+	 * tokens signed before there were epochs: its players keep them */
+	char msg[128];
+	int n = epoch ? snprintf(msg, sizeof msg, "seat %s %d %lld %lld", table, seat,
+	                         (long long)account, (long long)epoch)
+	              : snprintf(msg, sizeof msg, "seat %s %d %lld", table, seat, (long long)account);
 	unsigned char mac[crypto_auth_hmacsha256_BYTES];
 	crypto_auth_hmacsha256(mac, (const unsigned char *)msg, (unsigned long long)n, seat_key);
 	sodium_bin2hex(out, STORE_TOKEN_SIZE, mac, 16);
+	sodium_memzero(mac, sizeof mac);
+}
+
+void accounts_seat_token_hash(const char *table, int seat, int64_t account, int64_t epoch,
+                              char out[STORE_TOKEN_HASH_SIZE])
+{
+	char tok[STORE_TOKEN_SIZE];
+	accounts_seat_token_at(table, seat, account, epoch, tok);
+	srv_token_hash(tok, out);
+	sodium_memzero(tok, sizeof tok);
+}
+
+int accounts_seat_token(const char *table, int seat, int64_t account, char *out)
+{
+	store_account a;
+	char err[STORE_ERR_SIZE];
+	int rc = acc_db->ops->account_by_id(acc_db, account, &a, err);
+	if (rc != 1) {
+		out[0] = 0;
+		if (rc < 0)
+			srv_error("account=%lld: reading its epoch for a seat token: %s",
+			          (long long)account, err);
+		return -1;
+	}
+	accounts_seat_token_at(table, seat, account, a.epoch, out);
+	sodium_memzero(&a, sizeof a);
+	return 0;
+}
+
+/* ---- the device cookie ---------------------------------------------------------------------- */
+
+/* The MAC of device `dev` (DEVICE_HEX hex digits) for `account`, as hex. */
+static void device_mac(const char *dev, int64_t account, char out[DEVICE_HEX + 1])
+{
+	char msg[96];
+	int n = snprintf(msg, sizeof msg, "device %lld %s", (long long)account, dev);
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+	crypto_auth_hmacsha256(mac, (const unsigned char *)msg, (unsigned long long)n, device_key);
+	sodium_bin2hex(out, DEVICE_HEX + 1, mac, DEVICE_HEX / 2);
+	sodium_memzero(mac, sizeof mac);
+}
+
+/* The value of cookie `name` of the Cookie header into out (size bytes),
+ * or "" when it is not there or longer. */
+static void cookie_value(const char *cookie, const char *name, char *out, size_t size)
+{
+	out[0] = 0;
+	size_t nl = strlen(name);
+	for (const char *p = cookie; p && (p = strstr(p, name)); p += nl) {
+		if ((p == cookie || p[-1] == ' ' || p[-1] == ';') && p[nl] == '=') {
+			p += nl + 1;
+			size_t n = strcspn(p, "; ");
+			if (n < size) {
+				memcpy(out, p, n);
+				out[n] = 0;
+			}
+			return;
+		}
+	}
+}
+
+int accounts_device_of(const char *cookie, int64_t account, char *dev)
+{
+	char v[2 * DEVICE_HEX + 2], mac[DEVICE_HEX + 1];
+	dev[0] = 0;
+	if (!account)
+		return 0;
+	cookie_value(cookie, ACC_DEVICE_COOKIE, v, sizeof v);
+	if (strlen(v) != 2 * DEVICE_HEX + 1 || v[DEVICE_HEX] != '.' ||
+	    strspn(v, "0123456789abcdef") != DEVICE_HEX)
+		return 0;
+	v[DEVICE_HEX] = 0;
+	device_mac(v, account, mac);
+	int ok = srv_token_eq(mac, v + DEVICE_HEX + 1);
+	if (ok)
+		memcpy(dev, v, DEVICE_HEX + 1);
+	sodium_memzero(v, sizeof v);
+	sodium_memzero(mac, sizeof mac);
+	return ok;
+}
+
+void accounts_device_cookie(const char *device, int64_t account, int tls, char *out,
+                            size_t size)
+{
+	char dev[DEVICE_HEX + 1], mac[DEVICE_HEX + 1], value[2 * DEVICE_HEX + 2];
+	/* the browser's own device stays (and with it its budget of failures,
+	 * loginguard.h); a browser new to the account gets one */
+	if (device && strlen(device) == DEVICE_HEX)
+		memcpy(dev, device, sizeof dev);
+	else
+		srv_random_hex(dev, DEVICE_HEX / 2);
+	device_mac(dev, account, mac);
+	snprintf(value, sizeof value, "%s.%s", dev, mac);
+	snprintf(out, size, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
+	         ACC_DEVICE_COOKIE, value, acc_cfg->device_ttl_s, tls ? "; Secure" : "");
+	sodium_memzero(value, sizeof value);
 	sodium_memzero(mac, sizeof mac);
 }
 
@@ -339,7 +443,8 @@ int accounts_start(const srv_config *c, store *reader, struct lws_context *ctx)
 		return -1;
 	}
 	char err[STORE_ERR_SIZE];
-	if (acc_db->ops->get_key(acc_db, "seat", seat_key, sizeof seat_key, err)) {
+	if (acc_db->ops->get_key(acc_db, "seat", seat_key, sizeof seat_key, err) ||
+	    acc_db->ops->get_key(acc_db, "device", device_key, sizeof device_key, err)) {
 		srv_error("accounts: %s", err);
 		return -1;
 	}
@@ -361,4 +466,5 @@ void accounts_stop(void)
 	skeleton_stop();
 	recovery_stop();
 	sodium_memzero(seat_key, sizeof seat_key);
+	sodium_memzero(device_key, sizeof device_key);
 }

@@ -11,9 +11,19 @@
  * (carc_session) of which the store keeps the SHA-256, with an expiry.
  *
  * The seat token of a seat taken by an account is derived from a server
- * secret (HMAC-SHA256 of table, seat and account), so the server can hand
- * it again to that account on another browser (GET /api/me/games,
- * POST /api/tables/<id>/claim), and to nobody else.
+ * secret (HMAC-SHA256 of table, seat, account and the account's epoch), so
+ * the server can hand it again to that account on another browser (GET
+ * /api/me/games, POST /api/tables/<id>/claim), and to nobody else. A
+ * password change or a recovery moves the epoch on and gives every seat of
+ * the account the token of the new epoch in the same transaction
+ * (recovery.c, store.h password_set): every token handed out before, to
+ * any session, stops working on every process (issue 26).
+ *
+ * A device cookie (carc_device: a random id and its HMAC under the server
+ * key 'device' with the account's id) is set at a successful registration,
+ * login and recovery. A browser that shows it for the account it asks
+ * about has a budget of failed logins and codes of its own (loginguard.h),
+ * so strangers who spend the name's budget do not lock its owner out.
  */
 #ifndef CARC_SERVER_ACCOUNTS_H
 #define CARC_SERVER_ACCOUNTS_H
@@ -22,6 +32,7 @@
 #include <libwebsockets.h>
 #include <stdint.h>
 
+#include "loginguard.h"
 #include "request.h"
 #include "server.h"
 #include "store.h"
@@ -66,9 +77,18 @@ int accounts_require_session(const api_req *rq, api_resp *rs, store_account *a);
  * key (STORE_NAME_SIZE * 2 bytes), or -1 with the reason in err. */
 int accounts_name_key(const char *name, char *key, size_t keysize, char *err, size_t errsize);
 
-/* The seat token of `account` at seat `seat` of table `table`
- * (STORE_TOKEN_SIZE bytes: 32 hex digits). */
-void accounts_seat_token(const char *table, int seat, int64_t account, char *out);
+/* The seat token of `account` at seat `seat` of table `table` under the
+ * account's epoch `epoch` (STORE_TOKEN_SIZE bytes: 32 hex digits). Any
+ * thread: the key is read once at start. */
+void accounts_seat_token_at(const char *table, int seat, int64_t account, int64_t epoch,
+                            char *out);
+/* Its SHA-256 (hex), what the seat keeps: store_rekey's hash. Any thread. */
+void accounts_seat_token_hash(const char *table, int seat, int64_t account, int64_t epoch,
+                              char out[STORE_TOKEN_HASH_SIZE]);
+/* The token under the epoch the store has now (one read with the loop's
+ * handle; loop thread only): 0, or -1 (out "", a store error logged) when
+ * the account cannot be read or is gone. */
+int accounts_seat_token(const char *table, int seat, int64_t account, char *out);
 
 /* The endpoints of this module: /api/account/register, /api/account/login,
  * /api/account/logout, /api/me, /api/me/games, /api/leaderboard,
@@ -89,8 +109,8 @@ typedef struct acc_work {
 	char new_password[ACC_PASSWORD_MAX + 1]; /* "": nothing to hash */
 	char new_hash[STORE_PWHASH_SIZE];     /* out */
 	int verified, hashed;                 /* out */
-	char lg_key[STORE_NAME_SIZE * 2];     /* a loginguard token it holds ("": none),
-	                                       * given back when the work is refused */
+	lg_ticket lg;                         /* a loginguard token it holds (bucket 0:
+	                                       * none), given back when the work is refused */
 	void (*done)(struct acc_work *w);
 	size_t size;
 } acc_work;
@@ -102,6 +122,19 @@ int accounts_work(const api_req *rq, acc_work *w, const char **why);
 
 #define ACC_SESSION_COOKIE "carc_session"
 #define ACC_SESSION_HEX 64 /* a session cookie's value: 64 hex digits */
+#define ACC_DEVICE_COOKIE "carc_device"
+#define ACC_DEVICE_HEX 32  /* a device cookie: its id and its MAC, 32 hex digits each */
+#define ACC_COOKIES_SIZE 400 /* a device's and a session's Set-Cookie, '\n' between */
+
+/* Whether the request's Cookie header holds a device cookie of `account`
+ * made by this server: 1 with the device's id (ACC_DEVICE_HEX + 1 bytes)
+ * in dev, else 0 (dev ""). */
+int accounts_device_of(const char *cookie, int64_t account, char *dev);
+/* The Set-Cookie value of the device cookie of `account` for device
+ * `device` (the browser's own, accounts_device_of; NULL or "": a new one):
+ * HttpOnly, SameSite=Strict, Max-Age --device-ttl, Secure under TLS. */
+void accounts_device_cookie(const char *device, int64_t account, int tls, char *out,
+                            size_t size);
 
 /* The SHA-256 (hex, STORE_TOKEN_HASH_SIZE) of the request's session
  * cookie: 1, or 0 (out "") when it carries none. */

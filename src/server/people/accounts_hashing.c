@@ -177,8 +177,7 @@ int acc_submit(auth_job *j, const char **why)
 	if (acc_cfg->auth_queue_per_addr > 0 && mine >= acc_cfg->auth_queue_per_addr) {
 		pthread_mutex_unlock(&amu);
 		*why = "--auth-queue-per-addr";
-		if (j->lg_taken)
-			lg_give_back(j->key);
+		lg_give_back(&j->lg);
 		acc_job_free(j);
 		return -1;
 	}
@@ -187,8 +186,7 @@ int acc_submit(auth_job *j, const char **why)
 		if (!out) {
 			pthread_mutex_unlock(&amu);
 			*why = "--auth-queue";
-			if (j->lg_taken)
-				lg_give_back(j->key);
+			lg_give_back(&j->lg);
 			acc_job_free(j);
 			return -1;
 		}
@@ -206,8 +204,7 @@ int acc_submit(auth_job *j, const char **why)
 	pthread_cond_signal(&acv);
 	pthread_mutex_unlock(&amu);
 	if (out) {
-		if (out->lg_taken)
-			lg_give_back(out->key);
+		lg_give_back(&out->lg);
 		acc_answer_error(out->serial, SE_BUSY, "too many logins at once: this one gave its "
 		                 "place to an address with fewer waiting; try again in a moment "
 		                 "(--auth-queue)");
@@ -246,8 +243,7 @@ int accounts_work(const api_req *rq, acc_work *w, const char **why)
 	j->kind = AJ_VERIFY;
 	j->serial = w->serial;
 	j->work = w;
-	snprintf(j->key, sizeof j->key, "%s", w->lg_key);
-	j->lg_taken = w->lg_key[0] != 0;
+	j->lg = w->lg;
 	lim_key(rq->addr, j->addr);
 	return acc_submit(j, why);
 }

@@ -23,13 +23,17 @@
 #define PROFILE_SCAN 500 /* finished games a profile looks at */
 #define PROFILE_GAMES 50 /* of which it lists */
 #define BOARD_PAGE 50
-#define BOARD_PAGE_MAX 200
+#define BOARD_PAGE_MAX 128
+/* The deepest page of the leaderboard: a page is read by walking the
+ * rating index from the best (offset + limit rows), so the offset bounds
+ * what one request costs (docs/protocol.md, "Ratings") */
+#define BOARD_OFFSET_MAX 10000
 
 static json_t *account_json(const store_account *a)
 {
-	return json_pack("{s:I, s:s, s:f, s:f, s:i}", "id", (json_int_t)a->id, "name", a->name,
+	return json_pack("{s:I, s:s, s:f, s:f, s:i, s:b}", "id", (json_int_t)a->id, "name", a->name,
 	                 "rating", round(a->rating * 10) / 10, "rd", round(a->rd * 10) / 10, "games",
-	                 a->games);
+	                 a->games, "established", a->established);
 }
 
 static json_t *seat_names(const store_game *g)
@@ -47,7 +51,7 @@ static json_t *seat_names(const store_game *g)
 
 typedef struct my_games {
 	json_t *games;
-	int64_t account;
+	int64_t account, epoch;
 } my_games;
 
 static int add_my_game(void *ctx, const store_game *g, int seat, const store_result *r,
@@ -64,7 +68,7 @@ static int add_my_game(void *ctx, const store_game *g, int seat, const store_res
 	const char *st = json_string_value(json_object_get(o, "status"));
 	if (st && (!strcmp(st, "open") || !strcmp(st, "playing"))) {
 		char tok[STORE_TOKEN_SIZE];
-		accounts_seat_token(g->id, seat, m->account, tok);
+		accounts_seat_token_at(g->id, seat, m->account, m->epoch, tok);
 		json_object_set_new(o, "token", json_string(tok));
 	}
 	json_array_append_new(m->games, o);
@@ -76,7 +80,7 @@ static void get_my_games(const api_req *rq, api_resp *rs)
 	store_account a;
 	if (!accounts_require_session(rq, rs, &a))
 		return;
-	my_games m = {json_array(), a.id};
+	my_games m = {json_array(), a.id, a.epoch}; /* the session's: its epoch now */
 	char err[STORE_ERR_SIZE];
 	if (acc_db->ops->account_games(acc_db, a.id, 0, MY_GAMES_MAX, add_my_game, &m, err) < 0) {
 		json_decref(m.games);
@@ -127,7 +131,7 @@ static void get_leaderboard(const api_req *rq, api_resp *rs)
 {
 	int limit = BOARD_PAGE, offset = 0;
 	if (query_int(rq, rs, "limit", 1, BOARD_PAGE_MAX, &limit) < 0 ||
-	    query_int(rq, rs, "offset", 0, 1000000, &offset) < 0)
+	    query_int(rq, rs, "offset", 0, BOARD_OFFSET_MAX, &offset) < 0)
 		return;
 	board b = {json_array(), offset, limit, 0};
 	char err[STORE_ERR_SIZE];
@@ -137,6 +141,8 @@ static void get_leaderboard(const api_req *rq, api_resp *rs)
 		api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
 		return;
 	}
+	if (offset + limit > BOARD_OFFSET_MAX)
+		b.more = 0; /* the next page would be past the deepest one */
 	api_reply(rs, 200, json_pack("{s:o, s:b, s:f, s:f}", "players", b.players, "more", b.more,
 	                         "start_rating", RATING_START, "start_rd", RATING_RD_START));
 }

@@ -49,7 +49,8 @@ typedef struct auth_job {
 	int ok;
 	char addr[LIM_KEY_SIZE];  /* whose turn it is (lim_key of the request's address) */
 	char peer[LIM_KEY_SIZE * 2]; /* the request's address (loginguard) */
-	int lg_taken;             /* took a token of loginguard */
+	lg_ticket lg;             /* the token of loginguard it took (bucket 0: none) */
+	char device[ACC_DEVICE_HEX + 1]; /* the browser's device for the account ("": none) */
 	uint64_t round;           /* the fair queue's turn */
 	acc_work *work;           /* another module's work (accounts_work), or NULL */
 	struct auth_job *next;

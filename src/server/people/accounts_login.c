@@ -5,9 +5,11 @@
  *
  * A registration or login is checked here (the rate limits, the body, the
  * name, the password's length, the name taken or looking like one taken,
- * the failed-login guard), then its password goes to the hashing threads
- * (accounts_hashing.c); acc_hashed takes it back on the loop and writes
- * the session, whose done callback answers with the cookie. A login for
+ * the failed-login guard, which a browser's device cookie of the account
+ * lets past a stranger's flood), then its password goes to the hashing
+ * threads (accounts_hashing.c); acc_hashed takes it back on the loop and
+ * writes the session, whose done callback answers with the cookies (the
+ * device's, the session's). A login for
  * an unknown name is hashed all the same (against a dummy), so it takes
  * as long as a wrong password.
  */
@@ -37,6 +39,7 @@ typedef struct acc_write {
 	char session[SESSION_BYTES * 2 + 1];  /* the cookie's value: for the answer only */
 	char session_hash[STORE_TOKEN_HASH_SIZE];
 	char peer[LIM_KEY_SIZE * 2];          /* the request's address (loginguard) */
+	char device[ACC_DEVICE_HEX + 1];      /* the browser's device ("": a new one) */
 	int64_t account, now_ms, expires_ms;
 	/* a registration: its recovery codes, shown once (recovery.c) */
 	char codes[RC_COUNT][RC_TEXT_SIZE];
@@ -94,8 +97,13 @@ static void logged_in_done(wjob *j)
 			acc_answer_error(w->serial, SE_NAME_LOOKALIKE, LOOKALIKE_TEXT);
 		sodium_memzero(&a, sizeof a);
 	} else {
-		char cookie[200];
-		accounts_cookie(cookie, sizeof cookie, SESSION_COOKIE, w->session,
+		/* the browser's device cookie (loginguard.h: it passes a stranger's
+		 * flood of failures), then the session's */
+		char cookie[ACC_COOKIES_SIZE];
+		accounts_device_cookie(w->device, w->account, w->tls, cookie, sizeof cookie);
+		size_t n = strlen(cookie);
+		cookie[n++] = '\n';
+		accounts_cookie(cookie + n, sizeof cookie - n, SESSION_COOKIE, w->session,
 		                acc_cfg->session_ttl_s, w->tls);
 		srv_event("account=%lld event=%s name=\"%s\"", (long long)w->account,
 		          created ? "registered" : "login", w->name);
@@ -137,6 +145,7 @@ static void submit_session(const auth_job *a, int (*call)(store *, wjob *))
 	memcpy(w->skel, a->skel, sizeof w->skel);
 	memcpy(w->pwhash, a->pwhash, sizeof w->pwhash);
 	memcpy(w->peer, a->peer, sizeof w->peer);
+	memcpy(w->device, a->device, sizeof w->device);
 	w->account = a->account;
 	srv_random_hex(w->session, SESSION_BYTES);
 	srv_token_hash(w->session, w->session_hash);
@@ -163,8 +172,7 @@ void acc_hashed(const auth_job *j)
 		srv_event("event=login_failed name=\"%s\"", j->name);
 		acc_answer_error(j->serial, SE_BAD_LOGIN, "wrong name or password");
 	} else {
-		if (j->lg_taken)
-			lg_give_back(j->key);
+		lg_give_back(&j->lg);
 		submit_session(j, call_session);
 	}
 }
@@ -265,12 +273,13 @@ void acc_post_credentials(const api_req *rq, api_resp *rs, int reg)
 		j->account = a.id;
 		memcpy(j->name, a.name, sizeof j->name); /* as registered */
 		memcpy(j->pwhash, a.pwhash, sizeof j->pwhash);
+		accounts_device_of(rq->cookie, a.id, j->device); /* a browser that logged in before */
 	}
 	sodium_memzero(&a, sizeof a);
 	lim_key(rq->addr, j->addr);
 	snprintf(j->peer, sizeof j->peer, "%s", rq->addr ? rq->addr : "");
 	if (!reg) {
-		int lw = lg_take(j->key, rq->addr, &j->lg_taken, lerr, sizeof lerr);
+		int lw = lg_take(j->key, rq->addr, j->device, LG_PASSWORD, &j->lg, lerr, sizeof lerr);
 		if (lw) {
 			acc_job_free(j);
 			api_reply_error(rs, SE_RATE_LIMITED, lerr);

@@ -8,7 +8,8 @@
  * HTTP answer follows when the job is done.
  *
  * What a request may hold: a target account by "name" (an account name,
- * accounts_name_key) or "id" (an integer 1..2^53), a "table" id (at most
+ * accounts_name_key) or "id" (an integer 1..2^53, of an account the asker
+ * is linked with: target_of), a "table" id (at most
  * STORE_ID_SIZE - 1 bytes of [A-Za-z0-9_-]) and an "invite" id (an integer
  * 1..2^53); nothing else is read. Every request counts against the
  * address's --rate-requests and every write against --rate-social; the
@@ -254,10 +255,6 @@ static void social_done(wjob *j)
 		snprintf(msg, sizeof msg, "you have %d friend requests waiting for an answer, the most "
 		         "an account may (--max-pending)", w->max_pending);
 		break;
-	case STORE_FR_THEIR_PENDING:
-		snprintf(msg, sizeof msg, "that account has %d friend requests waiting, the most it may "
-		         "hold (twice --max-pending)", 2 * w->max_pending);
-		break;
 	case STORE_FR_BLOCKS_FULL:
 		snprintf(msg, sizeof msg, "you block %d accounts, the most an account may "
 		         "(--max-blocks)", w->max_blocks);
@@ -307,7 +304,11 @@ static int id_field(const json_t *o, const char *key, int64_t *out)
 }
 
 /* The target account of a request, by "name" or "id": 1 found (*a), or 0
- * with rs answered. */
+ * with rs answered. An id names only an account the asker is linked with
+ * (social_knows: what its lists show, where the ids come from): ids are
+ * counted from 1, so any other would tell the name of every account, also
+ * of those /api/player hides. One that is not is answered as one that
+ * does not exist, after the same single read. */
 static int target_of(const json_t *o, const store_account *me, store_account *a,
                      api_resp *rs)
 {
@@ -319,6 +320,10 @@ static int target_of(const json_t *o, const store_account *me, store_account *a,
 		            "integer from 1), one of them");
 		return 0;
 	}
+	if (id == me->id) {
+		api_reply_error(rs, SE_MALFORMED, "that is your own account");
+		return 0;
+	}
 	int rc;
 	if (jn) {
 		if (accounts_name_key(json_string_value(jn), key, sizeof key, err, sizeof err)) {
@@ -327,7 +332,9 @@ static int target_of(const json_t *o, const store_account *me, store_account *a,
 		}
 		rc = db->ops->account_by_name(db, key, a, err);
 	} else {
-		rc = db->ops->account_by_id(db, id, a, err);
+		rc = db->ops->social_knows(db, me->id, id, err);
+		if (rc == 1)
+			rc = db->ops->account_by_id(db, id, a, err);
 	}
 	if (rc < 0) {
 		srv_error("reading an account: %s", err);

@@ -61,7 +61,7 @@ const char *ratings_why_name(rt_why w)
 }
 
 rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_rated,
-                       int standard_pile, int min_moves)
+                       int standard_pile, int min_moves, rt_thresholds est)
 {
 	r->nrated = 0;
 	r->rate = NULL;
@@ -84,13 +84,15 @@ rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_r
 			for (int j = 0; j < i; j++)
 				if (seats[j].kind == STORE_SEAT_HUMAN && seats[j].account == seats[i].account)
 					return RT_GUEST; /* one account on two seats */
-			x->account = seats[i].account;
+			x->account = x->key = seats[i].account;
 			accounts++;
 		} else if (seats[i].kind == STORE_SEAT_BOT) {
 			if (!ratings_bot(seats[i].spec, &x->rating))
 				return RT_BOT_UNRATED;
 			x->rd = RATING_BOT_RD;
 			x->vol = RATING_VOL_START;
+			/* a bot as an opponent: its fixed rating (one per spec) */
+			x->key = -(int64_t)lround(x->rating);
 		} else {
 			return RT_NO_ACCOUNT;
 		}
@@ -103,6 +105,8 @@ rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_r
 			return RT_FEW_MOVES;
 	r->nrated = n;
 	r->rate = ratings_update;
+	r->est_games_min = est.games;
+	r->est_opponents_min = est.opponents;
 	return RT_RATED;
 }
 
@@ -130,14 +134,15 @@ static double vol_f(const vol_ctx *c, double x)
 	       (x - c->a) / (RATING_TAU * RATING_TAU);
 }
 
-/* One Glicko-2 period for player i against every other seat. */
+/* One Glicko-2 period for player i against every other established
+ * seat (at least one). */
 static void update_one(store_rating *r, int n, int i)
 {
 	store_rating *p = &r[i];
 	double mu = (p->rating - 1500) / SCALE, phi = p->rd / SCALE, sigma = p->vol;
 	double vinv = 0, dsum = 0;
 	for (int j = 0; j < n; j++) {
-		if (j == i)
+		if (j == i || !r[j].established)
 			continue;
 		double muj = (r[j].rating - 1500) / SCALE, g = g_of(r[j].rd / SCALE);
 		double e = 1 / (1 + exp(-g * (mu - muj)));
@@ -176,12 +181,22 @@ static void update_one(store_rating *r, int n, int i)
 	p->new_vol = nsigma;
 }
 
-void ratings_update(store_rating *r, int n)
+void ratings_update(const store_result *res, store_rating *r, int n)
 {
+	/* who is established before the game: a bot always; an account by its
+	 * counts (one not stored any more, deleted meanwhile, never) */
+	for (int i = 0; i < n; i++)
+		r[i].established = !r[i].account ||
+		                   (r[i].found && store_established(res, r[i].est_games, r[i].opponents));
 	for (int i = 0; i < n; i++) {
-		if (r[i].account) {
+		r[i].counted = 0;
+		for (int j = 0; j < n; j++)
+			r[i].counted |= j != i && r[j].established;
+		r[i].counted &= r[i].account != 0 && r[i].found;
+		if (r[i].counted) {
 			update_one(r, n, i);
 		} else {
+			/* a bot, or no established opponent: nothing moves */
 			r[i].new_rating = r[i].rating;
 			r[i].new_rd = r[i].rd;
 			r[i].new_vol = r[i].vol;

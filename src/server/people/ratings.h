@@ -16,6 +16,20 @@
  * every seat that did not forfeit), and each account's results of one
  * game are one Glicko-2 rating period. Bots keep their fixed ratings.
  *
+ * Fresh accounts cannot buy a rating (issue 26): an account is
+ * *established* once it has played est_games_min rated games in which
+ * another seat was established, against est_opponents_min distinct
+ * established opponents (a bot is one opponent per fixed rating, and
+ * every bot is established); until then it is *provisional*. A result
+ * against a provisional seat moves nobody's rating: each account's period
+ * holds only its results against established seats (bots included), and
+ * an account with none keeps its rating, deviation and volatility as they
+ * were (the game is still rated: it counts in `games` and the history).
+ * So a newcomer's rating is made by established players and bots, as
+ * Glicko-2 says, and a ring of fresh accounts that play each other never
+ * becomes established. Only established accounts are on the leaderboard.
+ * With both thresholds 0 every account is established: plain Glicko-2.
+ *
  * The update runs in the store's transaction of the game's last move
  * (store_result.rate), so it happens exactly once per game. Pure
  * functions: no I/O, no state.
@@ -59,19 +73,27 @@ typedef enum rt_why {
 	RT_NO_ACCOUNT,       /* no seat with an account, or not 2..STORE_MAX_RATED seats */
 } rt_why;
 
-/* Fills r->rated, r->nrated and r->rate when the game is rated (returns
- * RT_RATED, 0), else leaves r unrated (nrated 0) and returns why.
- * table_rated: 0 when the table was made unrated; standard_pile: the game
- * used the rule set's own pile; min_moves: the own moves every seat needs
- * (0: none). */
+/* The thresholds of an established account (docs/server.md "Ratings"):
+ * --established-games and --established-opponents. */
+typedef struct rt_thresholds {
+	int games, opponents;
+} rt_thresholds;
+
+/* Fills r->rated, r->nrated, r->rate and the thresholds when the game is
+ * rated (returns RT_RATED, 0), else leaves r unrated (nrated 0) and
+ * returns why. table_rated: 0 when the table was made unrated;
+ * standard_pile: the game used the rule set's own pile; min_moves: the own
+ * moves every seat needs (0: none). */
 rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_rated,
-                       int standard_pile, int min_moves);
+                       int standard_pile, int min_moves, rt_thresholds est);
 const char *ratings_why_name(rt_why w);
 
 /* The result of seat i against seat j: 1, 0.5 or 0. */
 double ratings_pair(const store_rating *a, const store_rating *b);
 
-/* store_result.rate: new_* of every seat from the before values. */
-void ratings_update(store_rating *r, int n);
+/* store_result.rate: `established` of every seat, then new_* and
+ * `counted` of every account from the before values (weighing only the
+ * established opponents). */
+void ratings_update(const store_result *res, store_rating *r, int n);
 
 #endif

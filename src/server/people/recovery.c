@@ -13,10 +13,20 @@
  * account (here: a token bucket per account id in one table of
  * cfg->limit_addresses slots allocated at start; a new account takes the
  * least limited of the AL_PROBE slots it may have, so a flood of accounts
- * cannot make it grow). A recovery attempt and a wrong current password
- * also take a token of the name's failed-login guard (loginguard.c), so
- * guessing a code is held to the same limit as guessing the password; a
- * right one gives it back.
+ * cannot make it grow). A recovery attempt takes a token of the name's
+ * guard on codes (--rate-recover-fails) and a check of the current
+ * password one of its guard on passwords (--rate-login-fails,
+ * loginguard.c); a right one gives it back. A browser with the account's
+ * device cookie has budgets of its own, so strangers who spend the name's
+ * do not keep its owner from recovering (issue 26).
+ *
+ * Tokens (issue 26): a recovery and a password change move the account's
+ * epoch on and give each of its seats the token of the new epoch in their
+ * transaction (store.h password_set, accounts_seat_token_hash); then the
+ * tables this process holds load the new hashes (keep_hooks.refresh),
+ * which takes the seat from every connection that held it with an old
+ * token. A deletion frees the account's seats at open tables and leaves
+ * its other seats without a token.
  *
  * Invariants: a code in the clear exists only in the answer that shows it
  * and, briefly, in the jobs that store it (wiped after); the store holds
@@ -264,10 +274,14 @@ typedef struct keep_req {
 	char session[ACC_SESSION_HEX + 1];    /* recover: the new session's cookie */
 	char session_hash[STORE_TOKEN_HASH_SIZE]; /* recover: new; password: the one kept */
 	char codes[RC_COUNT][RC_TEXT_SIZE];   /* new codes: as shown */
+	char device[ACC_DEVICE_HEX + 1];      /* the browser's device cookie ("": none) */
 	int64_t now_ms, expires_ms;
+	int64_t epoch;                        /* the account's, as its session read it */
 	int rc;                               /* the store's answer */
 	char (*ids)[STORE_ID_SIZE];           /* delete: the games touched (freed in done) */
 	int nids;
+	store_rekey rk;                       /* recover, password: the seats given new
+	                                       * tokens (their games freed in done) */
 } keep_req;
 
 enum { KO_RECOVER, KO_PASSWORD, KO_DELETE, KO_CODES };
@@ -280,12 +294,12 @@ static int call_keep(store *st, wjob *j)
 	switch (k->op) {
 	case KO_RECOVER:
 		rc = st->ops->password_set(st, k->account, k->w.new_hash, k->code_hash, NULL,
-		                           k->session_hash, k->now_ms, k->expires_ms, err);
+		                           k->session_hash, k->now_ms, k->expires_ms, &k->rk, err);
 		break;
 	case KO_PASSWORD:
 		rc = st->ops->password_set(st, k->account, k->w.new_hash, NULL,
 		                           k->session_hash[0] ? k->session_hash : NULL, NULL, k->now_ms,
-		                           0, err);
+		                           0, &k->rk, err);
 		break;
 	case KO_DELETE:
 		rc = st->ops->account_delete(st, k->account, KEEP_ANON_NAME, k->now_ms, &k->ids,
@@ -321,7 +335,11 @@ static void keep_written(wjob *j)
 {
 	keep_req *k = j->data;
 	uint64_t serial = k->w.serial;
-	char cookie[200];
+	char cookie[ACC_COOKIES_SIZE];
+	/* the seats whose tokens changed: the tables this process holds load
+	 * them (the others' processes hear of it through the store) */
+	for (int i = 0; !j->failed && k->rc == 0 && i < k->rk.nids; i++)
+		hooks->refresh(k->rk.ids[i]);
 	if (j->failed) {
 		storage_error(serial, j, k->op == KO_DELETE ? "the account was not deleted"
 		                                            : "nothing was changed");
@@ -333,8 +351,13 @@ static void keep_written(wjob *j)
 			char err[STORE_ERR_SIZE];
 			if (db->ops->recovery_find(db, k->account, NULL, &left, err) < 0)
 				left = -1;
-			srv_event("account=%lld event=recovered codes_left=%d", (long long)k->account, left);
-			accounts_cookie(cookie, sizeof cookie, ACC_SESSION_COOKIE, k->session,
+			srv_event("account=%lld event=recovered codes_left=%d seats_rekeyed=%d",
+			          (long long)k->account, left, k->rk.nids);
+			/* the browser's device cookie, then the new session's */
+			accounts_device_cookie(k->device, k->account, k->tls, cookie, sizeof cookie);
+			size_t n = strlen(cookie);
+			cookie[n++] = '\n';
+			accounts_cookie(cookie + n, sizeof cookie - n, ACC_SESSION_COOKIE, k->session,
 			                cfg->session_ttl_s, k->tls);
 			answer(serial, 200,
 			       json_pack("{s:{s:I, s:s}, s:I, s:i}", "account", "id",
@@ -343,7 +366,8 @@ static void keep_written(wjob *j)
 			       cookie);
 		}
 	} else if (k->op == KO_PASSWORD) {
-		srv_event("account=%lld event=password_changed", (long long)k->account);
+		srv_event("account=%lld event=password_changed seats_rekeyed=%d", (long long)k->account,
+		          k->rk.nids);
 		answer(serial, 200, json_pack("{s:b}", "ok", 1), NULL);
 	} else if (k->op == KO_CODES) {
 		if (k->rc) {
@@ -366,11 +390,13 @@ static void keep_written(wjob *j)
 	}
 	free(k->ids);
 	k->ids = NULL;
+	free(k->rk.ids);
+	k->rk.ids = NULL;
 	sodium_memzero(k, sizeof *k);
 }
 
 typedef struct resign_ctx {
-	int64_t account;
+	int64_t account, epoch;
 	int asked, refused;
 } resign_ctx;
 
@@ -383,7 +409,7 @@ static int resign_one(void *ctx, const store_game *g, int seat, const store_resu
 	if (g->status != STORE_PLAYING)
 		return 0;
 	char tok[STORE_TOKEN_SIZE];
-	accounts_seat_token(g->id, seat, c->account, tok);
+	accounts_seat_token_at(g->id, seat, c->account, c->epoch, tok);
 	if (hooks->resign(g->id, seat, tok))
 		c->refused++;
 	else
@@ -403,22 +429,21 @@ static void keep_hashed(acc_work *w)
 		answer_error(w->serial, SE_BAD_LOGIN, "the password is wrong");
 		return;
 	}
-	if (w->lg_key[0]) {
-		lg_give_back(w->lg_key);
-		lg_known(w->lg_key, k->peer);
-	}
+	lg_give_back(&w->lg);
+	lg_known(k->key, k->peer);
 	if ((k->op == KO_RECOVER || k->op == KO_PASSWORD) && !w->hashed) {
 		answer_error(w->serial, SE_BUSY, "the password could not be hashed (out of memory): try "
 		             "again later");
 		return;
 	}
 	k->now_ms = srv_now_ms();
+	k->rk.hash = accounts_seat_token_hash; /* on the storage thread */
 	if (k->op == KO_CODES)
 		recovery_new_codes(k->codes, RC_COUNT);
 	if (k->op == KO_DELETE) {
 		/* its games being played are given up first, as resignations:
 		 * their writes are queued before the deletion's */
-		resign_ctx c = {k->account, 0, 0};
+		resign_ctx c = {k->account, k->epoch, 0, 0};
 		char err[STORE_ERR_SIZE];
 		if (db->ops->account_games(db, k->account, 0, KEEP_RESIGN_MAX, resign_one, &c, err) < 0) {
 			srv_error("account=%lld: listing its games to delete it: %s", (long long)k->account,
@@ -450,19 +475,19 @@ static void submit_work(const api_req *rq, api_resp *rs, keep_req *k)
 	}
 }
 
-/* A loginguard token for the name `key` (an account's own requests that
- * check its password, and recovery attempts): 1, or 0 answered. */
-static int guard_ok(const api_req *rq, api_resp *rs, keep_req *k)
+/* A loginguard token of `kind` for the name `key` (an account's own
+ * requests that check its password, and recovery attempts), from the
+ * browser's own budget when it shows the account's device cookie
+ * (account 0: no such account): 1, or 0 answered. */
+static int guard_ok(const api_req *rq, api_resp *rs, keep_req *k, int64_t account, int kind)
 {
-	char err[200];
-	int taken = 0;
-	int wait = lg_take(k->key, rq->addr, &taken, err, sizeof err);
+	char err[256];
+	accounts_device_of(rq->cookie, account, k->device);
+	int wait = lg_take(k->key, rq->addr, k->device, kind, &k->w.lg, err, sizeof err);
 	if (wait) {
 		reply_wait(rs, wait, err);
 		return 0;
 	}
-	if (taken)
-		snprintf(k->w.lg_key, sizeof k->w.lg_key, "%s", k->key);
 	return 1;
 }
 
@@ -498,15 +523,18 @@ static void post_recover(const api_req *rq, api_resp *rs)
 		api_reply_error(rs, SE_BAD_RECOVERY, "wrong name or recovery code");
 		return;
 	}
-	if (!guard_ok(rq, rs, k)) {
-		json_decref(o);
-		free(k);
-		return;
-	}
 	store_account a;
 	int found = 0, left = 0;
 	int bad_code = code_norm(code, norm);
 	int rc = db->ops->account_by_name(db, k->key, &a, err);
+	if (rc >= 0 && !guard_ok(rq, rs, k, rc == 1 ? a.id : 0, LG_CODE)) {
+		json_decref(o);
+		sodium_memzero(k, sizeof *k);
+		free(k);
+		sodium_memzero(&a, sizeof a);
+		sodium_memzero(norm, sizeof norm);
+		return;
+	}
 	if (rc == 1 && !bad_code) {
 		code_hash(a.id, norm, k->code_hash);
 		found = db->ops->recovery_find(db, a.id, k->code_hash, &left, err);
@@ -578,8 +606,10 @@ static keep_req *own_request(const api_req *rq, api_resp *rs, int op, int want_n
 	k = srv_xcalloc(1, sizeof *k);
 	k->op = op;
 	k->account = a.id;
+	k->epoch = a.epoch;
 	memcpy(k->name, a.name, sizeof k->name);
-	if (accounts_name_key(a.name, k->key, sizeof k->key, err, sizeof err) || !guard_ok(rq, rs, k)) {
+	if (accounts_name_key(a.name, k->key, sizeof k->key, err, sizeof err) ||
+	    !guard_ok(rq, rs, k, a.id, LG_PASSWORD)) {
 		if (!rs->status)
 			api_reply_error(rs, SE_BAD_NAME, err);
 		free(k);

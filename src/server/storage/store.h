@@ -10,6 +10,9 @@
  * SHA-256 of the seat's secret token: never the token), every accepted move in order with the scores after
  * it and its scoring events, and the result once the game has ended.
  * Uploaded records (view-only tables) are kept as their record text.
+ * Each seat and each clock row also holds a copy of its game's status,
+ * kept by the schema's triggers (schema 16): the lists read an account's
+ * seats of one status from one index; no store function writes it.
  * Seat colours are stored as the palette's names ("blue", ...); the store
  * keeps what it is given and the layer above checks what it reads back.
  *
@@ -29,7 +32,9 @@
  * commits' order. last_seq() tells the number the last write gave; a
  * load hands the number the loaded state is at (store_game.seq). A chat
  * line's number is given the same way (the next one of the game's), so
- * lines from two processes never clash.
+ * lines from two processes never clash. The stream is PostgreSQL's (the
+ * only store several processes share): SQLite gives no numbers and its
+ * last_seq() is 0, which the tables read as "no stream" (sync.c).
  *
  * All strings passed in are borrowed for the call. Every function returns 0
  * on success or -1 with a message in err (STORE_ERR_SIZE bytes). That
@@ -74,6 +79,10 @@
 #define STORE_FULL (-5)
 /* match_join: the account joined its most times this minute */
 #define STORE_LIMITED (-6)
+/* match_join: the account is held out of the queue (a no-show) */
+#define STORE_HELD (-7)
+/* match_join: a quick-match table waits for the account's first move */
+#define STORE_PENDING (-8)
 
 /* Game status as stored. */
 enum {
@@ -131,20 +140,44 @@ typedef struct store_move {
 } store_move;
 
 /* One seat of a rated game (accounts: see ratings.h). Before the store
- * calls `rate`, it fills rating/rd/vol of every seat with an account from
- * the accounts' rows (bots come with their fixed values); `rate` fills
- * the new_* values, which the store writes to the accounts and to their
- * rating history, in the transaction of the game's last move. */
+ * calls `rate`, it fills rating/rd/vol and est_games/opponents of every
+ * seat with an account from the accounts' rows (bots come with their
+ * fixed values); `rate` fills the new_* values, `established` and
+ * `counted`, which the store writes to the accounts, their rating history
+ * and the opponents they met, in the transaction of the game's last move. */
 typedef struct store_rating {
 	int seat;
 	int64_t account;                 /* 0: a bot with a fixed rating */
+	int64_t key;                     /* the seat as an opponent: the account (> 0), or
+	                                  * a bot as minus its fixed rating (store_rating.c) */
 	int points;                      /* final score */
 	int forfeited;                   /* resigned or replaced by a bot: a loss */
 	double rating, rd, vol;          /* before the game */
+	int est_games, opponents;        /* before the game (accounts.est_games, .opponents) */
+	int found;                       /* the store read the account's row */
 	double new_rating, new_rd, new_vol;
+	int established;                 /* rate: the seat counts as an established opponent */
+	int counted;                     /* rate: another seat was established, so the game
+	                                  * counts towards this account's establishment */
 } store_rating;
 
 #define STORE_MAX_RATED 8
+
+/* A quick-match table voided because a seat never made its first move
+ * (table/clock.c, docs/server.md "Quick match"), written in the
+ * transaction of its result (store_match.c): the no-show's account is
+ * held out of the queue (match_holds: hold_ms, doubled for each repeat
+ * within hold_max_ms of the end of its last hold, at most hold_max_ms),
+ * and each account that came may go back to the queue at front_ms
+ * (match_voids). */
+typedef struct store_match_void {
+	char table[STORE_ID_SIZE];
+	int64_t no_show;                 /* its account (0: none) */
+	int64_t hold_ms, hold_max_ms;
+	int64_t front_ms;                /* the table's creation: the place they had */
+	int nshown;
+	int64_t shown[STORE_MAX_RATED];  /* the accounts that came */
+} store_match_void;
 
 typedef struct store_result {
 	const char *scores;              /* JSON array text */
@@ -153,12 +186,24 @@ typedef struct store_result {
 	int64_t at_ms;
 	const char *ended;               /* list_finished: how a game that ended early
 	                                  * ended, JSON text (clock.c); NULL: played out */
-	/* a rated game (nrated > 0): its seats, and the function that computes
-	 * the new ratings from the old (ratings_update) */
+	/* a rated game (nrated > 0): its seats, the function that computes
+	 * the new ratings from the old (ratings_update), and the thresholds
+	 * of an established account (--established-games, --established-opponents) */
 	int nrated;
 	store_rating rated[STORE_MAX_RATED];
-	void (*rate)(store_rating *r, int n);
+	void (*rate)(const struct store_result *r, store_rating *rt, int n);
+	int est_games_min, est_opponents_min;
+	/* a quick-match table voided by a no-show (NULL: none); the job that
+	 * writes the result owns it */
+	const store_match_void *mvoid;
 } store_result;
+
+/* Whether an account with these counts is established (ratings.h): the
+ * one test, for ratings.c and the stores. */
+static inline int store_established(const store_result *r, int est_games, int opponents)
+{
+	return est_games >= r->est_games_min && opponents >= r->est_opponents_min;
+}
 
 /* A table's clock (clock.c): the turn whose deadline runs, the deadline
  * (0: none runs) and the clock's state as JSON text, which only clock.c
@@ -179,7 +224,22 @@ typedef struct store_account {
 	int64_t created_ms;
 	double rating, rd, vol;          /* Glicko-2, on the Glicko scale (1500, 350, 0.06) */
 	int games;                       /* rated games played */
+	int established;                 /* not provisional (ratings.h): on the leaderboard */
+	int64_t epoch;                   /* the generation of its seat tokens: a password
+	                                  * change or a recovery moves it on (accounts.h) */
 } store_account;
+
+/* Giving an account's seats new tokens (password_set): `hash` (the
+ * caller's; called on the storage thread) writes the hash of the token of
+ * `account` at `seat` of `game` under `epoch`; after the write *ids
+ * (malloc'd, the caller frees it) and nids name the games whose seats
+ * changed, for the tables in memory. */
+typedef struct store_rekey {
+	void (*hash)(const char *game, int seat, int64_t account, int64_t epoch,
+	             char out[STORE_TOKEN_HASH_SIZE]);
+	char (*ids)[STORE_ID_SIZE];
+	int nids;
+} store_rekey;
 
 /* One entry of an account's rating history (a rated game). */
 typedef struct store_rating_row {
@@ -273,7 +333,6 @@ enum {
 	STORE_FR_MY_FRIENDS,   /* actor has max_friends */
 	STORE_FR_THEIR_FRIENDS,/* other has max_friends */
 	STORE_FR_MY_PENDING,   /* actor has max_pending requests out */
-	STORE_FR_THEIR_PENDING,/* other has 2 * max_pending requests in */
 	STORE_FR_BLOCKS_FULL,  /* actor has max_blocks */
 	STORE_FR_INVITES_FULL, /* the game has max_invites */
 	STORE_FR_YOU_BLOCK     /* REQUEST, INVITE: the actor blocks other */
@@ -286,8 +345,10 @@ typedef struct store_social {
 	int64_t invite;           /* DISMISS */
 	int64_t now_ms;
 	/* the limits (0: none): REQUEST/INVITE per actor per hour, friends
-	 * per account, requests out per account, blocks per account, invites
-	 * per game */
+	 * per account, requests out per account (and twice that in: a
+	 * request to a full inbox drops its oldest one, never refused, so a
+	 * full inbox neither keeps a real friend out nor tells a block), blocks
+	 * per account, invites per game */
 	int rate_per_hour, max_friends, max_pending, max_blocks, max_invites;
 	int outcome;              /* set by the store: STORE_FR_DONE .. */
 } store_social;
@@ -318,17 +379,46 @@ typedef int (*store_invite_fn)(void *ctx, const store_invite *v);
  * match"): one per account (the account is its key), in one pool (the
  * choice: players, rule set, clock as "2/base/rt-60"). */
 #define STORE_POOL_SIZE 32
+#define STORE_ADDR_SIZE 64               /* an address key (ratelimit.h, LIM_KEY_SIZE) */
+#define STORE_NOTE_SIZE 16
+#define STORE_MATCH_RECENT 8
 typedef struct store_match {
 	int64_t account;
 	char name[STORE_NAME_SIZE];      /* the account's name, for the seat */
 	char pool[STORE_POOL_SIZE];
+	char addr[STORE_ADDR_SIZE];      /* the address key it joined from: a table made
+	                                  * by any process counts against it */
 	double rating;                   /* the account's rating when it joined */
 	int64_t joined_ms;               /* when it joined (the wait widens its window) */
 	int64_t seen_ms;                 /* its last poll (the heartbeat) */
 	char table[STORE_ID_SIZE];       /* the table it was seated at, "" while waiting */
 	int seat;                        /* its seat there, -1 while waiting */
 	int ready;                       /* match_poll: that table is stored */
+	char note[STORE_NOTE_SIZE];      /* why it was left out of a table made for it
+	                                  * ("share", "busy"; match_return), "" none: an
+	                                  * entry with a note waits for its poll, never
+	                                  * for a table */
+	int nrecent;                     /* the accounts it met at quick-match tables made */
+	int64_t recent[STORE_MATCH_RECENT]; /* within match_join's recent_ms, newest first */
 } store_match;
+
+/* match_join's limits, and what it answers (store_match.c). */
+typedef struct store_match_args {
+	int64_t now_ms, ttl_ms;
+	int max_queue;                   /* live waiting entries of others at most (0: no cap) */
+	int rate_account;                /* joins of the account in the minute before (0: no limit) */
+	int64_t recent_ms;               /* the opponents of tables made this recently are the
+	                                  * entry's recent ones (0: none) */
+	int64_t pending_ms;              /* a table made this recently where the account has not
+	                                  * made its first move refuses the join */
+	int64_t void_ms;                 /* a table voided this recently sends the people who
+	                                  * came back to their place */
+	/* the store's answers */
+	int64_t retry_ms;                /* STORE_LIMITED, STORE_HELD: how long until it may */
+	char table[STORE_ID_SIZE];       /* STORE_PENDING: the table waiting for its first move */
+	int front;                       /* joined at a void table's front_ms, not counted */
+	int64_t joined_ms;               /* the entry's joined_ms */
+} store_match_args;
 
 /* match_take's choice among the n live waiting entries of a pool (oldest
  * first): writes the indexes of the entries to seat, in seat order, to
@@ -337,6 +427,10 @@ typedef int (*store_match_pick_fn)(void *ctx, const store_match *c, int n, int *
 
 /* The most waiting entries match_take looks at in one call. */
 #define STORE_MATCH_SCAN 200
+
+/* explain: one line of the plan of list query `query` (its name, "my
+ * games", ...). Both strings are valid during the call only. */
+typedef void (*store_plan_fn)(void *ctx, const char *query, const char *line);
 
 typedef struct store_ops {
 	const char *name;
@@ -438,8 +532,8 @@ typedef struct store_ops {
 	 * most `limit`; finished ones with their result (and rating change). */
 	int (*account_games)(store *s, int64_t account, int only_over, int limit,
 	                     store_seat_game_fn fn, void *ctx, char *err);
-	/* Accounts with at least one rated game, best rating first (then
-	 * name), `limit` of them after `offset`. */
+	/* Established accounts (ratings.h), best rating first (then name),
+	 * `limit` of them after `offset` (the partial index accounts_board). */
 	int (*leaderboard)(store *s, int limit, int offset, store_account_fn fn, void *ctx,
 	                   char *err);
 	/* ---- chat and rematch (chat.c, rematch.c) ---- */
@@ -514,21 +608,29 @@ typedef struct store_ops {
 	                      unsigned char *blocks, char *err);
 	/* Whether `blocker` blocks `blocked`: 1, 0, or -1. */
 	int (*is_blocked)(store *s, int64_t blocker, int64_t blocked, char *err);
+	/* Whether `account` is linked with `other`, so that it may name it by
+	 * its id: a friendship or a request either way, a block of its own,
+	 * an invite from `other` to it (what its lists show). 1, 0, or -1. */
+	int (*social_knows)(store *s, int64_t account, int64_t other, char *err);
 	/* ---- quick match (table/match.c) ----
 	 * An entry is live while seen_ms >= now_ms - ttl_ms; expired entries
 	 * are removed by these calls and never matched. */
-	/* One transaction: puts e in the queue (e->joined_ms = e->seen_ms =
-	 * now), replacing the account's entry if it has one (also a matched
-	 * one). Refused with nothing written: STORE_FULL when max_queue live
-	 * waiting entries of other accounts are queued (0: no cap);
+	/* One transaction: puts e in the queue (joined_ms = seen_ms = now, or
+	 * the front_ms of a table voided within a->void_ms where the account
+	 * came: then a->front, and the join is not counted), replacing the
+	 * account's entry if it has one (also a matched one), with its recent
+	 * opponents (a->recent_ms). Refused with nothing written:
+	 * STORE_HELD while the account is held out (a no-show; a->retry_ms);
+	 * STORE_PENDING while a table made within a->pending_ms is being
+	 * played (or made) and waits for the account's first move (a->table);
 	 * STORE_LIMITED when the account joined rate_account times in the
-	 * minute before now (0: no limit), *retry_ms then says how long until
-	 * it may again. */
-	int (*match_join)(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-	                  int max_queue, int rate_account, int64_t *retry_ms, char *err);
+	 * minute before now (a->retry_ms); STORE_FULL when max_queue live
+	 * waiting entries of other accounts are queued. */
+	int (*match_join)(store *s, const store_match *e, store_match_args *a, char *err);
 	/* One transaction: the account's entry into *out with its heartbeat
 	 * (seen_ms = now_ms) and whether its table is stored (ready): 1, or 0
-	 * when it has none (left, expired). */
+	 * when it has none (left, expired). An entry with a note is removed
+	 * as it is read (its poll is told the note once). */
 	int (*match_poll)(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
 	                  store_match *out, char *err);
 	/* Removes the account's entry (none: no error). */
@@ -537,11 +639,19 @@ typedef struct store_ops {
 	 * STORE_MATCH_SCAN, oldest first; PostgreSQL: locked FOR UPDATE SKIP
 	 * LOCKED, so an entry another process is matching is not seen) are
 	 * handed to pick; the ones it chooses get table `table` and their
-	 * seats (0, 1, ... in its order) and are copied to out (at most 8).
-	 * Returns how many, 0 when pick chose none. */
+	 * seats (0, 1, ... in its order) and are copied to out (at most 8),
+	 * and who sat at the table is kept (match_seats: recent opponents,
+	 * first moves) for keep_ms. Returns how many, 0 when pick chose none. */
 	int (*match_take)(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
-	                  store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-	                  char *err);
+	                  int64_t keep_ms, store_match_pick_fn pick, void *ctx, const char *table,
+	                  store_match *out, char *err);
+	/* One transaction: table `table` was not made after all; the n entries
+	 * seated at it go back to waiting (their joined_ms kept: the front of
+	 * the queue), each with notes[i] ("": none; else it waits only for its
+	 * poll, which is told why). An entry that has left or joined again
+	 * since is left as it is. */
+	int (*match_return)(store *s, const char *table, const int64_t *accounts,
+	                    const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
 	/* ---- keeping an account (recovery.c; docs/server.md, "Keeping an
 	 * account") ---- */
 	/* One transaction: the account's recovery codes become the n given
@@ -557,16 +667,22 @@ typedef struct store_ops {
 	 * (STORE_NOT_FOUND with nothing written when it is not one of the
 	 * account's any more: used meanwhile); every session of the account
 	 * but `keep` (NULL: all) is removed; when new_session is not NULL
-	 * that session (a hash) is made, expiring at expires_ms. */
+	 * that session (a hash) is made, expiring at expires_ms. The
+	 * account's epoch moves on by one and every seat it holds, in every
+	 * game (a rematch's seat kept for it aside: its prefix stays), gets
+	 * the token hash rk->hash gives under the new epoch; each game
+	 * touched gets its next sequence number (PostgreSQL: a seat
+	 * notification). */
 	int (*password_set)(store *s, int64_t account, const char *pwhash, const char *code_hash,
 	                    const char *keep, const char *new_session, int64_t now_ms,
-	                    int64_t expires_ms, char *err);
+	                    int64_t expires_ms, store_rekey *rk, char *err);
 	/* One transaction: deletes the account and what is personal of it
-	 * (docs/server.md, "Deleting an account"): its seats keep their games
-	 * but become anon_name with no account (and lose the seat's name in
-	 * the table's options), its chat lines in them are removed, and its
-	 * ratings history, recovery codes, sessions and row go. Each game
-	 * touched gets its next sequence number (PostgreSQL: a seat
+	 * (docs/server.md, "Deleting an account"): its seats at open tables
+	 * become open seats again; its other seats keep their games but
+	 * become anon_name with no account and no token (and lose the seat's
+	 * name in the table's options), its chat lines in them are removed,
+	 * and its ratings history, recovery codes, sessions and row go. Each
+	 * game touched gets its next sequence number (PostgreSQL: a seat
 	 * notification). *ids (malloc'd, the caller frees it) and *nids: the
 	 * games touched, for the tables in memory. 0 when there is no such
 	 * account either (nothing to do). */
@@ -596,6 +712,16 @@ typedef struct store_ops {
 	int (*group_begin)(store *s, char *err);
 	int (*group_commit)(store *s, char *err);
 	void (*group_rollback)(store *s);
+	/* ---- query plans (store_plans.c; tests/test_store_plans.c) ----
+	 * Every list query the server runs for a client (its friends and
+	 * their presence, invites, blocks, my games, a profile, the records'
+	 * download, the lobby, the finished games, the leaderboard), with the
+	 * arguments it gets for account `account`, explained by the database
+	 * as it would run it (SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN
+	 * EXECUTE, with a custom plan and, for a statement the store prepares,
+	 * also the generic plan it may switch to): each line to fn. Reads
+	 * only. 0, or -1. */
+	int (*explain)(store *s, int64_t account, store_plan_fn fn, void *ctx, char *err);
 } store_ops;
 
 /* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES

@@ -63,6 +63,25 @@ static int over(int64_t n, int max)
 	return max > 0 && n >= max;
 }
 
+/* The inbox of `them` holds at most twice max_pending requests (hidden
+ * ones too): a new one drops the oldest, so strangers who fill it never
+ * keep out the request of someone it knows, and a request is never
+ * refused for the receiver's sake, which would tell a blocked sender
+ * (whose request is stored hidden) from a stranger. Every request runs
+ * these same statements, hidden or not. */
+static void make_room(store *s, int64_t them, int max_pending, int *bad, char *err)
+{
+	if (max_pending <= 0)
+		return;
+	int64_t in = sql_one(s, "SELECT count(*) FROM friend_links WHERE b=$1 AND state IN (0,2)",
+	                     SQL_A1(them), 0, bad, err),
+	        room = 2 * (int64_t)max_pending;
+	if (in >= room)
+		sql_run(s, "DELETE FROM friend_links WHERE b=$1 AND a IN (SELECT a FROM friend_links"
+		           " WHERE b=$1 AND state IN (0,2) ORDER BY at_ms, a LIMIT $2)",
+		        SQL_A2(them, in - room + 1), bad, err);
+}
+
 static int do_request(store *s, store_social *w, int *bad, char *err)
 {
 	int64_t me = w->actor, them = w->other, now = w->now_ms;
@@ -88,10 +107,7 @@ static int do_request(store *s, store_social *w, int *bad, char *err)
 	if (over(sql_one(s, "SELECT count(*) FROM friend_links WHERE a=$1 AND state IN (0,2)",
 	                 SQL_A1(me), 0, bad, err), w->max_pending))
 		return STORE_FR_MY_PENDING;
-	if (!hidden && w->max_pending > 0 &&
-	    over(sql_one(s, "SELECT count(*) FROM friend_links WHERE b=$1 AND state=0",
-	                 SQL_A1(them), 0, bad, err), 2 * w->max_pending))
-		return STORE_FR_THEIR_PENDING;
+	make_room(s, them, w->max_pending, bad, err);
 	sql_run(s, "INSERT INTO friend_links (a, b, state, at_ms) VALUES ($1,$2,$3,$4)",
 	        SQL_ARGS(SQL_I(me), SQL_I(them), SQL_I(hidden ? 2 : 0), SQL_I(now)), bad, err);
 	log_write(s, me, LOG_REQUEST, now, bad, err);
@@ -217,15 +233,34 @@ int store_social_write(store *s, store_social *w, char *err)
 	return sql_end(s, bad, 0, err);
 }
 
+/* A friendship or a request either way, a block of the account's own, an
+ * invite to it from the other: each a primary-key or an index lookup on
+ * the account's own rows (friend_links_to, invites_to). */
+int store_social_knows(store *s, int64_t account, int64_t other, char *err)
+{
+	if (sql_ready(s, err))
+		return -1;
+	int bad = 0;
+	int64_t k = sql_one(s,
+	    "SELECT CASE WHEN EXISTS (SELECT 1 FROM friend_links WHERE a=$1 AND b=$2)"
+	    " OR EXISTS (SELECT 1 FROM friend_links WHERE a=$2 AND b=$1)"
+	    " OR EXISTS (SELECT 1 FROM blocks WHERE blocker=$1 AND blocked=$2)"
+	    " OR EXISTS (SELECT 1 FROM invites WHERE to_account=$1 AND from_account=$2)"
+	    " THEN 1 ELSE 0 END", SQL_A2(account, other), 0, &bad, err);
+	return bad ? -1 : k == 1;
+}
+
 /* Every list has the columns id, name, at_ms, seen_ms, playing, game. The
  * friends' list differs between the stores only in how a table's options
- * say it is private (PostgreSQL's jsonb, SQLite's json_extract). */
+ * say it is private (PostgreSQL's jsonb, SQLite's json_extract). A
+ * friend's presence is read from that friend's seats in games being
+ * played (seats_by_account_status: the seat's copy of its game's status),
+ * never from the games being played on the site. */
 #define FRIENDS_LIST(not_private)                                                          \
 	"SELECT p.id, p.name, f.at_ms, p.seen_ms,"                                             \
-	" EXISTS (SELECT 1 FROM seats s JOIN games g ON g.id = s.game_id"                      \
-	"  WHERE s.account = p.id AND g.status = 'playing'),"                                  \
+	" EXISTS (SELECT 1 FROM seats s WHERE s.account = p.id AND s.game_status = 'playing')," \
 	" (SELECT g.id FROM seats s JOIN games g ON g.id = s.game_id"                          \
-	"  WHERE s.account = p.id AND g.status = 'playing' AND " not_private                   \
+	"  WHERE s.account = p.id AND s.game_status = 'playing' AND " not_private              \
 	"  ORDER BY g.updated_ms DESC LIMIT 1)"                                                \
 	" FROM friend_links f JOIN accounts p ON p.id = CASE WHEN f.a = $1 THEN f.b ELSE f.a END" \
 	" WHERE (f.a = $1 OR f.b = $1) AND f.state = 1 ORDER BY p.name_key, p.id LIMIT $2"
@@ -245,6 +280,13 @@ static const char FRIENDS_PG[] =
     FRIENDS_LIST("(g.options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb");
 static const char FRIENDS_SQLITE[] =
     FRIENDS_LIST("coalesce(json_extract(g.options,'$.private'),0) = 0");
+
+const char *store_social_list_sql(const store *s, int which)
+{
+	if (which != STORE_LIST_FRIENDS)
+		return LISTS[which];
+	return s->sql->pg ? FRIENDS_PG : FRIENDS_SQLITE;
+}
 
 /* The caller's function and context, for each row of a list. */
 struct relay {
@@ -275,13 +317,28 @@ int store_social_list(store *s, int64_t account, int which, int limit, store_per
 	}
 	if (sql_connect(s, err))
 		return -1;
-	const char *sql = which != STORE_LIST_FRIENDS ? LISTS[which]
-	                  : s->sql->pg                ? FRIENDS_PG
-	                                              : FRIENDS_SQLITE;
+	const char *sql = store_social_list_sql(s, which);
 	int bad = 0;
 	struct relay c = {.fn.person = fn, .ctx = ctx};
 	return sql_rows(s, sql, SQL_A2(account, limit), person_row, &c, &bad, err);
 }
+
+/* the asker's invites (invites_to), each game's seats by its key: an
+ * open seat whose game is open (the seat's copy of the game's status, so
+ * that no plan joins the asker's invites with every open game), and
+ * whether the asker sits there already (one key of
+ * seats_by_account_status) */
+const char STORE_INVITES_SQL[] =
+    "SELECT i.id, i.game_id, i.seat, i.from_account, p.name, i.at_ms"
+    " FROM invites i JOIN accounts p ON p.id = i.from_account"
+    " WHERE i.to_account = $1"
+    " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = i.game_id AND s.kind = 'open'"
+    "  AND s.game_status = 'open')"
+    " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.account = $1"
+    "  AND s.game_status = 'open' AND s.game_id = i.game_id)"
+    " AND NOT EXISTS (SELECT 1 FROM blocks k WHERE k.blocker = $1"
+    "  AND k.blocked = i.from_account)"
+    " ORDER BY i.at_ms DESC, i.id DESC LIMIT $2";
 
 static int invite_row(void *ctx, const store_row *r)
 {
@@ -300,18 +357,7 @@ int store_invite_list(store *s, int64_t account, int limit, store_invite_fn fn, 
 		return -1;
 	int bad = 0;
 	struct relay c = {.fn.invite = fn, .ctx = ctx};
-	return sql_rows(s,
-	    "SELECT i.id, i.game_id, i.seat, i.from_account, p.name, i.at_ms"
-	    " FROM invites i JOIN games g ON g.id = i.game_id"
-	    " JOIN accounts p ON p.id = i.from_account"
-	    " WHERE i.to_account = $1 AND g.status = 'open'"
-	    " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = i.game_id AND s.kind = 'open')"
-	    " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = i.game_id"
-	    "  AND s.account = $1)"
-	    " AND NOT EXISTS (SELECT 1 FROM blocks k WHERE k.blocker = $1"
-	    "  AND k.blocked = i.from_account)"
-	    " ORDER BY i.at_ms DESC, i.id DESC LIMIT $2",
-	    SQL_A2(account, limit), invite_row, &c, &bad, err);
+	return sql_rows(s, STORE_INVITES_SQL, SQL_A2(account, limit), invite_row, &c, &bad, err);
 }
 
 int store_social_touch(store *s, int64_t account, int64_t now_ms, char *err)

@@ -66,6 +66,7 @@
 /* migrations, by the version they lead to */
 static int seat_key_hook(pg_store *s, char *err);
 static int recovery_key_hook(pg_store *s, char *err);
+static int device_key_hook(pg_store *s, char *err);
 
 /* A migration's SQL, then its hook (NULL: none), in one transaction. */
 static const struct {
@@ -243,6 +244,109 @@ static const struct {
 	     "  created_ms bigint NOT NULL,"
 	     "  PRIMARY KEY (account, hash));",
 	 recovery_key_hook},
+	/* SQLite 15 -> 16: a seat and a clock carry their game's status (kept
+	 * by the triggers), one range of seats_by_account_status per account
+	 * and status, the games being played with a bot or a clock two small
+	 * partial indexes; seats_by_account (partial: a generic plan of
+	 * "account = $1" cannot take it) and games_by_status (games_listed
+	 * does what it did) go. A status change's trigger locks the game's
+	 * seats and clock after its row, as every write of a seat or a clock
+	 * does (store_pg_games.c, pg_update_seat, pg_save_clock). On 100,000
+	 * games (200,000 seats) it took 3 to 5 s (docs/server.md, "Reads that
+	 * cost what the asker owns") */
+	{16, "ALTER TABLE seats ADD COLUMN game_status text NOT NULL DEFAULT '';"
+	     "UPDATE seats s SET game_status = g.status FROM games g WHERE g.id = s.game_id;"
+	     "ALTER TABLE clocks ADD COLUMN game_status text NOT NULL DEFAULT '';"
+	     "UPDATE clocks c SET game_status = g.status FROM games g WHERE g.id = c.game_id;"
+	     "CREATE FUNCTION carc_game_status_new() RETURNS trigger LANGUAGE plpgsql AS $$"
+	     " BEGIN NEW.game_status := (SELECT status FROM games WHERE id = NEW.game_id);"
+	     " RETURN NEW; END $$;"
+	     "CREATE TRIGGER seats_game_status_new BEFORE INSERT ON seats FOR EACH ROW"
+	     "  EXECUTE FUNCTION carc_game_status_new();"
+	     "CREATE TRIGGER clocks_game_status_new BEFORE INSERT ON clocks FOR EACH ROW"
+	     "  EXECUTE FUNCTION carc_game_status_new();"
+	     "CREATE FUNCTION carc_games_status_to_seats() RETURNS trigger LANGUAGE plpgsql AS $$"
+	     " BEGIN UPDATE seats SET game_status = NEW.status WHERE game_id = NEW.id;"
+	     " UPDATE clocks SET game_status = NEW.status WHERE game_id = NEW.id;"
+	     " RETURN NULL; END $$;"
+	     "CREATE TRIGGER games_status_to_seats AFTER UPDATE OF status ON games FOR EACH ROW"
+	     "  WHEN (OLD.status IS DISTINCT FROM NEW.status)"
+	     "  EXECUTE FUNCTION carc_games_status_to_seats();"
+	     "DROP INDEX seats_by_account;"
+	     "CREATE INDEX seats_by_account_status ON seats(account, game_status, game_id);"
+	     "CREATE INDEX seats_bots_playing ON seats(game_id)"
+	     "  WHERE kind = 'bot' AND game_status = 'playing';"
+	     "CREATE INDEX clocks_playing ON clocks(game_id) WHERE game_status = 'playing';"
+	     "DROP INDEX games_by_status;"
+	     /* the planner's guess of the seats of an account that a row or a
+	      * parameter names (a friend's, a generic plan's) is the table's
+	      * rows over its distinct accounts: on a site where a few accounts
+	      * hold most seats that is thousands, and a friend's presence was
+	      * read by walking every game (6.7 s on bench/measure_reads.py's
+	      * site). An account holds few of the site's seats: it is told
+	      * so (distinct accounts a twentieth of the seats), and the
+	      * statistics are made now, not at autovacuum's next round */
+	     "ALTER TABLE seats ALTER COLUMN account SET (n_distinct = -0.05);"
+	     "ANALYZE seats;", NULL},
+	/* SQLite 16 -> 17 (issue 26): established accounts and the opponents
+	 * they met (store_rating.c; the leaderboard's partial index), and
+	 * quick match's addresses, recent opponents, notes, seats, holds and
+	 * void tables (store_match.c); see store_sqlite.c's migration */
+	{17, "ALTER TABLE accounts ADD COLUMN est_games integer NOT NULL DEFAULT 0;"
+	     "ALTER TABLE accounts ADD COLUMN opponents integer NOT NULL DEFAULT 0;"
+	     "ALTER TABLE accounts ADD COLUMN established integer NOT NULL DEFAULT 0;"
+	     "CREATE TABLE rating_opponents ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  opponent bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  PRIMARY KEY (account, opponent));"
+	     "CREATE INDEX rating_opponents_of ON rating_opponents(opponent);"
+	     "CREATE TABLE rating_bots ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  bot integer NOT NULL,"
+	     "  PRIMARY KEY (account, bot));"
+	     "INSERT INTO rating_opponents (account, opponent)"
+	     "  SELECT r.account, s.account FROM ratings r JOIN seats s ON s.game_id = r.game_id"
+	     "  WHERE s.kind = 'human' AND s.account NOT IN (0, r.account) ON CONFLICT DO NOTHING;"
+	     "INSERT INTO rating_bots (account, bot)"
+	     "  SELECT r.account, CASE s.bot_spec WHEN 'random' THEN 1000 WHEN 'softgreedy' THEN 1159"
+	     "   WHEN 'greedy' THEN 1700 WHEN 'mcts:time=0.1' THEN 2304 WHEN 'mcts:time=1' THEN 2408"
+	     "   ELSE 0 END"
+	     "  FROM ratings r JOIN seats s ON s.game_id = r.game_id WHERE s.kind = 'bot'"
+	     "  ON CONFLICT DO NOTHING;"
+	     "UPDATE accounts SET est_games = games,"
+	     "  opponents = (SELECT count(*) FROM rating_opponents o WHERE o.account = accounts.id)"
+	     "   + (SELECT count(*) FROM rating_bots b WHERE b.account = accounts.id);"
+	     "UPDATE accounts SET established = 1 WHERE est_games >= 10 AND opponents >= 3;"
+	     "DROP INDEX accounts_by_rating;"
+	     "CREATE INDEX accounts_board ON accounts(rating DESC, name) WHERE established = 1;"
+	     "ALTER TABLE match_queue ADD COLUMN addr text NOT NULL DEFAULT '';"
+	     "ALTER TABLE match_queue ADD COLUMN recent text NOT NULL DEFAULT '';"
+	     "ALTER TABLE match_queue ADD COLUMN note text NOT NULL DEFAULT '';"
+	     "DROP INDEX match_waiting;"
+	     "CREATE INDEX match_waiting ON match_queue(pool, joined_ms)"
+	     "  WHERE table_id = '' AND note = '';"
+	     "CREATE TABLE match_seats ("
+	     "  account bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  table_id text COLLATE \"C\" NOT NULL,"
+	     "  seat integer NOT NULL,"
+	     "  at_ms bigint NOT NULL,"
+	     "  PRIMARY KEY (account, table_id));"
+	     "CREATE INDEX match_seats_table ON match_seats(table_id);"
+	     "CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	     "CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
+	     "CREATE TABLE match_holds ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  strikes integer NOT NULL,"
+	     "  until_ms bigint NOT NULL);"
+	     "CREATE TABLE match_voids ("
+	     "  account bigint PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	     "  table_id text COLLATE \"C\" NOT NULL,"
+	     "  front_ms bigint NOT NULL,"
+	     "  at_ms bigint NOT NULL);", NULL},
+	/* SQLite 17 -> 18 (issue 26): the account's epoch, in its seat tokens
+	 * (accounts.h), and the server key 'device' of the device cookies
+	 * (made by device_key_hook) */
+	{18, "ALTER TABLE accounts ADD COLUMN epoch bigint NOT NULL DEFAULT 0;", device_key_hook},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -250,7 +354,7 @@ static const struct {
 /* pg_advisory_xact_lock key of the migration ("carc" in ASCII) */
 #define MIGRATE_LOCK "1667330659"
 
-#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games"
+#define ACC_COLS "id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
 #define GAME_COLS "id, status, players, farmers, farm_scoring, small_city, expansions," \
                   " seed, options, record, created_ms, updated_ms"
 
@@ -301,21 +405,38 @@ static const char *const SQL[Q_COUNT] = {
 	    " WHERE g.status='over' AND (g.options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
 	    "  AND r.finished_ms <= $1 AND (r.finished_ms < $1 OR r.game_id < $2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT $3",
-	/* $1 which (0 open, 1 playing, 2 both), $2 $3 the cursor, $4 the
-	 * oldest open game still open, $5 the limit */
+	/* the lobby, one statement a status, each walking its index from the
+	 * cursor in its order (store_sqlite.c): $1 $2 the cursor, then the
+	 * oldest open game still open (open, both), then the limit */
+	[Q_LIST_OPEN] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status = 'open' AND created_ms >= $3"
+	    "  AND (options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
+	    "  AND created_ms <= $1 AND (created_ms < $1 OR id < $2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT $4",
+	[Q_LIST_PLAYING] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status = 'playing'"
+	    "  AND (options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
+	    "  AND created_ms <= $1 AND (created_ms < $1 OR id < $2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT $3",
 	[Q_LIST_UNFINISHED] =
 	    "SELECT id, created_ms FROM games"
 	    " WHERE status IN ('open','playing')"
-	    "  AND ($1::integer = 2 OR status = CASE $1::integer WHEN 0 THEN 'open' ELSE 'playing' END)"
-	    "  AND (status <> 'open' OR created_ms >= $4)"
+	    "  AND (status <> 'open' OR created_ms >= $3)"
 	    "  AND (options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
-	    "  AND created_ms <= $2 AND (created_ms < $2 OR id < $3)"
-	    " ORDER BY created_ms DESC, id DESC LIMIT $5",
+	    "  AND created_ms <= $1 AND (created_ms < $1 OR id < $2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT $4",
+	/* the owners' poll, every CLUSTER_POLL_MS on the loop: a page of each
+	 * of the two partial indexes of the games being played with a bot or
+	 * a clock (schema 16; before, a walk of every game being played: 169
+	 * ms at 40,000), merged */
 	[Q_LIST_UNOWNED] =
-	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > $1"
-	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
-	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
-	    " ORDER BY g.id LIMIT $2",
+	    "SELECT game_id FROM (SELECT game_id FROM seats WHERE kind = 'bot'"
+	    "  AND game_status = 'playing' AND game_id > $1 ORDER BY game_id LIMIT $2) AS b"
+	    " UNION SELECT game_id FROM (SELECT game_id FROM clocks WHERE game_status = 'playing'"
+	    "  AND game_id > $1 ORDER BY game_id LIMIT $2) AS c"
+	    " ORDER BY 1 LIMIT $2",
 	[Q_DELETE] = "DELETE FROM games WHERE id=$1",
 	[Q_UPLOAD_USAGE] = "SELECT count(*), coalesce(sum(coalesce("
 	                   "(options::jsonb->>'record_bytes')::bigint, octet_length(record))),0)"
@@ -326,15 +447,6 @@ static const char *const SQL[Q_COUNT] = {
 	                " ON CONFLICT (game_id) DO UPDATE SET turn=excluded.turn,"
 	                " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[Q_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=$1",
-	/* the rated accounts' rows locked, in id order (two processes rating
-	 * two games with the same players do it one after the other, and
-	 * never wait for each other in a circle) */
-	[Q_LOCK_ACCOUNTS] = "SELECT id FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id"
-	                    " FOR UPDATE",
-	[Q_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=$1",
-	[Q_UPD_RATING] = "UPDATE accounts SET rating=$1, rd=$2, vol=$3, games=games+1 WHERE id=$4",
-	[Q_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
-	                 " rd_after, vol_after, at_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
 	[Q_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms)"
 	                  " VALUES ($1,$2,$3,$4) RETURNING id",
 	[Q_SEL_ACC_NAME] = "SELECT " ACC_COLS " FROM accounts WHERE name_key=$1",
@@ -342,7 +454,8 @@ static const char *const SQL[Q_COUNT] = {
 	[Q_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms)"
 	                  " VALUES ($1,$2,$3,$4)",
 	[Q_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= $1",
-	[Q_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games"
+	[Q_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
+	                  " a.established, a.epoch"
 	                  " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                  " WHERE s.hash=$1 AND s.expires_ms > $2",
 	[Q_DEL_SESSION] = "DELETE FROM sessions WHERE hash=$1",
@@ -357,10 +470,12 @@ static const char *const SQL[Q_COUNT] = {
 	    " FROM seats s JOIN games g ON g.id = s.game_id"
 	    " LEFT JOIN results r ON r.game_id = g.id"
 	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
-	    " WHERE s.account = $1 AND ($2::integer = 0 OR g.status = 'over')"
+	    " WHERE s.account = $1 AND ($2::integer = 0 OR s.game_status = 'over')"
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT $3",
-	[Q_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
-	                  " WHERE games > 0 ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
+	/* established accounts only (ratings.h): the partial index accounts_board */
+	[Q_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games, established"
+	                  " FROM accounts WHERE established = 1"
+	                  " ORDER BY rating DESC, name LIMIT $1 OFFSET $2",
 	/* the next number of the game's lines: the caller holds the game
 	 * row's lock (bump), so two processes cannot both take it */
 	[Q_INS_CHAT] = "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"
@@ -816,6 +931,30 @@ static int pg_probe(store *base, char *err)
 	return pgs_commit(s, err);
 }
 
+/* The store's own list statements with an asker's arguments (see
+ * store_plans.c), as sq_explain. */
+static int pg_explain(store *base, int64_t account, store_plan_fn fn, void *ctx, char *err)
+{
+	int64_t open_since = srv_now_ms() - 1800 * 1000;
+	const store_list_sql own[] = {
+		{"my games", SQL[Q_ACC_GAMES], SQL_A3(account, 0, 100), 1},
+		{"profile", SQL[Q_ACC_GAMES], SQL_A3(account, 1, 500), 1},
+		{"leaderboard", SQL[Q_LEADERBOARD], SQL_A2(51, 0), 1},
+		{"leaderboard, last page", SQL[Q_LEADERBOARD], SQL_A2(51, 10000), 1},
+		{"finished games", SQL[Q_LIST_FINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(51)), 1},
+		{"lobby, open", SQL[Q_LIST_OPEN],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		{"lobby, playing", SQL[Q_LIST_PLAYING], SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(51)),
+		 1},
+		{"lobby, all", SQL[Q_LIST_UNFINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		/* not a client's: the owners' poll, every second on the loop */
+		{"unowned games", SQL[Q_LIST_UNOWNED], SQL_ARGS(SQL_S(""), SQL_I(256)), 1},
+	};
+	return store_explain(base, own, (int)(sizeof own / sizeof own[0]), account, fn, ctx, err);
+}
+
 static const store_ops PG_OPS = {
 	.name = "postgresql",
 	.close = pg_close,
@@ -857,6 +996,7 @@ static const store_ops PG_OPS = {
 	.save_analysis = pg_save_analysis,
 	.load_analysis = pg_load_analysis,
 	STORE_SQL_OPS, /* store_friends.c, store_match.c, store_keep.c */
+	.explain = pg_explain,
 	.load_since = pg_load_since,
 	.last_seq = pg_last_seq,
 	.undo_moves = pg_undo_moves,
@@ -867,7 +1007,7 @@ static const store_ops PG_OPS = {
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
-/* The migrations to 5 and 10: the server's keys 'seat' and 'recovery',
+/* The migrations to 5, 15 and 16: the server's keys 'seat', 'recovery' and 'device',
  * 32 random bytes each, from pgcrypto's gen_random_bytes when that
  * extension is installed in the database, else from the kernel here
  * (srv_random_hex: getrandom). */
@@ -881,6 +1021,11 @@ static int seat_key_hook(pg_store *s, char *err)
 static int recovery_key_hook(pg_store *s, char *err)
 {
 	return make_key(s, "recovery", err);
+}
+
+static int device_key_hook(pg_store *s, char *err)
+{
+	return make_key(s, "device", err);
 }
 
 static int make_key(pg_store *s, const char *name, char *err)

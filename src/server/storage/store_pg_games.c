@@ -14,6 +14,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_pg_int.h"
+#include "store_sql.h"
 
 static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", "over", "view"};
 static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
@@ -84,6 +85,14 @@ int pg_update_seat(store *base, const char *id, const store_seat *se, char *err)
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
 		return -1;
+	/* the game's row before its seat: a status change locks the row, then
+	 * (its trigger, schema 16) the seats and the clock; the same order
+	 * here, never the other way round, so the two cannot wait for each
+	 * other */
+	params g = {0};
+	pgs_p_str(&g, id);
+	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
+		goto bad;
 	params p = {0};
 	pgs_p_str(&p, SEAT_KINDS[se->kind]);
 	pgs_p_str(&p, se->name);
@@ -129,77 +138,6 @@ int pg_set_status(store *base, const char *id, int status, int64_t at_ms, char *
 	return pgs_commit(s, err);
 }
 
-/* The rating update of a rated game, inside the transaction that stores
- * its result (add_move's, or save_clock's): the result's row (its primary
- * key) and the ratings' rows go in together or not at all, so a game is
- * rated exactly once, also across processes and restarts. The accounts'
- * rows are locked first (FOR UPDATE, in id order), then read. */
-static int rate_game(pg_store *s, const char *id, const store_result *r, char *err)
-{
-	int64_t t0 = srv_mono_us();
-	store_rating rt[STORE_MAX_RATED];
-	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
-	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
-	char ids[STORE_MAX_RATED * 24 + 3] = "{";
-	for (int i = 0; i < n; i++)
-		if (rt[i].account) {
-			size_t len = strlen(ids);
-			snprintf(ids + len, sizeof ids - len, "%s%lld", len > 1 ? "," : "",
-			         (long long)rt[i].account);
-		}
-	strcat(ids, "}");
-	params pl = {0};
-	pgs_p_str(&pl, ids);
-	if (pgs_q_do(s, Q_LOCK_ACCOUNTS, &pl, err))
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		params p = {0};
-		pgs_p_i64(&p, rt[i].account);
-		PGresult *res = pgs_q(s, Q_SEL_RATING, &p, err);
-		if (!res)
-			return -1;
-		int found = PQntuples(res) == 1;
-		if (found) {
-			rt[i].rating = strtod(PQgetvalue(res, 0, 0), NULL);
-			rt[i].rd = strtod(PQgetvalue(res, 0, 1), NULL);
-			rt[i].vol = strtod(PQgetvalue(res, 0, 2), NULL);
-		}
-		PQclear(res);
-		if (!found) {
-			snprintf(err, STORE_ERR_SIZE, "rating: account %lld is not stored",
-			         (long long)rt[i].account);
-			s->fault = STORE_FAULT_OTHER;
-			return -1;
-		}
-	}
-	r->rate(rt, n);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		params pu = {0};
-		pgs_p_f64(&pu, rt[i].new_rating);
-		pgs_p_f64(&pu, rt[i].new_rd);
-		pgs_p_f64(&pu, rt[i].new_vol);
-		pgs_p_i64(&pu, rt[i].account);
-		params pi = {0};
-		pgs_p_i64(&pi, rt[i].account);
-		pgs_p_str(&pi, id);
-		pgs_p_i64(&pi, rt[i].seat);
-		pgs_p_f64(&pi, rt[i].rating);
-		pgs_p_f64(&pi, rt[i].new_rating);
-		pgs_p_f64(&pi, rt[i].new_rd);
-		pgs_p_f64(&pi, rt[i].new_vol);
-		pgs_p_i64(&pi, r->at_ms);
-		if (pgs_q_do(s, Q_UPD_RATING, &pu, err) || pgs_q_do(s, Q_INS_RATING, &pi, err))
-			return -1;
-	}
-	srv_event("table=%s event=rated seats=%d us=%lld", id, n,
-	          (long long)(srv_mono_us() - t0));
-	return 0;
-}
-
 /* Inside the open transaction: the game is over at at_ms, its result,
  * and the ratings when it was rated. 0 or -1. */
 static int store_result_rows(pg_store *s, const char *id, int64_t at_ms, const store_result *r,
@@ -217,7 +155,9 @@ static int store_result_rows(pg_store *s, const char *id, int64_t at_ms, const s
 	pgs_p_i64(&pr, r->at_ms);
 	if (pgs_q_do(s, Q_TOUCH, &pt, err) || pgs_q_do(s, Q_INS_RESULT, &pr, err))
 		return -1;
-	return r->nrated > 0 ? rate_game(s, id, r, err) : 0;
+	if (r->mvoid && store_match_void_write(&s->base, r->mvoid, r->at_ms, err))
+		return -1;
+	return r->nrated > 0 ? store_rate_game(&s->base, id, r, err) : 0;
 }
 
 int pg_add_move(store *base, const char *id, const store_move *m, const store_result *r,
@@ -584,12 +524,14 @@ int pg_list_unfinished(store *base, int which, int64_t before_ms, const char *be
                        int64_t *created, char *err)
 {
 	params p = {0};
-	pgs_p_i64(&p, which);
 	pgs_p_i64(&p, before_ms);
 	pgs_p_str(&p, before_id);
-	pgs_p_i64(&p, open_since_ms);
+	if (which != 1) /* open tables: the oldest still open */
+		pgs_p_i64(&p, open_since_ms);
 	pgs_p_i64(&p, limit);
-	return id_rows((pg_store *)base, Q_LIST_UNFINISHED, &p, limit, ids, created, err);
+	return id_rows((pg_store *)base, which == 0 ? Q_LIST_OPEN : which == 1 ? Q_LIST_PLAYING
+	                                                                       : Q_LIST_UNFINISHED,
+	               &p, limit, ids, created, err);
 }
 
 int pg_list_unowned(store *base, const char *after, int limit, char (*ids)[STORE_ID_SIZE],
@@ -621,6 +563,11 @@ int pg_save_clock(store *base, const char *id, const store_clock *c, const store
 	pg_store *s = (pg_store *)base;
 	if (pgs_begin(s, err))
 		return -1;
+	/* the game's row before its clock's (see pg_update_seat) */
+	params g = {0};
+	pgs_p_str(&g, id);
+	if (pgs_q_do(s, Q_LOCK_GAME, &g, err))
+		goto bad;
 	params p = {0};
 	pgs_p_str(&p, id);
 	pgs_p_i64(&p, c->turn);

@@ -27,6 +27,9 @@ static void read_account(const PGresult *r, int row, store_account *a)
 	a->rd = strtod(PQgetvalue(r, row, 5), NULL);
 	a->vol = strtod(PQgetvalue(r, row, 6), NULL);
 	a->games = atoi(PQgetvalue(r, row, 7));
+	a->established = atoi(PQgetvalue(r, row, 8)) != 0;
+	if (PQnfields(r) > 9) /* the leaderboard's rows have no epoch */
+		a->epoch = pgs_i64_val(r, row, 9);
 }
 
 /* A statement that returns one account row or none: 1, 0, or -1. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server.h"
 #include "store.h"
 #include "store_pg_int.h"
 #include "store_sql.h"
@@ -111,9 +112,60 @@ static int seat_changed(store *base, const char *id, int seat, char *err)
 	return pgs_notify((pg_store *)base, STORE_NOTIFY_SEAT, id, seat, err);
 }
 
+/* The statement PREPAREd under a name of its own, then EXPLAIN EXECUTE
+ * with the arguments as literals (a prepared statement, like SQL[]'s,
+ * infers its parameters' types from the text), in the plan_cache_mode
+ * asked for; both are undone after. */
+static int plan(store *base, const char *sql, const store_args *a, int generic,
+                void (*fn)(void *ctx, const char *line), void *ctx, int *bad, char *err)
+{
+	pg_store *s = (pg_store *)base;
+	srv_sb b;
+	sb_init(&b);
+	sb_printf(&b, "PREPARE carc_plan AS %s", sql);
+	int rc = pgs_exec_plain(s, b.s, err);
+	if (!rc)
+		rc = pgs_exec_plain(s, generic ? "SET plan_cache_mode = force_generic_plan"
+		                               : "SET plan_cache_mode = force_custom_plan", err);
+	PGresult *r = NULL;
+	if (!rc) {
+		sb_free(&b);
+		sb_init(&b);
+		sb_adds(&b, "EXPLAIN EXECUTE carc_plan(");
+		for (int k = 0; a && k < a->n; k++) {
+			if (k)
+				sb_adds(&b, ", ");
+			if (a->v[k].kind == SQL_TEXT) {
+				char *lit = PQescapeLiteral(s->conn, a->v[k].s ? a->v[k].s : "",
+				                            strlen(a->v[k].s ? a->v[k].s : ""));
+				sb_adds(&b, lit ? lit : "NULL");
+				PQfreemem(lit);
+			} else if (a->v[k].kind == SQL_REAL) {
+				sb_printf(&b, "%.17g", a->v[k].f);
+			} else {
+				sb_printf(&b, "%lld", (long long)a->v[k].i);
+			}
+		}
+		sb_adds(&b, ")");
+		r = pgs_q_sql(s, b.s, NULL, err);
+		rc = r ? 0 : -1;
+	}
+	for (int i = 0; r && i < PQntuples(r); i++)
+		fn(ctx, PQgetvalue(r, i, 0));
+	PQclear(r);
+	sb_free(&b);
+	char e2[STORE_ERR_SIZE];
+	pgs_exec_plain(s, "RESET plan_cache_mode", e2);
+	pgs_exec_plain(s, "DEALLOCATE carc_plan", e2);
+	if (rc)
+		*bad = 1;
+	return rc;
+}
+
 const store_sql pgs_sql = {
 	.pg = 1, .begin = begin, .commit = commit, .rollback = rollback, .no_fault = no_fault,
 	.connect = reconnect,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
-	.col_text = col_text, .seat_changed = seat_changed,
+	.col_text = col_text, .seat_changed = seat_changed, .plan = plan,
+	.erased = NULL,
 };

@@ -6,9 +6,12 @@
  *
  * Each store gives one store_sql (store_pg_sql.c, store_sqlite_sql.c) and
  * points store.sql at it; store_friends.c (friendships, requests, blocks,
- * invites, presence), store_match.c (the quick-match queue) and
- * store_keep.c (recovery codes, passwords, deleting an account) run their
- * SQL through it, and both stores' store_ops point at those functions.
+ * invites, presence), store_match.c (the quick-match queue),
+ * store_keep.c (recovery codes, passwords, deleting an account) and
+ * store_rating.c (the rating update, inside a result's transaction) run
+ * their SQL through it, and both stores' store_ops (or result writes)
+ * point at those functions; store_plans.c explains the list queries of
+ * both through it (plan).
  *
  * The SQL is written once, with PostgreSQL's placeholders ($1, $2, ...).
  * SQLite reads "$1" as a parameter named "$1"; its adapter binds each
@@ -106,6 +109,21 @@ typedef struct store_sql {
 	 * writes (an account deleted): the game gets its next sequence number
 	 * (PostgreSQL: and a seat notification for the other processes). */
 	int (*seat_changed)(store *s, const char *id, int seat, char *err);
+	/* The plan of statement `sql` with arguments a, each line to fn
+	 * (store_plans.c). SQLite: EXPLAIN QUERY PLAN, argument k bound to
+	 * "$k" or else to the k-th parameter ("?", "?k"), each line indented
+	 * by its depth; PostgreSQL: the statement PREPAREd and EXPLAIN
+	 * EXECUTEd with plan_cache_mode forcing a custom plan, or when
+	 * `generic` the generic plan a prepared statement may switch to after
+	 * its fifth run. Reads only. 0, or -1 with *bad set. */
+	int (*plan)(store *s, const char *sql, const store_args *a, int generic,
+	            void (*fn)(void *ctx, const char *line), void *ctx, int *bad, char *err);
+	/* After a committed write that removed what must not stay in the
+	 * files (an account deleted): SQLite has its checkpointer copy the WAL
+	 * back and empty it (the file's free space is zeroed already:
+	 * secure_delete); NULL for PostgreSQL (docs/server.md, "Deleting an
+	 * account", says what it keeps and for how long). */
+	void (*erased)(store *s);
 } store_sql;
 
 /* The calls as the rules write them (s is the store, q its store_sql). */
@@ -171,16 +189,26 @@ int store_social_touch(store *s, int64_t account, int64_t now_ms, char *err);
 int store_blockers_among(store *s, int64_t speaker, const int64_t *accounts, int n,
                          unsigned char *blocks, char *err);
 int store_is_blocked(store *s, int64_t blocker, int64_t blocked, char *err);
+int store_social_knows(store *s, int64_t account, int64_t other, char *err);
 
 /* store_match.c (store.h, "quick match") */
-int store_match_join(store *s, const store_match *e, int64_t now_ms, int64_t ttl_ms,
-                     int max_queue, int rate_account, int64_t *retry_ms, char *err);
+int store_match_join(store *s, const store_match *e, store_match_args *a, char *err);
 int store_match_poll(store *s, int64_t account, int64_t now_ms, int64_t ttl_ms,
                      store_match *out, char *err);
 int store_match_leave(store *s, int64_t account, char *err);
 int store_match_take(store *s, const char *pool, int64_t now_ms, int64_t ttl_ms,
-                     store_match_pick_fn pick, void *ctx, const char *table, store_match *out,
-                     char *err);
+                     int64_t keep_ms, store_match_pick_fn pick, void *ctx, const char *table,
+                     store_match *out, char *err);
+int store_match_return(store *s, const char *table, const int64_t *accounts,
+                       const char (*notes)[STORE_NOTE_SIZE], int n, char *err);
+/* Inside the open transaction of a void table's result (both stores'
+ * result writes): the no-show's hold and the others' places. 0 or -1. */
+int store_match_void_write(store *s, const store_match_void *v, int64_t now_ms, char *err);
+
+/* store_rating.c: the rating update of a rated game (r->nrated > 0),
+ * inside the open transaction that stores its result: 0, or -1 (the
+ * caller rolls back). */
+int store_rate_game(store *s, const char *id, const store_result *r, char *err);
 
 /* store_keep.c (store.h, "keeping an account") */
 int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOKEN_HASH_SIZE],
@@ -188,19 +216,43 @@ int store_recovery_set(store *s, int64_t account, const char (*hashes)[STORE_TOK
 int store_recovery_find(store *s, int64_t account, const char *hash, int *left, char *err);
 int store_password_set(store *s, int64_t account, const char *pwhash, const char *code_hash,
                        const char *keep, const char *new_session, int64_t now_ms,
-                       int64_t expires_ms, char *err);
+                       int64_t expires_ms, store_rekey *rk, char *err);
 int store_account_delete(store *s, int64_t account, const char *anon_name, int64_t now_ms,
                          char (**ids)[STORE_ID_SIZE], int *nids, char *err);
 int store_account_over_ids(store *s, int64_t account, const char *after, int limit,
                            char (*ids)[STORE_ID_SIZE], char *err);
+
+/* store_plans.c: the explain op (store.h). A store hands its own list
+ * statements (as it runs them, with the arguments an asker's request
+ * gives them; `prepared`: the store prepares it once and runs it many
+ * times, so PostgreSQL may switch to a generic plan) and store_explain
+ * explains those, then the lists written once here (store_friends.c,
+ * store_keep.c). */
+typedef struct store_list_sql {
+	const char *name;
+	const char *sql;
+	const store_args *args;
+	int prepared;
+} store_list_sql;
+int store_explain(store *s, const store_list_sql *own, int nown, int64_t account,
+                  store_plan_fn fn, void *ctx, char *err);
+/* The texts of the lists written once (store_friends.c, store_keep.c),
+ * for store_explain: the friends' list in this store's dialect, the other
+ * social lists (STORE_LIST_*), the invites, the finished games of an
+ * account by id (the records' download). */
+const char *store_social_list_sql(const store *s, int which);
+extern const char STORE_INVITES_SQL[];
+extern const char STORE_OVER_IDS_SQL[];
 
 /* The entries of a store_ops that both stores point at the rules above. */
 #define STORE_SQL_OPS                                                                      \
 	.social_write = store_social_write, .social_list = store_social_list,                  \
 	.invite_list = store_invite_list, .social_touch = store_social_touch,                  \
 	.blockers_among = store_blockers_among, .is_blocked = store_is_blocked,                \
+	.social_knows = store_social_knows,                                                    \
 	.match_join = store_match_join, .match_poll = store_match_poll,                        \
 	.match_leave = store_match_leave, .match_take = store_match_take,                      \
+	.match_return = store_match_return,                                                    \
 	.recovery_set = store_recovery_set, .recovery_find = store_recovery_find,              \
 	.password_set = store_password_set, .account_delete = store_account_delete,            \
 	.account_over_ids = store_account_over_ids

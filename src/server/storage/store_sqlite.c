@@ -259,6 +259,108 @@ static const char *const MIGRATIONS[] = {
 	"  created_ms INTEGER NOT NULL,"
 	"  PRIMARY KEY (account, hash)) WITHOUT ROWID;"
 	"INSERT INTO server_keys VALUES ('recovery', carc_random_blob(32));",
+	/* 15 -> 16: reads that cost what the asker owns (docs/server.md): a
+	 * seat and a clock carry their game's status, kept by the triggers
+	 * below whoever writes the game's row, the seat or the clock, so that
+	 * an account's games of one status are one range of
+	 * seats_by_account_status: friends' presence (playing), the records'
+	 * download and a profile (over), my games (all of them); and the
+	 * games being played with a bot or a clock (list_unowned) are the two
+	 * small partial indexes seats_bots_playing and clocks_playing, not a
+	 * walk of every game being played. seats_by_account goes, a partial
+	 * index (account <> 0) that SQLite never takes for "account = ?" (it
+	 * cannot prove a parameter is not 0); so does games_by_status:
+	 * games_listed (status, created_ms, id) does what it did, in the
+	 * lobby's order */
+	"ALTER TABLE seats ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
+	"UPDATE seats SET game_status = (SELECT status FROM games WHERE games.id = seats.game_id);"
+	"ALTER TABLE clocks ADD COLUMN game_status TEXT NOT NULL DEFAULT '';"
+	"UPDATE clocks SET game_status = (SELECT status FROM games WHERE games.id = clocks.game_id);"
+	"CREATE TRIGGER seats_game_status_new AFTER INSERT ON seats BEGIN"
+	"  UPDATE seats SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
+	"  WHERE game_id = NEW.game_id AND seat = NEW.seat; END;"
+	"CREATE TRIGGER clocks_game_status_new AFTER INSERT ON clocks BEGIN"
+	"  UPDATE clocks SET game_status = (SELECT status FROM games WHERE id = NEW.game_id)"
+	"  WHERE game_id = NEW.game_id; END;"
+	"CREATE TRIGGER games_status_to_seats AFTER UPDATE OF status ON games"
+	"  WHEN OLD.status IS NOT NEW.status BEGIN"
+	"  UPDATE seats SET game_status = NEW.status WHERE game_id = NEW.id;"
+	"  UPDATE clocks SET game_status = NEW.status WHERE game_id = NEW.id; END;"
+	"DROP INDEX seats_by_account;"
+	"CREATE INDEX seats_by_account_status ON seats(account, game_status, game_id);"
+	"CREATE INDEX seats_bots_playing ON seats(game_id)"
+	"  WHERE kind = 'bot' AND game_status = 'playing';"
+	"CREATE INDEX clocks_playing ON clocks(game_id) WHERE game_status = 'playing';"
+	"DROP INDEX games_by_status;",
+	/* 16 -> 17 (issue 26). Ratings that fresh accounts cannot buy
+	 * (ratings.h, store_rating.c): an account's rated games in which
+	 * another seat was established, the distinct established opponents it
+	 * met (an account's id, or a bot as minus its fixed rating: the
+	 * built-in specs' ratings of ratings.c, other specs as one opponent)
+	 * and whether it is established, which the leaderboard's partial
+	 * index reads. Accounts from before keep the games and opponents they
+	 * had, judged by the default thresholds (10 games, 3 opponents).
+	 * Quick match (store_match.c): each entry's address key and recent
+	 * opponents, and a note for one left out of a table; who sat at which
+	 * quick-match table; the holds of no-shows; the people a void table
+	 * sends back to the front of the queue */
+	"ALTER TABLE accounts ADD COLUMN est_games INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounts ADD COLUMN opponents INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounts ADD COLUMN established INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE rating_opponents ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  opponent INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (account, opponent)) WITHOUT ROWID;"
+	"CREATE INDEX rating_opponents_of ON rating_opponents(opponent);"
+	"CREATE TABLE rating_bots ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  bot INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, bot)) WITHOUT ROWID;"
+	"INSERT OR IGNORE INTO rating_opponents (account, opponent)"
+	"  SELECT r.account, s.account FROM ratings r JOIN seats s ON s.game_id = r.game_id"
+	"  WHERE s.kind = 'human' AND s.account NOT IN (0, r.account);"
+	"INSERT OR IGNORE INTO rating_bots (account, bot)"
+	"  SELECT r.account, CASE s.bot_spec WHEN 'random' THEN 1000 WHEN 'softgreedy' THEN 1159"
+	"   WHEN 'greedy' THEN 1700 WHEN 'mcts:time=0.1' THEN 2304 WHEN 'mcts:time=1' THEN 2408"
+	"   ELSE 0 END"
+	"  FROM ratings r JOIN seats s ON s.game_id = r.game_id WHERE s.kind = 'bot';"
+	"UPDATE accounts SET est_games = games,"
+	"  opponents = (SELECT count(*) FROM rating_opponents o WHERE o.account = accounts.id)"
+	"   + (SELECT count(*) FROM rating_bots b WHERE b.account = accounts.id);"
+	"UPDATE accounts SET established = 1 WHERE est_games >= 10 AND opponents >= 3;"
+	"DROP INDEX accounts_by_rating;"
+	"CREATE INDEX accounts_board ON accounts(rating DESC, name) WHERE established = 1;"
+	"ALTER TABLE match_queue ADD COLUMN addr TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE match_queue ADD COLUMN recent TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE match_queue ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+	"DROP INDEX match_waiting;"
+	"CREATE INDEX match_waiting ON match_queue(pool, joined_ms)"
+	"  WHERE table_id = '' AND note = '';"
+	"CREATE TABLE match_seats ("
+	"  account INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  table_id TEXT NOT NULL,"
+	"  seat INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (account, table_id)) WITHOUT ROWID;"
+	"CREATE INDEX match_seats_table ON match_seats(table_id);"
+	"CREATE INDEX match_seats_at ON match_seats(at_ms);"
+	"CREATE INDEX match_seats_recent ON match_seats(account, at_ms);"
+	"CREATE TABLE match_holds ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  strikes INTEGER NOT NULL,"
+	"  until_ms INTEGER NOT NULL);"
+	"CREATE TABLE match_voids ("
+	"  account INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,"
+	"  table_id TEXT NOT NULL,"
+	"  front_ms INTEGER NOT NULL,"
+	"  at_ms INTEGER NOT NULL);",
+	/* 17 -> 18 (issue 26): the account's epoch, in the HMAC of its seat
+	 * tokens (accounts.h: a password change or a recovery moves it on, and
+	 * every token handed out before stops working), and the server key of
+	 * the device cookies that let a browser that logged in before past the
+	 * failed-login guard (loginguard.h) */
+	("ALTER TABLE accounts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;"
+	 "INSERT INTO server_keys VALUES ('device', carc_random_blob(32));"),
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -306,37 +408,55 @@ static const char *const SQL[ST_COUNT] = {
 	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
 	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
 	    " ORDER BY r.finished_ms DESC, r.game_id DESC LIMIT ?3",
-	/* ?1 which (0 open, 1 playing, 2 both), ?2 ?3 the cursor, ?4 the
-	 * oldest open game still open, ?5 the limit */
-	[ST_LIST_UNFINISHED] =
+	/* the lobby, one statement a status, each walking its index from the
+	 * cursor in its order (no sort: a page reads about a page): ?1 ?2 the
+	 * cursor, ?3 the oldest open game still open, ?4 the limit. Open
+	 * tables: games_listed from the cursor down to ?3 */
+	[ST_LIST_OPEN] =
 	    "SELECT id, created_ms FROM games"
-	    " WHERE status IN ('open','playing')"
-	    "  AND (?1 = 2 OR status = CASE ?1 WHEN 0 THEN 'open' ELSE 'playing' END)"
-	    "  AND (status <> 'open' OR created_ms >= ?4)"
+	    " WHERE status = 'open' AND created_ms >= ?3"
 	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
-	    "  AND created_ms <= ?2 AND (created_ms < ?2 OR id < ?3)"
-	    " ORDER BY created_ms DESC, id DESC LIMIT ?5",
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* tables being played: games_listed from the cursor (?3 unused) */
+	[ST_LIST_PLAYING] =
+	    "SELECT id, created_ms FROM games"
+	    " WHERE status = 'playing'"
+	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* both: games_unfinished from the cursor */
+	[ST_LIST_UNFINISHED] =
+	    "SELECT id, created_ms FROM games INDEXED BY games_unfinished"
+	    " WHERE status IN ('open','playing')"
+	    "  AND (status <> 'open' OR created_ms >= ?3)"
+	    "  AND coalesce(json_extract(options,'$.private'),0) = 0"
+	    "  AND created_ms <= ?1 AND (created_ms < ?1 OR id < ?2)"
+	    " ORDER BY created_ms DESC, id DESC LIMIT ?4",
+	/* the games being played with a bot seat or a clock row, by id from
+	 * ?1: a page of each of the two partial indexes that hold only those
+	 * (schema 16), merged */
 	[ST_LIST_UNOWNED] =
-	    "SELECT g.id FROM games g WHERE g.status = 'playing' AND g.id > ?1"
-	    " AND (EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.kind = 'bot')"
-	    "  OR EXISTS (SELECT 1 FROM clocks c WHERE c.game_id = g.id))"
-	    " ORDER BY g.id LIMIT ?2",
+	    "SELECT game_id FROM (SELECT game_id FROM seats WHERE kind = 'bot'"
+	    "  AND game_status = 'playing' AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " UNION SELECT game_id FROM (SELECT game_id FROM clocks WHERE game_status = 'playing'"
+	    "  AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
+	    " ORDER BY 1 LIMIT ?2",
 	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
 	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
 	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
-	[ST_SEL_RATING] = "SELECT rating, rd, vol FROM accounts WHERE id=?",
-	[ST_UPD_RATING] = "UPDATE accounts SET rating=?, rd=?, vol=?, games=games+1 WHERE id=?",
-	[ST_INS_RATING] = "INSERT INTO ratings (account, game_id, seat, rating_before, rating_after,"
-	                  " rd_after, vol_after, at_ms) VALUES (?,?,?,?,?,?,?,?)",
 	[ST_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms) VALUES (?,?,?,?)",
-	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
+	                    " FROM accounts"
 	                    " WHERE name_key=?",
-	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games FROM accounts"
+	[ST_SEL_ACC_ID] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
+	                  " FROM accounts"
 	                  " WHERE id=?",
 	[ST_INS_SESSION] = "INSERT INTO sessions (hash, account, created_ms, expires_ms) VALUES (?,?,?,?)",
 	[ST_DEL_EXPIRED] = "DELETE FROM sessions WHERE expires_ms <= ?",
-	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games"
+	[ST_SEL_SESSION] = "SELECT a.id, a.name, a.pwhash, a.created_ms, a.rating, a.rd, a.vol, a.games,"
+	                   " a.established, a.epoch"
 	                   " FROM sessions s JOIN accounts a ON a.id = s.account"
 	                   " WHERE s.hash=? AND s.expires_ms > ?",
 	[ST_DEL_SESSION] = "DELETE FROM sessions WHERE hash=?",
@@ -351,12 +471,13 @@ static const char *const SQL[ST_COUNT] = {
 	    " FROM seats s JOIN games g ON g.id = s.game_id"
 	    " LEFT JOIN results r ON r.game_id = g.id"
 	    " LEFT JOIN ratings t ON t.account = s.account AND t.game_id = g.id"
-	    " WHERE s.account = ?1 AND (?2 = 0 OR g.status = 'over')"
+	    " WHERE s.account = ?1 AND (?2 = 0 OR s.game_status = 'over')"
 	    " ORDER BY g.updated_ms DESC, g.id DESC LIMIT ?3",
-	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games FROM accounts"
-	                   " WHERE games > 0 ORDER BY rating DESC, name LIMIT ? OFFSET ?",
+	/* established accounts only (ratings.h): the partial index accounts_board */
+	[ST_LEADERBOARD] = "SELECT id, name, '', created_ms, rating, rd, vol, games, established"
+	                   " FROM accounts WHERE established = 1"
+	                   " ORDER BY rating DESC, name LIMIT ? OFFSET ?",
 	/* the table's next sequence number (store.h, "The table's stream") */
-	[ST_BUMP] = "UPDATE games SET seq = seq + 1 WHERE id=? RETURNING seq",
 	/* undo.c: the moves that stand, then the ones taken back */
 	[ST_COUNT_MOVES] = "SELECT count(*) FROM moves WHERE game_id=?",
 	[ST_DEL_MOVES] = "DELETE FROM moves WHERE game_id=? AND turn >= ?",
@@ -408,6 +529,18 @@ static void *checkpointer(void *arg)
 		if (logged > WAL_MAX_FRAMES)
 			sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 		pthread_mutex_lock(&s->ck_mu);
+		if (s->ck_truncate) {
+			/* an account was deleted: the old pages that held it leave
+			 * the WAL (TRUNCATE waits, up to the busy timeout, for the
+			 * writer's group to commit; a pass that could not is tried
+			 * again at the next round) */
+			pthread_mutex_unlock(&s->ck_mu);
+			int trc = sqlite3_wal_checkpoint_v2(s->ckdb, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+			                                    NULL, NULL);
+			pthread_mutex_lock(&s->ck_mu);
+			if (trc == SQLITE_OK)
+				s->ck_truncate = 0;
+		}
 	}
 	pthread_mutex_unlock(&s->ck_mu);
 	return NULL;
@@ -617,7 +750,6 @@ int sq_commit(sqlite_store *s, char *err)
 int sq_begin(sqlite_store *s, char *err)
 {
 	s->fault = STORE_FAULT_NONE;
-	s->nseqs = 0;
 	if (!s->group)
 		return sq_step_done(s, ST_BEGIN, err);
 	if (group_gone(s, err))
@@ -669,37 +801,29 @@ static void sq_group_rollback(store *base)
 		sq_rollback(s);
 }
 
-/* Inside a write: the table's next sequence number, once per table and
- * transaction (one process writes a SQLite file: the writer thread's
- * order is the commits' order). 0 or -1. */
-int sq_bump(sqlite_store *s, const char *id, char *err)
+void sq_wal_truncate(sqlite_store *s)
 {
-	for (int i = 0; i < s->nseqs; i++)
-		if (!strcmp(s->seqs[i].id, id))
-			return 0;
-	sqlite3_stmt *st = s->st[ST_BUMP];
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	int64_t seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	if (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, err, SQL[ST_BUMP]);
-	if (s->nseqs < 2) {
-		snprintf(s->seqs[s->nseqs].id, STORE_ID_SIZE, "%s", id);
-		s->seqs[s->nseqs++].seq = seq;
+	if (!s->ck_running) {
+		/* no checkpointer (its thread could not start): the writer's
+		 * connection tries, which works only outside a group's
+		 * transaction; else the WAL keeps the pages until it is reused */
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		return;
 	}
-	return 0;
+	pthread_mutex_lock(&s->ck_mu);
+	s->ck_truncate = 1;
+	pthread_cond_signal(&s->ck_cv);
+	pthread_mutex_unlock(&s->ck_mu);
 }
 
+/* No stream on SQLite: one process writes the file (cluster.c runs only
+ * on PostgreSQL), so its tables in memory are the only ones and need no
+ * numbers to follow another's writes; games.seq stays 0. Numbering every
+ * write cost each move an UPDATE of the game's row (about 15% of a move's
+ * instructions; bench/load/README.md). */
 static int64_t sq_last_seq(store *base, const char *id)
 {
-	sqlite_store *s = (sqlite_store *)base;
-	for (int i = 0; i < s->nseqs; i++)
-		if (!strcmp(s->seqs[i].id, id))
-			return s->seqs[i].seq;
+	(void)base, (void)id;
 	return 0;
 }
 
@@ -793,6 +917,31 @@ static int sq_probe(store *base, char *err)
 	return sq_commit(s, err);
 }
 
+/* The store's own list statements with an asker's arguments (see
+ * store_plans.c): the limits the callers pass, the cursors at their
+ * start, open tables of the last half hour. */
+static int sq_explain(store *base, int64_t account, store_plan_fn fn, void *ctx, char *err)
+{
+	int64_t open_since = srv_now_ms() - 1800 * 1000;
+	const store_list_sql own[] = {
+		{"my games", SQL[ST_ACC_GAMES], SQL_A3(account, 0, 100), 1},
+		{"profile", SQL[ST_ACC_GAMES], SQL_A3(account, 1, 500), 1},
+		{"leaderboard", SQL[ST_LEADERBOARD], SQL_A2(51, 0), 1},
+		{"leaderboard, last page", SQL[ST_LEADERBOARD], SQL_A2(51, 10000), 1},
+		{"finished games", SQL[ST_LIST_FINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(51)), 1},
+		{"lobby, open", SQL[ST_LIST_OPEN],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		{"lobby, playing", SQL[ST_LIST_PLAYING],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		{"lobby, all", SQL[ST_LIST_UNFINISHED],
+		 SQL_ARGS(SQL_I(INT64_MAX), SQL_S(""), SQL_I(open_since), SQL_I(51)), 1},
+		/* not a client's: the games with bots or clocks, at a start */
+		{"unowned games", SQL[ST_LIST_UNOWNED], SQL_ARGS(SQL_S(""), SQL_I(256)), 1},
+	};
+	return store_explain(base, own, (int)(sizeof own / sizeof own[0]), account, fn, ctx, err);
+}
+
 static const store_ops SQLITE_OPS = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -836,6 +985,7 @@ static const store_ops SQLITE_OPS = {
 	.save_analysis = sq_save_analysis,
 	.load_analysis = sq_load_analysis,
 	STORE_SQL_OPS, /* store_friends.c, store_match.c, store_keep.c */
+	.explain = sq_explain,
 	.group_begin = sq_group_begin,
 	.group_commit = sq_group_commit,
 	.group_rollback = sq_group_rollback,
@@ -860,9 +1010,8 @@ static int migrate(sqlite_store *s, sqlite3 *db, char *err)
 	if (version == NMIGRATIONS)
 		return 0;
 	/* what a migration replaces (plain tokens) is overwritten with zeros,
-	 * not left in the file's free space */
-	if (exec(s, db, "PRAGMA secure_delete=ON", err))
-		return -1;
+	 * not left in the file's free space: the writer's secure_delete
+	 * (open_conn) */
 	for (int v = version; v < NMIGRATIONS; v++) {
 		char sql[64];
 		snprintf(sql, sizeof sql, ";PRAGMA user_version=%d;COMMIT;", v + 1);
@@ -876,7 +1025,7 @@ static int migrate(sqlite_store *s, sqlite3 *db, char *err)
 	}
 	/* and the WAL that held the old pages is copied back and emptied */
 	sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-	return exec(s, db, "PRAGMA secure_delete=OFF", err);
+	return 0;
 }
 
 /* carc_token_hash(text): srv_token_hash in SQL, for the migration to 3. */
@@ -934,7 +1083,12 @@ static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **
 	if (exec(s, db, "PRAGMA journal_mode=WAL", err) ||
 	    exec(s, db, s->sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
 	         err) ||
-	    exec(s, db, "PRAGMA foreign_keys=ON", err) || (writer && migrate(s, db, err)))
+	    exec(s, db, "PRAGMA foreign_keys=ON", err) ||
+	    /* the writer overwrites what it deletes with zeros (a deleted
+	     * account's name, a session's hash, a replaced token leave no
+	     * copy in the file's free space: issue 26) */
+	    (writer && exec(s, db, "PRAGMA secure_delete=ON", err)) ||
+	    (writer && migrate(s, db, err)))
 		goto bad;
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(db, SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st[i], NULL) !=

@@ -13,6 +13,7 @@
 #include "server.h"
 #include "store.h"
 #include "store_sqlite_int.h"
+#include "store_sql.h"
 
 static const char *const STATUS_NAMES[STORE_STATUS_COUNT] = {"open", "playing", "over", "view"};
 static const char *const SEAT_KINDS[] = {"open", "human", "bot"};
@@ -74,7 +75,7 @@ int sq_create_game(store *base, const store_game *g, char *err)
 	sqlite_store *s = (sqlite_store *)base;
 	if (sq_begin(s, err))
 		return -1;
-	if (sq_insert_game(s, g, err) || sq_bump(s, g->id, err)) {
+	if (sq_insert_game(s, g, err)) {
 		sq_rollback(s);
 		return -1;
 	}
@@ -96,7 +97,7 @@ int sq_update_seat(store *base, const char *id, const store_seat *se, char *err)
 	sqlite3_bind_int64(st, 7, se->account);
 	sq_bind_text(st, 8, id);
 	sqlite3_bind_int(st, 9, se->seat);
-	if (sq_step_done(s, ST_UPD_SEAT, err) || sq_bump(s, id, err)) {
+	if (sq_step_done(s, ST_UPD_SEAT, err)) {
 		sq_rollback(s);
 		return -1;
 	}
@@ -112,68 +113,11 @@ int sq_set_status(store *base, const char *id, int status, int64_t at_ms, char *
 	sq_bind_text(st, 1, store_status_name(status));
 	sqlite3_bind_int64(st, 2, at_ms);
 	sq_bind_text(st, 3, id);
-	if (sq_step_done(s, ST_SET_STATUS, err) || sq_bump(s, id, err)) {
+	if (sq_step_done(s, ST_SET_STATUS, err)) {
 		sq_rollback(s);
 		return -1;
 	}
 	return sq_commit(s, err);
-}
-
-/* The rating update of a rated game, inside add_move's transaction: the
- * result's row (its primary key) and the ratings' rows go in together or
- * not at all, so a game is rated exactly once, also across a restart. */
-static int rate_game(sqlite_store *s, const char *id, const store_result *r, char *err)
-{
-	int64_t t0 = srv_mono_us();
-	store_rating rt[STORE_MAX_RATED];
-	int n = r->nrated < STORE_MAX_RATED ? r->nrated : STORE_MAX_RATED;
-	memcpy(rt, r->rated, (size_t)n * sizeof rt[0]);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_SEL_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			rt[i].rating = sqlite3_column_double(st, 0);
-			rt[i].rd = sqlite3_column_double(st, 1);
-			rt[i].vol = sqlite3_column_double(st, 2);
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				snprintf(err, STORE_ERR_SIZE, "rating: account %lld is not stored",
-				         (long long)rt[i].account);
-			return rc == SQLITE_DONE ? -1 : sq_fail(s, err, "reading a rating");
-		}
-	}
-	r->rate(rt, n);
-	for (int i = 0; i < n; i++) {
-		if (!rt[i].account)
-			continue;
-		sqlite3_stmt *st = s->st[ST_UPD_RATING];
-		sqlite3_bind_double(st, 1, rt[i].new_rating);
-		sqlite3_bind_double(st, 2, rt[i].new_rd);
-		sqlite3_bind_double(st, 3, rt[i].new_vol);
-		sqlite3_bind_int64(st, 4, rt[i].account);
-		if (sq_step_done(s, ST_UPD_RATING, err))
-			return -1;
-		st = s->st[ST_INS_RATING];
-		sqlite3_bind_int64(st, 1, rt[i].account);
-		sq_bind_text(st, 2, id);
-		sqlite3_bind_int(st, 3, rt[i].seat);
-		sqlite3_bind_double(st, 4, rt[i].rating);
-		sqlite3_bind_double(st, 5, rt[i].new_rating);
-		sqlite3_bind_double(st, 6, rt[i].new_rd);
-		sqlite3_bind_double(st, 7, rt[i].new_vol);
-		sqlite3_bind_int64(st, 8, r->at_ms);
-		if (sq_step_done(s, ST_INS_RATING, err))
-			return -1;
-	}
-	srv_event("table=%s event=rated seats=%d us=%lld", id, n,
-	          (long long)(srv_mono_us() - t0));
-	return 0;
 }
 
 /* Inside a write's transaction: game `id` is over at at_ms with result r,
@@ -196,7 +140,9 @@ static int write_result(sqlite_store *s, const char *id, int64_t at_ms, const st
 	sqlite3_bind_int64(st, 5, r->at_ms);
 	if (sq_step_done(s, ST_INS_RESULT, err))
 		return -1;
-	return r->nrated > 0 ? rate_game(s, id, r, err) : 0;
+	if (r->mvoid && store_match_void_write(&s->base, r->mvoid, r->at_ms, err))
+		return -1;
+	return r->nrated > 0 ? store_rate_game(&s->base, id, r, err) : 0;
 }
 
 int sq_add_move(store *base, const char *id, const store_move *m,
@@ -213,7 +159,7 @@ int sq_add_move(store *base, const char *id, const store_move *m,
 	sq_bind_text(st, 5, carc_tile_name(m->tile));
 	sq_bind_text(st, 6, m->entry);
 	sqlite3_bind_int64(st, 7, m->at_ms);
-	if (sq_step_done(s, ST_INS_MOVE, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_INS_MOVE, err))
 		goto bad;
 	if (r) {
 		/* the game's row changes only when the game ends: a move writes one
@@ -259,7 +205,7 @@ int sq_undo_moves(store *base, const char *id, int have, int keep, int undone, i
 	sqlite3_bind_int(st, 1, undone);
 	sqlite3_bind_int64(st, 2, at_ms);
 	sq_bind_text(st, 3, id);
-	if (sq_step_done(s, ST_UNDO_GAME, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_UNDO_GAME, err))
 		goto bad;
 	return sq_commit(s, err);
 bad:
@@ -499,12 +445,12 @@ int sq_list_unfinished(store *base, int which, int64_t before_ms, const char *be
 {
 	sqlite_store *s = (sqlite_store *)base;
 	s->fault = STORE_FAULT_NONE;
-	sqlite3_stmt *st = s->st[ST_LIST_UNFINISHED];
-	sqlite3_bind_int(st, 1, which);
-	sqlite3_bind_int64(st, 2, before_ms);
-	sq_bind_text(st, 3, before_id);
-	sqlite3_bind_int64(st, 4, open_since_ms);
-	sqlite3_bind_int(st, 5, limit);
+	sqlite3_stmt *st = s->st[which == 0 ? ST_LIST_OPEN : which == 1 ? ST_LIST_PLAYING
+	                                                               : ST_LIST_UNFINISHED];
+	sqlite3_bind_int64(st, 1, before_ms);
+	sq_bind_text(st, 2, before_id);
+	sqlite3_bind_int64(st, 3, open_since_ms);
+	sqlite3_bind_int(st, 4, limit);
 	return id_rows(s, st, limit, ids, created, err, "listing unfinished games");
 }
 
@@ -580,7 +526,7 @@ int sq_save_clock(store *base, const char *id, const store_clock *c,
 	sqlite3_bind_int(st, 2, c->turn);
 	sqlite3_bind_int64(st, 3, c->deadline_ms);
 	sq_bind_text(st, 4, c->state ? c->state : "{}");
-	if (sq_step_done(s, ST_UPS_CLOCK, err) || sq_bump(s, id, err))
+	if (sq_step_done(s, ST_UPS_CLOCK, err))
 		goto bad;
 	if (r) {
 		if (write_result(s, id, r->at_ms, r, err))

@@ -27,11 +27,11 @@ enum {
 	ST_INS_GAME, ST_INS_SEAT, ST_UPD_SEAT, ST_SET_STATUS,
 	ST_INS_MOVE, ST_TOUCH, ST_INS_RESULT,
 	ST_SEL_ONE, ST_SEL_SEATS, ST_SEL_MOVES, ST_COUNTS,
-	ST_SEL_FINISHED_AT, ST_LIST_FINISHED, ST_LIST_UNFINISHED, ST_LIST_UNOWNED,
+	ST_SEL_FINISHED_AT, ST_LIST_FINISHED, ST_LIST_OPEN, ST_LIST_PLAYING, ST_LIST_UNFINISHED,
+	ST_LIST_UNOWNED,
 	ST_UPS_CLOCK, ST_SEL_CLOCK,
-	ST_SEL_RATING, ST_UPD_RATING, ST_INS_RATING,
 	ST_INS_ACCOUNT, ST_SEL_ACC_NAME, ST_SEL_ACC_ID, ST_INS_SESSION, ST_DEL_EXPIRED,
-	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD, ST_BUMP,
+	ST_SEL_SESSION, ST_DEL_SESSION, ST_SEL_KEY, ST_ACC_GAMES, ST_LEADERBOARD,
 	ST_COUNT_MOVES, ST_DEL_MOVES, ST_UNDO_GAME,
 	ST_COUNT
 };
@@ -55,17 +55,11 @@ typedef struct sqlite_store {
 	ino_t ino, wal_ino;
 	atomic_int read_only;  /* the connection was opened read-only */
 	char *fault_file;      /* CARC_TEST_STORE_FAULT (test builds) */
-	/* the sequence numbers the open (or last) write gave, by table: a
-	 * write changes one table, a rematch two */
-	struct {
-		char id[STORE_ID_SIZE];
-		int64_t seq;
-	} seqs[2];
-	int nseqs;
 	/* the checkpointer */
 	sqlite3 *ckdb;
 	pthread_t ck;
 	int ck_running, ck_stop, ck_reopen;
+	int ck_truncate;       /* a TRUNCATE checkpoint is wanted (sq_wal_truncate) */
 	pthread_mutex_t ck_mu;
 	pthread_cond_t ck_cv;
 } sqlite_store;
@@ -76,8 +70,11 @@ int sq_step_done(sqlite_store *s, int k, char *err);
 void sq_rollback(sqlite_store *s);
 int sq_commit(sqlite_store *s, char *err);
 int sq_begin(sqlite_store *s, char *err);
-int sq_bump(sqlite_store *s, const char *id, char *err);
 void sq_bind_text(sqlite3_stmt *st, int i, const char *t);
+/* What a committed write removed leaves the WAL too: the checkpointer
+ * copies it all back and truncates it (writer thread; the file itself
+ * was written with secure_delete, so no free space keeps it). */
+void sq_wal_truncate(sqlite_store *s);
 
 /* store_sqlite_games.c */
 int sq_insert_game(sqlite_store *s, const store_game *g, char *err);

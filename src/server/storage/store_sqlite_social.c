@@ -32,8 +32,7 @@ int sq_add_chat(store *base, const char *id, store_chat *m, char *err)
 	sqlite3_stmt *st;
 	if (sq_begin(s, err))
 		return -1;
-	if (sq_bump(s, id, err) ||
-	    prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"
+	if (prep(s, "INSERT INTO chat (game_id, n, seat, name, text, phrase, at_ms, account)"
 	            " SELECT ?1, coalesce(max(n) + 1, 0), ?2, ?3, ?4, ?5, ?6, ?7 FROM chat"
 	            " WHERE game_id=?1 RETURNING n", &st, err)) {
 		sq_rollback(s);
@@ -190,8 +189,6 @@ int sq_create_rematch(store *base, const char *old_id, const store_game *g, char
 		snprintf(err, STORE_ERR_SIZE, "game %s has a rematch already (or is not stored)", old_id);
 		goto bad;
 	}
-	if (sq_bump(s, g->id, err) || sq_bump(s, old_id, err))
-		goto bad;
 	return sq_commit(s, err);
 bad:
 	sq_rollback(s);
@@ -211,6 +208,9 @@ static void read_account(sqlite3_stmt *st, store_account *a)
 	a->rd = sqlite3_column_double(st, 5);
 	a->vol = sqlite3_column_double(st, 6);
 	a->games = sqlite3_column_int(st, 7);
+	a->established = sqlite3_column_int(st, 8) != 0;
+	if (sqlite3_column_count(st) > 9) /* the leaderboard's rows have no epoch */
+		a->epoch = sqlite3_column_int64(st, 9);
 }
 
 /* A statement that returns one account row or none: 1, 0, or -1. */

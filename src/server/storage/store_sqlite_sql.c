@@ -14,6 +14,7 @@
 #include <assert.h>
 #include <stdio.h>
 
+#include "server.h"
 #include "store.h"
 #include "store_sql.h"
 #include "store_sqlite_int.h"
@@ -124,17 +125,78 @@ static int commit(store *base, char *err) { return sq_commit((sqlite_store *)bas
 static void rollback(store *base) { sq_rollback((sqlite_store *)base); }
 static void no_fault(store *base) { ((sqlite_store *)base)->fault = STORE_FAULT_NONE; }
 
-/* One writer for the file: the sequence number tells the tables in
- * memory, no notification is needed. */
+/* One process writes the file: the tables in memory are the only ones,
+ * nothing needs telling (store_sqlite.c, sq_last_seq). */
 static int seat_changed(store *base, const char *id, int seat, char *err)
 {
-	(void)seat;
-	return sq_bump((sqlite_store *)base, id, err);
+	(void)base, (void)id, (void)seat, (void)err;
+	return 0;
+}
+
+/* EXPLAIN QUERY PLAN: rows of (id, parent, notused, detail), a node's
+ * parent listed before it; each detail is handed on indented two spaces
+ * a level. The statements explained carry "$k" (store_sql.h's own) or
+ * "?" and "?k" (the store's SQL[]): argument k goes to "$k", else to the
+ * k-th parameter. */
+#define PLAN_NODES 256
+static int plan(store *base, const char *sql, const store_args *a, int generic,
+                void (*fn)(void *ctx, const char *line), void *ctx, int *bad, char *err)
+{
+	(void)generic; /* SQLite plans each run with the values bound */
+	sqlite_store *s = (sqlite_store *)base;
+	srv_sb b;
+	sb_init(&b);
+	sb_printf(&b, "EXPLAIN QUERY PLAN %s", sql);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, b.s, -1, &st, NULL) != SQLITE_OK) {
+		sq_fail(s, err, sql);
+		sb_free(&b);
+		*bad = 1;
+		return -1;
+	}
+	sb_free(&b);
+	for (int k = 0; a && k < a->n; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "$%d", k + 1);
+		int at = sqlite3_bind_parameter_index(st, name);
+		if (!at && k < sqlite3_bind_parameter_count(st))
+			at = k + 1;
+		if (!at)
+			continue;
+		if (a->v[k].kind == SQL_TEXT)
+			sq_bind_text(st, at, a->v[k].s);
+		else if (a->v[k].kind == SQL_REAL)
+			sqlite3_bind_double(st, at, a->v[k].f);
+		else
+			sqlite3_bind_int64(st, at, a->v[k].i);
+	}
+	int ids[PLAN_NODES], depth[PLAN_NODES], n = 0, rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), d = 0;
+		for (int i = 0; i < n; i++)
+			if (ids[i] == parent)
+				d = depth[i] + 1;
+		if (n < PLAN_NODES) {
+			ids[n] = id;
+			depth[n++] = d;
+		}
+		char line[512];
+		const char *detail = (const char *)sqlite3_column_text(st, 3);
+		snprintf(line, sizeof line, "%*s%s", 2 * d, "", detail ? detail : "");
+		fn(ctx, line);
+	}
+	return finish(base, st, rc, sql, bad, err);
+}
+
+static void erased(store *base)
+{
+	sq_wal_truncate((sqlite_store *)base);
 }
 
 const store_sql sq_sql = {
 	.pg = 0, .begin = begin, .commit = commit, .rollback = rollback, .no_fault = no_fault,
 	.connect = NULL,
 	.one = one, .run = run, .rows = rows, .col_i64 = col_i64, .col_f64 = col_f64,
-	.col_text = col_text, .seat_changed = seat_changed,
+	.col_text = col_text, .seat_changed = seat_changed, .plan = plan,
+	.erased = erased,
 };

@@ -78,6 +78,7 @@ static void job_free(wjob *j)
 	free((char *)j->result.scores);
 	free((char *)j->result.by_kind);
 	free((char *)j->result.winners);
+	free((void *)j->result.mvoid);
 	free((char *)j->clock.state);
 	json_decref(j->ref);
 	free(j->data);

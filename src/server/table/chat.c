@@ -161,11 +161,14 @@ static int check_text(const json_t *v, int *too_long, char *err, size_t errsize)
 			         "character %d)", (unsigned)c, n + 1);
 			return -1;
 		}
-		blank &= c == ' ' || c == 0xA0 || c == 0x3000;
+		blank &= srv_cp_invisible(c);
 		n++;
 	}
 	if (n == 0 || blank) {
-		snprintf(err, errsize, "text is empty");
+		/* only blanks, zero-width or other invisible characters: a line
+		 * that shows nothing is as empty as "" */
+		snprintf(err, errsize, n ? "text has nothing visible in it (only spaces, format or "
+		                           "other invisible characters)" : "text is empty");
 		return -1;
 	}
 	if (n > cfg->chat_len) {

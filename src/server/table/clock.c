@@ -73,6 +73,8 @@ static char *state_text(const srv_table *t)
 	json_t *o = json_pack("{s:i, s:I, s:i, s:i, s:o}", "seat", c->seat, "turn_start_ms",
 	                      (json_int_t)c->turn_start_ms, "timeout_turn", c->timeout_turn,
 	                      "ended_seat", c->ended_seat, "seats", seats);
+	if (c->no_show)
+		json_object_set_new(o, "no_show", json_true());
 	json_t *ended = clock_ended_json(t);
 	if (ended)
 		json_object_set_new(o, "ended", ended); /* the store's list reads $.ended */
@@ -134,6 +136,7 @@ void clock_restore(srv_table *t, const store_clock *sc, int64_t now_ms)
 	c->ended_seat = (int)jint(o, "ended_seat", -1);
 	if (c->ended_seat >= t->nseats)
 		c->ended_seat = -1;
+	c->no_show = json_is_true(json_object_get(o, "no_show")) && c->ended_seat >= 0;
 	c->stored = 1;
 	if (sc->turn == tables_step(t) && t->status == STORE_PLAYING) {
 		/* the turn being played when the server stopped: its deadline holds */
@@ -185,6 +188,14 @@ static void fire(lws_sorted_usec_list_t *sul)
 		return;
 	}
 	int p = c->seat;
+	if (t->opts.match[0] && t->seat[p].kind == STORE_SEAT_HUMAN && !clock_seat_moved(t, p)) {
+		/* a quick match whose seat never came: void, not a move of the bot */
+		srv_event("table=%s event=no_show turn=%d seat=%d late_ms=%lld", t->id, c->turn, p,
+		          (long long)(now - c->deadline_ms));
+		c->deadline_ms = 0;
+		tables_void(t, p);
+		return;
+	}
 	c->timeouts[p]++;
 	c->reserve_ms[p] = 0;
 	c->timeout_turn = c->turn;
@@ -232,9 +243,16 @@ void clock_turn(srv_table *t)
 	c->deadline_ms = 0;
 	c->timeout_turn = -1;
 	if (!over && timed(t) && t->seat[c->seat].kind == STORE_SEAT_HUMAN &&
-	    !t->seat[c->seat].forfeited)
+	    !t->seat[c->seat].forfeited) {
 		c->deadline_ms = c->turn_start_ms + (int64_t)t->opts.clock.move_s * 1000 +
 		                 c->reserve_ms[c->seat];
+		/* a real-time quick match starts now: a seat's first move comes within
+		 * --match-first-move seconds, or the table is void (fire) */
+		int64_t first = (int64_t)cfg->match_first_move_s * 1000;
+		if (t->opts.match[0] && t->opts.clock.mode == OPT_CLOCK_REALTIME && first > 0 &&
+		    !clock_seat_moved(t, c->seat) && c->turn_start_ms + first < c->deadline_ms)
+			c->deadline_ms = c->turn_start_ms + first;
+	}
 	if (timed(t) || c->stored)
 		save(t);
 	schedule(t);
@@ -311,12 +329,37 @@ void clock_resign(srv_table *t, int seat, int ends, store_clock *out)
 	fill_store(t, out);
 }
 
+int clock_seat_moved(const srv_table *t, int p)
+{
+	for (int i = 0; i < t->game.nturns; i++)
+		if (t->game.turns[i].player == p)
+			return 1;
+	return 0;
+}
+
+void clock_no_show(srv_table *t, int seat, store_clock *out)
+{
+	srv_clock *c = &t->clock;
+	c->undo_seat = c->seat;
+	/* its deadline passed: should the write fail, it is tried again in a second */
+	c->undo_deadline_ms = srv_now_ms() + 1000;
+	c->ended_seat = seat;
+	c->no_show = 1;
+	c->deadline_ms = 0;
+	c->seat = -1;
+	clock_cancel(t);
+	c->busy = 1;
+	c->stored = 1;
+	fill_store(t, out);
+}
+
 void clock_resign_undo(srv_table *t, int seat)
 {
 	srv_clock *c = &t->clock;
 	c->resigned[seat] = 0;
 	t->seat[seat].forfeited = 0;
 	c->ended_seat = -1;
+	c->no_show = 0;
 	c->busy = 0;
 	/* the turn's deadline again, as it was */
 	c->seat = c->undo_seat;
@@ -333,10 +376,11 @@ json_t *clock_ended_json(const srv_table *t)
 	if (s < 0)
 		return NULL;
 	json_t *w = json_array();
-	for (int i = 0; i < t->nseats; i++)
+	for (int i = 0; i < t->nseats && !t->clock.no_show; i++)
 		if (i != s)
 			json_array_append_new(w, json_integer(i));
-	return json_pack("{s:s, s:i, s:o}", "reason", "resigned", "seat", s, "winners", w);
+	return json_pack("{s:s, s:i, s:o}", "reason", t->clock.no_show ? "no_show" : "resigned",
+	                 "seat", s, "winners", w);
 }
 
 int64_t clock_deadline_ms(const srv_table *t) { return t->clock.deadline_ms; }

@@ -43,7 +43,10 @@ typedef struct srv_clock {
 	int timeouts[CARC_MAX_PLAYERS];  /* timed-out moves in a row */
 	int resigned[CARC_MAX_PLAYERS];
 	int timeout_turn;                /* the turn the bot plays because time ran out; -1 */
-	int ended_seat;                  /* the seat whose resignation ended the game; -1 */
+	int ended_seat;                  /* the seat whose resignation (or no-show) ended
+	                                  * the game; -1 */
+	int no_show;                     /* 1: ended_seat never came: the quick-match table
+	                                  * is void (match.c) */
 	int stored;                      /* the store has a clock row for the table */
 	int busy;                        /* a resignation is being stored */
 	int scheduled;
@@ -99,10 +102,19 @@ int clock_timeout_move(const struct srv_table *t);
 void clock_resign(struct srv_table *t, int seat, int ends, store_clock *out);
 void clock_resign_undo(struct srv_table *t, int seat);
 
+/* Quick match (match.c): seat `seat` never made its first move in time:
+ * the table is void (its game ends unrated, nobody wins). In memory now,
+ * like clock_resign with `ends` (tables.c undoes it with clock_resign_undo
+ * when the write fails); fills the store job's clock. */
+void clock_no_show(struct srv_table *t, int seat, store_clock *out);
+/* Whether seat p has made a move at this table (its first move is due). */
+int clock_seat_moved(const struct srv_table *t, int p);
+
 /* The clock as clients see it (a new reference). */
 json_t *clock_json(const struct srv_table *t);
 /* How the game ended early as JSON ({"reason": "resigned", "seat": n,
- * "winners": [...]}), or NULL (a new reference). */
+ * "winners": [...]}; a void quick match: {"reason": "no_show", "seat": n,
+ * "winners": []}), or NULL (a new reference). */
 json_t *clock_ended_json(const struct srv_table *t);
 /* The deadline of the move being played (ms since the epoch), or 0. */
 int64_t clock_deadline_ms(const struct srv_table *t);

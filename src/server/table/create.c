@@ -191,22 +191,38 @@ int tables_open_full(const char *owner, char *err, size_t errsize)
 	return cfg->open_expiry_s > 0 && left > 0 ? (int)((left + 999) / 1000) : 60;
 }
 
-/* An address may hold at most --max-tables-share percent of --max-tables
- * (at least one table): 0, or SE_RATE_LIMITED with the message. */
-static srv_err share_full(const char *owner, char *err, size_t errsize)
+int tables_share_full(const char *addr, int64_t account, char *err, size_t errsize)
 {
-	if (cfg->max_tables_share <= 0 || !owner || !owner[0])
-		return SE_OK;
+	if (cfg->max_tables_share <= 0)
+		return 0;
 	int most = (int)((int64_t)cfg->max_tables * cfg->max_tables_share / 100);
 	if (most < 1)
 		most = 1;
-	int held = tables_held_by(owner);
-	if (held < most)
+	int held = addr && addr[0] ? tables_held_by(addr) : 0;
+	if (held >= most) {
+		snprintf(err, errsize, "this address holds %d tables that are being played or "
+		         "waiting, the most one address may (--max-tables-share %d%% of --max-tables)",
+		         held, cfg->max_tables_share);
+		return 1;
+	}
+	held = tables_held_by_account(account);
+	if (held >= most) {
+		snprintf(err, errsize, "this account sits at %d tables that are being played or "
+		         "waiting, the most one person may (--max-tables-share %d%% of --max-tables)",
+		         held, cfg->max_tables_share);
+		return 1;
+	}
+	return 0;
+}
+
+/* An address may hold at most --max-tables-share percent of --max-tables
+ * (at least one table), counting the tables quick match seated it at too:
+ * 0, or SE_RATE_LIMITED with the message. */
+static srv_err share_full(const char *owner, char *err, size_t errsize)
+{
+	if (!owner || !owner[0])
 		return SE_OK;
-	snprintf(err, errsize, "this address holds %d tables that are being played or waiting, "
-	         "the most one address may (--max-tables-share %d%% of --max-tables)", held,
-	         cfg->max_tables_share);
-	return SE_RATE_LIMITED;
+	return tables_share_full(owner, 0, err, errsize) ? SE_RATE_LIMITED : SE_OK;
 }
 
 /* A new table's game from checked options, with a fresh id, not linked

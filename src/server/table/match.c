@@ -24,6 +24,18 @@
  *
  * Pools: players "/" rule preset "/" clock preset ("2/base/rt-60"), from
  * the fixed lists below: 3 x 4 x 5 = 60 pools at most.
+ *
+ * Against abuse (issue 26; docs/server.md "Quick match"):
+ *  - a matched table counts against the address key (entry.addr, from the
+ *    join) and the account of everyone seated, in --max-tables-share: a
+ *    join over it is refused, and make_table looks again (someone over it
+ *    then, the table is not made and the entries go back: give_back);
+ *  - people who met at a quick-match table within --match-recent fit
+ *    each other only after --match-recent-wait (fits);
+ *  - the table carries its pool (opts.match): clock.c voids it when a
+ *    seat's first move does not come (tables_void), the store holds the
+ *    no-show out and gives the others their place back; a join is refused
+ *    while a table waits for the account's first move (STORE_PENDING).
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +48,8 @@
 #include "reply.h"
 #include "tables.h"
 #include "writer.h"
+
+_Static_assert(STORE_ADDR_SIZE == LIM_KEY_SIZE, "a queue entry holds an address key");
 
 #define MATCH_PLAYERS_MIN 2
 #define MATCH_PLAYERS_MAX 4
@@ -70,6 +84,24 @@ static const struct {
 	{"tb-3d", "turn", 3 * 86400, 0},
 };
 #define NCLOCKS ((int)(sizeof CLOCKS / sizeof CLOCKS[0]))
+
+/* The people who came to a table voided by a no-show go back to their
+ * place in the queue when they join again within this (their page does
+ * at once; docs/server.md "Quick match") */
+#define MATCH_VOID_KEEP_S 600
+
+/* How long after it was made a table may still wait for someone's first
+ * move: the longest first move of a preset (move and reserve) and a day
+ * for a server that was down; a join of someone it waits for is refused
+ * that long (store.h, match_join's pending_ms) */
+static int64_t pending_ms(void)
+{
+	int64_t most = 0;
+	for (int i = 0; i < NCLOCKS; i++)
+		if ((int64_t)CLOCKS[i].move_s + CLOCKS[i].reserve_s > most)
+			most = (int64_t)CLOCKS[i].move_s + CLOCKS[i].reserve_s;
+	return (most + 86400) * 1000;
+}
 #define NPOOLS ((MATCH_PLAYERS_MAX - MATCH_PLAYERS_MIN + 1) * NRULES * NCLOCKS)
 
 static const srv_config *cfg;
@@ -203,10 +235,26 @@ static json_t *choices_json(void)
 
 typedef struct match_job match_job;
 
+static int met(const store_match *a, const store_match *b)
+{
+	for (int i = 0; i < a->nrecent; i++)
+		if (a->recent[i] == b->account)
+			return 1;
+	return 0;
+}
+
+/* Whether a and b may sit at one table now: their ratings within the
+ * wider window, and when they met at a quick-match table within
+ * --match-recent, one of them has waited --match-recent-wait (someone new
+ * comes first when there is someone). */
 static int fits(const store_match *a, const store_match *b, int64_t now_ms)
 {
-	double wa = match_window(cfg, now_ms - a->joined_ms), wb = match_window(cfg, now_ms - b->joined_ms);
-	return fabs(a->rating - b->rating) <= (wa > wb ? wa : wb);
+	int64_t wait_a = now_ms - a->joined_ms, wait_b = now_ms - b->joined_ms;
+	double wa = match_window(cfg, wait_a), wb = match_window(cfg, wait_b);
+	if (fabs(a->rating - b->rating) > (wa > wb ? wa : wb))
+		return 0;
+	int64_t longest = wait_a > wait_b ? wait_a : wait_b;
+	return !(met(a, b) || met(b, a)) || longest >= (int64_t)cfg->match_recent_wait_s * 1000;
 }
 
 typedef struct pick_ctx {
@@ -273,7 +321,7 @@ static int pick(void *ctx, const store_match *c, int n, int *chosen)
 
 /* ---- the jobs ---------------------------------------------------------------------------------- */
 
-enum { MJ_JOIN, MJ_POLL, MJ_LEAVE };
+enum { MJ_JOIN, MJ_POLL, MJ_LEAVE, MJ_RETURN };
 
 struct match_job {
 	int kind;
@@ -281,14 +329,15 @@ struct match_job {
 	int64_t account, now_ms;
 	store_match me;            /* JOIN: the entry; POLL: as stored */
 	int found;                 /* POLL: the account has an entry */
-	int join_rc;               /* JOIN: 0, STORE_FULL, STORE_LIMITED */
-	int64_t retry_ms;
+	int join_rc;               /* JOIN: 0, STORE_FULL, STORE_LIMITED, STORE_HELD, STORE_PENDING */
+	store_match_args ja;       /* JOIN: its limits and answers */
 	int try_take;              /* try to make a table of the pool afterwards */
 	char pool[STORE_POOL_SIZE];
 	int players;
 	char table[STORE_ID_SIZE]; /* the id a table made now gets */
 	int ntaken;
 	store_match taken[8];
+	char notes[8][STORE_NOTE_SIZE]; /* RETURN: why each taken entry was left out ("": not) */
 };
 
 /* Whether this process tries pool p now on a poll (and notes it): a
@@ -311,14 +360,21 @@ static int call_match(store *st, wjob *j)
 	int rc;
 	switch (m->kind) {
 	case MJ_JOIN:
-		rc = st->ops->match_join(st, &m->me, m->now_ms, ttl, cfg->match_max,
-		                         cfg->rate_match_account, &m->retry_ms, j->err);
+		m->ja.now_ms = m->now_ms;
+		m->ja.ttl_ms = ttl;
+		m->ja.max_queue = cfg->match_max;
+		m->ja.rate_account = cfg->rate_match_account;
+		m->ja.recent_ms = (int64_t)cfg->match_recent_s * 1000;
+		m->ja.pending_ms = pending_ms();
+		m->ja.void_ms = (int64_t)MATCH_VOID_KEEP_S * 1000;
+		rc = st->ops->match_join(st, &m->me, &m->ja, j->err);
 		if (rc == -1)
 			return -1;
 		m->join_rc = rc;
 		if (rc)
 			return 0;
-		m->me.joined_ms = m->me.seen_ms = m->now_ms;
+		m->me.joined_ms = m->ja.joined_ms;
+		m->me.seen_ms = m->now_ms;
 		m->me.seat = -1;
 		m->found = 1;
 		break;
@@ -331,6 +387,13 @@ static int call_match(store *st, wjob *j)
 			return 0;
 		snprintf(m->pool, sizeof m->pool, "%s", m->me.pool);
 		break;
+	case MJ_RETURN: {
+		int64_t acc[8];
+		for (int i = 0; i < m->ntaken; i++)
+			acc[i] = m->taken[i].account;
+		return st->ops->match_return(st, m->table, acc, (const char(*)[STORE_NOTE_SIZE])m->notes,
+		                             m->ntaken, j->err);
+	}
 	default:
 		return st->ops->match_leave(st, m->account, j->err);
 	}
@@ -340,7 +403,11 @@ static int call_match(store *st, wjob *j)
 	if (pool_parse(m->pool, &p) || (m->kind == MJ_POLL && !take_due(&p, m->now_ms)))
 		return 0;
 	pick_ctx pc = {p.players, m->now_ms};
-	rc = st->ops->match_take(st, m->pool, m->now_ms, ttl, pick, &pc, m->table, m->taken, j->err);
+	int64_t keep = (int64_t)cfg->match_recent_s * 1000;
+	if (keep < pending_ms())
+		keep = pending_ms();
+	rc = st->ops->match_take(st, m->pool, m->now_ms, ttl, keep, pick, &pc, m->table, m->taken,
+	                         j->err);
 	if (rc < 0)
 		return -1;
 	m->ntaken = rc;
@@ -399,13 +466,52 @@ static void table_made(wjob *j)
 	tables_created(t, !j->failed);
 }
 
-/* The entries taken are seated at table m->table: make it, as any table. */
+static void returned(wjob *j)
+{
+	if (j->failed) /* the entries expire (--match-ttl): their clients give up */
+		srv_error("table=%s event=match_return_failed: %s", j->id, j->err);
+}
+
+/* Table m->table is not made: its entries go back to the queue (the ones
+ * with a note only to be told why, by their next poll). */
+static void give_back(const match_job *m, char (*notes)[STORE_NOTE_SIZE], const char *why)
+{
+	match_job *r = srv_xcalloc(1, sizeof *r);
+	r->kind = MJ_RETURN;
+	snprintf(r->table, sizeof r->table, "%s", m->table);
+	r->ntaken = m->ntaken;
+	memcpy(r->taken, m->taken, sizeof r->taken);
+	memcpy(r->notes, notes, sizeof r->notes);
+	srv_event("table=%s event=match_returned why=%s people=%d", m->table, why, m->ntaken);
+	wjob *j = writer_job(WJ_CALL, m->table);
+	j->call = call_match;
+	j->data = r;
+	j->done = returned;
+	writer_submit(j);
+}
+
+/* The entries taken are seated at table m->table: make it, as any table,
+ * unless one of them holds its share of the tables here (it joined while
+ * under it, another process seated it meanwhile...) or the server is full:
+ * then nobody is seated and the entries go back (give_back). */
 static void make_table(const match_job *m)
 {
 	pool_t p;
 	if (pool_parse(m->pool, &p) || m->ntaken != p.players)
 		return;
 	char err[512];
+	char notes[8][STORE_NOTE_SIZE];
+	memset(notes, 0, sizeof notes);
+	int over = 0;
+	for (int i = 0; i < m->ntaken; i++)
+		if (tables_share_full(m->taken[i].addr, m->taken[i].account, err, sizeof err)) {
+			snprintf(notes[i], sizeof notes[i], "share");
+			over++;
+		}
+	if (over) {
+		give_back(m, notes, "share");
+		return;
+	}
 	json_t *oj = pool_options(&p);
 	srv_table_opts opts;
 	int bad = opt_parse(oj, cfg->bot_delay_ms, &opts, err, sizeof err);
@@ -414,6 +520,8 @@ static void make_table(const match_job *m)
 		srv_error("quick match %s: %s", m->pool, err);
 		return;
 	}
+	/* a quick match: its first moves are due (clock.c), its no-shows void it */
+	snprintf(opts.match, sizeof opts.match, "%s", m->pool);
 	srv_seat seats[CARC_MAX_PLAYERS];
 	memset(seats, 0, sizeof seats);
 	for (int i = 0; i < m->ntaken; i++) {
@@ -424,18 +532,28 @@ static void make_table(const match_job *m)
 		s->account = e->account;
 		s->colour = opts.seat[e->seat].colour;
 		char token[STORE_TOKEN_SIZE];
-		accounts_seat_token(m->table, e->seat, e->account, token);
+		if (accounts_seat_token(m->table, e->seat, e->account, token)) {
+			/* the account's epoch could not be read (or it is gone) */
+			srv_error("table=%s event=match_failed: no seat token for account %lld",
+			          m->table, (long long)e->account);
+			return;
+		}
 		srv_token_hash(token, s->token_hash);
 		explicit_bzero(token, sizeof token);
 	}
 	srv_err code;
 	srv_table *t = tables_new_as(m->table, &opts, seats, "", &code, err, sizeof err);
 	if (!t) {
-		/* its people are told "matched" and never "ready": their clients
-		 * give up (docs/server.md) */
+		/* the server is full (--max-tables): its people are told so */
 		srv_error("table=%s event=match_failed: %s", m->table, err);
+		for (int i = 0; i < m->ntaken; i++)
+			snprintf(notes[i], sizeof notes[i], "busy");
+		give_back(m, notes, "busy");
 		return;
 	}
+	/* it counts against everyone seated, as a table counts against its maker */
+	for (int i = 0; i < m->ntaken; i++)
+		snprintf(t->seat_addr[m->taken[i].seat], LIM_KEY_SIZE, "%s", m->taken[i].addr);
 	clock_init(t);
 	writer_submit(tables_create_job(t, WJ_CREATE, table_made, NULL));
 }
@@ -459,11 +577,32 @@ static void match_done(wjob *j)
 		snprintf(msg, sizeof msg, "the quick-match queue holds %d people, its most "
 		         "(--match-max); try again soon", cfg->match_max);
 		answer_error(m->serial, SE_QUEUE_FULL, msg, 10);
+	} else if (m->kind == MJ_POLL && m->found && !strcmp(m->me.note, "share")) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "a table was found, but this address or account holds the "
+		         "most tables it may (--max-tables-share %d%% of --max-tables); the others went "
+		         "on without it", cfg->max_tables_share);
+		answer_error(m->serial, SE_TOO_MANY_TABLES, msg, 60);
+	} else if (m->kind == MJ_POLL && m->found && m->me.note[0]) {
+		answer_error(m->serial, SE_BUSY, "a table was found, but the server holds as many "
+		             "tables as it may (--max-tables); try again soon", 10);
 	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_LIMITED) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "this account joined the quick match %d times this minute, "
 		         "its most (--rate-match-account)", cfg->rate_match_account);
-		answer_error(m->serial, SE_RATE_LIMITED, msg, (int)((m->retry_ms + 999) / 1000));
+		answer_error(m->serial, SE_RATE_LIMITED, msg, (int)((m->ja.retry_ms + 999) / 1000));
+	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_HELD) {
+		char msg[240];
+		int s = (int)((m->ja.retry_ms + 999) / 1000);
+		snprintf(msg, sizeof msg, "this account did not come to a quick-match table it was "
+		         "seated at: it may join again in %d:%02d (--match-hold, twice as long for "
+		         "each repeat)", s / 60, s % 60);
+		answer_error(m->serial, SE_HELD_OUT, msg, s);
+	} else if (m->kind == MJ_JOIN && m->join_rc == STORE_PENDING) {
+		json_t *o = api_error_json(SE_MATCH_PENDING, "a quick-match table waits for this "
+		                           "account's first move: go to it (or resign there) first");
+		json_object_set_new(json_object_get(o, "error"), "table", json_string(m->ja.table));
+		answer(m->serial, srv_err_http_status(SE_MATCH_PENDING), o);
 	} else {
 		answer(m->serial, m->kind == MJ_JOIN ? 201 : 200, state_json(m));
 	}
@@ -544,13 +683,23 @@ static void post_join(const api_req *rq, api_resp *rs, const store_account *acc)
 		return;
 	}
 	pool_t p;
-	char err[200];
+	char err[300];
 	if (parse_choice(rq, &p, err, sizeof err)) {
 		api_reply_error(rs, SE_MALFORMED, err);
 		return;
 	}
+	/* over its share here: refused now, never seated (make_table looks
+	 * again when a table is made, on whichever process makes it) */
+	char key[LIM_KEY_SIZE];
+	lim_key(rq->addr, key);
+	if (tables_share_full(key, acc->id, err, sizeof err)) {
+		api_reply_error(rs, SE_TOO_MANY_TABLES, err);
+		rs->retry_after = 60;
+		return;
+	}
 	match_job *m = new_job(MJ_JOIN, rq, acc->id);
 	m->me.account = acc->id;
+	snprintf(m->me.addr, sizeof m->me.addr, "%s", key);
 	snprintf(m->me.name, sizeof m->me.name, "%s", acc->name);
 	pool_name(&p, m->me.pool, sizeof m->me.pool);
 	snprintf(m->pool, sizeof m->pool, "%s", m->me.pool);

@@ -136,8 +136,10 @@ static void rate_hook(const srv_table *t, const carc_game *g, int resigner, cons
 	for (int i = 0; i < t->nseats; i++)
 		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
 		                  t->seat[i].forfeited || i == resigner, own[i]};
+	rt_thresholds est = {cfg->established_games, cfg->established_opponents};
 	rt_why why = ratings_prepare(r, rs, t->nseats, t->opts.rated,
-	                             !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves);
+	                             !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves,
+	                             est);
 	if (why != RT_RATED && why != RT_GUEST && why != RT_NO_ACCOUNT)
 		srv_event("table=%s event=unrated why=%s own_moves=%d,%d,%d,%d,%d,%d min=%d", t->id,
 		          ratings_why_name(why), own[0], own[1], own[2], own[3], own[4], own[5],
@@ -332,4 +334,57 @@ srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char
 	}
 	writer_submit(j);
 	return SE_PENDING;
+}
+
+/* ---- a quick match voided by a no-show ---------------------------------------------------- */
+
+static void void_done(wjob *j)
+{
+	srv_table *t = j->tag;
+	t->pending_ops--;
+	int seat = j->seatno;
+	t->clock.busy = 0;
+	if (j->failed) {
+		/* nothing changed; the clock tries again in a second */
+		srv_error("table=%s the void was not stored: %s", t->id, j->err);
+		clock_resign_undo(t, seat);
+		return;
+	}
+	t->status = STORE_OVER;
+	t->updated_ms = j->result.at_ms;
+	srv_event("table=%s event=void no_show=%d account=%lld came=%d", t->id, seat,
+	          (long long)t->seat[seat].account, j->result.mvoid ? j->result.mvoid->nshown : 0);
+	announce_table(t);
+	cluster_bots_release(t->id); /* cluster hook: over, nobody plays it */
+}
+
+void tables_void(srv_table *t, int seat)
+{
+	wjob *j = job_for(t, WJ_CLOCK, void_done, NULL);
+	j->seatno = seat;
+	clock_no_show(t, seat, &j->clock);
+	/* over with the scores as they stand, nobody wins, nobody is rated */
+	srv_sb a;
+	sb_init(&a);
+	gj_scores(&a, &t->game);
+	j->result.scores = sb_take(&a);
+	sb_init(&a);
+	gj_by_kind(&a, &t->game);
+	j->result.by_kind = sb_take(&a);
+	j->result.winners = srv_xstrdup("[]");
+	j->result.at_ms = srv_now_ms();
+	j->has_result = 1;
+	/* the no-show is held out, the others go back to their place */
+	store_match_void *v = srv_xcalloc(1, sizeof *v);
+	snprintf(v->table, sizeof v->table, "%s", t->id);
+	v->no_show = t->seat[seat].account;
+	v->hold_ms = (int64_t)cfg->match_hold_s * 1000;
+	v->hold_max_ms = (int64_t)cfg->match_hold_max_s * 1000;
+	v->front_ms = t->created_ms;
+	for (int i = 0; i < t->nseats; i++)
+		if (i != seat && t->seat[i].kind == STORE_SEAT_HUMAN && t->seat[i].account &&
+		    v->nshown < STORE_MAX_RATED)
+			v->shown[v->nshown++] = t->seat[i].account;
+	j->result.mvoid = v;
+	writer_submit(j);
 }

@@ -481,8 +481,25 @@ static int get_bool(const json_t *o, const char *key, int *out, char *err, size_
 	return 0;
 }
 
+static int parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+                 size_t errsize, int stored);
+
 int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
               size_t errsize)
+{
+	return parse(o, default_bot_delay_ms, out, err, errsize, 0);
+}
+
+int opt_parse_stored(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+                     size_t errsize)
+{
+	return parse(o, default_bot_delay_ms, out, err, errsize, 1);
+}
+
+/* stored: the options come from the store (opt_to_json), where the keys
+ * only the server sets may be too */
+static int parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+                 size_t errsize, int stored)
 {
 	memset(out, 0, sizeof *out);
 	carc_rules_default(&out->rules);
@@ -498,6 +515,7 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 		int known = 0;
 		for (int i = 0; KNOWN_KEYS[i]; i++)
 			known |= !strcmp(key, KNOWN_KEYS[i]);
+		known |= stored && !strcmp(key, "match");
 		if (!known) {
 			/* the list is KNOWN_KEYS': a new option is named here by itself */
 			int at = snprintf(err, errsize, "unknown option '%.40s' (known: ", key);
@@ -508,6 +526,15 @@ int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, ch
 				snprintf(err + at, errsize - (size_t)at, ")");
 			return -1;
 		}
+	}
+
+	v = json_object_get(o, "match");
+	if (v) {
+		if (!json_is_string(v) || json_string_length(v) >= sizeof out->match) {
+			snprintf(err, errsize, "option 'match' must be a quick-match pool");
+			return -1;
+		}
+		snprintf(out->match, sizeof out->match, "%s", json_string_value(v));
 	}
 
 	/* expansions first: they decide how many players may sit */
@@ -773,6 +800,8 @@ json_t *opt_to_json(const srv_table_opts *o)
 		json_object_set_new(j, "tutorial", json_true());
 	if (!o->rated)
 		json_object_set_new(j, "rated", json_false());
+	if (o->match[0])
+		json_object_set_new(j, "match", json_string(o->match));
 	json_t *seats = json_array();
 	for (int i = 0; i < o->nseats; i++) {
 		json_t *s = json_object();

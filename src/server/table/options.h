@@ -73,6 +73,8 @@ typedef struct srv_table_opts {
 	int pass_and_play;             /* 1: the creator holds every human seat */
 	int tutorial;                  /* 1: the guided first game (web/js/guide.js): never rated */
 	int rated;                     /* 0: "rated": false, never rated (training: undo.c); default 1 */
+	char match[STORE_POOL_SIZE];   /* a quick-match table (match.c): its pool, "2/base/rt-60";
+	                                * "" otherwise. Set by match.c, stored, never a client's */
 	int nseats;                    /* == rules.players */
 	srv_seat_opt seat[CARC_MAX_PLAYERS];
 	srv_clock_opt clock;
@@ -84,6 +86,10 @@ typedef struct srv_table_opts {
  * borrowed. */
 int opt_parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
               size_t errsize);
+/* The same for the options a table stored (opt_to_json's): also the keys
+ * only the server sets ("match"). */
+int opt_parse_stored(const json_t *o, int default_bot_delay_ms, srv_table_opts *out, char *err,
+                     size_t errsize);
 
 /* A seed from JSON: an integer 0..INT64_MAX or a string of decimal digits
  * 0..UINT64_MAX. Returns 0, or -1 when v is anything else. */

@@ -25,6 +25,11 @@ typedef struct srv_outbox {
 	/* Closes client c's connection once what is queued has been sent (the
 	 * caller has taken c off its table). */
 	void (*close_after_flush)(srv_client *c);
+	/* The store replaced the token of the seat client c held (a password
+	 * change, a recovery, a deletion: sync.c), and c->seat is -1 now: the
+	 * connection forgets its token, is told (bad_token) and is sent the
+	 * table as a spectator sees it. */
+	void (*seat_revoked)(srv_client *c);
 	/* Answers to requests that waited for the storage thread, with the
 	 * arguments of api.h's api_*_done (t is NULL when the table could not
 	 * be made). */

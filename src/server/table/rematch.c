@@ -123,9 +123,9 @@ static void claim(srv_table *nt, int seat, uint64_t conn, int http, json_t *ref)
 	srv_seat *s = &nt->seat[seat];
 	chat_table *ct = chat_of(nt);
 	memcpy(ct->reserved[seat], s->token_hash, sizeof s->token_hash);
-	if (s->account)
-		accounts_seat_token(nt->id, seat, s->account, token);
-	else
+	/* an account's epoch that cannot be read: a random token, which this
+	 * browser holds and the account's others cannot claim */
+	if (!s->account || accounts_seat_token(nt->id, seat, s->account, token))
 		srv_random_hex(token, 16);
 	srv_token_hash(token, s->token_hash);
 	s->pending = 1;
@@ -195,7 +195,12 @@ static srv_err claim_or_wait(srv_table *old, int i, srv_table *nt, const srv_ori
 		         "taken it already", j, nt->id, i);
 		return SE_SEAT_TAKEN;
 	}
-	if (!srv_token_eq(s->token_hash, want)) {
+	/* an account's seat is kept for the account: its token of the old
+	 * game under the account's epoch now claims it, though the seat was
+	 * kept with the prefix of one that a password change replaced (a
+	 * guest's seat: the prefix only) */
+	int own = s->account && s->account == old->seat[i].account;
+	if (!own && !srv_token_eq(s->token_hash, want)) {
 		snprintf(err, errsize, "this token does not hold the seat the rematch keeps");
 		return SE_BAD_TOKEN;
 	}
@@ -252,6 +257,7 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 	int n = t->nseats;
 	srv_table_opts opts = t->opts;
 	opts.seed = srv_random_u64() >> 12;
+	opts.match[0] = 0; /* a rematch is no quick match (its first moves, no-shows: match.c) */
 	srv_seat seats[CARC_MAX_PLAYERS];
 	memset(seats, 0, sizeof seats);
 	for (int j = 0; j < n; j++) {
@@ -281,11 +287,14 @@ srv_err rematch_request(srv_table *t, const char *token, const char *addr,
 		explicit_bzero(tok, sizeof tok);
 		return code;
 	}
-	if (nt->seat[mine].account) {
-		/* the account's own token for its seat at the new table */
-		accounts_seat_token(nt->id, mine, nt->seat[mine].account, tok);
+	char own[STORE_TOKEN_SIZE];
+	if (nt->seat[mine].account && !accounts_seat_token(nt->id, mine, nt->seat[mine].account, own)) {
+		/* the account's own token for its seat at the new table (else the
+		 * random one: its epoch could not be read) */
+		memcpy(tok, own, sizeof tok);
 		srv_token_hash(tok, nt->seat[mine].token_hash);
 	}
+	explicit_bzero(own, sizeof own);
 	chat_table *nc = chat_of(nt);
 	nc->creating = 1;
 	nc->old = t;

@@ -25,25 +25,17 @@ int tables_seat_of(const srv_table *t, const char *token)
 
 /* ---- seats --------------------------------------------------------------------------------- */
 
-/* Code points a name may not hold: controls (C0, DEL, C1 with U+0085)
- * and the format and separator characters that make a name read as
- * another one or break the line it is shown on (issue 21): the soft
- * hyphen, U+061C, U+180E, the zero-width space U+200B and the marks
- * U+200E-U+200F (but not the joiners U+200C-U+200D, which emoji such as
- * a family, and Persian and Indic names, are written with), line and
- * paragraph separators and bidirectional embeddings and overrides
- * U+2028-U+202E, U+2060-U+206F (word joiner, invisible operators,
- * isolates), the BOM U+FEFF, interlinear annotations U+FFF9-U+FFFB and the
- * tag characters U+E0000-U+E007F: every Cf character below U+10000 and
- * the tags, without a Unicode table. */
+/* Code points a name may not hold: controls (C0, DEL, C1 with U+0085),
+ * line and paragraph separators, and the format characters that make a
+ * name read as another one or break the line it is shown on (issue 21;
+ * srv_cp_format: the soft hyphen, the zero-width space, the marks and
+ * bidirectional embeddings, overrides and isolates, the BOM, the tags),
+ * but not the joiners U+200C-U+200D, which emoji such as a family, and
+ * Persian and Indic names, are written with. */
 static int name_refused_cp(unsigned c)
 {
-	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
-	       c == 0x200B || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-	       (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
-	       (c >= 0xE0000 && c <= 0xE007F) || (c >= 0x600 && c <= 0x605) || c == 0x6DD ||
-	       c == 0x70F || c == 0x8E2 || c == 0x110BD || c == 0x110CD ||
-	       (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A);
+	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+	       (srv_cp_format(c) && c != 0x200C && c != 0x200D);
 }
 
 int tables_name_ok(const char *name, size_t max_bytes)
@@ -189,14 +181,17 @@ srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int
 			return SE_TABLE_FULL;
 		}
 	}
+	/* the account gets its token again (accounts.h), under its epoch now */
+	if (account && accounts_seat_token(t->id, s, account, token)) {
+		snprintf(err, errsize, "the game database is unavailable: the seat was not taken");
+		return SE_STORAGE;
+	}
+	if (!account)
+		srv_random_hex(token, 16);
 	srv_seat *se = &t->seat[s];
 	se->kind = STORE_SEAT_HUMAN;
 	snprintf(se->name, sizeof se->name, "%s", name);
 	se->account = account;
-	if (account)
-		accounts_seat_token(t->id, s, account, token); /* the account gets it again */
-	else
-		srv_random_hex(token, 16);
 	srv_token_hash(token, se->token_hash);
 	*seat = s;
 	return SE_OK;

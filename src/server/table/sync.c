@@ -23,10 +23,23 @@
  * table is only marked (cl_stale) and loads when it is next asked for. A
  * table with a move of its own being stored loads once that is done. */
 
+/* Seats (a bit each) whose token the store replaced: a password change, a
+ * recovery or a deletion of their account (recovery.c). Every connection
+ * that held one of them did it with the old token: it holds it no more. */
+static void seats_revoked(srv_table *t, unsigned mask)
+{
+	for (srv_client *c = t->conns; c; c = c->tnext)
+		if (c->seat >= 0 && c->seat < CARC_MAX_PLAYERS && (mask >> c->seat & 1u)) {
+			c->seat = -1;
+			box->seat_revoked(c);
+		}
+}
+
 int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int n)
 {
 	srv_table *t = ctx;
 	int changed = 0;
+	unsigned revoked = 0;
 	char e[CARC_ERRMSG_SIZE];
 	if (t->status == STORE_VIEW)
 		return 0;
@@ -46,6 +59,10 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		if (se->pending || (se->kind == ss->kind && !strcmp(se->token_hash, ss->token_hash) &&
 		                    !strcmp(se->name, ss->name) && se->account == ss->account))
 			continue;
+		/* a human seat's token changes only when its account's does (no
+		 * connection holds an open or a reserved seat) */
+		if (se->kind == STORE_SEAT_HUMAN && strcmp(se->token_hash, ss->token_hash))
+			revoked |= 1u << ss->seat;
 		se->kind = ss->kind;
 		/* a seat taken by an account elsewhere follows it here; 0 once the
 		 * account is deleted (recovery.c) */
@@ -133,6 +150,8 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	}
 	if (t->status == STORE_OPEN && table_full(t))
 		start_if_full(t); /* the last seat was taken elsewhere: the game starts */
+	if (revoked)
+		seats_revoked(t, revoked);
 	if (changed)
 		announce_table(t);
 	if (t->status == STORE_OVER)

@@ -253,14 +253,48 @@ int tables_needs_owner(const srv_table *t)
 	return clock_bot_plays(t, carc_to_move(t->game));
 }
 
+/* Whether t holds its place in memory for its people: open or being
+ * played, and needed here. */
+static int holds_place(const srv_table *t)
+{
+	return t->status < STORE_OVER && !t->expired && !evictable(t);
+}
+
+static int counts_for(const srv_table *t, const char *owner)
+{
+	if (!strcmp(t->owner, owner))
+		return 1;
+	for (int i = 0; i < t->nseats; i++)
+		if (!strcmp(t->seat_addr[i], owner))
+			return 1;
+	return 0;
+}
+
 int tables_held_by(const char *owner)
 {
 	int n = 0;
 	if (!owner || !owner[0])
 		return 0;
 	for (const srv_table *t = all_head; t; t = t->next)
-		if (t->status < STORE_OVER && !t->expired && !evictable(t) && !strcmp(t->owner, owner))
+		if (holds_place(t) && counts_for(t, owner))
 			n++;
+	return n;
+}
+
+int tables_held_by_account(int64_t account)
+{
+	int n = 0;
+	if (!account)
+		return 0;
+	for (const srv_table *t = all_head; t; t = t->next) {
+		if (!holds_place(t))
+			continue;
+		for (int i = 0; i < t->nseats; i++)
+			if (t->seat[i].kind == STORE_SEAT_HUMAN && t->seat[i].account == account) {
+				n++;
+				break;
+			}
+	}
 	return n;
 }
 
@@ -387,7 +421,7 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		 * a negative number there */
 		json_object_set_new(oj, "seed", opt_seed_json(sg->seed));
 	}
-	int rc = opt_parse(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
+	int rc = opt_parse_stored(oj, cfg->bot_delay_ms, &t->opts, err, sizeof err);
 	json_decref(oj);
 	if (rc)
 		goto bad;

@@ -95,6 +95,10 @@ typedef struct srv_table {
 	int64_t created_ms, updated_ms;
 	int64_t idle_since_us;           /* when the last watcher left */
 	char owner[LIM_KEY_SIZE];        /* the creator's address key ("": not known) */
+	/* quick match (match.c): the address key each person joined from;
+	 * the table counts against each of them (tables_held_by) as it does
+	 * against its owner. "" for other tables and after a load */
+	char seat_addr[CARC_MAX_PLAYERS][LIM_KEY_SIZE];
 	int expired;                     /* open too long: being removed, not found any more */
 	srv_client *conns;               /* WebSocket clients at this table */
 	int nconns;
@@ -148,6 +152,13 @@ srv_table *tables_create(const srv_table_opts *o, const char *name, const char *
 /* How many open tables `owner` (an address key, lim_key) has made, and
  * when the oldest of them was made (ms since the epoch). */
 int tables_open_of(const char *owner, int64_t *oldest_ms);
+/* Whether address key `addr` ("": none) or account `account` (0: none)
+ * holds its share of the tables in memory (--max-tables-share percent of
+ * --max-tables, at least one): the tables it made or where quick match
+ * seated it (an address), the tables it sits at (an account), each open
+ * or being played and needing its place here. 1 with the refusal in err,
+ * or 0. */
+int tables_share_full(const char *addr, int64_t account, char *err, size_t errsize);
 /* Whether `owner` holds --max-open-tables open tables (rematches made from
  * its address count like any table): the seconds to wait (Retry-After),
  * with the refusal in err, or 0 when it may make one more. */
@@ -179,6 +190,12 @@ srv_err tables_move(srv_table *t, const char *token, const json_t *move, int tur
 srv_err tables_resign(srv_table *t, const char *token, const srv_origin *o, char *err,
                       size_t errsize);
 
+/* Quick match (clock.c): seat `seat` never made its first move in time,
+ * so the table is void: it ends unrated with nobody winning, the seat's
+ * account is held out of the queue and the others may go back to their
+ * place in it (store_match_void, docs/server.md "Quick match"). */
+void tables_void(srv_table *t, int seat);
+
 /* JSON texts (malloc'd, the caller frees): the full state as seen by seat
  * `you` (-1 for a spectator), the table summary, and the game record. */
 char *tables_state_text(const srv_table *t, int you);
@@ -207,7 +224,8 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
 int tables_seat_of_account(const srv_table *t, int64_t account);
 /* Friends (friends.h, fr_hooks.invite_seat): whether `account` may invite
  * `invitee` to table `id` (it sits there, the table is open with an open
- * seat, the invitee does not sit there): SE_OK with *seat, or an error. */
+ * seat, the invitee does not sit there): SE_OK with *seat, or an error
+ * (SE_NOT_FOUND also for a started private table it holds no seat at). */
 int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *seat, char *err,
                        size_t errsize);
 /* A table whose seats changed in the store (an account was deleted):

@@ -94,9 +94,11 @@ void tables_sync(srv_table *t);
 /* A store load's callback that brings t up to what was loaded (undo.c
  * calls it for a full reload). */
 int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int n);
-/* Tables in memory made by address `owner` that hold their place (open or
- * playing, and needed here: a client, a bot or clock, a write). */
+/* Tables in memory that hold their place (open or being played, needed
+ * here) and count against address key `owner` (made by it, or a quick
+ * match seated someone of it), or where account `account` sits. */
 int tables_held_by(const char *owner);
+int tables_held_by_account(int64_t account);
 /* writer.c's drain hook (sync.c): the stream learns each committed change */
 void tables_job_committed(wjob *j);
 

@@ -16,10 +16,11 @@
 
 /* Whether the game would be rated at its end as it stands (ratings.h): a
  * person with an account against bots of fixed ratings on the standard
- * pile, at a table not made unrated. Such a game is no training game. */
+ * pile, at a table not made unrated nor a tutorial (moves.c's rate_hook
+ * never rates one, whatever its pile). Such a game is no training game. */
 static int could_be_rated(const srv_table *t, int person)
 {
-	if (!t->opts.rated || !t->seat[person].account)
+	if (!t->opts.rated || t->opts.tutorial || !t->seat[person].account)
 		return 0;
 	if (t->opts.has_pile && !cfg->rate_custom_piles)
 		return 0;

@@ -411,11 +411,15 @@ int tables_invite_seat(const char *id, int64_t account, int64_t invitee, int *se
                        size_t errsize)
 {
 	srv_table *t = tables_find(id);
-	if (!t || t->expired) {
+	int seated = t ? tables_seat_of_account(t, account) >= 0 : 0;
+	/* a private table that has started is hidden from whoever holds no
+	 * seat there (as api_private_hidden hides it from every other route):
+	 * no such table */
+	if (!t || t->expired || (!seated && t->opts.private_ && t->status != STORE_OPEN)) {
 		snprintf(err, errsize, "no such table");
 		return SE_NOT_FOUND;
 	}
-	if (tables_seat_of_account(t, account) < 0) {
+	if (!seated) {
 		snprintf(err, errsize, "you hold no seat at this table: only its players invite");
 		return SE_BAD_TOKEN;
 	}

@@ -132,15 +132,16 @@ srv_err windows_hello(srv_table *t, const srv_client *c, uint64_t conn, const ch
 		snprintf(err, errsize, "the game database is unavailable");
 		return SE_STORAGE;
 	}
-	if (!take && s->window[0]) {
-		char *txt = holder_text(t, seat); /* who holds it: to the asker only */
+	/* asking, or taking what it holds already: the asker alone is told who
+	 * holds the seat (the others were told when it changed hands; telling
+	 * them again made one message of a client cost one to every watcher,
+	 * with no budget: it does not change hands, so take_budget is not
+	 * asked) */
+	if ((!take && s->window[0]) || !strcmp(s->window, window)) {
+		char *txt = holder_text(t, seat);
 		if (txt)
 			box->send_text(conn, txt);
 		free(txt);
-		return SE_OK;
-	}
-	if (!strcmp(s->window, window)) {
-		tell_all(t, seat); /* it holds them already: the others hear it again */
 		return SE_OK;
 	}
 	int w = take_budget(s);

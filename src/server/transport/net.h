@@ -56,7 +56,7 @@ struct srv_conn {
 	int hdr_pending;             /* the headers are still to be written */
 	int resp_status;
 	const char *resp_ctype;
-	char resp_cookie[200];
+	char resp_cookie[512]; /* Set-Cookie values, '\n' between two */
 	char resp_disp[128];
 	int resp_retry_after;        /* > 0: a Retry-After header, in seconds */
 	/* WebSocket */

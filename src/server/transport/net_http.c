@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "api.h"
+#include "errcode.h"
 #include "net_internal.h"
 #include "peers.h"
 #include "reply.h"
@@ -67,8 +68,16 @@ int net_http_write_headers(struct lws *wsi, int status, const char *ctype, size_
 		return -1;
 	if (add_header(wsi, "cache-control:", "no-store", &p, end))
 		return -1;
-	if (cookie && *cookie && add_header(wsi, "set-cookie:", cookie, &p, end))
-		return -1;
+	/* one Set-Cookie header a cookie: a login sets the device's and the
+	 * session's, '\n' between them (accounts.h) */
+	for (const char *c = cookie; c && *c;) {
+		size_t n = strcspn(c, "\n");
+		char one[512];
+		snprintf(one, sizeof one, "%.*s", (int)n, c);
+		if (add_header(wsi, "set-cookie:", one, &p, end))
+			return -1;
+		c += n + (c[n] == '\n');
+	}
 	if (disposition && *disposition && add_header(wsi, "content-disposition:", disposition, &p, end))
 		return -1;
 	if (retry_after > 0) {
@@ -296,7 +305,7 @@ static int http_dispatch(srv_conn *c)
 		                      "/api/health only");
 	if (!api_is_api_path(c->path))
 		return net_serve_static(c, c->path);
-	char query[1024], token[256], cookie[1024], origin[300], ctype[128];
+	char query[1024], token[256], cookie[NET_COOKIE_MAX], origin[300], ctype[128];
 	query_copy(c->wsi, query, sizeof query);
 	net_header_token(c->wsi, token, sizeof token);
 	net_header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
@@ -371,7 +380,7 @@ int net_http_begin(srv_conn *c, struct lws *wsi, const char *path)
 	int ulen;
 	c->method = lws_http_get_uri_and_method(wsi, &uri, &ulen);
 	snprintf(c->path, sizeof c->path, "%s", path);
-	char msg[200];
+	char msg[300];
 	if (net_over_conn_limit(wsi)) {
 		/* logged when it was accepted */
 		net_conn_limit_message(msg, sizeof msg);
@@ -379,6 +388,13 @@ int net_http_begin(srv_conn *c, struct lws *wsi, const char *path)
 		net_http_error(c, 429, "rate_limited", msg);
 		c->resp_retry_after = 10;
 		return 0;
+	}
+	if (!peers_host_ok(wsi, net_on_metrics_listener(wsi))) {
+		/* another site's name that points here (DNS rebinding): its pages
+		 * would be the server's own origin; nothing of it is read */
+		peers_host_message(wsi, msg, sizeof msg);
+		return http_error_early(c, srv_err_http_status(SE_BAD_HOST), srv_err_name(SE_BAD_HOST),
+		                        msg);
 	}
 	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING))
 		return http_error_early(c, 411, "length_required",

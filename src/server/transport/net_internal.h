@@ -28,6 +28,12 @@
 /* Responses and WebSocket messages go out in pieces of NET_CHUNK bytes,
  * one per writable callback, so no client holds the loop. */
 #define NET_CHUNK 16384
+/* The Cookie header as read for the API and the WebSocket: whole, up to
+ * what lws keeps of a request's headers (4096 bytes, its default). A
+ * browser holds a seat cookie a table for 30 days besides the session and
+ * device cookies; a header longer than the buffer is dropped whole, and
+ * at 1024 bytes 18 tables logged a player out (issue 26). */
+#define NET_COOKIE_MAX 4096
 
 /* net.c */
 extern const srv_config *net_cfg;

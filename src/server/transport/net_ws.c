@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "errcode.h"
 #include "net_internal.h"
 #include "peers.h"
 
@@ -241,7 +242,12 @@ static int upgrade_refuse(struct lws *wsi, int status, const char *code, const c
  * go on, or what the callback returns to refuse. */
 int net_ws_upgrade_check(struct lws *wsi)
 {
-	char msg[200], arg[300], origin[300], host[256];
+	char msg[300], arg[300], origin[300], host[256];
+	if (!peers_host_ok(wsi, net_on_metrics_listener(wsi))) {
+		peers_host_message(wsi, msg, sizeof msg);
+		return upgrade_refuse(wsi, srv_err_http_status(SE_BAD_HOST), srv_err_name(SE_BAD_HOST),
+		                      msg, 0);
+	}
 	if (net_on_metrics_listener(wsi))
 		return upgrade_refuse(wsi, 404, "not_found",
 		                      "this listener (--metrics-listen) answers /api/metrics and "
@@ -284,7 +290,7 @@ int net_ws_open(srv_conn *c, struct lws *wsi)
 	net_serial_new(c);
 	ws_link(c);
 	peers_addr(wsi, c->addr, sizeof c->addr);
-	char path[256], token[256], cookie[1024];
+	char path[256], token[256], cookie[NET_COOKIE_MAX];
 	net_header_copy(wsi, WSI_TOKEN_GET_URI, path, sizeof path);
 	net_header_token(wsi, token, sizeof token);
 	net_header_copy(wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);

@@ -2,9 +2,10 @@
  * peers.c - who a connection is: its address (an IPv6-mapped IPv4 address
  * as IPv4), the client a trusted proxy names (--trust-proxy: the last
  * X-Forwarded-For entry that is no trusted proxy, or X-Real-IP), whether
- * an Origin is the server's own or one --allow-origin names, and whether a
- * request comes from this machine. Pure functions of the request and the
- * configuration given to peers_setup; net.c asks them.
+ * an Origin is the server's own or one --allow-origin names, whether the
+ * Host a request names is one the server serves (DNS rebinding), and
+ * whether a request comes from this machine. Pure functions of the request
+ * and the configuration given to peers_setup; net*.c ask them.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -17,7 +18,22 @@
 
 const srv_config *peers_cfg;
 
-void peers_setup(const srv_config *c) { peers_cfg = c; }
+static int listens_anywhere(const char *listen);
+
+void peers_setup(const srv_config *c)
+{
+	peers_cfg = c;
+	if (c->n_host_names)
+		return;
+	/* an address of every interface names no host: say what is served */
+	const char *any = listens_anywhere(c->host)                                ? c->host
+	                  : c->metrics_host && listens_anywhere(c->metrics_host) ? c->metrics_host
+	                                                                         : NULL;
+	if (any)
+		srv_error("listening on %s without --host-name: only requests whose Host is an "
+		          "address or localhost are answered (others get 421 bad_host); name the "
+		          "site's host names with --host-name", any[0] ? any : "every address");
+}
 
 /* ---- trusted proxies (--trust-proxy) ------------------------------------------------------ */
 
@@ -185,6 +201,143 @@ int peers_origin_ok(const char *origin, const char *host)
 			return 1;
 	}
 	return 0;
+}
+
+/* ---- the host names served ----------------------------------------------------------- */
+
+/* A DNS name (labels of 1..63 letters, digits and '-', not at a label's
+ * ends; at most 253 bytes) or an address, each with a final dot or not,
+ * an IPv6 address in brackets or not. */
+int srv_host_name_ok(const char *v)
+{
+	char h[256];
+	unsigned char b[16];
+	size_t n = strlen(v);
+	if (n && v[n - 1] == '.')
+		n--;
+	if (!n || n >= sizeof h)
+		return 0;
+	memcpy(h, v, n);
+	h[n] = 0;
+	if (h[0] == '[' && h[n - 1] == ']' && n > 2) {
+		h[n - 1] = 0;
+		return inet_pton(AF_INET6, h + 1, b) == 1;
+	}
+	if (addr_bytes(h, b) > 0)
+		return 1;
+	if (n > 253)
+		return 0;
+	for (const char *label = h; *label;) {
+		size_t k = strspn(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+		if (k == 0 || k > 63 || label[0] == '-' || label[k - 1] == '-' ||
+		    (label[k] && label[k] != '.') || (label[k] == '.' && !label[k + 1]))
+			return 0;
+		label += k + (label[k] == '.');
+	}
+	return 1;
+}
+
+/* The name part of a Host header into out (lower case,
+ * without brackets or a final dot): "name", "name:port", "[v6]",
+ * "[v6]:port". 0, or -1 when it is none of those. */
+static int host_part(const char *h, char *out, size_t size)
+{
+	const char *end;
+	if (h[0] == '[') {
+		end = strchr(h, ']');
+		if (!end)
+			return -1;
+		h++;
+	} else {
+		end = h + strcspn(h, ":");
+	}
+	size_t n = (size_t)(end - h);
+	const char *port = end + (*end == ']');
+	if (*port == ':') {
+		size_t d = strspn(port + 1, "0123456789");
+		if (d == 0 || d > 5 || port[1 + d])
+			return -1;
+	} else if (*port) {
+		return -1;
+	}
+	if (n && h[n - 1] == '.')
+		n--;
+	if (!n || n >= size)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)h[i]);
+	out[n] = 0;
+	return 0;
+}
+
+/* A listening address that is no one address (none, 0.0.0.0, ::, an
+ * interface's name): the machine's addresses are not known here. */
+static int listens_anywhere(const char *listen)
+{
+	unsigned char b[16];
+	int len = listen ? addr_bytes(listen, b) : -1;
+	if (len < 0)
+		return 1;
+	for (int i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* Whether `name` (host_part's) is one the server serves: a --host-name;
+ * else the listener's own address and, when it is on loopback, localhost;
+ * a listener on every address serves every address (a DNS rebinding needs
+ * a name: an address names only the machine it is) and localhost. */
+static int host_served(const char *name, const char *listen)
+{
+	unsigned char b[16];
+	int literal = addr_bytes(name, b) > 0;
+	char want[256];
+	for (int i = 0; i < peers_cfg->n_host_names; i++) {
+		/* srv_host_name_ok's: no port, an IPv6 address in brackets or not */
+		const char *v = peers_cfg->host_names[i];
+		size_t n = strlen(v);
+		n -= n && v[n - 1] == '.';
+		if (n >= 2 && v[0] == '[')
+			v++, n -= 2;
+		if (!n || n >= sizeof want)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			want[k] = (char)tolower((unsigned char)v[k]);
+		want[n] = 0;
+		if (literal ? srv_addr_match(want, name) == 1 : !strcmp(want, name))
+			return 1;
+	}
+	if (listens_anywhere(listen))
+		return literal || !strcmp(name, "localhost");
+	if (literal)
+		return srv_addr_match(listen, name) == 1;
+	return !strcmp(name, "localhost") && peers_loopback(listen);
+}
+
+int peers_host_ok(struct lws *wsi, int metrics)
+{
+	char h[300], name[256];
+	int n = lws_hdr_total_length(wsi, WSI_TOKEN_HOST);
+	if (n <= 0)
+		return 1; /* no Host (HTTP/1.0): no browser sent it */
+	if (n >= (int)sizeof h || lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_HOST) <= 0)
+		return 0;
+	if (host_part(h, name, sizeof name))
+		return 0;
+	return host_served(name, metrics ? peers_cfg->metrics_host : peers_cfg->host);
+}
+
+void peers_host_message(struct lws *wsi, char *out, size_t size)
+{
+	char h[300], shown[64];
+	h[0] = 0;
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) < (int)sizeof h)
+		lws_hdr_copy(wsi, h, sizeof h, WSI_TOKEN_HOST);
+	srv_utf8_fix(h, shown, sizeof shown); /* quoted in JSON: UTF-8, cut short */
+	snprintf(out, size, "this server does not answer for the host '%s': it answers for the "
+	         "names of --host-name, its listening address and, on loopback, localhost",
+	         shown);
 }
 
 /* ---- on this machine -------------------------------------------------------------- */

@@ -26,6 +26,13 @@ void peers_addr(struct lws *wsi, char *out, size_t size);
 /* Whether a page of `origin` may talk to the server reached as `host`:
  * the server's own origin, or one --allow-origin names. */
 int peers_origin_ok(const char *origin, const char *host);
+/* Whether the Host a request names (its name part: the port does not
+ * count, nor case, nor a final dot) is one the server serves (peers.c,
+ * host_served); a request without a Host is. `metrics`: wsi came in on
+ * the --metrics-listen listener, whose own address counts then. */
+int peers_host_ok(struct lws *wsi, int metrics);
+/* The text of the refusal (421 bad_host) naming the Host sent. */
+void peers_host_message(struct lws *wsi, char *out, size_t size);
 /* Whether an address is a loopback one, and whether a request comes from
  * this machine (forwarded: a trusted proxy names a loopback client). */
 int peers_loopback(const char *a);
