@@ -331,8 +331,10 @@ void clock_resign(srv_table *t, int seat, int ends, store_clock *out)
 
 int clock_seat_moved(const srv_table *t, int p)
 {
-	for (int i = 0; i < t->game.nturns; i++)
-		if (t->game.turns[i].player == p)
+	int n = carc_steps_played(t->game);
+	carc_step_info st;
+	for (int i = 0; i < n; i++)
+		if (!carc_step_played(t->game, i, &st) && st.player == p)
 			return 1;
 	return 0;
 }

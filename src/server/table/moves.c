@@ -364,13 +364,8 @@ void tables_void(srv_table *t, int seat)
 	j->seatno = seat;
 	clock_no_show(t, seat, &j->clock);
 	/* over with the scores as they stand, nobody wins, nobody is rated */
-	srv_sb a;
-	sb_init(&a);
-	gj_scores(&a, &t->game);
-	j->result.scores = sb_take(&a);
-	sb_init(&a);
-	gj_by_kind(&a, &t->game);
-	j->result.by_kind = sb_take(&a);
+	j->result.scores = gj_member(t->game, "scores");
+	j->result.by_kind = gj_member(t->game, "by_kind");
 	j->result.winners = srv_xstrdup("[]");
 	j->result.at_ms = srv_now_ms();
 	j->has_result = 1;
