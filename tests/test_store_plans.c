@@ -221,7 +221,7 @@ static const struct {
 	int merged; /* walks of a page each, merged: sorts two pages */
 } SITE_WALKS[] = {
 	/* the best first: offset + limit rows (the offset is capped) */
-	{"leaderboard", "accounts_by_rating", 0},
+	{"leaderboard", "accounts_board", 0},
 	/* the newest finished first (private ones are skipped) */
 	{"finished games", "results_by_finish", 0},
 	/* the open tables of the last --open-expiry, newest first */
