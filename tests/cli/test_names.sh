@@ -39,9 +39,15 @@ for sub in ["src/server", "src/cli", "python", "web"]:
             if not f.endswith(exts):
                 continue
             path = os.path.join(d, f)
-            in_block = False
+            in_block = in_doc = False
             for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
                 s = line.strip()
+                q3 = chr(34) * 3
+                if path.endswith(".py") and (in_doc or s.startswith((q3, "r" + q3))):
+                    # a docstring is prose, like a comment
+                    q = s.count(q3)
+                    in_doc = (q % 2 == 1) != in_doc
+                    continue
                 if in_block:
                     in_block = "*/" not in s
                     continue
@@ -70,6 +76,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src/server" "$tmp/web/js"
 printf 'const char *k = "follower"; /* "city" in a comment is prose */\n' >"$tmp/src/server/x.c"
 printf "const pile = ['D', 'E'];\nif (key === 'R') rotate();\n" >"$tmp/web/js/y.js"
+mkdir -p "$tmp/python"
+printf 'def f():\n    """carc.tile("D") names a tile,\n    "follower" a figure."""\n    return 1\n' >"$tmp/python/z.py"
 out=$(scan "$tmp") && fail "copied names were not found"
 [ "$(echo "$out" | wc -l)" = 2 ] || fail "expected the two copies, found: $out"
 echo "$out" | grep -q "x.c:1" && echo "$out" | grep -q "y.js:1" || fail "wrong lines: $out"

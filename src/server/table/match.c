@@ -61,13 +61,12 @@ _Static_assert(STORE_ADDR_SIZE == LIM_KEY_SIZE, "a queue entry holds an address 
 
 static const struct {
 	const char *id;
-	const char *exp[4];
-	int nexp;
+	unsigned exp; /* CARC_EXP_* bits, named by the engine (exp_json) */
 } RULES[] = {
-	{"base", {NULL}, 0},
-	{"ic", {"inns-cathedrals"}, 1},
-	{"ic-tb", {"inns-cathedrals", "traders-builders"}, 2},
-	{"all", {"river", "inns-cathedrals", "traders-builders", "abbot"}, 4},
+	{"base", 0},
+	{"ic", CARC_EXP_INNS},
+	{"ic-tb", CARC_EXP_INNS | CARC_EXP_TRADERS},
+	{"all", CARC_EXP_RIVER | CARC_EXP_INNS | CARC_EXP_TRADERS | CARC_EXP_ABBOT},
 };
 #define NRULES ((int)(sizeof RULES / sizeof RULES[0]))
 
@@ -190,14 +189,23 @@ static int pool_index(const pool_t *p)
 	return ((p->players - MATCH_PLAYERS_MIN) * NRULES + p->rules) * NCLOCKS + p->clock;
 }
 
+/* The expansions of bits `exp` by their names (the engine's), in the
+ * engine's order. */
+static json_t *exp_json(unsigned exp)
+{
+	json_t *ex = json_array();
+	for (int i = 0; i < carc_name_count(CARC_NAMES_EXPANSION); i++)
+		if (exp & (1u << i))
+			json_array_append_new(ex, json_string(carc_name(CARC_NAMES_EXPANSION, i)));
+	return ex;
+}
+
 /* The table options of a pool, as a client would send them to POST
  * /api/tables (opt_parse checks them as it checks theirs). Never "rated":
  * false: a quick match is always rated (its rematch too). */
 static json_t *pool_options(const pool_t *p)
 {
-	json_t *ex = json_array();
-	for (int i = 0; i < RULES[p->rules].nexp; i++)
-		json_array_append_new(ex, json_string(RULES[p->rules].exp[i]));
+	json_t *ex = exp_json(RULES[p->rules].exp);
 	json_t *clock = json_pack("{s:s, s:i}", "mode", CLOCKS[p->clock].mode, "move_s",
 	                          CLOCKS[p->clock].move_s);
 	if (!strcmp(CLOCKS[p->clock].mode, "realtime"))
@@ -216,9 +224,7 @@ static json_t *choices_json(void)
 	for (int n = MATCH_PLAYERS_MIN; n <= MATCH_PLAYERS_MAX; n++)
 		json_array_append_new(players, json_integer(n));
 	for (int i = 0; i < NRULES; i++) {
-		json_t *ex = json_array();
-		for (int k = 0; k < RULES[i].nexp; k++)
-			json_array_append_new(ex, json_string(RULES[i].exp[k]));
+		json_t *ex = exp_json(RULES[i].exp);
 		json_array_append_new(rules, json_pack("{s:s, s:o}", "id", RULES[i].id, "expansions", ex));
 	}
 	for (int i = 0; i < NCLOCKS; i++) {
