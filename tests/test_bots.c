@@ -225,6 +225,50 @@ static void every_bot_plays_the_expansions(void **state)
 	free(g);
 }
 
+/* A kind of step the bots were never written for (the test build's
+ * "test-pass", decided by the next player after each tile): every bot
+ * plays such games to the end, the checking build comparing the
+ * evaluations it makes quickly with full ones as it goes. */
+static void every_bot_plays_a_step_it_does_not_know(void **state)
+{
+	(void)state;
+#ifdef CARC_TEST_STEPS
+	const char *const specs[] = {"greedy", "mcts:iter=6", "star25:depth=2,width=1", "random",
+	                             "softgreedy:temp=2"};
+	char err[CARC_ERRMSG_SIZE];
+	int exp = carc_expansion_parse("test-pass");
+	assert_true(exp > 0);
+	int pile[TILE_TYPES] = {0};
+	const char *names[] = {"A", "B", "K", "L", "V", "W", "U", "E", "F", "G", "H", "I"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		pile[carc_tile_parse(names[i])]++;
+	for (int players = 2; players <= 3; players++) {
+		carc_rules r = t_rules(players);
+		r.expansions = (unsigned)exp;
+		carc_game *g = carc_game_alloc();
+		assert_non_null(g);
+		if (carc_game_init(g, &r, 23, pile, TILE_TYPES, err) != CARC_OK)
+			fail_msg("test-pass game: %s", err);
+		carc_bot *b[CARC_MAX_PLAYERS];
+		for (int p = 0; p < players; p++)
+			b[p] = bot(specs[(p + players) % 5], (uint64_t)p + 3);
+		int other = 0;
+		while (!carc_game_over(g)) {
+			int p = carc_to_move(g);
+			other += carc_step_kind(g) != CARC_STEP_TILE;
+			carc_move m = carc_bot_choose(b[p], g);
+			if (carc_apply(g, m, NULL, err) != CARC_OK)
+				fail_msg("%s, %d players: illegal decision: %s", carc_bot_spec(b[p]), players,
+				         err);
+		}
+		assert_true(other >= 10); /* the step came after (nearly) every tile */
+		for (int p = 0; p < players; p++)
+			carc_bot_free(b[p]);
+		carc_game_free(g);
+	}
+#endif
+}
+
 /* ---- determinism ------------------------------------------------------------ */
 
 static void same_seed_same_moves(void **state)
@@ -635,6 +679,7 @@ int main(void)
 		cmocka_unit_test(specs_rejected_with_a_reason),
 		cmocka_unit_test(every_bot_plays_legal_games),
 		cmocka_unit_test(every_bot_plays_the_expansions),
+		cmocka_unit_test(every_bot_plays_a_step_it_does_not_know),
 		cmocka_unit_test(same_seed_same_moves),
 		cmocka_unit_test(playout_temperature),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),

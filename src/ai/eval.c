@@ -649,20 +649,33 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		carc_game_copy(P, g);
 		if (carc_apply(P, pl[i], NULL, NULL) != CARC_OK)
 			continue;
-		eval_child(c, P, w, e0);
-		moves[n] = pl[i];
-		vals[n++] = relative(w, e0, players, p);
+		/* the cache's numbers are those of the next turn (one tile fewer):
+		 * a decision after which the turn goes on (a step of another kind
+		 * comes first) is evaluated in full, as it stands */
+		int whole = !carc_game_over(P) && carc_tiles_left(P) != c->env.T;
+		if (whole) {
+			vals[n] = eval_for(P, w, p);
+		} else {
+			eval_child(c, P, w, e0);
+			vals[n] = relative(w, e0, players, p);
+		}
+		moves[n++] = pl[i];
 		if (pl[i] == CARC_MOVE_DISCARD)
 			continue;
 		int ti = ai_new_tile(P, g);
 		int nf = carc_figure_options(g, pl[i], fo, AI_MAX_FIGOPTS);
 		for (int f = 0; f < nf && n < max; f++) {
 			memcpy(e, e0, sizeof e);
-			if (carc_game_over(P) || carc_step_kind(P) != CARC_STEP_TILE ||
+			if (whole || carc_game_over(P) || carc_step_kind(P) != CARC_STEP_TILE ||
 			    figure_delta(c, P, ti, fo[f], me, w, e)) {
 				carc_game_copy(tmp, g);
 				if (carc_apply(tmp, fo[f], NULL, NULL) != CARC_OK)
 					continue;
+				if (whole) {
+					moves[n] = fo[f];
+					vals[n++] = eval_for(tmp, w, p);
+					continue;
+				}
 				eval_child(c, tmp, w, e);
 			}
 			moves[n] = fo[f];

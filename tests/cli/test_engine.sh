@@ -188,6 +188,33 @@ with open(os.path.join(tmp, "exp.json"), "w") as f:
     json.dump(b.ask({"cmd": "record"})["record"], f)
 out = subprocess.run([carc, "replay", os.path.join(tmp, "exp.json")], capture_output=True, text=True)
 check(out.returncode == 0 and ": ok (" in out.stdout, out.stdout + out.stderr)
+# a step of a kind no code outside the engine names (the test build's
+# "test-pass", decided by the next player after each tile): the engine
+# says the step's kind and who decides, a bot decides it, a decision of
+# its kind is read by its one key, and the record replays
+names = json.loads(subprocess.run([carc, "names", "--json"], capture_output=True,
+                                  text=True, check=True).stdout)
+extra = [e for e in names["expansions"] if e in names["steps"]]
+if extra:
+    kind = extra[0]
+    c = Engine("--bot", "greedy", "--seed", "5")
+    s = c.ask({"cmd": "new", "rules": {"players": 2, "expansions": [kind]}, "seed": 4})
+    check(s["step_kind"] == "tile" and s["to_move"] == 0, s)
+    s = c.ask({"cmd": "move", "move": c.ask({"cmd": "go"})["move"]})
+    check((s["step_kind"], s["to_move"], s["steps"], s["turns"]) == (kind, 1, 1, 1), s)
+    check(c.ask({"cmd": "move", "move": {kind: 7}})["type"] == "error", "a decision not offered")
+    s = c.ask({"cmd": "move", "move": {kind: 1}})
+    check((s["step_kind"], s["to_move"], s["steps"]) == ("tile", 1, 2), s)
+    for _ in range(20):
+        s = c.ask({"cmd": "move", "move": c.ask({"cmd": "go"})["move"]})
+        check(s["type"] == "state", s)
+    check(s["steps"] == 22, s)
+    with open(os.path.join(tmp, "pass.json"), "w") as f:
+        json.dump(c.ask({"cmd": "record"})["record"], f)
+    out = subprocess.run([carc, "replay", os.path.join(tmp, "pass.json")], capture_output=True,
+                         text=True)
+    check(out.returncode == 0 and ": ok (" in out.stdout, out.stdout + out.stderr)
+    c.close()
 check(a.ask({"cmd": "quit"})["type"] == "bye", "quit")
 check(a.p.wait(timeout=30) == 0, "exit status after quit")
 b.close()  # end of input
