@@ -202,7 +202,7 @@ install: $(LIB_A) $(LIB_SO) $(CARC)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 include/carc.h include/carc_bot.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/carc.h include/carc_bot.h include/carc_jansson.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(CARC) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' carc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/carc.pc
 

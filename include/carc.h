@@ -490,7 +490,8 @@ char *carc_move_json(const carc_game *g, carc_move m);
  * them). Accepts "discard": true for "discarded": true. CARC_OK with *m
  * a legal decision, or CARC_ERR_PARSE (not an object, a key missing or of
  * the wrong type) / CARC_ERR_ILLEGAL (no such legal decision) with what is
- * wrong in err. The one reader of a decision's JSON. */
+ * wrong in err. The one reader of a decision's JSON (include/carc_jansson.h:
+ * the same for a program that holds the object as a jansson value). */
 carc_status carc_move_parse(const carc_game *g, const char *json, size_t len, carc_move *m,
                             char err[CARC_ERRMSG_SIZE]);
 /* Whether a decision of g's current step may have the key `path` (a key,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "support.h"
 
 static json_t *parse(char *text)
@@ -25,6 +26,55 @@ static json_t *parse(char *text)
 }
 
 /* ---- names -------------------------------------------------------------------------------- */
+
+/* The views' writer: what it writes is JSON that reads back as written,
+ * across the buffer's growth (the inline way that fits and the way that
+ * grows), with a caller's text escaped and numbers of every size. */
+static void json_writer_writes_json(void **state)
+{
+	(void)state;
+	jo_buf b;
+	jo_init(&b);
+	char text[40];
+	jo_raw(&b, "[");
+	for (int i = 0; i < 2000; i++) {
+		int f = 1;
+		jo_raw(&b, i ? ",{" : "{");
+		jo_kint(&b, &f, "i", i % 3 == 0 ? -i * 977L : i % 3 == 1 ? i % 10 : i * 123457L);
+		snprintf(text, sizeof text, "a\"b\\c\n%c\x01%d", 'A' + i % 26, i);
+		jo_kstr(&b, &f, "text", text);
+		jo_kbool(&b, &f, "odd", i & 1);
+		jo_kopen(&b, &f, "list");
+		int v[3] = {i, -1, 0};
+		jo_ints(&b, v, 3);
+		jo_raw(&b, "}");
+	}
+	jo_raw(&b, "]");
+	char *out = jo_take(&b);
+	assert_non_null(out);
+	json_error_t je;
+	json_t *a = json_loads(out, 0, &je);
+	if (!a)
+		fail_msg("not JSON: %s at %d", je.text, je.position);
+	assert_int_equal(json_array_size(a), 2000);
+	for (int i = 0; i < 2000; i++) {
+		json_t *o = json_array_get(a, (size_t)i);
+		long want = i % 3 == 0 ? -i * 977L : i % 3 == 1 ? i % 10 : i * 123457L;
+		assert_int_equal(json_integer_value(json_object_get(o, "i")), want);
+		snprintf(text, sizeof text, "a\"b\\c\n%c\x01%d", 'A' + i % 26, i);
+		assert_string_equal(json_string_value(json_object_get(o, "text")), text);
+		assert_int_equal(json_is_true(json_object_get(o, "odd")), i & 1);
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(o, "list"), 0)), i);
+		assert_int_equal(json_object_size(o), 4);
+	}
+	json_decref(a);
+	free(out);
+	/* an empty buffer gives an empty text */
+	jo_init(&b);
+	out = jo_take(&b);
+	assert_string_equal(out, "");
+	free(out);
+}
 
 static void vocabulary_lists_every_name(void **state)
 {
@@ -292,6 +342,7 @@ static void records_carry_later_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_writer_writes_json),
 		cmocka_unit_test(vocabulary_lists_every_name),
 		cmocka_unit_test(decision_json_reads_and_writes),
 		cmocka_unit_test(step_log_tells_points_and_figures_home),

@@ -1,6 +1,7 @@
 /*
  * jsonout.c - the engine's JSON text writer (see jsonout.h).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,9 @@ static int room(jo_buf *b, size_t n)
 	return 1;
 }
 
-void jo_rawn(jo_buf *b, const char *s, size_t n)
+/* jo_rawn's way when the bytes do not fit (or after running out of
+ * memory, when they are dropped) */
+void jo_grow(jo_buf *b, const char *s, size_t n)
 {
 	if (!room(b, n))
 		return;
@@ -62,13 +65,13 @@ void jo_rawn(jo_buf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
-void jo_raw(jo_buf *b, const char *s)
-{
-	jo_rawn(b, s, strlen(s));
-}
-
 void jo_int(jo_buf *b, long v)
 {
+	if (v >= 0 && v < 10 && b->s && b->cap - b->len > 2) { /* most numbers of a view */
+		b->s[b->len++] = (char)('0' + v);
+		b->s[b->len] = 0;
+		return;
+	}
 	char buf[24], *p = buf + sizeof buf;
 	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
 	do
@@ -84,8 +87,31 @@ void jo_bool(jo_buf *b, int v)
 	jo_raw(b, v ? "true" : "false");
 }
 
+/* 1 if s needs no escaping */
+static int plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == '"' || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
 void jo_str(jo_buf *b, const char *s)
 {
+	size_t n = strlen(s);
+	if (plain(s, n)) { /* the engine's own names, nearly always */
+		if (!room(b, n + 2))
+			return;
+		char *d = b->s + b->len;
+		d[0] = '"';
+		memcpy(d + 1, s, n);
+		d[n + 1] = '"';
+		b->len += n + 2;
+		b->s[b->len] = 0;
+		return;
+	}
 	jo_rawn(b, "\"", 1);
 	const char *run = s;
 	for (; *s; s++) {
@@ -105,36 +131,25 @@ void jo_str(jo_buf *b, const char *s)
 	jo_rawn(b, "\"", 1);
 }
 
-void jo_key(jo_buf *b, const char *key)
+void jo_key_check(const char *key, size_t n)
 {
-	jo_str(b, key);
-	jo_rawn(b, ":", 1);
+	assert(plain(key, n));
+	(void)key, (void)n;
 }
 
-void jo_kopen(jo_buf *b, int *first, const char *key)
+void jo_key_grow(jo_buf *b, const char *key, size_t n, int comma)
 {
-	if (!*first)
-		jo_rawn(b, ",", 1);
-	*first = 0;
-	jo_key(b, key);
-}
-
-void jo_kint(jo_buf *b, int *first, const char *key, long v)
-{
-	jo_kopen(b, first, key);
-	jo_int(b, v);
-}
-
-void jo_kstr(jo_buf *b, int *first, const char *key, const char *s)
-{
-	jo_kopen(b, first, key);
-	jo_str(b, s);
-}
-
-void jo_kbool(jo_buf *b, int *first, const char *key, int v)
-{
-	jo_kopen(b, first, key);
-	jo_bool(b, v);
+	if (!room(b, n + 4))
+		return;
+	char *d = b->s + b->len;
+	if (comma)
+		*d++ = ',';
+	d[0] = '"';
+	memcpy(d + 1, key, n);
+	d[n + 1] = '"';
+	d[n + 2] = ':';
+	d[n + 3] = 0;
+	b->len += n + 3 + (comma != 0);
 }
 
 void jo_ints(jo_buf *b, const int *v, int n)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carc_jansson.h"
 #include "view.h"
 
 static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -209,6 +210,12 @@ char *carc_move_json(const carc_game *g, carc_move m)
 		eng_move_write(&b, &first, g->step, g->pile[g->pos], m);
 	jo_raw(&b, "}");
 	return jo_take(&b);
+}
+
+carc_status carc_move_from_json(const carc_game *g, const json_t *o, carc_move *m,
+                                char err[CARC_ERRMSG_SIZE])
+{
+	return eng_move_read(g, o, m, err);
 }
 
 carc_status carc_move_parse(const carc_game *g, const char *json, size_t len, carc_move *m,

@@ -7,6 +7,8 @@
 
 #include "move_json.h"
 
+#include "carc_jansson.h"
+
 json_t *mj_move(const carc_game *g, carc_move m)
 {
 	char *text = carc_move_json(g, m);
@@ -23,13 +25,7 @@ carc_status mj_parse(const carc_game *g, const json_t *o, carc_move *m, char *er
 		snprintf(err, errsize, "a move must be a JSON object");
 		return CARC_ERR_PARSE;
 	}
-	char *text = json_dumps(o, JSON_COMPACT);
-	if (!text) {
-		snprintf(err, errsize, "out of memory");
-		return CARC_ERR_NOMEM;
-	}
-	carc_status st = carc_move_parse(g, text, strlen(text), m, e);
-	free(text);
+	carc_status st = carc_move_from_json(g, o, m, e);
 	if (st != CARC_OK)
 		snprintf(err, errsize, "%s", e);
 	return st;
