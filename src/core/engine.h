@@ -98,6 +98,9 @@ static inline unsigned river_sides(int type, int rot)
 }
 
 uint64_t eng_mix64(uint64_t x);
+/* The message of a refusal into err (CARC_ERRMSG_SIZE bytes; NULL: none
+ * wanted). */
+void eng_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* game.c: the decisions of the current step when it is not a tile step */
 int eng_step_moves(const carc_game *g, carc_move *buf, int max);
 /* names.c: a figure kind in words for messages ("big follower") */

@@ -46,8 +46,7 @@ static void shuffle(uint8_t *a, int n, uint64_t *state)
 	}
 }
 
-static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void seterr(char *err, const char *fmt, ...)
+void eng_seterr(char *err, const char *fmt, ...)
 {
 	if (!err)
 		return;
@@ -99,37 +98,37 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
                            const int *pile, int npile_types, char err[CARC_ERRMSG_SIZE])
 {
 	if (!g || !r) {
-		seterr(err, "null game or rules");
+		eng_seterr(err, "null game or rules");
 		return CARC_ERR_ARG;
 	}
 	unsigned ex = r->expansions;
 	if (ex & ~carc_expansions_known()) {
-		seterr(err, "unknown expansion bits 0x%x", ex & ~carc_expansions_known());
+		eng_seterr(err, "unknown expansion bits 0x%x", ex & ~carc_expansions_known());
 		return CARC_ERR_ARG;
 	}
 	if ((ex & CARC_EXP_INNS) && (ex & CARC_EXP_INNS_TILES)) {
-		seterr(err, "choose inns-cathedrals or inns-cathedrals-tiles, not both");
+		eng_seterr(err, "choose inns-cathedrals or inns-cathedrals-tiles, not both");
 		return CARC_ERR_ARG;
 	}
 	int maxp = carc_rules_max_players(ex);
 	if (r->players < 2 || r->players > maxp) {
-		seterr(err, "players must be 2 to %d%s, not %d", maxp,
+		eng_seterr(err, "players must be 2 to %d%s, not %d", maxp,
 		       maxp == 5 ? " (6 with inns-cathedrals)" : "", r->players);
 		return CARC_ERR_ARG;
 	}
 	if (r->farm_scoring < 0 || r->farm_scoring >= CARC_FARM_SCORING_COUNT) {
-		seterr(err, "unknown farm scoring %d", r->farm_scoring);
+		eng_seterr(err, "unknown farm scoring %d", r->farm_scoring);
 		return CARC_ERR_ARG;
 	}
 	if (pile && npile_types < 0) {
-		seterr(err, "pile has %d tile types", npile_types);
+		eng_seterr(err, "pile has %d tile types", npile_types);
 		return CARC_ERR_ARG;
 	}
 	/* a caller's array may be longer than the types this engine knows,
 	 * with nothing in the rest */
 	for (int t = TILE_TYPES; pile && t < npile_types; t++)
 		if (pile[t]) {
-			seterr(err, "pile names tile type %d, the engine knows %d", t, TILE_TYPES);
+			eng_seterr(err, "pile names tile type %d, the engine knows %d", t, TILE_TYPES);
 			return CARC_ERR_ARG;
 		}
 
@@ -155,7 +154,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		memcpy(g->supply[p], start_supply, sizeof start_supply);
 	/* every figure may stand on the board at once */
 	if (figures > ST_MAX_FIGURES) {
-		seterr(err, "%d figures in play, the engine holds %d", figures, ST_MAX_FIGURES);
+		eng_seterr(err, "%d figures in play, the engine holds %d", figures, ST_MAX_FIGURES);
 		return CARC_ERR_ARG;
 	}
 	g->player = 0;
@@ -187,15 +186,15 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	if (pile) {
 		for (int t = 0; t < npile_types && t < TILE_TYPES; t++) {
 			if (pile[t] < 0) {
-				seterr(err, "pile count of %s is negative (%d)", tile_defs[t].name, pile[t]);
+				eng_seterr(err, "pile count of %s is negative (%d)", tile_defs[t].name, pile[t]);
 				return CARC_ERR_ARG;
 			}
 			if (pile[t] && !eng_type_in_rules(r, t)) {
-				seterr(err, "tile %s is not in this game's tile sets", tile_defs[t].name);
+				eng_seterr(err, "tile %s is not in this game's tile sets", tile_defs[t].name);
 				return CARC_ERR_ARG;
 			}
 			if (pile[t] && river_class(t) == 2 && t == start) {
-				seterr(err, "tile %s is the start tile, not part of the pile",
+				eng_seterr(err, "tile %s is the start tile, not part of the pile",
 				       tile_defs[t].name);
 				return CARC_ERR_ARG;
 			}
@@ -207,7 +206,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	int n = 0;
 	for (int t = 0; t < TILE_TYPES; t++) {
 		if (n + counts[t] > ST_MAX_TILES - 1) {
-			seterr(err, "pile holds more than %d tiles", ST_MAX_TILES - 1);
+			eng_seterr(err, "pile holds more than %d tiles", ST_MAX_TILES - 1);
 			return CARC_ERR_ARG;
 		}
 		for (int k = 0; k < counts[t]; k++)
@@ -221,7 +220,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		for (int t = 0; t < TILE_TYPES; t++)
 			nodes += counts[t] * tile_defs[t].nseg;
 		if (nodes > ST_MAX_NODES) {
-			seterr(err, "the pile's tiles have more than %d segments", ST_MAX_NODES);
+			eng_seterr(err, "the pile's tiles have more than %d segments", ST_MAX_NODES);
 			return CARC_ERR_ARG;
 		}
 	}
@@ -257,7 +256,7 @@ carc_game *carc_game_new(const carc_rules *r, uint64_t seed, const int *pile, in
 {
 	carc_game *g = carc_game_alloc();
 	if (!g) {
-		seterr(err, "out of memory");
+		eng_seterr(err, "out of memory");
 		return NULL;
 	}
 	if (carc_game_init(g, r, seed, pile, npile_types, err) != CARC_OK) {
@@ -729,7 +728,7 @@ static carc_status check_step(const carc_game *g, carc_move m, char *err)
 	for (int i = 0; i < n; i++)
 		if (buf[i] == m)
 			return CARC_OK;
-	seterr(err, "%u is not a decision of the %s step", m, carc_name(CARC_NAMES_STEP, g->step));
+	eng_seterr(err, "%u is not a decision of the %s step", m, carc_name(CARC_NAMES_STEP, g->step));
 	return CARC_ERR_ILLEGAL;
 }
 
@@ -759,7 +758,7 @@ static carc_status check_placement(const carc_game *g, int type, int x, int y, i
 	static const char *const SIDE[4] = {"north", "east", "south", "west"};
 	int v = hm_get(g, x, y);
 	if (v < 0 || !(v & HM_FRONTIER)) {
-		seterr(err, v >= 0 ? "square (%d, %d) is taken"
+		eng_seterr(err, v >= 0 ? "square (%d, %d) is taken"
 		                   : "square (%d, %d) does not touch the board by a side",
 		       x, y);
 		return CARC_ERR_ILLEGAL;
@@ -767,19 +766,19 @@ static carc_status check_placement(const carc_game *g, int type, int x, int y, i
 	const carc_cell *c = &g->frontier[v & (HM_FRONTIER - 1)];
 	if ((TT_EDGES[type][rot] & c->mask) != c->req) {
 		unsigned bad = (TT_EDGES[type][rot] & c->mask) ^ c->req;
-		seterr(err, "tile %s at (%d, %d) rot %d does not match its %s neighbour",
+		eng_seterr(err, "tile %s at (%d, %d) rot %d does not match its %s neighbour",
 		       tile_defs[type].name, x, y, rot, SIDE[__builtin_ctz(bad) / 2]);
 		return CARC_ERR_ILLEGAL;
 	}
 	if (river_class(type) && !river_ok(g, x, y, type, rot)) {
 		if (!g->river_open || x != g->river_x || y != g->river_y)
-			seterr(err, "river tile %s must continue the river at (%d, %d)",
+			eng_seterr(err, "river tile %s must continue the river at (%d, %d)",
 			       tile_defs[type].name, g->river_x, g->river_y);
 		else if (!(river_sides(type, rot) >> g->river_side & 1))
-			seterr(err, "river tile %s at rot %d does not continue the river from the %s",
+			eng_seterr(err, "river tile %s at rot %d does not continue the river from the %s",
 			       tile_defs[type].name, rot, SIDE[g->river_side]);
 		else
-			seterr(err, "river tile %s at rot %d turns the same way as the last river "
+			eng_seterr(err, "river tile %s at rot %d turns the same way as the last river "
 			            "curve (no U-turns)",
 			       tile_defs[type].name, rot);
 		return CARC_ERR_ILLEGAL;
@@ -793,60 +792,60 @@ static void explain_figure(const carc_game *g, carc_move m, int type, char *err)
 	const tile_def *def = &tile_defs[type];
 	int seg = carc_move_seg(m), fig = carc_move_figure(m), p = g->player;
 	if (carc_move_recall(m)) {
-		seterr(err, seg != CARC_SEG_NONE ? "an abbot recall places no figure"
+		eng_seterr(err, seg != CARC_SEG_NONE ? "an abbot recall places no figure"
 		                                 : "player %d has no abbot on the board",
 		       p);
 		return;
 	}
 	if (seg >= def->nseg) {
-		seterr(err, "tile %s has no segment %d", def->name, seg);
+		eng_seterr(err, "tile %s has no segment %d", def->name, seg);
 		return;
 	}
 	if (fig >= CARC_FIG_COUNT) {
-		seterr(err, "unknown figure %d", fig);
+		eng_seterr(err, "unknown figure %d", fig);
 		return;
 	}
 	const char *at = carc_port_name(TT_SEGPORT[type][carc_move_rot(m)][seg]);
 	int kind = def->seg[seg].kind;
 	if (!g->supply[p][fig]) {
-		seterr(err, "player %d has no %s in supply", p, eng_figure_words(fig));
+		eng_seterr(err, "player %d has no %s in supply", p, eng_figure_words(fig));
 		return;
 	}
 	if (kind == CARC_FEAT_RIVER) {
-		seterr(err, "no figure may stand on the river (%s)", at);
+		eng_seterr(err, "no figure may stand on the river (%s)", at);
 		return;
 	}
 	if (kind == CARC_FEAT_FIELD && !g->rules.farmers) {
-		seterr(err, "no farmers in this game (%s is a field)", at);
+		eng_seterr(err, "no farmers in this game (%s is a field)", at);
 		return;
 	}
 	switch (fig) {
 	case CARC_FIG_BUILDER:
-		seterr(err, kind == CARC_FEAT_ROAD || kind == CARC_FEAT_CITY
+		eng_seterr(err, kind == CARC_FEAT_ROAD || kind == CARC_FEAT_CITY
 		                ? "a builder needs a follower of its owner on the feature at %s"
 		                : "a builder goes on a road or city only, not %s",
 		       at);
 		return;
 	case CARC_FIG_PIG:
-		seterr(err, kind == CARC_FEAT_FIELD ? "a pig needs a farmer of its owner on the field at %s"
+		eng_seterr(err, kind == CARC_FEAT_FIELD ? "a pig needs a farmer of its owner on the field at %s"
 		                                    : "a pig goes on a field only, not %s",
 		       at);
 		return;
 	case CARC_FIG_ABBOT:
-		seterr(err, "an abbot goes on a cloister or garden only, not %s", at);
+		eng_seterr(err, "an abbot goes on a cloister or garden only, not %s", at);
 		return;
 	default:
 		if (kind == CARC_FEAT_GARDEN)
-			seterr(err, "only an abbot may stand on a garden (%s)", at);
+			eng_seterr(err, "only an abbot may stand on a garden (%s)", at);
 		else
-			seterr(err, "the feature at %s already has a follower", at);
+			eng_seterr(err, "the feature at %s already has a follower", at);
 	}
 }
 
 carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMSG_SIZE])
 {
 	if (g->over) {
-		seterr(err, "the game is over");
+		eng_seterr(err, "the game is over");
 		return CARC_ERR_GAME_OVER;
 	}
 	if (g->step != ST_STEP_TILE)
@@ -856,7 +855,7 @@ carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMS
 		carc_move one;
 		carc_placements(g, &one, 1);
 		if (one != CARC_MOVE_DISCARD) {
-			seterr(err, "tile %s fits at (%d, %d) rot %d: it may not be set aside",
+			eng_seterr(err, "tile %s fits at (%d, %d) rot %d: it may not be set aside",
 			       tile_defs[type].name, carc_move_x(one), carc_move_y(one),
 			       carc_move_rot(one));
 			return CARC_ERR_ILLEGAL;
@@ -864,7 +863,7 @@ carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMS
 		return CARC_OK;
 	}
 	if (m & 0x70000000u || (m & 0x80000000u)) {
-		seterr(err, "malformed move 0x%x", m);
+		eng_seterr(err, "malformed move 0x%x", m);
 		return CARC_ERR_ILLEGAL;
 	}
 	carc_status st = check_placement(g, type, carc_move_x(m), carc_move_y(m),
@@ -873,7 +872,7 @@ carc_status carc_check_move(const carc_game *g, carc_move m, char err[CARC_ERRMS
 		return st;
 	if (carc_move_seg(m) == CARC_SEG_NONE && !carc_move_recall(m)) {
 		if (carc_move_figure(m)) {
-			seterr(err, "a move without a segment names a figure");
+			eng_seterr(err, "a move without a segment names a figure");
 			return CARC_ERR_ILLEGAL;
 		}
 		return CARC_OK;

@@ -139,17 +139,8 @@ void jo_key_check(const char *key, size_t n)
 
 void jo_key_grow(jo_buf *b, const char *key, size_t n, int comma)
 {
-	if (!room(b, n + 4))
-		return;
-	char *d = b->s + b->len;
-	if (comma)
-		*d++ = ',';
-	d[0] = '"';
-	memcpy(d + 1, key, n);
-	d[n + 1] = '"';
-	d[n + 2] = ':';
-	d[n + 3] = 0;
-	b->len += n + 3 + (comma != 0);
+	if (room(b, n + 4))
+		jo_keyn(b, key, n, comma); /* it fits now */
 }
 
 void jo_ints(jo_buf *b, const int *v, int n)

@@ -303,19 +303,6 @@ static carc_status rfail(reader *rd, carc_status st, const char *fmt, ...)
 	return st;
 }
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
 
 /* An integer key; `what` names it in messages. */
 static carc_status get_int(reader *rd, const json_t *obj, const char *key,
@@ -327,7 +314,7 @@ static carc_status get_int(reader *rd, const json_t *obj, const char *key,
 		return rfail(rd, CARC_ERR_RECORD, "%skey %s: missing", where, key);
 	if (!json_is_integer(v))
 		return rfail(rd, CARC_ERR_RECORD, "%skey %s: expected an integer, got %s", where,
-		             key, json_kind(v));
+		             key, eng_json_kind(v));
 	long long x = json_integer_value(v);
 	if (x < lo || x > hi)
 		return rfail(rd, CARC_ERR_RECORD, "%skey %s: expected %lld..%lld, got %lld", where,
@@ -346,7 +333,7 @@ static carc_status get_bool(reader *rd, const json_t *obj, const char *key, int 
 	}
 	if (!json_is_boolean(v))
 		return rfail(rd, CARC_ERR_RECORD, "key rules.%s: expected true or false, got %s",
-		             key, json_kind(v));
+		             key, eng_json_kind(v));
 	*out = json_is_true(v);
 	return CARC_OK;
 }
@@ -357,7 +344,7 @@ static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *
 {
 	if (!json_is_object(jr))
 		return rfail(rd, CARC_ERR_RECORD, "key rules: expected an object, got %s",
-		             json_kind(jr));
+		             eng_json_kind(jr));
 	carc_rules_default(r);
 	long long players;
 	carc_status st = get_int(rd, jr, "players", "rules: ", 2, 6, &players);
@@ -384,7 +371,7 @@ static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *
 	if (ex) {
 		if (!json_is_array(ex))
 			return rfail(rd, CARC_ERR_RECORD, "key rules.expansions: expected an array, got %s",
-			             json_kind(ex));
+			             eng_json_kind(ex));
 		for (size_t i = 0; i < json_array_size(ex); i++) {
 			json_t *e = json_array_get(ex, i);
 			unsigned bit = json_is_string(e) ? carc_expansion_parse(json_string_value(e)) : 0;
@@ -396,7 +383,7 @@ static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *
 				return rfail(rd, CARC_ERR_RECORD,
 				             "key rules.expansions[%zu]: unknown expansion %s%.40s%s (known: %s)",
 				             i, json_is_string(e) ? "\"" : "",
-				             json_is_string(e) ? json_string_value(e) : json_kind(e),
+				             json_is_string(e) ? json_string_value(e) : eng_json_kind(e),
 				             json_is_string(e) ? "\"" : "", known);
 			}
 			r->expansions |= bit;
@@ -407,7 +394,7 @@ static carc_status rules_read(reader *rd, const json_t *jr, carc_rules *r, int *
 	if (tiles) {
 		if (!json_is_object(tiles))
 			return rfail(rd, CARC_ERR_RECORD, "key rules.tiles: expected an object, got %s",
-			             json_kind(tiles));
+			             eng_json_kind(tiles));
 		const char *name;
 		json_t *v;
 		int total = 0;
@@ -511,7 +498,7 @@ static carc_status read_steps(reader *rd, carc_game *g, const json_t *t, const c
 	json_t *steps = json_object_get(t, "steps");
 	if (steps && !json_is_array(steps))
 		return rfail(rd, CARC_ERR_RECORD, "%skey steps: expected an array, got %s", where,
-		             json_kind(steps));
+		             eng_json_kind(steps));
 	size_t n = steps ? json_array_size(steps) : 0, i = 0;
 	char err[CARC_ERRMSG_SIZE];
 	for (; !g->over && g->step != ST_STEP_TILE; i++) {
@@ -525,7 +512,7 @@ static carc_status read_steps(reader *rd, carc_game *g, const json_t *t, const c
 		snprintf(at, sizeof at, "%skey steps[%zu]", where, i);
 		if (!json_is_object(o))
 			return rfail(rd, CARC_ERR_RECORD, "%s: expected an object, got %s", at,
-			             json_kind(o));
+			             eng_json_kind(o));
 		json_t *pl = json_object_get(o, "player");
 		if (!json_is_integer(pl) || json_integer_value(pl) != g->step_player)
 			return rfail(rd, CARC_ERR_RECORD, "%s.player: expected %d (who decides the %s step)",
@@ -546,7 +533,7 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	char where[48];
 	snprintf(where, sizeof where, "turn %d (turns[%d]): ", i + 1, i);
 	if (!json_is_object(t))
-		return rfail(rd, CARC_ERR_RECORD, "%sexpected an object, got %s", where, json_kind(t));
+		return rfail(rd, CARC_ERR_RECORD, "%sexpected an object, got %s", where, eng_json_kind(t));
 	if (g->over)
 		return rfail(rd, CARC_ERR_RECORD, "%sthe game is already over (the pile is empty)",
 		             where);
@@ -560,7 +547,7 @@ static carc_status read_turn(reader *rd, carc_game *g, const json_t *t, int i)
 	json_t *jt = json_object_get(t, "tile");
 	if (!json_is_string(jt))
 		return rfail(rd, CARC_ERR_RECORD, "%skey tile: expected a tile name, got %s", where,
-		             jt ? json_kind(jt) : "nothing");
+		             jt ? eng_json_kind(jt) : "nothing");
 	int type = carc_tile_parse(json_string_value(jt));
 	if (type < 0)
 		return rfail(rd, CARC_ERR_RECORD, "%skey tile: unknown tile \"%s\"", where,
@@ -633,7 +620,7 @@ static carc_status read_final(reader *rd, const carc_game *g, const json_t *fin)
 {
 	char buf[96];
 	if (!json_is_object(fin))
-		return rfail(rd, CARC_ERR_RECORD, "key final: expected an object, got %s", json_kind(fin));
+		return rfail(rd, CARC_ERR_RECORD, "key final: expected an object, got %s", eng_json_kind(fin));
 	if (!scores_equal(g, g->score, json_object_get(fin, "scores"), buf, sizeof buf))
 		return rfail(rd, CARC_ERR_RECORD, "key final.scores: expected %s", buf);
 	json_t *bk = json_object_get(fin, "by_kind");
@@ -672,14 +659,14 @@ carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
 		             jerr.column, jerr.text);
 	carc_status st = CARC_OK;
 	if (!json_is_object(root)) {
-		st = rfail(&rd, CARC_ERR_PARSE, "expected a JSON object, got %s", json_kind(root));
+		st = rfail(&rd, CARC_ERR_PARSE, "expected a JSON object, got %s", eng_json_kind(root));
 		goto done;
 	}
 	json_t *fmt = json_object_get(root, "format");
 	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), RECORD_FORMAT)) {
 		st = rfail(&rd, CARC_ERR_PARSE, "key format: expected \"%s\", got %s%s%s", RECORD_FORMAT,
 		           json_is_string(fmt) ? "\"" : "",
-		           json_is_string(fmt) ? json_string_value(fmt) : (fmt ? json_kind(fmt) : "nothing"),
+		           json_is_string(fmt) ? json_string_value(fmt) : (fmt ? eng_json_kind(fmt) : "nothing"),
 		           json_is_string(fmt) ? "\"" : "");
 		goto done;
 	}
@@ -700,7 +687,7 @@ carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
 		}
 	} else if (js) {
 		st = rfail(&rd, CARC_ERR_RECORD, "key seed: expected a non-negative integer, got %s",
-		           json_kind(js));
+		           eng_json_kind(js));
 		goto done;
 	}
 	char err[CARC_ERRMSG_SIZE];
@@ -726,7 +713,7 @@ carc_status carc_record_replay(const char *json, size_t len, carc_game *out,
 	json_t *turns = json_object_get(root, "turns");
 	if (!json_is_array(turns)) {
 		st = rfail(&rd, CARC_ERR_RECORD, "key turns: expected an array, got %s",
-		           turns ? json_kind(turns) : "nothing");
+		           turns ? eng_json_kind(turns) : "nothing");
 		goto done;
 	}
 	for (size_t i = 0; i < json_array_size(turns); i++)

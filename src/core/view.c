@@ -24,16 +24,6 @@
 #include "carc_jansson.h"
 #include "view.h"
 
-static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void seterr(char *err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, CARC_ERRMSG_SIZE, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- one decision ------------------------------------------------------------------------ */
 
@@ -66,7 +56,7 @@ void eng_move_write(jo_buf *b, int *first, int kind, int type, carc_move m)
 		jo_kbool(b, first, "abbot_recalled", 1);
 }
 
-static const char *json_kind(const json_t *v)
+const char *eng_json_kind(const json_t *v)
 {
 	if (!v)
 		return "nothing";
@@ -86,12 +76,12 @@ static int read_int(const json_t *o, const char *key, long lo, long hi, long *ou
 {
 	json_t *v = json_object_get(o, key);
 	if (!json_is_integer(v)) {
-		seterr(err, "key %s: expected an integer, got %s", key, json_kind(v));
+		eng_seterr(err, "key %s: expected an integer, got %s", key, eng_json_kind(v));
 		return -1;
 	}
 	json_int_t x = json_integer_value(v);
 	if (x < lo || x > hi) {
-		seterr(err, "key %s: expected %ld..%ld, got %lld", key, lo, hi, (long long)x);
+		eng_seterr(err, "key %s: expected %ld..%ld, got %lld", key, lo, hi, (long long)x);
 		return -1;
 	}
 	*out = (long)x;
@@ -105,7 +95,7 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 	if (!disc)
 		disc = json_object_get(o, "discard"); /* the server's older word */
 	if (disc && !json_is_boolean(disc)) {
-		seterr(err, "key discarded: expected true or false, got %s", json_kind(disc));
+		eng_seterr(err, "key discarded: expected true or false, got %s", eng_json_kind(disc));
 		return CARC_ERR_PARSE;
 	}
 	if (json_is_true(disc)) {
@@ -121,7 +111,7 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 	json_t *mp = json_object_get(o, "meeple");
 	if (mp && !json_is_null(mp)) {
 		if (!json_is_object(mp)) {
-			seterr(err, "key meeple: expected an object or null, got %s", json_kind(mp));
+			eng_seterr(err, "key meeple: expected an object or null, got %s", eng_json_kind(mp));
 			return CARC_ERR_PARSE;
 		}
 		json_t *k = json_object_get(mp, "kind"), *at = json_object_get(mp, "at");
@@ -133,24 +123,24 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 				for (int f = 0; f < CARC_FIG_COUNT; f++)
 					snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
 					         f ? ", " : "", carc_name(CARC_NAMES_FIGURE, f));
-				seterr(err, "key meeple.kind: expected one of %s, got %s%.24s%s", names,
+				eng_seterr(err, "key meeple.kind: expected one of %s, got %s%.24s%s", names,
 				       json_is_string(k) ? "\"" : "",
-				       json_is_string(k) ? json_string_value(k) : json_kind(k),
+				       json_is_string(k) ? json_string_value(k) : eng_json_kind(k),
 				       json_is_string(k) ? "\"" : "");
 				return CARC_ERR_PARSE;
 			}
 		}
 		int port = json_is_string(at) ? carc_port_parse(json_string_value(at)) : -1;
 		if (port < 0) {
-			seterr(err, "key meeple.at: expected a port N0..W2, C or I, got %s%.24s%s",
+			eng_seterr(err, "key meeple.at: expected a port N0..W2, C or I, got %s%.24s%s",
 			       json_is_string(at) ? "\"" : "",
-			       json_is_string(at) ? json_string_value(at) : json_kind(at),
+			       json_is_string(at) ? json_string_value(at) : eng_json_kind(at),
 			       json_is_string(at) ? "\"" : "");
 			return CARC_ERR_PARSE;
 		}
 		seg = TT_PORTSEG[type][rot][port];
 		if (seg == 255) {
-			seterr(err, "key meeple.at: tile %s at rot %ld has nothing at %s",
+			eng_seterr(err, "key meeple.at: tile %s at rot %ld has nothing at %s",
 			       tile_defs[type].name, rot, carc_port_name(port));
 			return CARC_ERR_ILLEGAL;
 		}
@@ -158,12 +148,12 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 	*m = carc_move_make((int)x, (int)y, (int)rot, seg, fig);
 	json_t *rc = json_object_get(o, "abbot_recalled");
 	if (rc && !json_is_boolean(rc)) {
-		seterr(err, "key abbot_recalled: expected true or false, got %s", json_kind(rc));
+		eng_seterr(err, "key abbot_recalled: expected true or false, got %s", eng_json_kind(rc));
 		return CARC_ERR_PARSE;
 	}
 	if (json_is_true(rc)) {
 		if (seg != CARC_SEG_NONE) {
-			seterr(err, "key abbot_recalled: a player who recalls the abbot places no figure");
+			eng_seterr(err, "key abbot_recalled: a player who recalls the abbot places no figure");
 			return CARC_ERR_ILLEGAL;
 		}
 		*m |= CARC_MOVE_RECALL;
@@ -174,11 +164,11 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 carc_status eng_move_from(const carc_game *g, const json_t *o, carc_move *m, char *err)
 {
 	if (!json_is_object(o)) {
-		seterr(err, "a decision is a JSON object, not %s", json_kind(o));
+		eng_seterr(err, "a decision is a JSON object, not %s", eng_json_kind(o));
 		return CARC_ERR_PARSE;
 	}
 	if (g->over) {
-		seterr(err, "the game is over");
+		eng_seterr(err, "the game is over");
 		return CARC_ERR_GAME_OVER;
 	}
 	carc_status st;
@@ -224,7 +214,7 @@ carc_status carc_move_parse(const carc_game *g, const char *json, size_t len, ca
 	json_error_t je;
 	json_t *o = json ? json_loadb(json, len, JSON_REJECT_DUPLICATES, &je) : NULL;
 	if (!o) {
-		seterr(err, "not valid JSON: %s", json ? je.text : "nothing given");
+		eng_seterr(err, "not valid JSON: %s", json ? je.text : "nothing given");
 		return CARC_ERR_PARSE;
 	}
 	carc_status st = eng_move_read(g, o, m, err);
@@ -819,7 +809,7 @@ char *carc_view_preview(const carc_game *g, carc_move m, char err[CARC_ERRMSG_SI
 	if (!after || !ev) {
 		free(after);
 		free(ev);
-		seterr(err, "out of memory");
+		eng_seterr(err, "out of memory");
 		return NULL;
 	}
 	carc_apply_unchecked(after, pl, ev);
@@ -862,13 +852,13 @@ char *carc_view_feature(const carc_game *g, int x, int y, int port, char err[CAR
 {
 	int ti = carc_tile_at(g, x, y);
 	if (ti < 0) {
-		seterr(err, "no tile at (%d, %d)", x, y);
+		eng_seterr(err, "no tile at (%d, %d)", x, y);
 		return NULL;
 	}
 	const carc_placed *t = &g->tiles[ti];
 	int seg = carc_tile_port_segment(t->type, t->rot, port);
 	if (seg < 0) {
-		seterr(err, "the tile at (%d, %d) has nothing at %s", x, y, carc_port_name(port));
+		eng_seterr(err, "the tile at (%d, %d) has nothing at %s", x, y, carc_port_name(port));
 		return NULL;
 	}
 	jo_buf b;

@@ -18,5 +18,7 @@ void eng_move_write(jo_buf *b, int *first, int kind, int type, carc_move m);
  * against the rules (carc_check_move). */
 carc_status eng_move_from(const carc_game *g, const json_t *o, carc_move *m, char *err);
 carc_status eng_move_read(const carc_game *g, const json_t *o, carc_move *m, char *err);
+/* "an object", "a string", ... for messages ("nothing" for NULL). */
+const char *eng_json_kind(const json_t *v);
 
 #endif
