@@ -301,7 +301,7 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
 /* A finished game as the lobby lists it: the table description without
  * what only a table in memory knows (who is online, spectators), with the
  * result. */
-static json_t *finished_info(const store_game *g, const store_result *r, int nturns)
+static json_t *finished_info(const store_game *g, const store_result *r, int nsteps, int nturns)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(g->id));
@@ -343,6 +343,7 @@ static json_t *finished_info(const store_game *g, const store_result *r, int ntu
 	}
 	json_object_set_new(o, "seats", seats);
 	json_object_set_new(o, "turn", json_integer(nturns));
+	json_object_set_new(o, "step", json_integer(nsteps));
 	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
 	json_object_set_new(o, "updated_ms", json_integer(g->updated_ms));
 	json_object_set_new(o, "finished_ms", json_integer(r->at_ms));
@@ -359,14 +360,15 @@ typedef struct finished_page {
 	int limit, more;
 } finished_page;
 
-static int add_finished(void *ctx, const store_game *g, const store_result *r, int nturns)
+static int add_finished(void *ctx, const store_game *g, const store_result *r, int nsteps,
+                        int nturns)
 {
 	finished_page *p = ctx;
 	if ((int)json_array_size(p->tables) >= p->limit) {
 		p->more = 1; /* the one past the page */
 		return -1;
 	}
-	json_array_append_new(p->tables, finished_info(g, r, nturns));
+	json_array_append_new(p->tables, finished_info(g, r, nsteps, nturns));
 	return 0;
 }
 
