@@ -83,6 +83,10 @@ def check_record_and_analysis(case, get, post, tid, st):
     case.assertEqual([x["turn"] - 1 for x in a["turns"]], [e["turn"] for e in log])
     case.assertEqual([x["played"] for x in a["turns"] if TEST_STEP in x["played"]],
                      [{TEST_STEP: e[TEST_STEP]} for e in log if TEST_STEP in e])
+    # the largest losses name their step and its turn
+    for w in a["largest"] + [{"turn": a["largest_turn"], "step": a["largest_step"]}]:
+        if w["turn"] is not None:
+            case.assertEqual(a["turns"][w["step"]]["turn"], w["turn"], w)
 
 
 class Table:

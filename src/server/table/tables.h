@@ -106,7 +106,7 @@ typedef struct srv_table {
 	lws_sorted_usec_list_t roster_sul; /* a "table" message about comings and goings */
 	int roster_pending;
 	int bot_state;                   /* 0 idle, 1 pausing, 2 thinking */
-	int bot_turn;                    /* the turn the bot works on */
+	int bot_step;                    /* the step the bot works on */
 	int stored;                      /* the store has the table */
 	int pending_ops;                 /* jobs of the storage thread about it */
 	srv_pending_move *pm;            /* a move being stored */

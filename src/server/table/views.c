@@ -456,8 +456,11 @@ json_t *tables_my_game(const char *id, int seat)
 	int turn = t->status == STORE_PLAYING && !carc_game_over(t->game) &&
 	           carc_to_move(t->game) == seat;
 	int64_t dl = turn ? clock_deadline_ms(t) : 0;
-	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:o}", "id", t->id, "seat", seat, "status",
-	                 store_status_name(t->status), "your_turn", turn, "players", players,
-	                 "updated_ms", (json_int_t)t->updated_ms, "deadline_ms",
+	/* your_turn: the seat decides the step being played (maybe in
+	 * another seat's turn); turn and step as in the table description */
+	return json_pack("{s:s, s:i, s:s, s:b, s:i, s:i, s:o, s:I, s:o}", "id", t->id, "seat", seat,
+	                 "status", store_status_name(t->status), "your_turn", turn, "turn",
+	                 tables_turn(t), "step", tables_step(t), "players", players, "updated_ms",
+	                 (json_int_t)t->updated_ms, "deadline_ms",
 	                 dl > 0 ? json_integer(dl) : json_null());
 }
