@@ -25,8 +25,10 @@ Run: CARC=build/test/carc python3 tests/py/test_steps.py
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -304,6 +306,47 @@ class TwoPeopleOnAClock(StepsCase):
                           m["clock"]["seats"][0]["timeouts"]), (1, 0, 0))
         self.assertEqual((m["clock"]["step"], m["clock"]["seat"], m["next"]["to_move"]),
                          (6, 1, 1))
+
+
+class EngineCheck(unittest.TestCase):
+    """Capacities are the engine's business (issue 27): a server whose table
+    options could not hold every tile type the engine knows (a custom pile
+    is counts per type, OPT_TILE_TYPES of them) refuses to start, before it
+    opens its database, rather than cut a pile short. A test build reads
+    CARC_TEST_TILE_TYPES as the engine's count (no engine has that many
+    yet)."""
+
+    def serve(self, db, types):
+        env = dict(os.environ, CARC_TEST_TILE_TYPES=str(types))
+        p = subprocess.Popen([CARC, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, env=env)
+        try:
+            line = p.stdout.readline().decode()
+        finally:
+            p.kill()
+            _, err = p.communicate(timeout=10)
+        return line, err.decode(errors="replace")
+
+    def test_a_server_whose_piles_cannot_hold_the_engines_tiles_does_not_start(self):
+        if TEST_STEP not in names()["steps"]:
+            self.skipTest("a test build (make MODE=test) reads CARC_TEST_TILE_TYPES")
+        d = tempfile.mkdtemp(prefix="carc-engine-check-")
+        try:
+            db = os.path.join(d, "c.sqlite")
+            line, err = self.serve(db, 100000)
+            self.assertNotIn("listening", line, err)
+            self.assertIn("100000 tile types", err)
+            self.assertIn("OPT_TILE_TYPES", err)
+            self.assertFalse(os.path.exists(db), "nothing starts before the check")
+            line, err = self.serve(db, carc_limit_tile_types())
+            self.assertIn("listening", line, err)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def carc_limit_tile_types():
+    return len(names()["tiles"])
 
 
 if __name__ == "__main__":

@@ -765,11 +765,19 @@ static int parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out,
 
 int opt_check_engine(char *err, size_t errsize)
 {
-	if (carc_limit(CARC_LIMIT_TILE_TYPES) <= OPT_TILE_TYPES)
+	int types = carc_limit(CARC_LIMIT_TILE_TYPES);
+#ifdef CARC_DEBUG_CHECK
+	/* test builds: an engine that knows more tile types than any does yet
+	 * (tests/py/test_steps.py, EngineCheck) */
+	const char *v = getenv("CARC_TEST_TILE_TYPES");
+	if (v && *v)
+		types = atoi(v);
+#endif
+	if (types <= OPT_TILE_TYPES)
 		return 0;
 	snprintf(err, errsize, "the engine knows %d tile types; a table's pile holds %d "
 	         "(OPT_TILE_TYPES in src/server/table/options.h): raise it",
-	         carc_limit(CARC_LIMIT_TILE_TYPES), OPT_TILE_TYPES);
+	         types, OPT_TILE_TYPES);
 	return -1;
 }
 
