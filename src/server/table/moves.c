@@ -19,7 +19,7 @@
  * storage thread. */
 struct srv_pending_move {
 	carc_game *next;  /* the game after the move */
-	int player, step, tile, points, bot;
+	int player, step, turn, kind, tile, points, bot;
 	carc_move m;
 };
 
@@ -67,8 +67,9 @@ void move_done(wjob *j)
 	if (over)
 		t->status = STORE_OVER;
 	clock_moved(t, pm->player, j->move.at_ms);
-	srv_event("table=%s event=move step=%d player=%d tile=%s move=%u scored=%d", t->id, pm->step,
-	          pm->player, carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
+	srv_event("table=%s event=move step=%d turn=%d kind=%s player=%d tile=%s move=%u scored=%d",
+	          t->id, pm->step, pm->turn, carc_name(CARC_NAMES_STEP, pm->kind), pm->player,
+	          carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
 	pm_free(pm);
 	metrics_move(1);
 	announce_move(t, t->log[t->nlog - 1]);
@@ -183,6 +184,8 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	int player = si.player;
 	pm->tile = si.tile;
 	pm->player = player;
+	pm->turn = si.turn;
+	pm->kind = si.kind;
 	pm->m = m;
 	pm->bot = bot;
 	pm->points = 0;
