@@ -308,6 +308,39 @@ class TwoPeopleOnAClock(StepsCase):
                          (6, 1, 1))
 
 
+class Refusals(StepsCase):
+    def test_a_decision_of_another_kind_or_out_of_the_options_is_refused(self):
+        srv = self.start()
+        t = srv.create(name="Ann", expansions=[TEST_STEP], seed=2731)
+        j = srv.join(t["id"], "Bob")
+        path = "/api/tables/%s/move" % t["id"]
+        nxt = srv.state(t["id"])["game"]["next"]
+        # a pass in the tile step, a placement in the pass: not the step's
+        # decision (malformed); a pass outside its options: illegal
+        for body in ({TEST_STEP: 1}, {TEST_STEP: 0, "x": 0}):
+            st, r, _ = srv.post(path, dict(body, turn=0, step=0), token=t["token"])
+            self.assertEqual((st, r["error"]["code"]), (400, "malformed"), body)
+        tile_move = first_legal(nxt)
+        st, r, _ = srv.post(path, dict(tile_move, turn=0, step=0), token=t["token"])
+        self.assertEqual(st, 200, r)
+        self.assertEqual((r["next"]["step_kind"], r["next"]["to_move"]), (TEST_STEP, 1))
+        for body, want in ((tile_move, (400, "malformed")), ({TEST_STEP: 2}, (422, "illegal_move")),
+                           ({TEST_STEP: "1"}, (400, "malformed")),
+                           ({TEST_STEP: True}, (400, "malformed")),
+                           ({TEST_STEP: 2 ** 40}, (400, "malformed"))):
+            st, r, _ = srv.post(path, dict(body, turn=0, step=1), token=j["token"])
+            self.assertEqual((st, r["error"]["code"]), want, body)
+        # the turn's player may not decide the next seat's pass
+        st, r, _ = srv.post(path, {TEST_STEP: 1, "turn": 0, "step": 1}, token=t["token"])
+        self.assertEqual((st, r["error"]["code"]), (409, "not_your_turn"))
+        # a pass for the right turn but the tile step's number is stale
+        st, r, _ = srv.post(path, {TEST_STEP: 1, "turn": 0, "step": 0}, token=j["token"])
+        self.assertEqual((st, r["error"]["code"]), (409, "stale_turn"))
+        st, r, _ = srv.post(path, {TEST_STEP: 1, "turn": 0, "step": 1}, token=j["token"])
+        self.assertEqual(st, 200, r)
+        self.assertEqual(len(srv.state(t["id"])["game"]["log"]), 2)
+
+
 class EngineCheck(unittest.TestCase):
     """Capacities are the engine's business (issue 27): a server whose table
     options could not hold every tile type the engine knows (a custom pile
