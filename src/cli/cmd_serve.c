@@ -640,8 +640,14 @@ int cmd_serve(int argc, char **argv)
 		        c.online_window_s, c.presence_every_s);
 		return 2;
 	}
-	/* the levels, with the ceilings: a bad spec stops here, before anything starts */
+	/* the tables' options hold every tile type the engine knows (a custom
+	 * pile is counts per type): a build where they do not stops here */
 	char err[512];
+	if (opt_check_engine(err, sizeof err)) {
+		fprintf(stderr, "carc serve: %s\n", err);
+		return 2;
+	}
+	/* the levels, with the ceilings: a bad spec stops here, before anything starts */
 	if (opt_levels_init(&c, 0, err, sizeof err)) {
 		fprintf(stderr, "carc serve: %s\n", err);
 		return 2;

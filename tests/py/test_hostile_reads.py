@@ -31,6 +31,12 @@ from test_friends import OPEN, Person, code  # noqa: E402
 # adds its own step here (a step of a version the server does not have yet
 # is skipped).
 DOWN_SQLITE = {
+    19: """
+ALTER TABLE moves DROP COLUMN turn;
+ALTER TABLE moves DROP COLUMN kind;
+ALTER TABLE moves RENAME COLUMN step TO turn;
+ALTER TABLE clocks RENAME COLUMN step TO turn;
+""",
     18: """
 ALTER TABLE accounts DROP COLUMN epoch;
 DELETE FROM server_keys WHERE name = 'device';
@@ -66,6 +72,7 @@ CREATE INDEX games_by_status ON games(status, created_ms);
 """,
 }
 DOWN_PG = {
+    19: DOWN_SQLITE[19],
     18: DOWN_SQLITE[18],
     17: DOWN_SQLITE[17],
     16: """

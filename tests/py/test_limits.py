@@ -257,26 +257,34 @@ class LimitsTest(ServerCase):
         nxt = srv.state(tid, ta)["game"]["next"]
         move = first_legal(nxt)
         path = "/api/tables/%s/move" % tid
-        for turn in (4294967296, 2 ** 32 + 1, 2 ** 63 - 1, -1, -4294967296, 1.5, "0", None,
-                     True, 129, 10 ** 6):
-            st, r, _ = srv.post(path, dict(move, turn=turn), token=ta)
-            self.assertEqual((st, r["error"]["code"]), (400, "malformed"), turn)
-            self.assertIn("turn", r["error"]["message"])
-        st, r, _ = srv.post(path, dict(move, turn=5), token=ta)
-        self.assertEqual((st, r["error"]["code"]), (409, "stale_turn"))
-        st, r, _ = srv.post(path, dict(move, turn=128), token=ta)
-        self.assertEqual((st, r["error"]["code"]), (409, "stale_turn"))
+        # the ranges are the engine's capacities, as GET /api/options tells them
+        limits = srv.get("/api/options")[1]["limits"]
+        for key in ("turn", "step"):
+            most = limits[key]
+            self.assertGreaterEqual(most, 125, key)  # every tile of every set, one step each
+            for v in (4294967296, 2 ** 32 + 1, 2 ** 63 - 1, -1, -4294967296, 1.5, "0", None,
+                      True, most + 1, 10 ** 6):
+                st, r, _ = srv.post(path, dict(move, **{key: v}), token=ta)
+                self.assertEqual((st, r["error"]["code"]), (400, "malformed"), (key, v))
+                self.assertIn("%s must be an integer from 0 to %d" % (key, most),
+                              r["error"]["message"])
+            for v in (5, most):
+                st, r, _ = srv.post(path, dict(move, **{key: v}), token=ta)
+                self.assertEqual((st, r["error"]["code"]), (409, "stale_turn"), (key, v))
         self.assertEqual(srv.state(tid, ta)["game"]["next"]["turn"], 0)
         w = self.ws(srv, tid, ta)
         w.recv_type("state")
-        for k, turn in enumerate((4294967296, -1, 2 ** 63 - 1, 1.5, "0")):
-            w.send(dict(move, type="move", turn=turn, ref=k))
+        for k, (key, v) in enumerate([("turn", 4294967296), ("turn", -1), ("turn", 2 ** 63 - 1),
+                                      ("turn", 1.5), ("turn", "0"), ("step", -1),
+                                      ("step", limits["step"] + 1), ("step", "0")]):
+            w.send(dict(move, type="move", ref=k, **{key: v}))
             e = w.recv_type("error")
-            self.assertEqual((e["code"], e["ref"]), ("malformed", k), turn)
-            self.assertIn("turn", e["message"])
-        w.send(dict(move, type="move", turn=3, ref="s"))
-        e = w.recv_type("error")
-        self.assertEqual((e["code"], e["ref"]), ("stale_turn", "s"))
+            self.assertEqual((e["code"], e["ref"]), ("malformed", k), (key, v))
+            self.assertIn(key, e["message"])
+        for key in ("turn", "step"):
+            w.send(dict(move, type="move", ref=key, **{key: 3}))
+            e = w.recv_type("error")
+            self.assertEqual((e["code"], e["ref"], e["turn"], e["step"]), ("stale_turn", key, 0, 0))
         self.assertEqual(srv.state(tid, ta)["game"]["next"]["turn"], 0)
         st, r, _ = srv.post(path, dict(move, turn=0), token=ta)
         self.assertEqual(st, 200, r)

@@ -190,8 +190,10 @@ class UndoTest(UndoCase):
         self.my_turn(srv, tid, tok)  # the bot's reply stored (an undo meanwhile: stale_turn)
         st, r, _ = self.undo(srv, tid, tok, 2)
         self.assertEqual((st, r["error"]["code"]), (409, "nothing_to_undo"))
-        # malformed and out of range
-        for bad in (0, -1, 1000, "1", 1.5, None, [1]):
+        # malformed and out of range (the most a request takes back is the
+        # server's to say: GET /api/options, limits.undo_moves)
+        most = srv.get("/api/options")[1]["limits"]["undo_moves"]
+        for bad in (0, -1, most + 1, 2 ** 40, "1", 1.5, None, [1]):
             st, r, _ = srv.post("/api/tables/%s/undo" % tid, {"moves": bad}, token=tok)
             self.assertEqual((st, r["error"]["code"]), (400, "malformed"), bad)
         st, r, _ = srv.post("/api/tables/%s/undo" % tid, {"token": 5})
@@ -382,10 +384,14 @@ class UndoTest(UndoCase):
             codes.append(resp.status if resp.status == 200 else body["error"]["code"])
         self.assertEqual(codes, [200, 200, "rate_limited"])
         self.assertIn("--undo-table-rate", body["error"]["message"])
-        # one request takes back at most a whole game (CARC_MAX_TILES, 128)
-        st, r, _ = self.undo(srv2, tid, tok, 129)
+        # one request takes back at most a whole game's decisions: the
+        # engine's capacity (carc_limit), as GET /api/options tells it
+        most = srv2.get("/api/options")[1]["limits"]["undo_moves"]
+        self.assertGreaterEqual(most, 125)
+        st, r, _ = self.undo(srv2, tid, tok, most + 1)
         self.assertEqual((st, r["error"]["code"]), (400, "malformed"))
-        st, r, _ = self.undo(srv2, tid, tok, 128)
+        self.assertIn("from 1 to %d" % most, r["error"]["message"])
+        st, r, _ = self.undo(srv2, tid, tok, most)
         self.assertEqual((st, r["error"]["code"]), (409, "nothing_to_undo"))
 
 

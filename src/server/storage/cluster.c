@@ -14,7 +14,7 @@
  *
  * A lock's key is the table id read as 64 hex bits (ids are 16 hex
  * digits), else an FNV-1a hash of the id: two tables with one key would
- * only share an owner, and the store's turn check holds either way.
+ * only share an owner, and the store's step check holds either way.
  */
 #include <errno.h>
 #include <libpq-fe.h>

@@ -17,8 +17,8 @@
  *   tries to take the locks of the tables whose bot is to move and that
  *   nobody plays (hooks.bots_waiting), and hooks.claimed tells tables.c
  *   that it plays them now. The move itself is still checked by the store
- *   (the turn under the row lock), so even two processes that both thought
- *   they held a table could not both store a move for one turn.
+ *   (the step under the row lock), so even two processes that both thought
+ *   they held a table could not both store a move for one step.
  * - A holder proves at every poll that the session which took its locks
  *   is alive and still holds them (a query on the lock connection: its
  *   backend pid and its advisory locks granted in pg_locks). Any error on

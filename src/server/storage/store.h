@@ -72,7 +72,7 @@
 /* account_create: the name (its case-folded key) or a look-alike form is taken */
 #define STORE_DUPLICATE (-3)
 /* add_move, update_seat (PostgreSQL, several processes): another process
- * changed the game first (stored a move for this turn, took this seat);
+ * changed the game first (stored a move for this step, took this seat);
  * nothing was written and the caller reloads the game. Not a fault. */
 #define STORE_CONFLICT (-4)
 /* match_join: the queue holds its most (max_queue) */
@@ -127,11 +127,21 @@ typedef struct store_game {
 	store_seat seats[8];
 } store_game;
 
+/* One step of a game: one player's decision (include/carc.h, "A turn is
+ * a sequence of steps"). The step is the key (schema 19: a game's moves
+ * are numbered by step, 0, 1, ... in the order they were decided); the
+ * turn it belongs to and its kind are kept beside it, the kind by the
+ * engine's name (carc_name(CARC_NAMES_STEP, kind)), so that a database
+ * says what each row is without the engine's numbers. In a game of
+ * today's rules a turn is one step: step == turn, row for row. */
 typedef struct store_move {
-	int turn;                        /* 0, 1, ... (discards count) */
-	int player;
-	uint32_t move;                   /* carc_move */
-	int tile;                        /* tile type drawn */
+	int step;                        /* 0, 1, ... (a tile set aside counts) */
+	int turn;                        /* the turn (0-based) the step belongs to */
+	int kind;                        /* the step's kind (carc_step_kind); a load
+	                                  * gives -1 for a name this build does not know */
+	int player;                      /* who decided (carc_to_move before it) */
+	uint32_t move;                   /* carc_move, in the step's meaning */
+	int tile;                        /* tile type drawn for the turn */
 	const char *entry;               /* the log entry as JSON text */
 	int64_t at_ms;
 	/* add_move (PostgreSQL): the game's undos as the writer knows them; a
@@ -205,11 +215,11 @@ static inline int store_established(const store_result *r, int est_games, int op
 	return est_games >= r->est_games_min && opponents >= r->est_opponents_min;
 }
 
-/* A table's clock (clock.c): the turn whose deadline runs, the deadline
- * (0: none runs) and the clock's state as JSON text, which only clock.c
- * reads. */
+/* A table's clock (clock.c): the step whose deadline runs (a clock runs
+ * on the decision of the player to decide), the deadline (0: none runs)
+ * and the clock's state as JSON text, which only clock.c reads. */
 typedef struct store_clock {
-	int turn;
+	int step;
 	int64_t deadline_ms;
 	const char *state;
 } store_clock;
@@ -280,11 +290,11 @@ typedef int (*store_account_fn)(void *ctx, const store_account *a);
 typedef int (*store_seat_game_fn)(void *ctx, const store_game *g, int seat,
                                   const store_result *r, const store_rating_row *rr);
 
-/* Callback for lists: a finished game without its moves (nturns says how
- * many there are) and its result. The pointers are valid during the call
- * only. Return 0 to go on, -1 to stop. */
+/* Callback for lists: a finished game without its moves (nsteps says how
+ * many there are, nturns how many turns they make) and its result. The
+ * pointers are valid during the call only. Return 0 to go on, -1 to stop. */
 typedef int (*store_summary_fn)(void *ctx, const store_game *g, const store_result *r,
-                                int nturns);
+                                int nsteps, int nturns);
 
 /* A line of a table's chat (chat.c). seat -1: a spectator. Either text
  * (plain text, never markup) or phrase (a quick phrase's id) is set. */
@@ -440,7 +450,7 @@ typedef struct store_ops {
 	int (*set_status)(store *s, const char *id, int status, int64_t at_ms, char *err);
 	/* One transaction: the move, the game's status/updated time, and the
 	 * result when r is not NULL. PostgreSQL: under the game row's lock,
-	 * STORE_CONFLICT when m->turn is not the next turn (another process
+	 * STORE_CONFLICT when m->step is not the next step (another process
 	 * stored it). update_seat likewise when a human takes a seat that is
 	 * not open any more. */
 	int (*add_move)(store *s, const char *id, const store_move *m,
@@ -556,7 +566,7 @@ typedef struct store_ops {
 	 * one (still stored), 0 when not, -1 on error. */
 	int (*get_rematch)(store *s, const char *id, char *out, char *err);
 	/* Several processes (PostgreSQL; NULL in SQLite, where load_one
-	 * serves): like load_one, but only the moves from turn `from` on are
+	 * serves): like load_one, but only the moves from step `from` on are
 	 * handed to fn (what another process added to a game held here). */
 	int (*load_since)(store *s, const char *id, int from, store_load_fn fn, void *ctx,
 	                  char *err);
@@ -564,7 +574,7 @@ typedef struct store_ops {
 	 * table `id` (see "The table's stream" above), 0 when it gave none. */
 	int64_t (*last_seq)(store *s, const char *id);
 	/* Training against bots (undo.c): one transaction that removes the
-	 * moves from turn `keep` on, counts `undone` more in games.undos, sets
+	 * moves from step `keep` on, counts `undone` more in games.undos, sets
 	 * updated_ms and gives the table its next sequence number (PostgreSQL:
 	 * NOTIFY STORE_NOTIFY_UNDO with n = keep). Under the game row's lock:
 	 * STORE_CONFLICT when the store does not hold exactly `have` moves (a
@@ -724,8 +734,9 @@ typedef struct store_ops {
 	int (*explain)(store *s, int64_t account, store_plan_fn fn, void *ctx, char *err);
 } store_ops;
 
-/* The largest analysis stored (bytes of JSON): a game of CARC_MAX_TILES
- * turns takes about 350 bytes a turn. */
+/* The largest analysis stored (bytes of JSON): it takes about 350 bytes
+ * a step, so about 1,500 steps fit (a game of every tile set today has
+ * 125 turns of one step each); a larger one is refused, not cut. */
 #define STORE_ANALYSIS_MAX (512 * 1024)
 
 /* Both stores refuse a larger one the same way: -1 with the message in
@@ -774,12 +785,12 @@ int store_sqlite_schema_version(void);
 #define STORE_NOTIFY_CREATED 'c' /* n: a table was made, with status n */
 #define STORE_NOTIFY_SEAT 's'    /* n: a seat was taken */
 #define STORE_NOTIFY_STATUS 't'  /* n: the status changed to n */
-#define STORE_NOTIFY_MOVE 'm'    /* n: the move of turn n was stored */
+#define STORE_NOTIFY_MOVE 'm'    /* n: the move of step n was stored */
 #define STORE_NOTIFY_DELETED 'd' /* an expired open table was removed */
 #define STORE_NOTIFY_CHAT 'h'    /* n: chat line n was added */
-#define STORE_NOTIFY_CLOCK 'k'   /* n: the clock was stored for turn n */
+#define STORE_NOTIFY_CLOCK 'k'   /* n: the clock was stored for step n */
 #define STORE_NOTIFY_REMATCH 'r' /* the finished game has a rematch now */
-#define STORE_NOTIFY_UNDO 'u'    /* n: moves from turn n on were taken back (undo.c) */
+#define STORE_NOTIFY_UNDO 'u'    /* n: moves from step n on were taken back (undo.c) */
 #define STORE_NOTIFY_WINDOW 'w'  /* n: another window holds seat n now (seq 0) */
 
 store *store_pg_open(const char *url, int writer, char *err);

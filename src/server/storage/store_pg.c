@@ -29,8 +29,8 @@
  * Writes: each is one transaction (in a group, the writer's group
  * commit, one savepoint of the group's transaction: see group_begin); a
  * move's transaction locks the game's
- * row (SELECT ... FOR UPDATE) and checks that the move's turn is the next
- * one, so two processes never both store a move for one turn: the second
+ * row (SELECT ... FOR UPDATE) and checks that the move's step is the next
+ * one, so two processes never both store a move for one step: the second
  * gets STORE_CONFLICT and nothing is written. Every write sends a NOTIFY
  * on channel "carc" inside its transaction: PostgreSQL delivers it at the
  * commit and only then, so no process hears of a change that is not
@@ -67,6 +67,7 @@
 static int seat_key_hook(pg_store *s, char *err);
 static int recovery_key_hook(pg_store *s, char *err);
 static int device_key_hook(pg_store *s, char *err);
+static int step_kind_hook(pg_store *s, char *err);
 
 /* A migration's SQL, then its hook (NULL: none), in one transaction. */
 static const struct {
@@ -347,6 +348,16 @@ static const struct {
 	 * (accounts.h), and the server key 'device' of the device cookies
 	 * (made by device_key_hook) */
 	{18, "ALTER TABLE accounts ADD COLUMN epoch bigint NOT NULL DEFAULT 0;", device_key_hook},
+	/* SQLite 18 -> 19 (issue 27): the step is the unit of storage. The
+	 * moves' key column becomes the step (every row keeps its number: a
+	 * turn was one step), with the turn of each and its kind by the
+	 * engine's name, which step_kind_hook writes (every row of before is
+	 * a tile step); a clock runs for a step. The primary key (game_id,
+	 * step) follows the renamed column. See store_sqlite.c's migration */
+	{19, "ALTER TABLE moves RENAME COLUMN turn TO step;"
+	     "ALTER TABLE moves ADD COLUMN turn integer NOT NULL DEFAULT 0;"
+	     "ALTER TABLE moves ADD COLUMN kind text NOT NULL DEFAULT '';"
+	     "ALTER TABLE clocks RENAME COLUMN turn TO step;", step_kind_hook},
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 #define SCHEMA_VERSION (MIGRATIONS[NMIGRATIONS - 1].version)
@@ -370,26 +381,26 @@ static const char *const SQL[Q_COUNT] = {
 	               " colour=$6, account=$9 WHERE game_id=$7 AND seat=$8"
 	               " AND (kind='open' OR $1<>'human' OR token LIKE '" SRV_RESERVED_PREFIX "%')",
 	[Q_SET_STATUS] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
-	/* the game's row locked for the move's transaction; then its turn, in
+	/* the game's row locked for the move's transaction; then its steps, in
 	 * a statement of its own: under READ COMMITTED each statement sees
 	 * what was committed before it began, so the count made after the lock
 	 * was granted sees the move of the transaction that held it (a
 	 * subquery of the locking statement would count with the snapshot
 	 * taken before the wait) */
 	[Q_LOCK_GAME] = "SELECT status, undos FROM games WHERE id=$1 FOR UPDATE",
-	[Q_TURNS] = "SELECT count(*) FROM moves WHERE game_id=$1",
-	[Q_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
-	               " VALUES ($1,$2,$3,$4,$5,$6,$7)",
+	[Q_STEPS] = "SELECT count(*) FROM moves WHERE game_id=$1",
+	[Q_INS_MOVE] = "INSERT INTO moves (game_id, step, turn, kind, player, move, tile, entry,"
+	               " at_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
 	[Q_TOUCH] = "UPDATE games SET status=$1, updated_ms=$2 WHERE id=$3",
 	[Q_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                 " VALUES ($1,$2,$3,$4,$5)",
 	[Q_SEL_ONE] = "SELECT " GAME_COLS ", seq, undos FROM games WHERE id=$1",
 	[Q_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                " WHERE game_id=$1 ORDER BY seat",
-	[Q_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
-	                " WHERE game_id=$1 ORDER BY turn",
-	[Q_SEL_MOVES_FROM] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
-	                     " WHERE game_id=$1 AND turn >= $2 ORDER BY turn",
+	[Q_SEL_MOVES] = "SELECT step, turn, kind, player, move, tile, entry, at_ms FROM moves"
+	                " WHERE game_id=$1 ORDER BY step",
+	[Q_SEL_MOVES_FROM] = "SELECT step, turn, kind, player, move, tile, entry, at_ms FROM moves"
+	                     " WHERE game_id=$1 AND step >= $2 ORDER BY step",
 	[Q_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
 	[Q_SEL_FINISHED_AT] = "SELECT r.finished_ms FROM results r JOIN games g ON g.id = r.game_id"
 	                      " WHERE r.game_id=$1 AND g.status='over'",
@@ -400,7 +411,8 @@ static const char *const SQL[Q_COUNT] = {
 	    " (SELECT count(*) FROM moves m WHERE m.game_id = g.id),"
 	    /* SQLite's json_extract(state,'$.ended'): NULL for a JSON null */
 	    " (SELECT nullif(c.state::jsonb->'ended', 'null'::jsonb)::text FROM clocks c"
-	    "  WHERE c.game_id = g.id)"
+	    "  WHERE c.game_id = g.id),"
+	    " (SELECT coalesce(max(m.turn) + 1, 0) FROM moves m WHERE m.game_id = g.id)"
 	    " FROM results r JOIN games g ON g.id = r.game_id"
 	    " WHERE g.status='over' AND (g.options::jsonb->'private') IS DISTINCT FROM 'true'::jsonb"
 	    "  AND r.finished_ms <= $1 AND (r.finished_ms < $1 OR r.game_id < $2)"
@@ -443,10 +455,10 @@ static const char *const SQL[Q_COUNT] = {
 	                   " FROM games WHERE status='view'",
 	[Q_PROBE] = "UPDATE carc_schema SET version=version",
 	[Q_NOTIFY] = "SELECT pg_notify('" STORE_NOTIFY_CHANNEL "', $1)",
-	[Q_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES ($1,$2,$3,$4)"
-	                " ON CONFLICT (game_id) DO UPDATE SET turn=excluded.turn,"
+	[Q_UPS_CLOCK] = "INSERT INTO clocks (game_id, step, deadline_ms, state) VALUES ($1,$2,$3,$4)"
+	                " ON CONFLICT (game_id) DO UPDATE SET step=excluded.step,"
 	                " deadline_ms=excluded.deadline_ms, state=excluded.state",
-	[Q_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=$1",
+	[Q_SEL_CLOCK] = "SELECT step, deadline_ms, state FROM clocks WHERE game_id=$1",
 	[Q_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms)"
 	                  " VALUES ($1,$2,$3,$4) RETURNING id",
 	[Q_SEL_ACC_NAME] = "SELECT " ACC_COLS " FROM accounts WHERE name_key=$1",
@@ -504,7 +516,7 @@ static const char *const SQL[Q_COUNT] = {
 	                   " (SELECT 1 FROM account_skeletons k WHERE k.account = a.id)"
 	                   " ORDER BY a.id LIMIT $2",
 	/* undo.c: the moves taken back, and their count */
-	[Q_DEL_MOVES] = "DELETE FROM moves WHERE game_id=$1 AND turn >= $2",
+	[Q_DEL_MOVES] = "DELETE FROM moves WHERE game_id=$1 AND step >= $2",
 	[Q_UNDO_GAME] = "UPDATE games SET undos = undos + $2, updated_ms = $3 WHERE id=$1",
 };
 
@@ -1026,6 +1038,20 @@ static int recovery_key_hook(pg_store *s, char *err)
 static int device_key_hook(pg_store *s, char *err)
 {
 	return make_key(s, "device", err);
+}
+
+/* The migration to 19: every move of before is a tile step of its turn
+ * (a turn was one step), its kind written by the engine's name. */
+static int step_kind_hook(pg_store *s, char *err)
+{
+	const char *v[1] = {carc_name(CARC_NAMES_STEP, CARC_STEP_TILE)};
+	PGresult *r = PQexecParams(s->conn, "UPDATE moves SET turn = step, kind = $1", 1, NULL, v,
+	                           NULL, NULL, 0);
+	int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	if (!ok)
+		pgs_fail(s, r, err, "numbering the moves' turns and kinds");
+	PQclear(r);
+	return ok ? 0 : -1;
 }
 
 static int make_key(pg_store *s, const char *name, char *err)

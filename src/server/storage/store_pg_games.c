@@ -180,28 +180,37 @@ int pg_add_move(store *base, const char *id, const store_move *m, const store_re
 	int status = parse_status(PQgetvalue(res, 0, 0));
 	int undos = atoi(PQgetvalue(res, 0, 1));
 	PQclear(res);
-	if (!(res = pgs_q(s, Q_TURNS, &p, err)))
+	if (!(res = pgs_q(s, Q_STEPS, &p, err)))
 		goto bad;
-	int turns = atoi(PQgetvalue(res, 0, 0));
+	int steps = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	if (undos != m->undos) {
 		/* thought about a position another process took back since */
-		snprintf(err, STORE_ERR_SIZE, "the move for turn %d of table %s was made before "
-		         "moves were taken back (%d undos, now %d)", m->turn, id, m->undos, undos);
+		snprintf(err, STORE_ERR_SIZE, "the move for step %d of table %s was made before "
+		         "moves were taken back (%d undos, now %d)", m->step, id, m->undos, undos);
 		pgs_rollback(s);
 		return STORE_CONFLICT;
 	}
-	if (turns != m->turn || status == STORE_OVER || status == STORE_VIEW) {
+	if (steps != m->step || status == STORE_OVER || status == STORE_VIEW) {
 		snprintf(err, STORE_ERR_SIZE,
-		         "the move for turn %d of table %s came second: another process stored "
-		         "turn %d first (the game is %s at turn %d)",
-		         m->turn, id, m->turn, store_status_name(status), turns);
+		         "the move for step %d of table %s came second: another process stored "
+		         "step %d first (the game is %s at step %d)",
+		         m->step, id, m->step, store_status_name(status), steps);
 		pgs_rollback(s);
 		return STORE_CONFLICT;
+	}
+	const char *kind = carc_name(CARC_NAMES_STEP, m->kind);
+	if (!kind) {
+		snprintf(err, STORE_ERR_SIZE, "step %d of table %s is of no kind the engine names (%d)",
+		         m->step, id, m->kind);
+		s->fault = STORE_FAULT_OTHER;
+		goto bad;
 	}
 	params pm = {0};
 	pgs_p_str(&pm, id);
+	pgs_p_i64(&pm, m->step);
 	pgs_p_i64(&pm, m->turn);
+	pgs_p_str(&pm, kind);
 	pgs_p_i64(&pm, m->player);
 	pgs_p_i64(&pm, (int64_t)m->move);
 	pgs_p_str(&pm, carc_tile_name(m->tile));
@@ -211,7 +220,7 @@ int pg_add_move(store *base, const char *id, const store_move *m, const store_re
 		goto bad;
 	if (r && store_result_rows(s, id, m->at_ms, r, err))
 		goto bad;
-	if (pgs_notify(s, STORE_NOTIFY_MOVE, id, m->turn, err))
+	if (pgs_notify(s, STORE_NOTIFY_MOVE, id, m->step, err))
 		goto bad;
 	return pgs_commit(s, err);
 bad:
@@ -219,8 +228,8 @@ bad:
 	return -1;
 }
 
-/* undo.c: the moves from turn `keep` on are taken back (store.h), under
- * the game row's lock, as add_move checks its turn. */
+/* undo.c: the moves from step `keep` on are taken back (store.h), under
+ * the game row's lock, as add_move checks its step. */
 int pg_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
                   char *err)
 {
@@ -240,13 +249,13 @@ int pg_undo_moves(store *base, const char *id, int have, int keep, int undone, i
 		s->fault = STORE_FAULT_OTHER;
 		goto bad;
 	}
-	if (!(res = pgs_q(s, Q_TURNS, &p, err)))
+	if (!(res = pgs_q(s, Q_STEPS, &p, err)))
 		goto bad;
-	int turns = atoi(PQgetvalue(res, 0, 0));
+	int steps = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
-	if (turns != have || status != STORE_PLAYING) {
+	if (steps != have || status != STORE_PLAYING) {
 		snprintf(err, STORE_ERR_SIZE, "table %s holds %d moves (%s), not %d: nothing taken back",
-		         id, turns, store_status_name(status), have);
+		         id, steps, store_status_name(status), have);
 		pgs_rollback(s);
 		return STORE_CONFLICT;
 	}
@@ -369,12 +378,14 @@ static int load_row(pg_store *s, const PGresult *gr, int row, int from, store_lo
 	mv = srv_xcalloc((size_t)(n ? n : 1), sizeof *mv);
 	for (int i = 0; i < n; i++) {
 		store_move *m = &mv[i];
-		m->turn = atoi(PQgetvalue(r, i, 0));
-		m->player = atoi(PQgetvalue(r, i, 1));
-		m->move = (uint32_t)pgs_i64_val(r, i, 2);
-		m->tile = carc_tile_parse(PQgetvalue(r, i, 3));
-		m->entry = PQgetvalue(r, i, 4); /* valid while r is */
-		m->at_ms = pgs_i64_val(r, i, 5);
+		m->step = atoi(PQgetvalue(r, i, 0));
+		m->turn = atoi(PQgetvalue(r, i, 1));
+		m->kind = carc_name_parse(CARC_NAMES_STEP, PQgetvalue(r, i, 2));
+		m->player = atoi(PQgetvalue(r, i, 3));
+		m->move = (uint32_t)pgs_i64_val(r, i, 4);
+		m->tile = carc_tile_parse(PQgetvalue(r, i, 5));
+		m->entry = PQgetvalue(r, i, 6); /* valid while r is */
+		m->at_ms = pgs_i64_val(r, i, 7);
 	}
 	rc = fn(ctx, &g, mv, n);
 out:
@@ -491,7 +502,7 @@ int pg_list_finished(store *base, const char *before, int limit, store_summary_f
 		res.winners = PQgetvalue(r, i, 14);
 		res.at_ms = pgs_i64_val(r, i, 15);
 		res.ended = PQgetisnull(r, i, 17) ? NULL : PQgetvalue(r, i, 17);
-		int stop = fn(ctx, &g, &res, atoi(PQgetvalue(r, i, 16)));
+		int stop = fn(ctx, &g, &res, atoi(PQgetvalue(r, i, 16)), atoi(PQgetvalue(r, i, 18)));
 		pgs_free_game(&g);
 		n++;
 		if (stop)
@@ -570,10 +581,10 @@ int pg_save_clock(store *base, const char *id, const store_clock *c, const store
 		goto bad;
 	params p = {0};
 	pgs_p_str(&p, id);
-	pgs_p_i64(&p, c->turn);
+	pgs_p_i64(&p, c->step);
 	pgs_p_i64(&p, c->deadline_ms);
 	pgs_p_str(&p, c->state ? c->state : "{}");
-	if (pgs_q_do(s, Q_UPS_CLOCK, &p, err) || pgs_notify(s, STORE_NOTIFY_CLOCK, id, c->turn, err))
+	if (pgs_q_do(s, Q_UPS_CLOCK, &p, err) || pgs_notify(s, STORE_NOTIFY_CLOCK, id, c->step, err))
 		goto bad;
 	/* a game that ended early (a resignation): over for every process */
 	if (r && (store_result_rows(s, id, r->at_ms, r, err) ||
@@ -596,7 +607,7 @@ int pg_load_clock(store *base, const char *id, store_clock *out, char **state, c
 		return -1;
 	int found = PQntuples(r) == 1;
 	if (found) {
-		out->turn = atoi(PQgetvalue(r, 0, 0));
+		out->step = atoi(PQgetvalue(r, 0, 0));
 		out->deadline_ms = pgs_i64_val(r, 0, 1);
 		*state = srv_xstrdup(PQgetvalue(r, 0, 2));
 		out->state = *state;

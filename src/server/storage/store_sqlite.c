@@ -361,6 +361,21 @@ static const char *const MIGRATIONS[] = {
 	 * failed-login guard (loginguard.h) */
 	("ALTER TABLE accounts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;"
 	 "INSERT INTO server_keys VALUES ('device', carc_random_blob(32));"),
+	/* 18 -> 19 (issue 27): a turn is a sequence of steps, and the step is
+	 * the unit of storage. A game's moves are keyed by their step (the
+	 * old key column, renamed: in the games of before a turn was one
+	 * step, so every row keeps its number), with the turn each belongs to
+	 * and its kind by the engine's name (carc_step_name(k) is
+	 * carc_name(CARC_NAMES_STEP, k), registered on the writer's
+	 * connection; every row of before is a tile step, CARC_STEP_TILE = 0).
+	 * A clock runs for a step (the decision of the player it waits for).
+	 * The UPDATE rewrites every row of moves: docs/server.md ("Steps in
+	 * the store") has its time on a big database */
+	"ALTER TABLE moves RENAME COLUMN turn TO step;"
+	"ALTER TABLE moves ADD COLUMN turn INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE moves ADD COLUMN kind TEXT NOT NULL DEFAULT '';"
+	"UPDATE moves SET turn = step, kind = carc_step_name(0);"
+	"ALTER TABLE clocks RENAME COLUMN turn TO step;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -380,8 +395,8 @@ static const char *const SQL[ST_COUNT] = {
 	[ST_UPD_SEAT] = "UPDATE seats SET kind=?, name=?, level=?, bot_spec=?, token=?, colour=?,"
 	                " account=? WHERE game_id=? AND seat=?",
 	[ST_SET_STATUS] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
-	[ST_INS_MOVE] = "INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
-	                " VALUES (?,?,?,?,?,?,?)",
+	[ST_INS_MOVE] = "INSERT INTO moves (game_id, step, turn, kind, player, move, tile, entry,"
+	                " at_ms) VALUES (?,?,?,?,?,?,?,?,?)",
 	[ST_TOUCH] = "UPDATE games SET status=?, updated_ms=? WHERE id=?",
 	[ST_INS_RESULT] = "INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	                  " VALUES (?,?,?,?,?)",
@@ -389,8 +404,8 @@ static const char *const SQL[ST_COUNT] = {
 	               " seed, options, record, created_ms, updated_ms, seq, undos FROM games WHERE id=?",
 	[ST_SEL_SEATS] = "SELECT seat, kind, name, level, bot_spec, token, colour, account FROM seats"
 	                 " WHERE game_id=? ORDER BY seat",
-	[ST_SEL_MOVES] = "SELECT turn, player, move, tile, entry, at_ms FROM moves"
-	                 " WHERE game_id=? ORDER BY turn",
+	[ST_SEL_MOVES] = "SELECT step, turn, kind, player, move, tile, entry, at_ms FROM moves"
+	                 " WHERE game_id=? ORDER BY step",
 	[ST_COUNTS] = "SELECT status, count(*) FROM games GROUP BY status",
 	[ST_SEL_FINISHED_AT] = "SELECT r.finished_ms FROM results r JOIN games g ON g.id = r.game_id"
 	                       " WHERE r.game_id=? AND g.status='over'",
@@ -403,7 +418,8 @@ static const char *const SQL[ST_COUNT] = {
 	    " g.expansions, g.seed, g.options, g.record, g.created_ms, g.updated_ms,"
 	    " r.scores, r.by_kind, r.winners, r.finished_ms,"
 	    " (SELECT count(*) FROM moves m WHERE m.game_id = g.id),"
-	    " (SELECT json_extract(c.state,'$.ended') FROM clocks c WHERE c.game_id = g.id)"
+	    " (SELECT json_extract(c.state,'$.ended') FROM clocks c WHERE c.game_id = g.id),"
+	    " (SELECT coalesce(max(m.turn) + 1, 0) FROM moves m WHERE m.game_id = g.id)"
 	    " FROM results r CROSS JOIN games g ON g.id = r.game_id"
 	    " WHERE g.status='over' AND coalesce(json_extract(g.options,'$.private'),0) = 0"
 	    "  AND r.finished_ms <= ?1 AND (r.finished_ms < ?1 OR r.game_id < ?2)"
@@ -442,10 +458,10 @@ static const char *const SQL[ST_COUNT] = {
 	    " UNION SELECT game_id FROM (SELECT game_id FROM clocks WHERE game_status = 'playing'"
 	    "  AND game_id > ?1 ORDER BY game_id LIMIT ?2)"
 	    " ORDER BY 1 LIMIT ?2",
-	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, turn, deadline_ms, state) VALUES (?,?,?,?)"
-	                 " ON CONFLICT(game_id) DO UPDATE SET turn=excluded.turn,"
+	[ST_UPS_CLOCK] = "INSERT INTO clocks (game_id, step, deadline_ms, state) VALUES (?,?,?,?)"
+	                 " ON CONFLICT(game_id) DO UPDATE SET step=excluded.step,"
 	                 " deadline_ms=excluded.deadline_ms, state=excluded.state",
-	[ST_SEL_CLOCK] = "SELECT turn, deadline_ms, state FROM clocks WHERE game_id=?",
+	[ST_SEL_CLOCK] = "SELECT step, deadline_ms, state FROM clocks WHERE game_id=?",
 	[ST_INS_ACCOUNT] = "INSERT INTO accounts (name, name_key, pwhash, created_ms) VALUES (?,?,?,?)",
 	[ST_SEL_ACC_NAME] = "SELECT id, name, pwhash, created_ms, rating, rd, vol, games, established, epoch"
 	                    " FROM accounts"
@@ -480,7 +496,7 @@ static const char *const SQL[ST_COUNT] = {
 	/* the table's next sequence number (store.h, "The table's stream") */
 	/* undo.c: the moves that stand, then the ones taken back */
 	[ST_COUNT_MOVES] = "SELECT count(*) FROM moves WHERE game_id=?",
-	[ST_DEL_MOVES] = "DELETE FROM moves WHERE game_id=? AND turn >= ?",
+	[ST_DEL_MOVES] = "DELETE FROM moves WHERE game_id=? AND step >= ?",
 	[ST_UNDO_GAME] = "UPDATE games SET undos = undos + ?, updated_ms = ? WHERE id=?",
 };
 
@@ -1038,6 +1054,19 @@ static void token_hash_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(cx, out, -1, SQLITE_TRANSIENT);
 }
 
+/* carc_step_name(k): the engine's name of step kind k, for the migration
+ * to 19 (a move's kind is stored by its name). */
+static void step_name_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *name = carc_name(CARC_NAMES_STEP, sqlite3_value_int(argv[0]));
+	if (!name) {
+		sqlite3_result_error(cx, "carc_step_name: no such kind of step", -1);
+		return;
+	}
+	sqlite3_result_text(cx, name, -1, SQLITE_STATIC);
+}
+
 /* carc_random_blob(n): n bytes from the kernel, for the migration to 5 (accounts). */
 static void random_blob_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
@@ -1076,7 +1105,10 @@ static int open_conn(sqlite_store *s, int writer, sqlite3 **dbp, sqlite3_stmt **
 	                                         SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 	                                         token_hash_fn, NULL, NULL, NULL) != SQLITE_OK) ||
 	    (writer && sqlite3_create_function_v2(db, "carc_random_blob", 1, SQLITE_UTF8, NULL,
-	                                          random_blob_fn, NULL, NULL, NULL) != SQLITE_OK)) {
+	                                          random_blob_fn, NULL, NULL, NULL) != SQLITE_OK) ||
+	    (writer && sqlite3_create_function_v2(db, "carc_step_name", 1,
+	                                          SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	                                          step_name_fn, NULL, NULL, NULL) != SQLITE_OK)) {
 		snprintf(err, STORE_ERR_SIZE, "sqlite: %s", sqlite3_errmsg(db));
 		goto bad;
 	}

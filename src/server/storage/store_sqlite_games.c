@@ -152,13 +152,22 @@ int sq_add_move(store *base, const char *id, const store_move *m,
 	if (sq_begin(s, err))
 		return -1;
 	sqlite3_stmt *st = s->st[ST_INS_MOVE];
+	const char *kind = carc_name(CARC_NAMES_STEP, m->kind);
+	if (!kind) {
+		snprintf(err, STORE_ERR_SIZE, "step %d of table %s is of no kind the engine names (%d)",
+		         m->step, id, m->kind);
+		s->fault = STORE_FAULT_OTHER;
+		goto bad;
+	}
 	sq_bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, m->turn);
-	sqlite3_bind_int(st, 3, m->player);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)m->move);
-	sq_bind_text(st, 5, carc_tile_name(m->tile));
-	sq_bind_text(st, 6, m->entry);
-	sqlite3_bind_int64(st, 7, m->at_ms);
+	sqlite3_bind_int(st, 2, m->step);
+	sqlite3_bind_int(st, 3, m->turn);
+	sq_bind_text(st, 4, kind);
+	sqlite3_bind_int(st, 5, m->player);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)m->move);
+	sq_bind_text(st, 7, carc_tile_name(m->tile));
+	sq_bind_text(st, 8, m->entry);
+	sqlite3_bind_int64(st, 9, m->at_ms);
 	if (sq_step_done(s, ST_INS_MOVE, err))
 		goto bad;
 	if (r) {
@@ -173,7 +182,7 @@ bad:
 	return -1;
 }
 
-/* undo.c: the moves from turn `keep` on are taken back (store.h). */
+/* undo.c: the moves from step `keep` on are taken back (store.h). */
 int sq_undo_moves(store *base, const char *id, int have, int keep, int undone, int64_t at_ms,
                   char *err)
 {
@@ -309,12 +318,15 @@ static int load_row(sqlite_store *s, sqlite3_stmt *gst, store_load_fn fn, void *
 			mv = nm;
 		}
 		store_move *m = &mv[n++];
-		m->turn = sqlite3_column_int(st, 0);
-		m->player = sqlite3_column_int(st, 1);
-		m->move = (uint32_t)sqlite3_column_int64(st, 2);
-		m->tile = carc_tile_parse((const char *)sqlite3_column_text(st, 3));
-		m->entry = sq_dup_col(st, 4);
-		m->at_ms = sqlite3_column_int64(st, 5);
+		m->step = sqlite3_column_int(st, 0);
+		m->turn = sqlite3_column_int(st, 1);
+		const unsigned char *kind = sqlite3_column_text(st, 2);
+		m->kind = kind ? carc_name_parse(CARC_NAMES_STEP, (const char *)kind) : -1;
+		m->player = sqlite3_column_int(st, 3);
+		m->move = (uint32_t)sqlite3_column_int64(st, 4);
+		m->tile = carc_tile_parse((const char *)sqlite3_column_text(st, 5));
+		m->entry = sq_dup_col(st, 6);
+		m->at_ms = sqlite3_column_int64(st, 7);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -405,7 +417,7 @@ int sq_list_finished(store *base, const char *before, int limit, store_summary_f
 		r.winners = winners ? winners : "[]";
 		r.at_ms = sqlite3_column_int64(st, 15);
 		r.ended = ended;
-		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16));
+		int stop = fn(ctx, &g, &r, sqlite3_column_int(st, 16), sqlite3_column_int(st, 18));
 		free(ended);
 		free(scores);
 		free(by_kind);
@@ -523,7 +535,7 @@ int sq_save_clock(store *base, const char *id, const store_clock *c,
 		return -1;
 	sqlite3_stmt *st = s->st[ST_UPS_CLOCK];
 	sq_bind_text(st, 1, id);
-	sqlite3_bind_int(st, 2, c->turn);
+	sqlite3_bind_int(st, 2, c->step);
 	sqlite3_bind_int64(st, 3, c->deadline_ms);
 	sq_bind_text(st, 4, c->state ? c->state : "{}");
 	if (sq_step_done(s, ST_UPS_CLOCK, err))
@@ -546,7 +558,7 @@ int sq_load_clock(store *base, const char *id, store_clock *out, char **state, c
 	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
 	*state = NULL;
 	if (found) {
-		out->turn = sqlite3_column_int(st, 0);
+		out->step = sqlite3_column_int(st, 0);
 		out->deadline_ms = sqlite3_column_int64(st, 1);
 		*state = sq_dup_col(st, 2);
 		out->state = *state;

@@ -1,7 +1,7 @@
 /*
  * writer.c - the storage thread (see writer.h). One mutex guards two
  * queues: jobs to write (FIFO, so a table is created before its seats and
- * its moves are written in turn order) and jobs written, and the health of
+ * its moves are written in step order) and jobs written, and the health of
  * the storage (the fault since which writes fail, NONE while they work).
  *
  * Group commit: when the thread wakes it takes every job waiting (at most

@@ -11,7 +11,8 @@
  *
  * Invariants: runs COMPUTING + STORING <= cfg->analysis_queue; a
  * COMPUTING run has exactly one job in the pool; r->cur is the position
- * before turn r->k with r->k turns of r->rec applied.
+ * before step r->k with r->k steps of r->rec applied. Every step is
+ * analysed (a decision of any kind), each with the turn it belongs to.
  */
 #include <jansson.h>
 #include <math.h>
@@ -36,6 +37,7 @@ enum { R_COMPUTING, R_STORING, R_FAILED };
 
 typedef struct worst {
 	int turn; /* 1-based, 0: none */
+	int step; /* 0-based, the log's index */
 	double lost;
 } worst;
 
@@ -44,7 +46,9 @@ typedef struct run {
 	int state;
 	int n, k;                /* steps, steps analysed (a step: one decision) */
 	int np;
-	int fallback_turn;       /* first turn analysed with greedy (the ceiling), 0: none */
+	int fallback_turn;       /* the turn (1-based) of the first step analysed with greedy
+	                          * (the ceiling), 0: none */
+	int fallback_step;       /* that step (0-based) */
 	int64_t started_us;
 	json_t *turns;
 	worst w[CARC_MAX_PLAYERS], all;
@@ -179,9 +183,11 @@ static json_t *largest_json(const run *r)
 {
 	json_t *lg = json_array();
 	for (int p = 0; p < r->np; p++)
-		json_array_append_new(lg, json_pack("{s:i, s:o, s:f}", "player", p, "turn",
+		json_array_append_new(lg, json_pack("{s:i, s:o, s:o, s:f}", "player", p, "turn",
 		                                    r->w[p].turn ? json_integer(r->w[p].turn)
 		                                                 : json_null(),
+		                                    "step", r->w[p].turn ? json_integer(r->w[p].step)
+		                                                         : json_null(),
 		                                    "lost", r->w[p].lost));
 	return lg;
 }
@@ -199,14 +205,14 @@ static void saved(wjob *j)
 		fail(r, "it could not be stored: %s", store_fault_text(j->fault));
 		return;
 	}
-	srv_event("table=%s analysis stored (%d turns, %.1f s, why %.2f ms)", r->id, r->n,
+	srv_event("table=%s analysis stored (%d steps, %.1f s, why %.2f ms)", r->id, r->n,
 	          (double)(srv_mono_us() - r->started_us) / 1e6, (double)r->why_us / 1e3);
 	metrics_analysis(0);
 	unlink_run(r);
 	free_run(r);
 }
 
-/* Every turn analysed: the answer's JSON, handed to the storage thread. */
+/* Every step analysed: the answer's JSON, handed to the storage thread. */
 static void finish(run *r)
 {
 	json_t *o = json_object();
@@ -216,6 +222,8 @@ static void finish(run *r)
 	json_object_set_new(o, "budget_s", json_real(cfg->analysis_time));
 	json_object_set_new(o, "fallback_turn",
 	                    r->fallback_turn ? json_integer(r->fallback_turn) : json_null());
+	json_object_set_new(o, "fallback_step",
+	                    r->fallback_turn ? json_integer(r->fallback_step) : json_null());
 	json_object_set_new(o, "value", json_string("eval.c heuristic: expected final margin (own "
 	                                            "minus best other), win = "
 	                                            "logistic(margin/(3+12*tiles_left/72))"));
@@ -227,6 +235,7 @@ static void finish(run *r)
 	r->turns = NULL;
 	json_object_set_new(o, "largest", largest_json(r));
 	json_object_set_new(o, "largest_turn", r->all.turn ? json_integer(r->all.turn) : json_null());
+	json_object_set_new(o, "largest_step", r->all.turn ? json_integer(r->all.step) : json_null());
 	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!text) {
@@ -275,16 +284,18 @@ static void next_move(run *r)
 	double budget = cfg->analysis_time;
 	if (srv_mono_us() - r->started_us > (int64_t)(cfg->analysis_max_time * 1e6)) {
 		use = "greedy";
-		if (!r->fallback_turn)
-			r->fallback_turn = r->k + 1;
+		if (!r->fallback_turn) {
+			r->fallback_turn = si.turn + 1;
+			r->fallback_step = r->k;
+		}
 	}
 	uint64_t seed = 0x5eed0000ull + (uint64_t)r->k;
 	bots_submit_analysis(r, r->cur, m, use, seed, r->k, budget);
 }
 
-static void got_move(run *r, int turn, int ok, const an_move *a)
+static void got_move(run *r, int step, int ok, const an_move *a)
 {
-	if (r->state != R_COMPUTING || turn != r->k)
+	if (r->state != R_COMPUTING || step != r->k)
 		return;
 	carc_step_info si;
 	carc_step_played(r->rec, r->k, &si);
@@ -298,9 +309,9 @@ static void got_move(run *r, int turn, int ok, const an_move *a)
 	}
 	int k = r->k;
 	if (a->lost > r->w[player].lost || !r->w[player].turn)
-		r->w[player] = (worst){turn1, a->lost};
+		r->w[player] = (worst){turn1, r->k, a->lost};
 	if (a->lost > r->all.lost || !r->all.turn)
-		r->all = (worst){turn1, a->lost};
+		r->all = (worst){turn1, r->k, a->lost};
 	json_t *o = json_object();
 	json_object_set_new(o, "turn", json_integer(turn1));
 	json_object_set_new(o, "step", json_integer(k));
@@ -329,10 +340,10 @@ static void got_move(run *r, int turn, int ok, const an_move *a)
 void analysis_drain(void)
 {
 	void *tag;
-	int turn, rc;
+	int step, rc;
 	an_move a;
-	while ((rc = bots_poll_analysis(&tag, &turn, &a)) != 0)
-		got_move(tag, turn, rc > 0, &a);
+	while ((rc = bots_poll_analysis(&tag, &step, &a)) != 0)
+		got_move(tag, step, rc > 0, &a);
 }
 
 /* A new run of table t (its game over), computing. NULL with a message

@@ -1,7 +1,7 @@
 /*
  * botpace.c - the bots' pacing at the tables: the pause before a bot
  * moves (bot_timer, bot_kick), a bot that waits for the storage thread or
- * tries again, a turn's clock running out (clock_due), and the moves the
+ * tries again, a step's clock running out (clock_due), and the moves the
  * bot threads hand back (tables_bots_drain), applied like anyone's.
  */
 #include <stdio.h>
@@ -23,17 +23,17 @@ static uint64_t mix64(uint64_t z)
 static void bot_timer(lws_sorted_usec_list_t *sul)
 {
 	srv_table *t = lws_container_of(sul, srv_table, bot_sul);
-	if (t->bot_state != 1 || tables_step(t) != t->bot_turn || carc_game_over(t->game) || t->pm) {
+	if (t->bot_state != 1 || tables_step(t) != t->bot_step || carc_game_over(t->game) || t->pm) {
 		t->bot_state = 0;
 		return;
 	}
 	int p = carc_to_move(t->game);
 	t->bot_state = 2;
-	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_turn));
+	uint64_t seed = mix64(t->opts.seed ^ mix64(((uint64_t)p << 32) | (uint64_t)t->bot_step));
 	int people = 0;
 	for (int i = 0; i < t->nseats; i++)
 		people |= t->seat[i].kind == STORE_SEAT_HUMAN && !t->seat[i].forfeited;
-	bots_submit(t, t->owner, people, t->game, clock_bot_spec(t, p), seed, t->bot_turn,
+	bots_submit(t, t->owner, people, t->game, clock_bot_spec(t, p), seed, t->bot_step,
 	            cfg->bot_max_time);
 }
 
@@ -58,7 +58,7 @@ void bot_spec_loaded(srv_table *t, int seat)
 /* If a bot is to move, schedules it after the table's pause. */
 void bot_kick(srv_table *t)
 {
-	clock_turn(t); /* a new turn's deadline (clock.c) */
+	clock_turn(t); /* a new step's deadline (clock.c) */
 	if (t->status != STORE_PLAYING || carc_game_over(t->game) || t->bot_state || t->pm ||
 	    timers_stopped || t->clock.busy || t->undo_busy)
 		return;
@@ -68,7 +68,7 @@ void bot_kick(srv_table *t)
 	if (!cluster_bots_mine(t->id))
 		return; /* cluster hook: another process plays this table's bots */
 	t->bot_state = 1;
-	t->bot_turn = tables_step(t);
+	t->bot_step = tables_step(t);
 	/* a move whose time ran out is played at once, without the pause */
 	int delay = clock_timeout_move(t) ? 0 : t->opts.bot_delay_ms;
 	lws_sul_schedule(lctx, 0, &t->bot_sul, bot_timer, (lws_usec_t)delay * LWS_US_PER_MS);
@@ -105,9 +105,9 @@ void bot_retry(srv_table *t)
 void tables_bots_drain(void)
 {
 	void *tag;
-	int turn;
+	int step;
 	carc_move m;
-	while (bots_poll(&tag, &turn, &m)) {
+	while (bots_poll(&tag, &step, &m)) {
 		srv_table *t = tag;
 		t->bot_state = 0;
 		if (t->bot_discard) {
@@ -116,21 +116,21 @@ void tables_bots_drain(void)
 			bot_kick(t);
 			continue;
 		}
-		if (t->status != STORE_PLAYING || turn != tables_step(t) || carc_game_over(t->game) ||
+		if (t->status != STORE_PLAYING || step != tables_step(t) || carc_game_over(t->game) ||
 		    t->pm || !cluster_bots_have(t->id)) /* cluster hook: its lock was lost meanwhile */
 			continue;
 		char err[256];
 		srv_err e = m == CARC_MOVE_NONE ? SE_ILLEGAL : apply_move(t, m, NULL, 1, err, sizeof err);
 		if (e == SE_ILLEGAL) {
 			/* a bot bug must not stall the game: play the first legal move */
-			srv_error("table=%s turn=%d bot '%s' gave an illegal move; playing the first legal one",
-			          t->id, turn, t->seat[carc_to_move(t->game)].spec);
+			srv_error("table=%s step=%d bot '%s' gave an illegal move; playing the first legal one",
+			          t->id, step, t->seat[carc_to_move(t->game)].spec);
 			static carc_move buf[CARC_MAX_MOVES];
 			if (carc_legal_moves(t->game, buf, CARC_MAX_MOVES) > 0)
 				e = apply_move(t, buf[0], NULL, 1, err, sizeof err);
 		}
 		if (e != SE_PENDING)
-			srv_error("table=%s turn=%d bot move failed: %s", t->id, turn, err);
+			srv_error("table=%s step=%d bot move failed: %s", t->id, step, err);
 	}
 	analysis_drain(); /* the analyses' moves come back from the same pool */
 }

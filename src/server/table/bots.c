@@ -1,7 +1,7 @@
 /*
  * bots.c - the bot pool (see bots.h). Two queues under one mutex: jobs in,
  * moves out, both first in, first out. A bot is made afresh for each move
- * from a seed that depends on the game, the seat and the turn only, so a
+ * from a seed that depends on the game, the seat and the step only, so a
  * game resumed after a restart goes on with the very moves it would have
  * seen (time-limited bots excepted: they depend on the machine's speed).
  *
@@ -51,7 +51,7 @@ typedef struct job {
 	int ok;              /* analysis: an_position worked */
 	carc_move played;    /* analysis: the move played there */
 	an_move result;      /* analysis */
-	int turn;
+	int step;            /* the step the move is for (handed back) */
 	uint64_t seed;
 	double budget_s;
 	char spec[128];
@@ -405,12 +405,12 @@ void bots_stop(void)
 	nqueued_analysis = analysing = 0;
 }
 
-static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t seed, int turn,
+static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t seed, int step,
                     double budget_s)
 {
 	job *j = srv_xcalloc(1, sizeof *j);
 	j->tag = tag;
-	j->turn = turn;
+	j->step = step;
 	j->seed = seed;
 	j->budget_s = budget_s > 0 ? budget_s : 0;
 	snprintf(j->spec, sizeof j->spec, "%s", spec);
@@ -421,9 +421,9 @@ static job *new_job(void *tag, const carc_game *g, const char *spec, uint64_t se
 }
 
 void bots_submit(void *tag, const char *owner, int people, const carc_game *g, const char *spec,
-                 uint64_t seed, int turn, double budget_s)
+                 uint64_t seed, int step, double budget_s)
 {
-	job *j = new_job(tag, g, spec, seed, turn, budget_s);
+	job *j = new_job(tag, g, spec, seed, step, budget_s);
 	snprintf(j->owner, sizeof j->owner, "%s", owner ? owner : "");
 	j->people = people;
 	pthread_mutex_lock(&mu);
@@ -435,9 +435,9 @@ void bots_submit(void *tag, const char *owner, int people, const carc_game *g, c
 }
 
 void bots_submit_analysis(void *tag, const carc_game *g, carc_move played, const char *spec,
-                          uint64_t seed, int turn, double budget_s)
+                          uint64_t seed, int step, double budget_s)
 {
-	job *j = new_job(tag, g, spec, seed, turn, budget_s);
+	job *j = new_job(tag, g, spec, seed, step, budget_s);
 	j->analysis = 1;
 	j->played = played;
 	pthread_mutex_lock(&mu);
@@ -447,7 +447,7 @@ void bots_submit_analysis(void *tag, const carc_game *g, carc_move played, const
 	pthread_mutex_unlock(&mu);
 }
 
-int bots_poll_analysis(void **tag, int *turn, an_move *out)
+int bots_poll_analysis(void **tag, int *step, an_move *out)
 {
 	pthread_mutex_lock(&mu);
 	job *j = pop(&adone_head, &adone_tail);
@@ -455,7 +455,7 @@ int bots_poll_analysis(void **tag, int *turn, an_move *out)
 	if (!j)
 		return 0;
 	*tag = j->tag;
-	*turn = j->turn;
+	*step = j->step;
 	int ok = j->ok;
 	if (ok)
 		*out = j->result;
@@ -503,7 +503,7 @@ void bots_stop_tag(void *tag)
 	pthread_mutex_unlock(&mu);
 }
 
-int bots_poll(void **tag, int *turn, carc_move *move)
+int bots_poll(void **tag, int *step, carc_move *move)
 {
 	pthread_mutex_lock(&mu);
 	job *j = pop(&done_head, &done_tail);
@@ -511,7 +511,7 @@ int bots_poll(void **tag, int *turn, carc_move *move)
 	if (!j)
 		return 0;
 	*tag = j->tag;
-	*turn = j->turn;
+	*step = j->step;
 	*move = j->move;
 	job_free(j);
 	return 1;

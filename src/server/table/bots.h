@@ -56,7 +56,7 @@ void bots_stop(void);
  * handed back as is; `people`: a person plays at the table. The bot is
  * stopped when it still thinks `budget_s` seconds after it began. */
 void bots_submit(void *tag, const char *owner, int people, const carc_game *g, const char *spec,
-                 uint64_t seed, int turn, double budget_s);
+                 uint64_t seed, int step, double budget_s);
 /* Moves played by BOTS_FALLBACK_SPEC because their owner was over its
  * budget, since the start (for the metrics). */
 int64_t bots_over_budget(void);
@@ -64,7 +64,7 @@ int64_t bots_over_budget(void);
 int64_t bots_preempted(void);
 /* Takes one finished job: returns 1 and fills the outputs, or 0 when none
  * is ready. `move` is CARC_MOVE_NONE if the bot could not be made. */
-int bots_poll(void **tag, int *turn, carc_move *move);
+int bots_poll(void **tag, int *step, carc_move *move);
 /* Stops the live moves of table `tag` (undo.c): one being thought about
  * ends at once (carc_bot_stop), a queued one gets no time to think. Their
  * answers still come back through bots_poll. */
@@ -73,11 +73,11 @@ void bots_stop_tag(void *tag);
 /* An analysis job: the position g before the move `played` (CARC_MOVE_NONE:
  * none), analysed with a bot of `spec` (an_position) within budget_s. */
 void bots_submit_analysis(void *tag, const carc_game *g, carc_move played, const char *spec,
-                          uint64_t seed, int turn, double budget_s);
+                          uint64_t seed, int step, double budget_s);
 /* Takes one finished analysis job: 1 with *out filled, -1 when it failed
  * (the bot could not be made, or `played` was not legal), 0 when none is
  * ready. */
-int bots_poll_analysis(void **tag, int *turn, an_move *out);
+int bots_poll_analysis(void **tag, int *step, an_move *out);
 /* Analysis jobs waiting for a worker, and being thought on. */
 void bots_analysis_load(int *queued, int *running);
 

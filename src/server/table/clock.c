@@ -2,8 +2,9 @@
  * clock.c - time controls, timeouts and seats given up (see clock.h).
  *
  * Invariants:
- *  - c->deadline_ms != 0 only while the game is being played, for turn
- *    c->turn, and seat c->seat is a person's (not a bot's, not forfeited);
+ *  - c->deadline_ms != 0 only while the game is being played, for step
+ *    c->step, and seat c->seat (the one to decide it) is a person's (not a
+ *    bot's, not forfeited);
  *    the timer is scheduled exactly then (c->scheduled).
  *  - What is stored (the clocks row) is written after every change, on
  *    the storage thread, in the order of the moves; a table without a
@@ -11,7 +12,7 @@
  *  - This module changes only t->clock and t->seat[].forfeited; moves go
  *    through tables.c (the clock_due_fn).
  *  - Several processes: every process works the clock out from the moves
- *    alone (a turn starts at its previous move's stored time, not when a
+ *    alone (a step starts at its previous step's stored time, not when a
  *    process heard of it), so they agree; only the process that owns the
  *    table's bots and time (cluster.c) stores the clock and acts on a
  *    deadline, and what it stores (a timeout) is what the others load
@@ -48,7 +49,7 @@ void clock_init(srv_table *t)
 {
 	srv_clock *c = &t->clock;
 	memset(c, 0, sizeof *c);
-	c->turn = c->seat = c->timeout_turn = c->ended_seat = -1;
+	c->step = c->turn = c->seat = c->timeout_step = c->ended_seat = -1;
 	for (int i = 0; i < CARC_MAX_PLAYERS; i++)
 		c->reserve_ms[i] = (int64_t)t->opts.clock.reserve_s * 1000;
 }
@@ -71,7 +72,7 @@ static char *state_text(const srv_table *t)
 		                                       c->timeouts[i], "forfeited", t->seat[i].forfeited,
 		                                       "resigned", c->resigned[i]));
 	json_t *o = json_pack("{s:i, s:I, s:i, s:i, s:o}", "seat", c->seat, "turn_start_ms",
-	                      (json_int_t)c->turn_start_ms, "timeout_turn", c->timeout_turn,
+	                      (json_int_t)c->turn_start_ms, "timeout_step", c->timeout_step,
 	                      "ended_seat", c->ended_seat, "seats", seats);
 	if (c->no_show)
 		json_object_set_new(o, "no_show", json_true());
@@ -85,7 +86,7 @@ static char *state_text(const srv_table *t)
 
 static void fill_store(const srv_table *t, store_clock *out)
 {
-	out->turn = t->clock.turn;
+	out->step = t->clock.step;
 	out->deadline_ms = t->clock.deadline_ms;
 	out->state = state_text(t);
 }
@@ -94,7 +95,7 @@ static void save_done(wjob *j)
 {
 	srv_table *t = j->tag;
 	t->pending_ops--;
-	if (j->failed) /* the next turn writes the clock again; a restart gives a fresh turn */
+	if (j->failed) /* the next step writes the clock again; a restart gives a fresh step */
 		srv_error("table=%s the clock was not stored: %s", t->id, j->err);
 }
 
@@ -138,25 +139,28 @@ void clock_restore(srv_table *t, const store_clock *sc, int64_t now_ms)
 		c->ended_seat = -1;
 	c->no_show = json_is_true(json_object_get(o, "no_show")) && c->ended_seat >= 0;
 	c->stored = 1;
-	if (sc->turn == tables_step(t) && t->status == STORE_PLAYING) {
-		/* the turn being played when the server stopped: its deadline holds */
-		c->turn = sc->turn;
+	if (sc->step == tables_step(t) && t->status == STORE_PLAYING) {
+		/* the step being decided when the server stopped: its deadline holds */
+		c->step = sc->step;
+		c->turn = tables_turn(t);
 		c->seat = (int)jint(o, "seat", -1);
 		c->turn_start_ms = jint(o, "turn_start_ms", now_ms);
-		c->timeout_turn = (int)jint(o, "timeout_turn", -1);
+		/* a clock stored before schema 19 named it by its turn, the same
+		 * number (a turn was one step) */
+		c->timeout_step = (int)jint(o, "timeout_step", jint(o, "timeout_turn", -1));
 		c->deadline_ms = sc->deadline_ms;
 		if (c->seat != carc_to_move(t->game) || !timed(t) || t->seat[c->seat].forfeited) {
 			c->deadline_ms = 0;
 		} else if (c->deadline_ms && c->deadline_ms < now_ms + 1) {
 			int64_t grace = (int64_t)cfg->clock_grace_s * 1000;
-			srv_event("table=%s event=clock_grace turn=%d seat=%d passed_ms=%lld grace_ms=%lld",
-			          t->id, c->turn, c->seat, (long long)(now_ms - c->deadline_ms),
+			srv_event("table=%s event=clock_grace step=%d seat=%d passed_ms=%lld grace_ms=%lld",
+			          t->id, c->step, c->seat, (long long)(now_ms - c->deadline_ms),
 			          (long long)grace);
 			c->deadline_ms = now_ms + grace;
 		}
 	}
 	/* else: the move after the stored clock was stored, its clock was not
-	 * (the server stopped in between): clock_turn starts the turn afresh */
+	 * (the server stopped in between): clock_turn starts the step afresh */
 	json_decref(o);
 }
 
@@ -170,7 +174,7 @@ static void fire(lws_sorted_usec_list_t *sul)
 	srv_table *t = lws_container_of(c, srv_table, clock);
 	c->scheduled = 0;
 	if (stopped || !c->deadline_ms || t->status != STORE_PLAYING ||
-	    carc_game_over(t->game) || c->turn != tables_step(t))
+	    carc_game_over(t->game) || c->step != tables_step(t))
 		return;
 	int64_t now = srv_now_ms();
 	if (!t->pm && !c->busy && now >= c->deadline_ms && !cluster_bots_mine(t->id)) {
@@ -190,7 +194,7 @@ static void fire(lws_sorted_usec_list_t *sul)
 	int p = c->seat;
 	if (t->opts.match[0] && t->seat[p].kind == STORE_SEAT_HUMAN && !clock_seat_moved(t, p)) {
 		/* a quick match whose seat never came: void, not a move of the bot */
-		srv_event("table=%s event=no_show turn=%d seat=%d late_ms=%lld", t->id, c->turn, p,
+		srv_event("table=%s event=no_show step=%d seat=%d late_ms=%lld", t->id, c->step, p,
 		          (long long)(now - c->deadline_ms));
 		c->deadline_ms = 0;
 		tables_void(t, p);
@@ -198,10 +202,10 @@ static void fire(lws_sorted_usec_list_t *sul)
 	}
 	c->timeouts[p]++;
 	c->reserve_ms[p] = 0;
-	c->timeout_turn = c->turn;
+	c->timeout_step = c->step;
 	int64_t late = now - c->deadline_ms;
 	c->deadline_ms = 0;
-	srv_event("table=%s event=timeout turn=%d seat=%d in_a_row=%d late_ms=%lld", t->id, c->turn,
+	srv_event("table=%s event=timeout step=%d seat=%d in_a_row=%d late_ms=%lld", t->id, c->step,
 	          p, c->timeouts[p], (long long)late);
 	if (c->timeouts[p] >= t->opts.clock.max_timeouts && !t->seat[p].forfeited) {
 		t->seat[p].forfeited = 1;
@@ -229,19 +233,20 @@ void clock_turn(srv_table *t)
 	srv_clock *c = &t->clock;
 	if (t->status != STORE_PLAYING || t->pm)
 		return;
-	if (c->turn == tables_step(t)) {
+	if (c->step == tables_step(t)) {
 		if (c->deadline_ms && !c->scheduled)
 			schedule(t); /* restored, or stopped timers */
 		return;
 	}
 	clock_cancel(t);
 	int over = carc_game_over(t->game);
-	c->turn = tables_step(t);
+	c->step = tables_step(t);
+	c->turn = tables_turn(t);
 	c->seat = over ? -1 : carc_to_move(t->game);
 	c->turn_start_ms = c->next_start_ms ? c->next_start_ms : srv_now_ms();
 	c->next_start_ms = 0;
 	c->deadline_ms = 0;
-	c->timeout_turn = -1;
+	c->timeout_step = -1;
 	if (!over && timed(t) && t->seat[c->seat].kind == STORE_SEAT_HUMAN &&
 	    !t->seat[c->seat].forfeited) {
 		c->deadline_ms = c->turn_start_ms + (int64_t)t->opts.clock.move_s * 1000 +
@@ -262,8 +267,8 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 {
 	srv_clock *c = &t->clock;
 	clock_cancel(t);
-	c->deadline_ms = 0; /* the turn is over (also when the game is) */
-	if (c->turn == tables_step(t) - 1 && c->seat == player && c->timeout_turn != c->turn &&
+	c->deadline_ms = 0; /* the step is decided (also when the game is over) */
+	if (c->step == tables_step(t) - 1 && c->seat == player && c->timeout_step != c->step &&
 	    t->seat[player].kind == STORE_SEAT_HUMAN && !t->seat[player].forfeited) {
 		/* the player's own move: what it took past move_s comes off the reserve */
 		int64_t used = at_ms - c->turn_start_ms - (int64_t)t->opts.clock.move_s * 1000;
@@ -279,13 +284,13 @@ void clock_moved(srv_table *t, int player, int64_t at_ms)
 void clock_takeover_seen(srv_table *t, int player)
 {
 	srv_clock *c = &t->clock;
-	if (!timed(t) || c->turn != tables_step(t) || c->seat != player ||
-	    c->timeout_turn == c->turn || t->seat[player].kind != STORE_SEAT_HUMAN ||
+	if (!timed(t) || c->step != tables_step(t) || c->seat != player ||
+	    c->timeout_step == c->step || t->seat[player].kind != STORE_SEAT_HUMAN ||
 	    t->seat[player].forfeited)
 		return;
 	c->timeouts[player]++;
 	c->reserve_ms[player] = 0;
-	c->timeout_turn = c->turn;
+	c->timeout_step = c->step;
 	if (c->timeouts[player] >= t->opts.clock.max_timeouts)
 		t->seat[player].forfeited = 1;
 }
@@ -300,7 +305,7 @@ int clock_bot_plays(const srv_table *t, int p)
 
 int clock_timeout_move(const srv_table *t)
 {
-	return t->clock.timeout_turn >= 0 && t->clock.timeout_turn == tables_step(t);
+	return t->clock.timeout_step >= 0 && t->clock.timeout_step == tables_step(t);
 }
 
 const char *clock_bot_spec(const srv_table *t, int p)
@@ -320,7 +325,7 @@ void clock_resign(srv_table *t, int seat, int ends, store_clock *out)
 		c->deadline_ms = 0;
 		c->seat = -1;
 		clock_cancel(t);
-	} else if (c->seat == seat && c->turn == tables_step(t)) {
+	} else if (c->seat == seat && c->step == tables_step(t)) {
 		c->deadline_ms = 0; /* the bot plays this move */
 		clock_cancel(t);
 	}
@@ -363,7 +368,7 @@ void clock_resign_undo(srv_table *t, int seat)
 	c->ended_seat = -1;
 	c->no_show = 0;
 	c->busy = 0;
-	/* the turn's deadline again, as it was */
+	/* the step's deadline again, as it was */
 	c->seat = c->undo_seat;
 	c->deadline_ms = c->undo_deadline_ms;
 	if (c->deadline_ms)
@@ -399,6 +404,7 @@ json_t *clock_json(const srv_table *t)
 	}
 	json_object_set_new(j, "takeover", json_string(o->takeover));
 	json_object_set_new(j, "turn", json_integer(c->turn));
+	json_object_set_new(j, "step", json_integer(c->step));
 	json_object_set_new(j, "seat", c->deadline_ms ? json_integer(c->seat) : json_null());
 	json_object_set_new(j, "turn_start_ms",
 	                    c->deadline_ms ? json_integer(c->turn_start_ms) : json_null());

@@ -34,15 +34,21 @@
 
 struct srv_table;
 
+/* A clock runs on steps (a step is one player's decision, include/carc.h):
+ * the seat on the clock is the one to decide now (carc_to_move), so a step
+ * that belongs to another player than the turn's (the test build's
+ * "test-pass", a later expansion's) runs that player's time, and the turn's
+ * player's clock runs again at its next decision. */
 typedef struct srv_clock {
-	int turn;                        /* the turn the clock is set for; -1: none yet */
-	int seat;                        /* the seat to move then; -1: none */
-	int64_t turn_start_ms;
+	int step;                        /* the step the clock is set for; -1: none yet */
+	int turn;                        /* the turn that step belongs to (for clients) */
+	int seat;                        /* the seat to decide then; -1: none */
+	int64_t turn_start_ms;           /* when that step began */
 	int64_t deadline_ms;             /* 0: no deadline runs */
 	int64_t reserve_ms[CARC_MAX_PLAYERS];
 	int timeouts[CARC_MAX_PLAYERS];  /* timed-out moves in a row */
 	int resigned[CARC_MAX_PLAYERS];
-	int timeout_turn;                /* the turn the bot plays because time ran out; -1 */
+	int timeout_step;                /* the step the bot plays because time ran out; -1 */
 	int ended_seat;                  /* the seat whose resignation (or no-show) ended
 	                                  * the game; -1 */
 	int no_show;                     /* 1: ended_seat never came: the quick-match table
@@ -71,16 +77,17 @@ void clock_stop_all(void);
 void clock_init(struct srv_table *t);
 /* A table loaded from the store, with its stored clock (NULL: none). */
 void clock_restore(struct srv_table *t, const store_clock *c, int64_t now_ms);
-/* A turn may have begun (after a start, a move, a load): sets the
- * deadline of the new turn, stores the clock, starts the timer. Does
- * nothing when the clock is already set for this turn. */
+/* A step may have begun (after a start, a move, a load): sets the
+ * deadline of the new step for the seat to decide it, stores the clock,
+ * starts the timer. Does nothing when the clock is already set for this
+ * step. */
 void clock_turn(struct srv_table *t);
-/* The move of `player` made at at_ms was stored: takes what it used from
- * the reserve, then sets the next turn (clock_turn). */
+/* The decision of `player` made at at_ms was stored: takes what it used
+ * from the reserve, then sets the next step (clock_turn). */
 void clock_moved(struct srv_table *t, int player, int64_t at_ms);
 /* A move the takeover bot made for `player`, loaded from the store before
  * it is applied (table/sync.c): when the seat was not given up and this
- * process has not seen the timeout (the owner's clock of that turn was
+ * process has not seen the timeout (the owner's clock of that step was
  * not in the snapshot), counts the timeout as the owner did, so the move
  * is announced with the same clock on every process. */
 void clock_takeover_seen(struct srv_table *t, int player);
@@ -88,7 +95,7 @@ void clock_takeover_seen(struct srv_table *t, int player);
 void clock_cancel(struct srv_table *t);
 
 /* Whether a bot plays seat p's move now: a bot seat, a forfeited seat,
- * or a seat whose time ran out on this turn. */
+ * or a seat whose time ran out on this step. */
 int clock_bot_plays(const struct srv_table *t, int p);
 /* The spec of the bot that plays seat p (the seat's own, or the
  * takeover level's). */

@@ -392,7 +392,7 @@ static int rebuild_log(srv_table *t, const carc_game *final, char *err, size_t e
 		static carc_events ev; /* the loop thread's */
 		carc_step_info si;
 		carc_step_played(final, i, &si);
-		if (table_play(t, si.tile, si.move, &ev, e)) {
+		if (table_play(t, si.kind, si.player, si.tile, si.move, &ev, e)) {
 			snprintf(err, errsize, "step %d: %s", i, e);
 			return -1;
 		}

@@ -19,7 +19,7 @@
  * storage thread. */
 struct srv_pending_move {
 	carc_game *next;  /* the game after the move */
-	int player, step, tile, points, bot;
+	int player, step, turn, kind, tile, points, bot;
 	carc_move m;
 };
 
@@ -67,8 +67,9 @@ void move_done(wjob *j)
 	if (over)
 		t->status = STORE_OVER;
 	clock_moved(t, pm->player, j->move.at_ms);
-	srv_event("table=%s event=move step=%d player=%d tile=%s move=%u scored=%d", t->id, pm->step,
-	          pm->player, carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
+	srv_event("table=%s event=move step=%d turn=%d kind=%s player=%d tile=%s move=%u scored=%d",
+	          t->id, pm->step, pm->turn, carc_name(CARC_NAMES_STEP, pm->kind), pm->player,
+	          carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
 	pm_free(pm);
 	metrics_move(1);
 	announce_move(t, t->log[t->nlog - 1]);
@@ -169,16 +170,22 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	char e[CARC_ERRMSG_SIZE];
 	if (!(pm->next = carc_game_clone(t->game)))
 		srv_xmalloc((size_t)-1); /* the one OOM policy */
-	int player = carc_to_move(pm->next);
-	pm->tile = carc_current_tile(pm->next); /* the turn's tile */
 	carc_status st = carc_apply(pm->next, m, &ev, e);
 	if (st != CARC_OK) {
 		snprintf(err, errsize, "%s", e);
 		pm_free(pm);
 		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
 	}
-	pm->player = player;
+	/* the step just made, as the engine keeps it: its kind, who decided,
+	 * its turn and the turn's tile (what the store keys and keeps) */
+	carc_step_info si;
 	pm->step = carc_steps_played(pm->next) - 1;
+	carc_step_played(pm->next, pm->step, &si);
+	int player = si.player;
+	pm->tile = si.tile;
+	pm->player = player;
+	pm->turn = si.turn;
+	pm->kind = si.kind;
 	pm->m = m;
 	pm->bot = bot;
 	pm->points = 0;
@@ -188,7 +195,8 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	wjob *j = job_for(t, WJ_MOVE, move_done, o);
 	int takeover = bot && t->seat[player].kind == STORE_SEAT_HUMAN;
 	char *entry = gj_log_entry(pm->next, &ev);
-	j->move = (store_move){.turn = pm->step, .player = player, .move = m, .tile = pm->tile,
+	j->move = (store_move){.step = pm->step, .turn = si.turn, .kind = si.kind, .player = player,
+	                       .move = m, .tile = pm->tile,
 	                       .entry = takeover ? takeover_mark(entry) : entry,
 	                       .at_ms = srv_now_ms(), .undos = t->undos};
 	if (carc_game_over(pm->next)) {

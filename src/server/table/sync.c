@@ -84,16 +84,16 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		t->seq = sg->seq;
 	/* the stored clock, in the same snapshot: what the process that owns
 	 * the table's time wrote (a timeout, a reserve, a deadline) wins over
-	 * what was worked out here. A clock of the turn being played here is
+	 * what was worked out here. A clock of the step being decided here is
 	 * taken before the new moves (a timeout is then a timeout when its
-	 * move is applied); one of a later turn after them. */
+	 * move is applied); one of a later step after them. */
 	store_clock sc;
 	char *cstate = NULL;
-	int turn0 = tables_step(t); /* the clock's turn is the step being decided */
+	int step0 = tables_step(t);
 	int crc = db->ops->load_clock(db, t->id, &sc, &cstate, e);
 	if (crc < 0)
 		srv_error("table=%s loading its clock: %s", t->id, e);
-	else if (crc == 1 && sc.turn == turn0 && sc.turn >= t->clock.turn) {
+	else if (crc == 1 && sc.step == step0 && sc.step >= t->clock.step) {
 		clock_cancel(t);
 		clock_restore(t, &sc, srv_now_ms());
 		changed = 1;
@@ -104,11 +104,11 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	 * and announced with that clock */
 	for (int k = 0; k < n; k++) {
 		int i = t->nlog;
-		if (mv[k].turn < i)
+		if (mv[k].step < i)
 			continue;
-		if (mv[k].turn != i) {
+		if (mv[k].step != i) {
 			srv_error("table=%s step %d from the store does not follow (numbered %d)", t->id, i,
-			          mv[k].turn);
+			          mv[k].step);
 			break;
 		}
 		if (takeover_marked(mv[k].entry))
@@ -117,7 +117,7 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		carc_game *before = carc_game_clone(t->game);
 		if (!before)
 			srv_xmalloc((size_t)-1); /* the one OOM policy */
-		if (table_play(t, mv[k].tile, mv[k].move, &ev, e)) {
+		if (table_play(t, mv[k].kind, mv[k].player, mv[k].tile, mv[k].move, &ev, e)) {
 			carc_game_copy(t->game, before);
 			carc_game_free(before);
 			srv_error("table=%s step %d from the store: %s", t->id, i, e);
@@ -136,9 +136,9 @@ int tables_sync_game(void *ctx, const store_game *sg, const store_move *mv, int 
 		if (!t->undo_reloading) /* undo.c tells the clients once it is loaded */
 			announce_move(t, t->log[t->nlog - 1]);
 	}
-	/* the stored clock of the turn now being played (the owner wrote it
+	/* the stored clock of the step now being decided (the owner wrote it
 	 * after the last move) */
-	if (crc == 1 && sc.turn == tables_step(t) && sc.turn != turn0) {
+	if (crc == 1 && sc.step == tables_step(t) && sc.step != step0) {
 		clock_cancel(t);
 		clock_restore(t, &sc, srv_now_ms());
 		changed = 1;

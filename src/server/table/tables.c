@@ -153,8 +153,23 @@ int table_game_init(srv_table *t, char *err, size_t errsize)
 	return 0;
 }
 
-int table_play(srv_table *t, int tile, carc_move m, carc_events *ev, char e[CARC_ERRMSG_SIZE])
+int table_play(srv_table *t, int kind, int player, int tile, carc_move m, carc_events *ev,
+               char e[CARC_ERRMSG_SIZE])
 {
+	int now = carc_step_kind(t->game);
+	if (kind != now) {
+		const char *name = carc_name(CARC_NAMES_STEP, now);
+		snprintf(e, CARC_ERRMSG_SIZE, "%s, but the game is at a step of kind %s",
+		         kind < 0 ? "a step of a kind this build does not know"
+		                  : carc_name(CARC_NAMES_STEP, kind),
+		         name ? name : "none (it is over)");
+		return -1;
+	}
+	if (player >= 0 && player != carc_to_move(t->game)) {
+		snprintf(e, CARC_ERRMSG_SIZE, "decided by seat %d, but seat %d decides it", player,
+		         carc_to_move(t->game));
+		return -1;
+	}
 	if (tile >= 0 && carc_step_kind(t->game) == CARC_STEP_TILE &&
 	    carc_current_tile(t->game) != tile && carc_set_current_tile(t->game, tile) != CARC_OK) {
 		snprintf(e, CARC_ERRMSG_SIZE, "tile %s is not in the pile", carc_tile_name(tile));
@@ -459,12 +474,12 @@ static int load_game(void *ctx, const store_game *sg, const store_move *mv, int 
 	if (table_game_init(t, err, sizeof err))
 		goto bad;
 	for (int i = 0; i < n; i++) {
-		if (mv[i].turn != i) { /* the store numbers a game's steps */
-			snprintf(err, sizeof err, "move %d is numbered %d", i, mv[i].turn);
+		if (mv[i].step != i) { /* the store numbers a game's steps */
+			snprintf(err, sizeof err, "move %d is numbered %d", i, mv[i].step);
 			goto bad;
 		}
 		static carc_events ev; /* the loop thread's */
-		if (table_play(t, mv[i].tile, mv[i].move, &ev, e)) {
+		if (table_play(t, mv[i].kind, mv[i].player, mv[i].tile, mv[i].move, &ev, e)) {
 			snprintf(err, sizeof err, "step %d: %s", i, e);
 			goto bad;
 		}
@@ -554,7 +569,8 @@ srv_table *tables_find(const char *id)
 	if (t->expired)
 		return NULL;
 	if (t->status == STORE_PLAYING) /* its game goes on in this process's memory */
-		srv_event("table=%s event=resumed turn=%d", t->id, tables_step(t));
+		srv_event("table=%s event=resumed turn=%d step=%d", t->id, tables_turn(t),
+		          tables_step(t));
 	bot_kick(t); /* a bot or a clock due while nobody had it in memory */
 	return t;
 }

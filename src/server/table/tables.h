@@ -1,7 +1,8 @@
 /*
  * tables.h - tables, seats and the games on them. Every change to a game
  * on the server goes through tables_move(): check the seat's token and the
- * turn, let the engine check and apply the move on a copy, store the move
+ * turn and step, let the engine check and apply the move (the decision of
+ * the current step, whatever its kind) on a copy, store the move
  * (one transaction), only then make the copy the table's game and announce
  * the move. A failure at any step leaves the table as it was. The
  * functions are in tables.c and the files cut from it by concern (seats.c,
@@ -106,7 +107,7 @@ typedef struct srv_table {
 	lws_sorted_usec_list_t roster_sul; /* a "table" message about comings and goings */
 	int roster_pending;
 	int bot_state;                   /* 0 idle, 1 pausing, 2 thinking */
-	int bot_turn;                    /* the turn the bot works on */
+	int bot_step;                    /* the step the bot works on */
 	int stored;                      /* the store has the table */
 	int pending_ops;                 /* jobs of the storage thread about it */
 	srv_pending_move *pm;            /* a move being stored */
@@ -177,9 +178,11 @@ srv_err tables_join(srv_table *t, const char *name, int want, const srv_origin *
 /* The seat a token holds at the table, or -1 (the token is hashed and
  * compared with the seats' hashes in constant time). */
 int tables_seat_of(const srv_table *t, const char *token);
-/* A move for the seat that `token` holds. `turn` is the turn the client
- * believes current (-1: not given). SE_PENDING (api_move_done answers, and
- * the move is announced) or an error with nothing changed. */
+/* A move (the current step's decision) for the seat that `token` holds.
+ * `turn` and `step` are the turn and step the client believes current
+ * (-1: not given; either one stale is SE_STALE_TURN). SE_PENDING
+ * (api_move_done answers, and the move is announced) or an error with
+ * nothing changed. */
 srv_err tables_move(srv_table *t, const char *token, const json_t *move, int turn, int step,
                     const srv_origin *o, char *err, size_t errsize);
 
@@ -219,7 +222,7 @@ json_t *tables_finished(const char *before, int limit, srv_err *code, char *err,
 /* Accounts: the seat `account` holds at table t (-1: none; a rematch's seat
  * kept for the account counts: tables_seat_reserved tells), and a game of
  * the account's "my games" list from memory (a new reference: {id, seat,
- * status, your_turn, players, updated_ms, deadline_ms}), or NULL when the
+ * status, your_turn, turn, step, players, updated_ms, deadline_ms}), or NULL when the
  * table is not in memory. */
 int tables_seat_of_account(const srv_table *t, int64_t account);
 /* Friends (friends.h, fr_hooks.invite_seat): whether `account` may invite

@@ -52,9 +52,13 @@ srv_err take_seat(srv_table *t, const char *name, int want, int64_t account, int
 /* tables.c: a table's game set up afresh from its options (t->game
  * allocated if need be): 0, or -1 with the engine's refusal in err. */
 int table_game_init(srv_table *t, char *err, size_t errsize);
-/* One stored decision played on t->game: the turn's tile drawn first when
- * it is a tile step (tile -1: the pile's own). 0, or -1 with why in e. */
-int table_play(srv_table *t, int tile, carc_move m, carc_events *ev,
+/* One stored decision played on t->game: a step of kind `kind` (-1: a
+ * name this build does not know, refused) decided by `player` (-1: not
+ * checked), the turn's tile drawn first when it is a tile step (tile -1:
+ * the pile's own). A step stored as another kind or player than the
+ * engine's current one is refused: the store's number would mean another
+ * decision. 0, or -1 with why in e. */
+int table_play(srv_table *t, int kind, int player, int tile, carc_move m, carc_events *ev,
                char e[CARC_ERRMSG_SIZE]);
 
 /* create.c */

@@ -108,9 +108,9 @@ void undo_stop_bot(srv_table *t)
 
 /* ---- the table in memory ----------------------------------------------------------------------- */
 
-/* The game replayed from its start to turn `keep` (the engine keeps no
+/* The game replayed from its start to step `keep` (the engine keeps no
  * history to step back through: a replay is about a millisecond for a
- * whole game). The log entries of the turns that stand are kept. 0, or -1
+ * whole game). The log entries of the steps that stand are kept. 0, or -1
  * when a move does not replay (the table is then left as it was). */
 static int rebuild(srv_table *t, int keep)
 {

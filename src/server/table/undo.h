@@ -3,12 +3,12 @@
  * at a table where one person plays and every other seat is a bot, with
  * no clock and a game that would not be rated (a guest, a bot without a
  * fixed rating, a custom pile, or a table made with "rated": false), the
- * person may take back moves after confirming them. Undoing k moves goes
- * back to the person's k-th latest turn: their moves and the bots' moves
- * after them are taken back, in the store (one transaction that counts
- * them in games.undos and bumps the table's stream) and then in memory
- * (the game replayed from the start to that turn). A bot move in flight
- * is discarded.
+ * person may take back moves after confirming them. A move is a decision
+ * of any kind of step: undoing k moves goes back to the person's k-th
+ * latest decision: their decisions and the bots' after them are taken
+ * back, in the store (one transaction that counts them in games.undos and
+ * bumps the table's stream) and then in memory (the game replayed from the
+ * start to that step). A bot move in flight is discarded.
  */
 #ifndef CARC_SERVER_UNDO_H
 #define CARC_SERVER_UNDO_H

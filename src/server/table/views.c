@@ -301,7 +301,7 @@ json_t *tables_list(int which, const char *before, int limit, char *err, size_t 
 /* A finished game as the lobby lists it: the table description without
  * what only a table in memory knows (who is online, spectators), with the
  * result. */
-static json_t *finished_info(const store_game *g, const store_result *r, int nturns)
+static json_t *finished_info(const store_game *g, const store_result *r, int nsteps, int nturns)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(g->id));
@@ -343,6 +343,7 @@ static json_t *finished_info(const store_game *g, const store_result *r, int ntu
 	}
 	json_object_set_new(o, "seats", seats);
 	json_object_set_new(o, "turn", json_integer(nturns));
+	json_object_set_new(o, "step", json_integer(nsteps));
 	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
 	json_object_set_new(o, "updated_ms", json_integer(g->updated_ms));
 	json_object_set_new(o, "finished_ms", json_integer(r->at_ms));
@@ -359,14 +360,15 @@ typedef struct finished_page {
 	int limit, more;
 } finished_page;
 
-static int add_finished(void *ctx, const store_game *g, const store_result *r, int nturns)
+static int add_finished(void *ctx, const store_game *g, const store_result *r, int nsteps,
+                        int nturns)
 {
 	finished_page *p = ctx;
 	if ((int)json_array_size(p->tables) >= p->limit) {
 		p->more = 1; /* the one past the page */
 		return -1;
 	}
-	json_array_append_new(p->tables, finished_info(g, r, nturns));
+	json_array_append_new(p->tables, finished_info(g, r, nsteps, nturns));
 	return 0;
 }
 
@@ -454,8 +456,11 @@ json_t *tables_my_game(const char *id, int seat)
 	int turn = t->status == STORE_PLAYING && !carc_game_over(t->game) &&
 	           carc_to_move(t->game) == seat;
 	int64_t dl = turn ? clock_deadline_ms(t) : 0;
-	return json_pack("{s:s, s:i, s:s, s:b, s:o, s:I, s:o}", "id", t->id, "seat", seat, "status",
-	                 store_status_name(t->status), "your_turn", turn, "players", players,
-	                 "updated_ms", (json_int_t)t->updated_ms, "deadline_ms",
+	/* your_turn: the seat decides the step being played (maybe in
+	 * another seat's turn); turn and step as in the table description */
+	return json_pack("{s:s, s:i, s:s, s:b, s:i, s:i, s:o, s:I, s:o}", "id", t->id, "seat", seat,
+	                 "status", store_status_name(t->status), "your_turn", turn, "turn",
+	                 tables_turn(t), "step", tables_step(t), "players", players, "updated_ms",
+	                 (json_int_t)t->updated_ms, "deadline_ms",
 	                 dl > 0 ? json_integer(dl) : json_null());
 }

@@ -57,6 +57,8 @@ static int is_follower(int fig)
 void why_future_free(why_future *f)
 {
 	free(f->mover);
+	free(f->tile);
+	free(f->turn);
 	free(f->supply);
 	free(f->back);
 	memset(f, 0, sizeof *f);
@@ -68,9 +70,11 @@ int why_future_build(const carc_game *start, const carc_game *rec, why_future *f
 	int n = carc_steps_played(rec);
 	carc_game *g = carc_game_clone(start);
 	f->mover = calloc((size_t)n + 1, 1);
+	f->tile = calloc((size_t)n + 1, 1);
+	f->turn = calloc((size_t)n + 1, sizeof *f->turn);
 	f->supply = calloc((size_t)n + 1, 1);
 	f->back = calloc((size_t)n + 1, sizeof *f->back);
-	if (!g || !f->mover || !f->supply || !f->back) {
+	if (!g || !f->mover || !f->tile || !f->turn || !f->supply || !f->back) {
 		carc_game_free(g);
 		why_future_free(f);
 		return -1;
@@ -90,6 +94,8 @@ int why_future_build(const carc_game *start, const carc_game *rec, why_future *f
 			return -1;
 		}
 		f->mover[k] = (uint8_t)player;
+		f->tile[k] = (uint8_t)tile_step;
+		f->turn[k] = (int16_t)si.turn;
 		f->back[k] = -1;
 		if (tile_step && !carc_move_is_discard(m) && carc_move_seg(m) != CARC_SEG_NONE &&
 		    is_follower(carc_move_figure(m)) && np < CARC_MAX_FIGURES) {
@@ -419,7 +425,7 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 	if (f && k < f->n && f->back[k] >= 0) {
 		int back = f->back[k], held = 0, idle = 0;
 		for (int j = k + 1; j <= back && j < f->n; j++)
-			if (f->mover[j] == p) {
+			if (f->mover[j] == p && f->tile[j]) { /* the mover's turns */
 				held++;
 				idle += f->supply[j] == 0;
 			}
@@ -435,7 +441,8 @@ static void r_follower(reasons *rs, const side *pl, const side *b, int p, const 
 			json_object_set_new(o, "figure", json_string(carc_name(CARC_NAMES_FIGURE, pl->fig)));
 			json_object_set_new(o, "held", json_integer(held));
 			json_object_set_new(o, "idle", json_integer(idle));
-			json_object_set_new(o, "back", back < f->n ? json_integer(back + 1) : json_null());
+			json_object_set_new(o, "back",
+			                    back < f->n ? json_integer(f->turn[back] + 1) : json_null());
 			json_object_set_new(o, "gain", json_real(r1(keep)));
 			return;
 		}

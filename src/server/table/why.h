@@ -49,10 +49,14 @@
 #define WHY_TIED_MIN 4    /* the mover's turns a follower must stay to be "tied" */
 #define WHY_IDLE_CAP 8    /* turns without a follower that add to a "tied" reason's rank */
 
-/* What happened in the real game after each step. */
+/* What happened in the real game after each step. A follower's "tied"
+ * facts count the mover's turns (its tile steps), and name the turn it
+ * came back in, as the analysis names its entries. */
 typedef struct why_future {
 	int n;           /* steps */
 	uint8_t *mover;  /* who decided step k (0-based) */
+	uint8_t *tile;   /* 1: step k is a tile step (its turn's first) */
+	int16_t *turn;   /* the turn (0-based) of step k */
 	uint8_t *supply; /* the mover's followers in supply before step k */
 	int16_t *back;   /* the figure placed at step k left the board during step
 	                    back[k]; n: it stayed to the end; -1: no figure placed */
