@@ -473,11 +473,11 @@ static void status_copy(void **state)
 	if (s->ops->set_status(s, g.id, STORE_PLAYING, srv_now_ms(), err))
 		fail_msg("set_status: %s", err);
 	assert_int_equal(seats_with(s, g.id, "playing"), 2);
-	store_clock c = {.turn = 0, .deadline_ms = 0, .state = "{}"};
+	store_clock c = {.step = 0, .deadline_ms = 0, .state = "{}"};
 	if (s->ops->save_clock(s, g.id, &c, NULL, err))
 		fail_msg("save_clock: %s", err);
 	assert_int_equal(clock_with(s, g.id, "playing"), 1);
-	store_move m = {.turn = 0, .player = 0, .move = 1, .tile = 0, .entry = "{}",
+	store_move m = {.step = 0, .turn = 0, .kind = CARC_STEP_TILE, .player = 0, .move = 1, .tile = 0, .entry = "{}",
 	                .at_ms = srv_now_ms()};
 	store_result r = {.scores = "[1,2]", .by_kind = "[]", .winners = "[1]", .at_ms = m.at_ms};
 	if (s->ops->add_move(s, g.id, &m, &r, err))
