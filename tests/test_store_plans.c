@@ -126,10 +126,10 @@ static const char *const FILL[] = {
 	" CASE WHEN i % 10 < 1 OR i % 4 = 0 THEN 0 ELSE 1002 + (i * 13) % 19999 END FROM n",
 	"INSERT INTO results (game_id, scores, by_kind, winners, finished_ms)"
 	" SELECT id, '[1,2]', '[]', '[0]', updated_ms FROM games WHERE status = 'over'",
-	"INSERT INTO moves (game_id, turn, player, move, tile, entry, at_ms)"
-	" SELECT id, 0, 0, 1, 'x', '{}', updated_ms FROM games",
+	"INSERT INTO moves (game_id, step, turn, kind, player, move, tile, entry, at_ms)"
+	" SELECT id, 0, 0, 'tile', 0, 1, 'x', '{}', updated_ms FROM games",
 	/* a clock in a third of the games, finished ones too (theirs stay) */
-	"INSERT INTO clocks (game_id, turn, deadline_ms, state)"
+	"INSERT INTO clocks (game_id, step, deadline_ms, state)"
 	" SELECT id, 0, 0, '{}' FROM games WHERE status <> 'open' AND seed % 3 = 0",
 	"INSERT INTO ratings (account, game_id, seat, rating_before, rating_after, rd_after,"
 	" vol_after, at_ms) SELECT s.account, s.game_id, 0, 1500, 1510, 100, 0.06, 1"
