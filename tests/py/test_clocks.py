@@ -44,23 +44,23 @@ def timed(players=2, move_s=1, reserve_s=0, max_timeouts=3, takeover="random", *
     return opts
 
 
-def wait_stored_clock(db, tid, turn, timeout=5):
-    """Waits until the store holds the clock of `turn` (the write follows the
-    answer to the request that started the turn)."""
+def wait_stored_clock(db, tid, step, timeout=5):
+    """Waits until the store holds the clock of `step` (the write follows the
+    answer to the request that started the step)."""
     import sqlite3
     end = time.time() + timeout
     while time.time() < end:
         con = connect_db(db)
         try:
-            row = con.execute("select turn from clocks where game_id=?", (tid,)).fetchone()
+            row = con.execute("select step from clocks where game_id=?", (tid,)).fetchone()
         except (sqlite3.OperationalError, RuntimeError):
             row = None
         finally:
             con.close()
-        if row and row[0] == turn:
+        if row and row[0] == step:
             return
         time.sleep(0.02)
-    raise AssertionError("the clock of %s turn %d was not stored" % (tid, turn))
+    raise AssertionError("the clock of %s step %d was not stored" % (tid, step))
 
 
 def pct(xs, p):
@@ -454,7 +454,7 @@ class ClockTest(ServerCase):
         deadline = time.time() + 5
         while True:
             con = connect_db(srv.db)
-            row = con.execute("select turn, deadline_ms from clocks where game_id=?",
+            row = con.execute("select step, deadline_ms from clocks where game_id=?",
                               (r["id"],)).fetchone()
             con.close()
             if (row and row[1] == m["clock"]["deadline_ms"]) or time.time() > deadline:
