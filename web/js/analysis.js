@@ -212,7 +212,7 @@ export class AnalysisPanel {
   figureWords(tile, m) {
     if (!m || m.meeple === null || m.meeple === undefined) return '';
     const seg = this.view.tiles.segmentAt(tile, m.rot, m.meeple.at);
-    return roleName(m.meeple.kind || 'follower', seg?.kind);
+    return roleName(m.meeple.kind, seg?.kind);
   }
 
   moveWords(tile, m) {

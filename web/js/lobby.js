@@ -9,6 +9,11 @@ import { t, tOr, esc, currentLanguage } from './i18n.js';
 import { NAME_BYTES, fitName } from './names.js';
 import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
+import { names } from './vocab.js';
+
+// An example of a pile for the form's hint, of the engine's tile names (GET
+// /api/vocabulary: main.js loads them; none yet, none shown).
+const pileExample = () => names.tiles.slice(20, 23).map((n, i) => `${n}:${i ? 2 : 3}`).join(', ');
 import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 import { offerHtml, markOffered, startGuided } from './guide.js';
@@ -192,7 +197,7 @@ export class LobbyView {
   formHtml() {
     const f = this.form, max = this.maxPlayers();
     if (f.players > max) f.players = max;
-    let h = `<div class="field"><label for="f-players">${t('create.players')}</label><select id="f-players" name="players" data-testid="players">`;
+    let h = `<div class="form-field"><label for="f-players">${t('create.players')}</label><select id="f-players" name="players" data-testid="players">`;
     for (let n = this.options?.players_min || 2; n <= max; n++) h += `<option value="${n}" ${n === f.players ? 'selected' : ''}>${n}</option>`;
     h += `</select></div><table class="seat-table"><thead><tr><th>${t('create.seat')}</th><th>${t('create.colour')}</th><th>${t('create.who')}</th><th>${t('create.name')}</th></tr></thead><tbody>`;
     for (let i = 0; i < f.players; i++) {
@@ -248,9 +253,9 @@ export class LobbyView {
     }
     h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
       ${this.account ? `<label class="check"><input type="checkbox" name="rated" ${f.rated ? 'checked' : ''} data-testid="rated"> ${t('opt.rated.label')}<small>${t('opt.rated.help')}</small></label>` : ''}
-      <label class="field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
-      <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
-      <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
+      <label class="form-field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
+      <label class="form-field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
+      <label class="form-field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="${esc(pileExample())}" data-testid="pile"><small>${t('opt.pile.help', { example: esc(pileExample()) })}</small></label>
       <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
       <label class="check"><input type="checkbox" name="pass_and_play" ${f.pass_and_play ? 'checked' : ''} data-testid="pass-and-play"> ${t('pnp.label')}<small>${t('pnp.help')}</small></label>
       <label class="check"><input type="checkbox" name="spectator_chat" ${f.spectator_chat ? 'checked' : ''} data-testid="spectator-chat"> ${t('opt.spectatorchat.label')}<small>${t('opt.spectatorchat.help')}</small></label>
