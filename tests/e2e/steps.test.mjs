@@ -5,7 +5,8 @@
 // the test-pass decisions through the generic decision (a button per option,
 // worded by the engine, under a translated heading), also in the bot's turns;
 // the turn line says who decides while it is not the turn's player; the log
-// and the replay show those steps in the engine's words. Without a test build
+// and the replay show those steps in the engine's words, and the analysis
+// places each analysed decision at its step. Without a test build
 // (no "test-pass" in GET /api/vocabulary) the test is skipped.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -152,8 +153,41 @@ async function playTestPass(size, ctx) {
   }
   await shot(rp, `steps-replay-${size}.png`);
   assert.deepEqual(rp.errors, []);
+  if (!touch) await checkAnalysis(rp, t.id, end.game);
   await rp.context().close();
   await page.context().close();
+}
+
+// The analysis of the game on its replay: the server analyses every
+// decision, each at its step (a turn holds two here: the tile, then the
+// test-pass); the curve's marks stand at steps; a test-pass step selected
+// says who decided what in the engine's words and draws no tile on the board.
+async function checkAnalysis(rp, id, game) {
+  await api(`/api/tables/${id}/analysis`, {});
+  let a;
+  for (let i = 0; i < 300; i++) {
+    a = await api(`/api/tables/${id}/analysis`);
+    if (a.status === 'done') break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(a.status, 'done', 'the analysis is done');
+  assert.deepEqual(a.turns.map((x) => x.step), game.log.map((e) => e.step), 'one analysed decision a step');
+  await rp.reload();
+  await ready(rp);
+  await rp.waitForSelector('[data-testid=an-chart]');
+  const marks = await rp.$$eval('[data-testid=an-mark]', (ms) => ms.map((m) => Number(m.dataset.anTurn)));
+  for (const k of marks) assert.ok(a.turns[k - 1].lost > 0, `a mark at step ${k}: a decision that lost points`);
+  const k = game.log.findIndex((e) => e[STEP] !== undefined) + 1;
+  await rp.evaluate((s) => window.carcView.analysis.select(s), k);
+  const line = await rp.textContent('[data-testid=an-selected]');
+  const e = game.log[k - 1], x = a.turns[k - 1];
+  const name = await rp.evaluate((p) => window.carcView.name(p), e.player);
+  assert.ok(line.includes(name), `the decider named: ${line}`);
+  if (JSON.stringify(x.best) !== JSON.stringify(x.played)) assert.ok(line.includes(`${STEP} ${x.played[STEP]}`), line);
+  assert.equal(await rp.locator('[data-testid=hint-ghost]').count(), 0, 'no tile drawn for a decision that puts none');
+  assert.equal(await rp.evaluate(() => document.querySelector('.layer-hint')?.innerHTML.includes('NaN') ?? false), false);
+  await shot(rp, 'steps-analysis.png');
+  assert.deepEqual(rp.errors, []);
 }
 
 for (const [size, ctx] of SIZES) {

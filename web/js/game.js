@@ -1004,7 +1004,7 @@ export class GameView {
     if (le) {
       hand.classList.remove('hidden');
       hand.querySelectorAll('.rot').forEach((b) => b.classList.add('hidden'));
-      const label = se ? t('an.hand', { k: sel, name: this.who(le.player), tile: esc(this.tiles.name(le.tile)) }) : `${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}`;
+      const label = se ? t('an.hand', { k: le.turn + 1, name: this.who(le.player), tile: esc(this.tiles.name(le.tile)) }) : `${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}`;
       const box = this.$('.hand-tile');
       box.innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${label}</div>`;
       box.dataset.tile = le.tile;
