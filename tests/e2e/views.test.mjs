@@ -184,6 +184,16 @@ test('the hints, supplies, figures and features the page shows are the engine\'s
     for (const f of end.game.figures) if (f.player === p) all[f.kind]++;
     return all;
   });
+  // (held against the first step's supply: what it left, with the figure it
+  // put on the board and without those its scoring sent home)
+  const first = end.game.log[0];
+  const before = first.supply.map((s, p) => {
+    const all = { ...s };
+    if (p === first.player && first.meeple) all[first.meeple.kind]++;
+    for (const ev of first.events || []) if (ev.returned !== undefined && ev.player === p) all[ev.returned]--;
+    return all;
+  });
+  assert.deepEqual(owned, before, 'every figure a player owns, at the end as at the start');
   await rp.evaluate(() => window.carcView.goStep(0));
   assert.deepEqual(await shownFigures(rp), []);
   assert.deepEqual(await shownSupply(rp, 2), owned, 'the replay starts with every figure in supply');
