@@ -116,7 +116,7 @@ export class LobbyView {
     this.root.innerHTML = `
 <div class="lobby">${offerHtml()}
   <section class="card quick" aria-label="${t('quick.label')}">
-    <button type="button" class="primary big" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
+    <button type="button" class="primary large" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
     <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
       <p class="guide-link"><a href="/?guide" data-testid="guide-link">${t('guide.link')}</a></p>
       <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#friends-h">${t('friends.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
@@ -261,7 +261,7 @@ export class LobbyView {
       <label class="check"><input type="checkbox" name="spectator_chat" ${f.spectator_chat ? 'checked' : ''} data-testid="spectator-chat"> ${t('opt.spectatorchat.label')}<small>${t('opt.spectatorchat.help')}</small></label>
     </details>
     <div class="create-bar"><p class="form-error" role="alert"></p>
-      <div class="create-go"><button type="submit" class="primary big" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
+      <div class="create-go"><button type="submit" class="primary large" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
       <span class="create-summary" data-testid="create-summary">${this.summary()}</span></div></div>`;
     return h;
   }
