@@ -62,7 +62,7 @@ export class LobbyView {
       players: f.players || 2,
       seats: f.seats || [{ who: 'me', colour: 'blue' }, { who: 'bot:medium', colour: 'red' }, { who: 'friend', colour: 'yellow' }, { who: 'friend', colour: 'black' }, { who: 'friend', colour: 'green' }, { who: 'friend', colour: 'pink' }],
       name: fitName(localStorage.getItem('carc.name') || '').name,
-      farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || 'international', small_city: !!f.small_city,
+      farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || names.farm_scoring[0], small_city: !!f.small_city,
       expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
       pass_and_play: false, spectator_chat: !!f.spectator_chat,
@@ -238,13 +238,13 @@ export class LobbyView {
     h += `<fieldset><legend>${t('create.rules')}</legend>
       <label class="check"><input type="checkbox" name="farmers" ${f.farmers ? 'checked' : ''}> ${t('opt.farmers')}<small>${t('opt.farmers.help')}</small></label>
       <div class="radios ${f.farmers ? '' : 'disabled'}" role="radiogroup" aria-label="${t('opt.farm')}"><span class="label">${t('opt.farm')}</span>`;
-    for (const fs of this.options?.farm_scoring || ['international', 'city-once', 'first-edition']) {
+    for (const fs of this.options?.farm_scoring || names.farm_scoring) {
       h += `<label class="check"><input type="radio" name="farm_scoring" value="${fs}" ${fs === f.farm_scoring ? 'checked' : ''} ${f.farmers ? '' : 'disabled'}> ${t(`farm.${fs}`)}<small>${t(`farm.${fs}.help`)}</small></label>`;
     }
     h += `</div><label class="check"><input type="checkbox" name="small_city" ${f.small_city ? 'checked' : ''}> ${t('opt.smallcity')}<small>${t('opt.smallcity.help')}</small></label></fieldset>`;
     h += `<fieldset><legend>${t('opt.expansions')}</legend>`;
-    const names = (this.options?.expansions || []).map((e) => e.name).filter((n) => n !== 'inns-cathedrals-tiles');
-    for (const e of names) {
+    const exps = (this.options?.expansions || []).map((e) => e.name).filter((n) => n !== 'inns-cathedrals-tiles');
+    for (const e of exps) {
       const on = f.expansions.includes(e);
       h += `<label class="check"><input type="checkbox" name="exp" value="${e}" ${on ? 'checked' : ''} data-testid="exp-${e}"> ${expName(e)}<small>${expHelp(e)}</small></label>`;
       if (e === 'inns-cathedrals' && (this.options?.expansions || []).some((x) => x.name === 'inns-cathedrals-tiles')) {
