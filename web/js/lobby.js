@@ -63,7 +63,7 @@ export class LobbyView {
       seats: f.seats || [{ who: 'me', colour: 'blue' }, { who: 'bot:medium', colour: 'red' }, { who: 'friend', colour: 'yellow' }, { who: 'friend', colour: 'black' }, { who: 'friend', colour: 'green' }, { who: 'friend', colour: 'pink' }],
       name: fitName(localStorage.getItem('carc.name') || '').name,
       farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || names.farm_scoring[0], small_city: !!f.small_city,
-      expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
+      expansions: f.expansions || [], variant: f.variant || {},
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
       pass_and_play: false, spectator_chat: !!f.spectator_chat,
       // "Rated game" (accounts only): ticked on every visit, as private and pass-and-play are off
@@ -162,7 +162,8 @@ export class LobbyView {
     return max;
   }
   chosenExpansions() {
-    return this.form.expansions.map((e) => (e === 'inns-cathedrals' ? this.form.ic : e));
+    // an expansion ticked, or the variant of it chosen under it
+    return this.form.expansions.map((e) => this.form.variant?.[e] || e);
   }
   levels() {
     const l = this.options?.bot_levels?.filter((b) => b.available !== false).map((b) => b.level);
@@ -243,12 +244,19 @@ export class LobbyView {
     }
     h += `</div><label class="check"><input type="checkbox" name="small_city" ${f.small_city ? 'checked' : ''}> ${t('opt.smallcity')}<small>${t('opt.smallcity.help')}</small></label></fieldset>`;
     h += `<fieldset><legend>${t('opt.expansions')}</legend>`;
-    const exps = (this.options?.expansions || []).map((e) => e.name).filter((n) => n !== 'inns-cathedrals-tiles');
+    // the server's expansions; one named after another ("x-tiles": x's tiles
+    // without its rules) is a variant of it, offered under it
+    const all = (this.options?.expansions || []).map((e) => e.name);
+    const variantsOf = (b) => all.filter((v) => v !== b && v.startsWith(`${b}-`));
+    const exps = all.filter((n) => !all.some((b) => b !== n && n.startsWith(`${b}-`)));
     for (const e of exps) {
       const on = f.expansions.includes(e);
       h += `<label class="check"><input type="checkbox" name="exp" value="${e}" ${on ? 'checked' : ''} data-testid="exp-${e}"> ${expName(e)}<small>${expHelp(e)}</small></label>`;
-      if (e === 'inns-cathedrals' && (this.options?.expansions || []).some((x) => x.name === 'inns-cathedrals-tiles')) {
-        h += `<div class="sub ${on ? '' : 'disabled'}"><label class="check"><input type="radio" name="ic" value="inns-cathedrals" ${f.ic === 'inns-cathedrals' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ic.whole')}</label><label class="check"><input type="radio" name="ic" value="inns-cathedrals-tiles" ${f.ic === 'inns-cathedrals-tiles' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ictiles')}<small>${t('exp.ictiles.help')}</small></label></div>`;
+      const vs = variantsOf(e);
+      if (vs.length) {
+        const cur = vs.includes(f.variant?.[e]) ? f.variant[e] : e;
+        const radio = (v, words) => `<label class="check"><input type="radio" name="variant-${e}" value="${v}" ${cur === v ? 'checked' : ''} ${on ? '' : 'disabled'} data-testid="variant-${v}"> ${words}</label>`;
+        h += `<div class="sub ${on ? '' : 'disabled'}">${radio(e, t('exp.ic.whole'))}${vs.map((v) => radio(v, `${expName(v)}<small>${expHelp(v)}</small>`)).join('')}</div>`;
       }
     }
     h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
@@ -307,7 +315,8 @@ export class LobbyView {
     // the summary reads the preset from where clock.js keeps it: kept before the summary is drawn
     else if (n === 'clock_preset') localStorage.setItem('carc.clock', el.value);
     else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat' || n === 'rated') { f[n] = el.checked; rerender = n === 'farmers' || n === 'pass_and_play'; }
-    else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
+    else if (n === 'farm_scoring') f[n] = el.value;
+    else if (n.startsWith('variant-')) f.variant = { ...f.variant, [n.slice(8)]: el.value };
     else if (n === 'exp') {
       f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
       rerender = true;
