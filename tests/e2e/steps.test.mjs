@@ -149,6 +149,9 @@ async function playTestPass(size, ctx) {
     const last = await rp.$$eval('[data-testid=log] li[data-turn]', (ls) => ls.map((l) => ({ kind: l.dataset.kind, text: l.textContent })).pop());
     const e = end.game.log[k - 1];
     if (e[STEP] !== undefined) assert.ok(last.kind === STEP && last.text.includes(`${STEP} ${e[STEP]}`), `replay step ${k}: ${last.text}`);
+    // the line counts turns (two steps a turn here), the slider steps
+    const line = await rp.textContent('[data-testid=replay-step]');
+    assert.ok(line.includes(en['replay.step'].replace('{k}', e.turn + 1).replace('{n}', end.game.log.at(-1).turn + 1)), `replay step ${k}: ${line}`);
     assert.equal(await rp.locator('.layer-tiles use').count(), 1 + end.game.log.slice(0, k).filter((x) => Number.isInteger(x.x)).length);
   }
   await shot(rp, `steps-replay-${size}.png`);

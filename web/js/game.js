@@ -979,9 +979,12 @@ export class GameView {
     this.renderReplayBar();
   }
   stopPlay() { clearInterval(this.playing); this.playing = null; this.renderReplayBar(); }
+  // "turn k of n": the turn of the step shown (a turn may hold several steps:
+  // the slider goes by steps, the words by turns)
   replayLine() {
-    const n = this.game?.log.length || 0;
-    return `<strong>${t('replay.title')}</strong> · <span data-testid="replay-step">${t('replay.step', { k: this.step, n })}</span>`;
+    const log = this.game?.log || [];
+    const turnOf = (i) => (i > 0 ? log[i - 1].turn + 1 : 0);
+    return `<strong>${t('replay.title')}</strong> · <span data-testid="replay-step" data-step="${this.step}">${t('replay.step', { k: turnOf(this.step), n: turnOf(log.length) })}</span>`;
   }
   renderReplayBar() {
     const bar = this.$('.replay-bar');
