@@ -88,6 +88,10 @@ async function playTestPass(size, ctx) {
       const labels = await page.$$eval('[data-testid=decision] button', (bs) => bs.map((b) => b.textContent.replace(/^\d\s/, '')));
       assert.deepEqual(labels, n.legal.options.map((o) => o.text), 'the buttons say what the engine says');
       assert.notEqual(n.turn_player, n.to_move, 'the next player decides after a tile');
+      // the turn line: whose decision in whose turn
+      const mine = en['turn.decides.you'].split('{player}')[0];
+      const tl = await page.textContent('[data-testid=turn-line]');
+      assert.ok(tl.startsWith(mine) && tl.includes('bot'), `the turn line: ${tl}`);
       assert.equal(await page.locator('.hand:not(.hidden)').count(), 0, 'no tile to place');
       if (decided === 1) await shot(page, `steps-decision-${size}.png`);
       const i = decided % n.legal.options.length;

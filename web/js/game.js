@@ -445,7 +445,9 @@ export class GameView {
   // per option, in the engine's words (next.legal.options).
   drawDecision(n, mine) {
     const line = this.$('.turn-line'), act = this.$('.actions');
-    line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>`
+    // the one who decides is told so, and in whose turn when it is another's
+    const yours = n.to_move === n.turn_player ? t('turn.yours') : t('turn.decides.you', { player: this.who(n.turn_player) });
+    line.innerHTML = mine ? `<strong class="your-turn">${yours}</strong>`
       : this.elsewhere && n.to_move === this.you ? `<span data-testid="turn-elsewhere">${t('window.turn')}</span>`
       : t('turn.decides', { name: this.who(n.to_move) });
     line.dataset.toMove = n.to_move;
