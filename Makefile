@@ -67,7 +67,7 @@ CLI_SRC = $(wildcard src/cli/*.c) $(foreach d,$(SERVER_DIRS),$(wildcard src/serv
 TEST_SRC = $(wildcard tests/test_*.c)
 
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/evalmodel.o
-CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/tutorial.o
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 LIB_A = $(BUILD)/libcarc.a
@@ -102,6 +102,20 @@ $(BUILD)/gen/evalmodel.c: data/eval-linear.txt
 	  printf ';\n'; } > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/evalmodel.o: $(BUILD)/gen/evalmodel.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# The guided first game's deal (data/tutorial.json: a pile and a seed) is
+# compiled into the server the same way (src/server/table/tutorial.h): the
+# tiles are named in that data file, not in the server's or the client's code.
+$(BUILD)/gen/tutorial.c: data/tutorial.json
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q){ printf 'extern const char srv_tutorial_text[];\nconst char srv_tutorial_text[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  printf ';\n'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/tutorial.o: $(BUILD)/gen/tutorial.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -193,7 +207,7 @@ fuzz: | $(DEPS_STAMP)
 	clang $(FUZZ_CFLAGS) -o $(FUZZ_BUILD)/fuzz_record tests/fuzz/fuzz_record.c $(FUZZ_SAN)/libcarc.a -ljansson -lm
 	for t in http ws; do \
 		clang $(FUZZ_CFLAGS) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c tests/fuzz/fuzz_server.c \
-			$(FUZZ_SERVER_OBJ) $(FUZZ_SAN)/libcarc.a $(FUZZ_WRAP) $(SERVER_LIBS) -ljansson -lm -lpthread \
+			$(FUZZ_SERVER_OBJ) $(FUZZ_SAN)/gen/tutorial.o $(FUZZ_SAN)/libcarc.a $(FUZZ_WRAP) $(SERVER_LIBS) -ljansson -lm -lpthread \
 			|| exit 1; \
 	done
 	sh tests/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SAN)/carc $(foreach t,$(FUZZ_TARGETS),$(t):$(if $(filter record,$(t)),$(FUZZ_SECONDS),$(FUZZ_NET_SECONDS)))

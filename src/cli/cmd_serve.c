@@ -167,6 +167,9 @@ static void usage(FILE *f)
 	        "                     keep the rest\n"
 	        "  --chat-spectator-rate N  spectators' lines a minute from one address at one\n"
 	        "                     table, all its connections together (10; 0: off)\n"
+	        "hints (docs/server.md, \"What a decision would do\"):\n"
+	        "  --rate-views N     previews and feature views a minute per WebSocket\n"
+	        "                     connection, as many at once (600; 0: off)\n"
 	        "analyses of finished games (docs/server.md, \"Analyses\"), in the bot pool:\n"
 	        "  --analysis-bot SPEC  the bot that finds the best move (default\n"
 	        "                     mcts:time=<--analysis-time>)\n"
@@ -624,6 +627,10 @@ int cmd_serve(int argc, char **argv)
 			if (num_arg(a, v, 0, 100000, &n))
 				return 2;
 			c.chat_spectator_rate = (int)n;
+		} else if (!strcmp(a, "--rate-views")) {
+			if (num_arg(a, v, 0, 1000000, &n))
+				return 2;
+			c.rate_views = (int)n;
 		} else if (!strcmp(a, "--chat-len")) {
 			if (num_arg(a, v, 1, 2000, &n))
 				return 2;

@@ -114,20 +114,20 @@ async function playGuided(page, { lang, touch, tag }) {
   await page.waitForSelector('[data-testid=guide]:not(.hidden) [data-testid=guide-step-knight]', { state: 'detached' });
   await confirm(page);
   // 4. what the completed city scored: 2 tiles, 4 points
-  const city = await stepText(page, 'city');
+  const city = await stepText(page, 'scored');
   assert.ok(city.includes(before1(text(c, lang, 'guide.city', { n: 4 }))), city);
   assert.ok(city.includes(text(c, lang, 'guide.city', { n: 4 }).split('{name}')[1]), city);
   await shot(page, `guided-city-${tag}.png`);
   await page.click('[data-testid=guide-next]');
   // 5. a road (the second tile), with a robber on it
   assert.equal(await waitTurnOrEnd(page), 'mine');
-  assert.ok((await stepText(page, 'road')).includes(c['guide.road']));
+  assert.ok((await stepText(page, 'robber')).includes(c['guide.road']));
   await putTile(page, touch);
   await chooseRole(page, c['role.robber']);
   await confirm(page);
   // 6. a cloister (the third), with a monk
   assert.equal(await waitTurnOrEnd(page), 'mine');
-  assert.ok((await stepText(page, 'cloister')).includes(c['guide.cloister']));
+  assert.ok((await stepText(page, 'monk')).includes(c['guide.cloister']));
   await putTile(page, touch);
   assert.ok(await chooseRole(page, c['role.monk']), 'a monk spot');
   await confirm(page);

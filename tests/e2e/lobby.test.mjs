@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT, CARC, ART, launch, newPage, ready, shot, serve, catalogue, playTurn, waitTurnOrEnd, isOver, finalScores } from './lib.mjs';
+import { ROOT, CARC, ART, BASE, launch, newPage, ready, shot, serve, catalogue, playTurn, waitTurnOrEnd, isOver, finalScores } from './lib.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-e2e-lobby-'));
 const db = path.join(dir, 'db.sqlite');
@@ -396,3 +396,33 @@ test('the lobby and the leaderboard are ready only when the server\'s options ar
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+// An expansion the server offers as a variant of another (named after it,
+// "x-tiles"), offered under it in the form, not as an expansion of its own:
+// choosing it makes a table of the variant; the choice is kept over a reload.
+test('an expansion\'s variant is offered under it and makes its table', async () => {
+  const o = await getJson(`${BASE}/api/options`);
+  const all = o.expansions.map((e) => e.name);
+  const base = all.find((b) => all.some((v) => v !== b && v.startsWith(`${b}-`)));
+  assert.ok(base, `an expansion with a variant among ${all}`);
+  const variant = all.find((v) => v !== base && v.startsWith(`${base}-`));
+  const page = await newPage(browser);
+  await page.goto(BASE + '/');
+  await ready(page);
+  assert.equal(await page.locator(`[data-testid=exp-${variant}]`).count(), 0, 'no checkbox of its own');
+  await page.check(`[data-testid=exp-${base}]`);
+  await page.check(`[data-testid=variant-${variant}]`);
+  await page.reload();
+  await ready(page);
+  assert.ok(await page.isChecked(`[data-testid=variant-${variant}]`), 'kept');
+  await page.fill('[data-testid=my-name]', 'Vera');
+  await page.selectOption('[data-testid=who-1]', 'friend');
+  await page.click('[data-testid=create]');
+  await page.waitForURL(/\?table=[0-9a-f]{16}/);
+  const id = new URL(page.url()).searchParams.get('table');
+  const tb = await getJson(`${BASE}/api/tables/${id}`);
+  assert.deepEqual(tb.options.expansions, [variant]);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+

@@ -168,7 +168,8 @@ test('the log tells the story: tile names, roles, what was scored and by whom; a
   assert.equal(roles, placed, 'every figure placed is named by its role');
   // the scoring lines say what was scored, its size, who and how much
   const evs = await page.$$eval('[data-testid=log] .ev:not(.final)', (ns) => ns.map((n) => n.textContent));
-  const all = st.game.log.flatMap((e) => e.events).filter((e) => Math.max(...e.points) > 0);
+  // (scoring events: figures going home are events too, without points)
+  const all = st.game.log.flatMap((e) => e.events).filter((e) => e.points && Math.max(...e.points) > 0);
   const scored = all.filter((e) => !e.final);
   assert.equal(evs.length, scored.length, 'one line per feature scored in the game');
   assert.ok(evs.length >= 1, `scoring lines: ${evs.join(' / ')}`);
@@ -186,7 +187,8 @@ test('the log tells the story: tile names, roles, what was scored and by whom; a
   const line = page.locator('[data-testid=log] .ev[data-mark]').first();
   await line.scrollIntoViewIfNeeded();
   await line.click();
-  assert.ok(await page.locator('.layer-mark .mark > *').count() >= 1, 'the feature is marked');
+  // (the feature's parts are the engine's: asked for, then marked)
+  await page.waitForFunction(() => document.querySelectorAll('.layer-mark .mark > *').length >= 1, null, { timeout: 5000 });
   await page.waitForTimeout(150);
   await shot(page, 'log-scoring.png');
 

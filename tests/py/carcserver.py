@@ -211,8 +211,10 @@ class WSClosed(Exception):
 class WebSocket:
     """A blocking WebSocket client for tests: text messages as JSON."""
 
-    def __init__(self, port, path, timeout=10, rcvbuf=None, headers=None):
+    def __init__(self, port, path, timeout=10, rcvbuf=None, headers=None, src=None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if src:
+            self.sock.bind((src, 0))  # a loopback address of its own (per-address limits)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)

@@ -6,9 +6,11 @@ game"): the table option "tutorial" and what the server does with it.
 - a tutorial game is never rated, even where custom piles are
   (--rate-custom-piles, --rated-min-moves 0); the same game without the
   option is rated (the control);
-- the guide's own game (the pile and seed in web/js/guide.js) still deals
-  the person a city cap first, a road second and a cloister third: if the
-  engine's shuffle changes, this says the guide's seed must be chosen again.
+- a tutorial table that gives no pile and no seed of its own is dealt the
+  guide's game (data/tutorial.json, compiled into the server: the client
+  names no tile), and that deal still gives the person a city cap first, a
+  road second and a cloister third: if the engine's shuffle changes, this
+  says the guide's seed must be chosen again.
 
     CARC=build/release/carc python3 tests/py/test_guided.py
 """
@@ -27,10 +29,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def guide_game():
-    """The table the guide makes, as guide.js writes it (one JSON line)."""
+    """The guide's deal (data/tutorial.json) and its bot, as guide.js
+    writes the level (GUIDE_BOT)."""
+    with open(os.path.join(REPO, "data", "tutorial.json"), encoding="utf-8") as f:
+        g = json.load(f)
     with open(os.path.join(REPO, "web", "js", "guide.js"), encoding="utf-8") as f:
-        m = re.search(r"^export const GUIDE_GAME = (\{.*\});$", f.read(), re.M)
-    return json.loads(m.group(1))
+        g["bot"] = re.search(r"^export const GUIDE_BOT = '(\w+)';$", f.read(), re.M).group(1)
+    return g
 
 
 class TutorialTest(HostileCase):
@@ -79,8 +84,12 @@ class TutorialTest(HostileCase):
 
     def test_the_guides_pile_deals_its_lessons_early(self):
         srv = self.start()
-        st, t, _ = srv.post("/api/tables", self.body(True))
+        # the guide sends the option alone (as guide.js does): the server deals
+        body = self.body(True)
+        del body["tiles"], body["seed"]
+        st, t, _ = srv.post("/api/tables", body)
         self.assertEqual(st, 201, t)
+        self.assertEqual(t["table"]["options"]["tiles"], guide_game()["tiles"])
         self.assertEqual(sum(guide_game()["tiles"].values()), 22)
         mine = []
         tid, tok = t["id"], t["token"]

@@ -8,6 +8,14 @@
 import { api, ApiError } from './api.js';
 import { t, tOr, esc } from './i18n.js';
 import { roleName } from './story.js';
+import { tileStep, entryStep } from './vocab.js';
+
+// Where an analysed decision stands in the game: its step, 1-based (the
+// replay's position after it, the curve's x). A turn may hold several steps
+// (a decision of another kind after the tile), so the turn, which the
+// lines name, is no position; an analysis stored before steps has none and
+// its turns are its steps.
+const at = (x) => (Number.isInteger(x.step) ? x.step + 1 : x.turn);
 
 const W = 300, H = 96, PAD = 4; // the curve's box in SVG units
 const WORST_PER_PLAYER = 3;     // turns listed per player
@@ -127,12 +135,14 @@ export class AnalysisPanel {
     const turn = a.turns[k - 1], e = this.view.game.log[k - 1];
     if (!turn || !e) { this.view.board.setHint(null); return; }
     const b = turn.best;
+    // a decision that put no tile (a discard, a step of another kind) has no square
+    const placed = (d) => Number.isInteger(d?.x) && Number.isInteger(d?.y);
     this.view.board.setHint({
-      best: b.discarded ? null : { x: b.x, y: b.y, rot: b.rot, tile: e.tile, meeple: b.meeple },
-      played: e.discarded ? null : { x: e.x, y: e.y },
+      best: placed(b) ? { x: b.x, y: b.y, rot: b.rot, tile: e.tile, meeple: b.meeple } : null,
+      played: placed(e) ? { x: e.x, y: e.y } : null,
       player: turn.player,
     }, (p) => this.view.colors[p]);
-    if (!b.discarded) this.view.board.ensureVisible(b.x, b.y);
+    if (placed(b)) this.view.board.ensureVisible(b.x, b.y);
   }
 
   // for each player, the turns with the largest losses
@@ -143,7 +153,7 @@ export class AnalysisPanel {
       const mine = a.turns.filter((x) => x.player === p && x.lost >= MIN_LOST).sort((x, y) => y.lost - x.lost).slice(0, WORST_PER_PLAYER);
       out.push(...mine);
     }
-    return out.sort((x, y) => x.turn - y.turn);
+    return out.sort((x, y) => at(x) - at(y));
   }
 
   // per player, the points [turn, win] of the curve: with two players each
@@ -153,8 +163,8 @@ export class AnalysisPanel {
     const a = this.data, np = a.players || 2;
     const s = [...Array(np)].map(() => [[0, 1 / np]]);
     for (const x of a.turns) {
-      s[x.player].push([x.turn, x.win_played]);
-      if (np === 2) s[1 - x.player].push([x.turn, 1 - x.win_played]);
+      s[x.player].push([at(x), x.win_played]);
+      if (np === 2) s[1 - x.player].push([at(x), 1 - x.win_played]);
     }
     return s;
   }
@@ -195,8 +205,8 @@ export class AnalysisPanel {
     const [cx] = this.xy(this.view.step, 0);
     s += `<line class="an-cursor" data-testid="an-cursor" x1="${f(cx)}" x2="${f(cx)}" y1="0" y2="${H}"/>`;
     for (const x of this.worst()) {
-      const [mx, my] = this.xy(x.turn, x.win_played);
-      s += `<circle class="an-mark${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}" data-testid="an-mark" cx="${f(mx)}" cy="${f(my)}" r="3.2" fill="${colors[x.player].hex}"><title>${esc(t('an.turn', { k: x.turn }))}</title></circle>`;
+      const [mx, my] = this.xy(at(x), x.win_played);
+      s += `<circle class="an-mark${this.selected === at(x) ? ' sel' : ''}" data-an-turn="${at(x)}" data-testid="an-mark" cx="${f(mx)}" cy="${f(my)}" r="3.2" fill="${colors[x.player].hex}"><title>${esc(t('an.turn', { k: x.turn }))}</title></circle>`;
     }
     return s + '</svg>';
   }
@@ -212,10 +222,13 @@ export class AnalysisPanel {
   figureWords(tile, m) {
     if (!m || m.meeple === null || m.meeple === undefined) return '';
     const seg = this.view.tiles.segmentAt(tile, m.rot, m.meeple.at);
-    return roleName(m.meeple.kind || 'follower', seg?.kind);
+    return roleName(m.meeple.kind, seg?.kind);
   }
 
   moveWords(tile, m) {
+    // a decision of another kind of step: in the engine's words (game.js)
+    const kind = m ? entryStep(m) : tileStep();
+    if (kind !== tileStep()) return this.view.stepText(m, kind);
     if (!m || m.discarded) return t('an.move.discard');
     const fig = this.figureWords(tile, m);
     return fig ? t('an.move.fig', { fig }) : t('an.move.nofig');
@@ -228,7 +241,7 @@ export class AnalysisPanel {
     const who = this.view.who(x.player);
     const same = JSON.stringify(x.best) === JSON.stringify(x.played);
     const line = same ? t('an.same', { name: who })
-      : t('an.better', { name: who, played: this.moveWords(e.tile, x.played), best: this.moveWords(e.tile, x.best), n: Math.round(x.lost) });
+      : t(entryStep(e) === tileStep() ? 'an.better' : 'an.better.step', { name: who, played: this.moveWords(e.tile, x.played), best: this.moveWords(e.tile, x.best), n: Math.round(x.lost) });
     const why = x.why && !same ? this.whyHtml(x) : '';
     return `<div class="an-sel" data-testid="an-selected"><p><span class="an-key"><i class="k-best"></i>${t('an.key.best')}</span> <span class="an-key"><i class="k-played"></i>${t('an.key.played')}</span></p><p>${line}</p>${why}<button class="linkish" data-an-act="clear">${t('an.clear')}</button></div>`;
   }
@@ -304,7 +317,7 @@ export class AnalysisPanel {
     } else if (this.state === 'done') {
       h += this.chartHtml();
       const w = this.worst();
-      h += w.length ? `<ol class="an-worst" data-testid="an-worst">${w.map((x) => `<li><button class="linkish${this.selected === x.turn ? ' sel' : ''}" data-an-turn="${x.turn}">${t('an.lost', { k: x.turn, name: this.view.who(x.player), n: Math.round(x.lost) })}</button>${this.mainReasonHtml(x)}</li>`).join('')}</ol>`
+      h += w.length ? `<ol class="an-worst" data-testid="an-worst">${w.map((x) => `<li><button class="linkish${this.selected === at(x) ? ' sel' : ''}" data-an-turn="${at(x)}">${t('an.lost', { k: x.turn, name: this.view.who(x.player), n: Math.round(x.lost) })}</button>${this.mainReasonHtml(x)}</li>`).join('')}</ol>`
         : `<p class="small">${t('an.none')}</p>`;
       if (this.selected) h += this.selectedHtml();
     }

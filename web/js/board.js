@@ -1,8 +1,8 @@
 // The board: an SVG of placed tiles, figures, the squares where the tile in
 // hand fits, the tile being placed and its figure spots. Pan by dragging,
 // zoom with the wheel or by pinching, fit with fit().
-import { DEFS, rotatePoint } from './tiles.js';
-import { figureSvg } from './colors.js';
+import { DEFS, rotatePoint, drawnAround } from './tiles.js';
+import { figureSvg, figurePose } from './colors.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const T = 100; // tile size in board units
@@ -38,7 +38,7 @@ export class BoardView {
     this.resizeObs.observe(container);
   }
 
-  destroy() { this.resizeObs.disconnect(); this.svg.remove(); }
+  destroy() { this.resizeObs.disconnect(); document.removeEventListener('click', this.ghost, true); this.svg.remove(); }
 
   // one definition per tile and rotation: the pictures on it stay upright
   define(name, rot) {
@@ -85,10 +85,10 @@ export class BoardView {
       const b = this.placed.get(`${f.x},${f.y}`);
       if (!b) return;
       const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
-      const lying = f.feature === 'field' && f.kind !== 'pig';
-      const dx = f.kind === 'pig' ? 10 : f.kind === 'builder' ? -10 : 0;
+      const feature = f.feature ?? this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind;
+      const { lying, dx } = figurePose(f.kind, feature);
       this.figPos.push({ i, x: f.x * T + px + dx, y: f.y * T + py });
-      s += `<g data-fig="${i}" data-kind="${f.kind || 'follower'}">` + figureSvg(f.kind || 'follower', colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
+      s += `<g data-fig="${i}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + figureSvg(f.kind, colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
     });
     this.layers.figures.innerHTML = s;
   }
@@ -154,9 +154,10 @@ export class BoardView {
     if (b.meeple) {
       const [px, py] = this.tiles.spotAt(b.tile, b.rot, b.meeple.at);
       const seg = this.tiles.segmentAt(b.tile, b.rot, b.meeple.at);
-      const kind = b.meeple.kind || 'follower';
+      const kind = b.meeple.kind;
+      const { lying, dx } = figurePose(kind, seg?.kind);
       const g = el('g', { class: 'hint-figure', 'data-testid': 'hint-figure' }, L);
-      g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px, b.y * T + py, { lying: seg?.kind === 'field' && kind !== 'pig', boost: this.figureBoost() });
+      g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px + dx, b.y * T + py, { lying, boost: this.figureBoost() });
     }
   }
   // spots: [{at, kind, x, y (tile), pos [px,py] in tile units, selected}], colour of the mover
@@ -173,7 +174,7 @@ export class BoardView {
       g.addEventListener('pointerenter', () => this.onSpotHover?.(i));
       g.addEventListener('pointerleave', () => this.onSpotHover?.(null));
       if (s.selected) {
-        g.innerHTML = figureSvg(s.kind, color, cx, cy, { lying: s.feature === 'field' && s.kind !== 'pig' });
+        g.innerHTML = figureSvg(s.kind, color, cx, cy, { lying: figurePose(s.kind, s.feature).lying });
         el('circle', { cx, cy, r: 15, class: 'spot-ring sel' }, g);
       } else {
         el('circle', { cx, cy, r: 9, class: 'spot-dot', fill: color.hex }, g);
@@ -185,20 +186,23 @@ export class BoardView {
   }
 
   // --- scoring flash ------------------------------------------------------
-  // parts: [{x, y, seg}] of the scored feature; label e.g. "+10" in the scorer's colour
-  // the shapes of a feature's parts (cities and roads as drawn, a cloister's
-  // or garden's 3x3 neighbourhood, a field's tiles), with classes prefix-area / prefix-line
+  // parts: [{x, y, at}] of a feature as the engine gives them (docs/protocol.md,
+  // "The engine's views"), or [{x, y}] for a whole tile; kind: the feature's
+  // kind (or 'tile'). The shapes of its parts: cities and roads as drawn, the
+  // 3x3 neighbourhood of what scores its surroundings (a cloister, a garden),
+  // any other part's tile; with classes prefix-area / prefix-line
   shapes(parts, kind, g, prefix, pending = null) {
     for (const p of parts) {
       const b = pending && p.x === pending.x && p.y === pending.y ? pending : this.placed.get(`${p.x},${p.y}`);
       if (!b) continue;
       const geo = this.tiles.geometry(b.tile);
       const tr = `translate(${p.x * T} ${p.y * T}) rotate(${b.rot * 90} 50 50)`;
-      const city = geo.cities.find((c) => c.seg.index === p.seg.index);
-      const road = geo.roads.find((r) => r.seg.index === p.seg.index);
+      const seg = p.at ? this.tiles.segmentAt(b.tile, b.rot, p.at) : null;
+      const city = seg && geo.cities.find((c) => c.seg.index === seg.index);
+      const road = seg && geo.roads.find((r) => r.seg.index === seg.index);
       if (city) el('path', { d: city.d, transform: tr, class: `${prefix}-area` }, g);
       else if (road) el('path', { d: road.d, transform: tr, class: `${prefix}-line` }, g);
-      else if (kind === 'cloister' || kind === 'garden') {
+      else if (drawnAround(kind)) {
         el('rect', { x: (p.x - 1) * T, y: (p.y - 1) * T, width: 3 * T, height: 3 * T, class: `${prefix}-area`, rx: 10 }, g);
       } else el('rect', { x: p.x * T, y: p.y * T, width: T, height: T, class: `${prefix}-area` }, g);
     }
@@ -360,12 +364,29 @@ export class BoardView {
         svg.classList.remove('dragging');
         clearTimeout(this.pressTimer);
         // a long press shows a figure's feature: it is no tap on the square
-        if (drag && !drag.moved && !drag.pressed && e.type === 'pointerup') this.click(e, drag.target);
+        if (drag && !drag.moved && !drag.pressed && e.type === 'pointerup') {
+          if (e.pointerType !== 'mouse') this.lastTap = { x: e.clientX, y: e.clientY, t: performance.now() };
+          this.click(e, drag.target);
+        }
         drag = null;
       }
     };
     svg.addEventListener('pointerup', up);
     svg.addEventListener('pointercancel', up);
+    // A tap is handled on pointerup; the click the browser makes of it a moment
+    // later must not reach anything else: the tap redraws the turn card (it
+    // grows with the spots and Confirm), and that click then landed on
+    // whatever stood under the finger by then (the phone's score strip, which
+    // opened the sheet over the board). Caught before anyone sees it.
+    this.ghost = (e) => {
+      const tap = this.lastTap;
+      if (!tap || performance.now() - tap.t > 800 || Math.hypot(e.clientX - tap.x, e.clientY - tap.y) > 16) return;
+      this.lastTap = null;
+      if (svg.contains(e.target)) return;
+      e.stopPropagation();
+      e.preventDefault();
+    };
+    document.addEventListener('click', this.ghost, true);
     svg.addEventListener('pointerleave', (e) => {
       this.preview(null);
       if (e.pointerType !== 'touch' && (this.figHover ?? -1) >= 0) { this.figHover = -1; this.onFigure?.(null); }

@@ -41,7 +41,7 @@ export function clockLabel(p) {
 export function clockFieldHtml() {
   const label = (k) => clockLabel(PRESETS[k]);
   const opts = Object.keys(PRESETS).map((k) => `<option value="${k}" ${k === preset() ? 'selected' : ''}>${label(k)}</option>`).join('');
-  return `<fieldset><legend>${t('opt.clock')}</legend><label class="field"><select name="clock_preset" data-testid="clock-preset" aria-label="${t('opt.clock')}">${opts}</select></label></fieldset>`;
+  return `<fieldset><legend>${t('opt.clock')}</legend><label class="form-field"><select name="clock_preset" data-testid="clock-preset" aria-label="${t('opt.clock')}">${opts}</select></label></fieldset>`;
 }
 
 // The chosen clock as the table option, or null (no clock).

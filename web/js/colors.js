@@ -31,25 +31,39 @@ const ABBOT = 'M0 -12C4.5 -12 6 -8 4.6 -4.5C7.5 1 10 7 10.5 12.8H-10.5C-10 7 -7.
 const BUILDER = 'M-4 -13H4L5 -9H7V-7H4.6C5.5 -5.5 5 -4 3.8 -3.4C7 -2 8 2 7 12.8H1.5L0 6L-1.5 12.8H-7C-8 2 -7 -2 -3.8 -3.4C-5 -4 -5.5 -5.5 -4.6 -7H-7V-9H-5Z';
 const PIG = 'M-11 2C-11 -5 -5 -8 1 -8C5 -8 8 -6 9.5 -3L12.5 -3.5V2.5L10 2.5C9 6 6 8 3 8.5V11.5H0V8.7C-2 8.7 -4 8.4 -5 8V11.5H-8V6.5C-10 5 -11 4 -11 2ZM4 -8L6 -12L7.5 -7Z';
 
-// A figure drawn at (x, y) in tile units; `kind` follower|big|builder|pig|abbot,
-// `lying` for a farmer. Marked with the colour's symbol.
+// How each kind of figure is drawn, keyed by the engine's name (a kind not
+// here is drawn as a follower): its outline, size and where its colour mark
+// sits; the special pieces carry a white sign of their own, so that they are
+// told from a follower at a glance (the builder's hat, the abbot's hood, the
+// pig's ear and eye); dx: where it stands beside a follower's spot; upright:
+// it stays standing on a field, where a follower lies down as a farmer.
+const LOOKS = {
+  big: { scale: 1.35 },
+  abbot: { path: ABBOT, markAt: [0, 3], scale: 1.12, sign: '<path d="M0 -11.5C3.6 -11.5 4.8 -8.2 3.7 -5.4L0 -3.2L-3.7 -5.4C-4.8 -8.2 -3.6 -11.5 0 -11.5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>' },
+  builder: { path: BUILDER, markAt: [0, 2], scale: 1.15, dx: -10, sign: '<path d="M-4 -13H4L5 -9H-5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>' },
+  pig: { path: PIG, markAt: [0, 0], scale: 1.1, dx: 10, upright: true, sign: '<path d="M4 -8L6 -12L7.5 -7Z" fill="#fff"/><circle cx="7.6" cy="-3" r="1.5" fill="#fff" stroke="#1d1d1d" stroke-width=".6"/><rect x="10.5" y="-2.8" width="2.4" height="4.6" rx="1" fill="#f6b2c8" stroke="#1d1d1d" stroke-width=".6"/>' },
+};
+const look = (kind) => ({ path: MEEPLE, markAt: [0, 2.5], scale: 1, dx: 0, sign: '', upright: false, ...(LOOKS[kind] || {}) });
+// Features on which a figure lies down (a follower in a field is a farmer).
+const LYING_ON = { field: true };
+
+// How a figure of `kind` stands on a feature of kind `feature`: lying down
+// or not, and its offset from the feature's spot (tile units).
+export function figurePose(kind, feature) {
+  const l = look(kind);
+  return { lying: !!LYING_ON[feature] && !l.upright, dx: l.dx };
+}
+
+// A figure drawn at (x, y) in tile units, `lying` for a farmer. Marked with
+// the colour's symbol.
 export function figureSvg(kind, c, x, y, { lying = false, cls = '', boost = 1 } = {}) {
-  let path = MEEPLE, scale = 1, markAt = [0, 2.5];
-  if (kind === 'big') scale = 1.35;
-  else if (kind === 'abbot') { path = ABBOT; markAt = [0, 3]; }
-  else if (kind === 'builder') { path = BUILDER; markAt = [0, 2]; }
-  else if (kind === 'pig') { path = PIG; markAt = [0, 0]; scale = 0.95; }
-  const rot = lying && kind !== 'pig' ? ' rotate(-90)' : '';
-  // the special pieces carry a white sign of their own, so that they are told
-  // from a follower at a glance: the builder's hat, the abbot's hood, the pig's ear and eye
-  let sign = '';
-  if (kind === 'builder') { scale = 1.15; sign = '<path d="M-4 -13H4L5 -9H-5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>'; }
-  else if (kind === 'abbot') { scale = 1.12; sign = '<path d="M0 -11.5C3.6 -11.5 4.8 -8.2 3.7 -5.4L0 -3.2L-3.7 -5.4C-4.8 -8.2 -3.6 -11.5 0 -11.5Z" fill="#fff" stroke="#1d1d1d" stroke-width=".9"/>'; }
-  else if (kind === 'pig') { scale = 1.1; sign = '<path d="M4 -8L6 -12L7.5 -7Z" fill="#fff"/><circle cx="7.6" cy="-3" r="1.5" fill="#fff" stroke="#1d1d1d" stroke-width=".6"/><rect x="10.5" y="-2.8" width="2.4" height="4.6" rx="1" fill="#f6b2c8" stroke="#1d1d1d" stroke-width=".6"/>'; }
-  return `<g class="figure ${cls}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(scale * boost).toFixed(2)})${rot}">` +
-    `<path d="${path}" transform="translate(0 1.2)" fill="rgba(0,0,0,.35)"/>` +
-    `<path d="${path}" fill="${c.hex}" stroke="${c.id === 'black' ? '#eee' : '#1d1d1d'}" stroke-width="1.3" stroke-linejoin="round"/>` + sign +
-    `<g transform="translate(${markAt[0]} ${markAt[1]})${lying && kind !== 'pig' ? ' rotate(90)' : ''}">${markSvg(c)}</g></g>`;
+  const l = look(kind);
+  const down = lying && !l.upright;
+  const rot = down ? ' rotate(-90)' : '';
+  return `<g class="figure ${cls}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(l.scale * boost).toFixed(2)})${rot}">` +
+    `<path d="${l.path}" transform="translate(0 1.2)" fill="rgba(0,0,0,.35)"/>` +
+    `<path d="${l.path}" fill="${c.hex}" stroke="${c.id === 'black' ? '#eee' : '#1d1d1d'}" stroke-width="1.3" stroke-linejoin="round"/>` + l.sign +
+    `<g transform="translate(${l.markAt[0]} ${l.markAt[1]})${down ? ' rotate(90)' : ''}">${markSvg(c)}</g></g>`;
 }
 
 // A figure alone in a little svg (supply counts, buttons).

@@ -1,17 +1,23 @@
 // The table screen: the board with everything around it. One class serves a
-// live game (WebSocket, placing tiles) and a replay (stepping through the log).
+// live game (WebSocket, placing tiles, deciding any other step) and a replay
+// (stepping through the log). It keeps no rule: what a decision would do,
+// what a feature is and who holds it are the engine's views (views.js), the
+// names of kinds the engine's vocabulary (vocab.js), and a step of a kind it
+// has no drawing of is played through the generic decision (its options'
+// words are the engine's).
 import { api, seats, Live } from './api.js';
 import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { mountSocial } from './chat.js';
 import { SeatWindows } from './windows.js';
 import { mountInvite } from './friends.js';
-import { badge, figureIcon } from './colors.js';
-import { traceFeature, traceSeg, onFeature, featureInfo } from './features.js';
-import { roleOf, roleName, eventText, eventShown, finalGroups } from './story.js';
+import { badge, figureIcon, figurePose } from './colors.js';
+import { roleName, putText, eventText, eventShown, finalGroups, withHolders } from './story.js';
 import { ScoreTrack } from './track.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
-import { seatColors, serverColours, seatName, startSupply, FIGURE_KINDS, SCORE_KINDS } from './players.js';
+import { seatColors, serverColours, seatName } from './players.js';
+import { names, tileStep, entryStep } from './vocab.js';
+import { EngineViews } from './views.js';
 import { sound } from './sound.js';
 import { ClockView } from './clock.js';
 import { NAME_BYTES, fitName } from './names.js';
@@ -21,6 +27,12 @@ import { mountTraining } from './training.js';
 import { requeueAfterVoid, poolChoice } from './quickmatch.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
+// a log entry whose decision put a tile on the board (docs/protocol.md, "Log entry")
+const placedTile = (e) => Number.isInteger(e?.x) && Number.isInteger(e?.y);
+// How the placing hint tells of a feature, by kind (the engine's names):
+// what scores its surroundings has no size in tiles worth telling, a field
+// no open sides.
+const TELLS = { cloister: { tiles: false }, garden: { tiles: false }, field: { open: false } };
 
 export class GameView {
   constructor(root, tiles, tableId, { replay = false } = {}) {
@@ -28,6 +40,9 @@ export class GameView {
     this.table = null; this.game = null; this.you = null;
     this.sel = this.freshSel();
     this.step = 0; this.playing = null;
+    // the engine's views over this table's connection (a replay opens one of its own)
+    this.views = new EngineViews(() => this.live || this.viewLive);
+    this.stepTexts = new Map(); // a decision's JSON -> the engine's words for it
     this.node = html(`
 <div class="game${replay ? ' replay' : ''}">
   <div class="board-wrap">
@@ -103,6 +118,7 @@ export class GameView {
     this.social?.destroy();
     this.windows?.destroy();
     this.live?.close();
+    this.viewLive?.close();
     clearInterval(this.playing);
     document.removeEventListener('keydown', this.keyHandler);
     window.removeEventListener('langchange', this.langHandler);
@@ -110,7 +126,7 @@ export class GameView {
     this.board.destroy();
   }
 
-  freshSel() { return { rot: this.sel?.rot ?? 0, pending: null, kind: 'follower', meeple: null, recall: false, sending: false }; }
+  freshSel() { return { rot: this.sel?.rot ?? 0, pending: null, kind: null, meeple: null, recall: false, sending: false }; }
 
   async start() {
     if (this.replay) { await this.startReplay(); return; }
@@ -144,16 +160,19 @@ export class GameView {
   onConn(status) {
     const c = this.$('.conn');
     this.connected = status === 'open';
-    if (status === 'open') { c.classList.add('hidden'); if (this.wasDown) toast(t('conn.back')); this.wasDown = false; return; }
+    if (status === 'open') { c.classList.add('hidden'); if (this.wasDown) toast(t('conn.back')); this.wasDown = false; this.views.flush(); return; }
     if (status === 'closed' && this.game) { this.wasDown = true; c.textContent = t('conn.lost'); c.classList.remove('hidden'); }
   }
 
   onMessage(m) {
+    if (this.views.onMessage(m)) return; // a preview or feature view asked for
     switch (m.type) {
       case 'state':
         this.table = m.table; this.game = m.game;
         this.you = m.you ? m.you.seat : null;
         this.sel = this.freshSel();
+        this.views.clear();
+        this.learnTexts(m.game?.next);
         this.renderAll(true);
         break;
       case 'move': this.applyMove(m); break;
@@ -194,8 +213,9 @@ export class GameView {
     const g = this.game;
     if (!g) return;
     const e = m.entry;
-    if (e.turn !== g.next.turn) { this.live.send({ type: 'state' }); return; }
-    if (!e.discarded) {
+    if (e.step !== g.next.step) { this.live.send({ type: 'state' }); return; }
+    this.views.clear();
+    if (placedTile(e)) {
       const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
       g.board.push(tile);
       this.board.addTile(tile);
@@ -207,28 +227,46 @@ export class GameView {
     if (m.goods) g.goods = m.goods;
     const wasMine = this.myTurn();
     g.next = m.next;
+    this.learnTexts(m.next);
     this.sel = this.freshSel();
     this.guide?.onMove(e);
-    this.flashEvents(e, g.board);
+    this.flashEvents(e);
     this.board.setFigures(g.figures, (p) => this.colors[p]);
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     if (g.next.over) { this.renderFinal(); sound.play('end'); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
   }
 
-  flashEvents(e, boardList) {
-    const map = new Map(boardList.map((b) => [`${b.x},${b.y}`, b]));
+  // What a step scored, outlined on the board: each scored feature's parts
+  // are the engine's (a feature view: a scored feature does not grow after).
+  flashEvents(e) {
     let scored = false, shown = 0;
     for (const ev of e.events || []) {
-      if (ev.x === undefined || ev.final) continue;
-      const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
+      if (ev.x === undefined || ev.final || !ev.points) continue;
       const best = Math.max(...ev.points);
       const who = ev.points.indexOf(best);
-      this.board.flash(parts, ev.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, shown++);
-      if (best > 0) this.lastFlash = { kind: ev.kind, label: `+${best}` };
+      const nth = shown++;
+      this.views.feature(ev.x, ev.y, ev.at).then((f) => {
+        this.board.flash(f.parts, f.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, nth);
+      }).catch(() => { /* no outline: the log line says it */ });
       if (best > 0) scored = true;
     }
     if (scored) sound.play('score');
+  }
+
+  // The engine's words for the decisions of a step (its options' "text"),
+  // kept for the log's lines of steps the client has no words of its own for.
+  learnTexts(n) {
+    for (const o of n?.legal?.options || []) {
+      const { text, ...d } = o;
+      if (text) this.stepTexts.set(JSON.stringify(d), text);
+    }
+  }
+  // A logged decision of step kind `kind` in words: the engine's when seen,
+  // else its name and value.
+  stepText(e, kind) {
+    const d = { [kind]: e[kind] };
+    return this.stepTexts.get(JSON.stringify(d)) || t('log.step.plain', { step: kind, value: JSON.stringify(e[kind]) });
   }
 
   // The result once the game is over: played to its end (next.final), or
@@ -343,6 +381,7 @@ export class GameView {
       return;
     }
     const mine = this.myTurn();
+    if (n.step_kind !== tileStep()) { this.drawDecision(n, mine); return; }
     line.innerHTML = mine ? `<strong class="your-turn">${t('turn.yours')}</strong>`
       : this.elsewhere && n.to_move === this.you ? `<span data-testid="turn-elsewhere">${t('window.turn')}</span>`
       : t(n.bonus ? 'turn.other.bonus' : 'turn.other', { name: this.who(n.to_move) });
@@ -375,21 +414,21 @@ export class GameView {
     this.board.setPending({ x: p.x, y: p.y, tile: n.tile, rot: p.rot });
     const pl = this.placement();
     const meeples = pl?.meeples || [];
-    const kinds = FIGURE_KINDS.filter((k) => meeples.some((m) => (m.kind || 'follower') === k));
-    if (!kinds.includes(this.sel.kind)) this.sel.kind = kinds[0] || 'follower';
+    const kinds = names.figures.filter((k) => meeples.some((m) => m.kind === k));
+    if (!kinds.includes(this.sel.kind)) this.sel.kind = kinds[0] || null;
     const list = this.spotList();
     this.board.setSpots(list, this.colors[this.you]);
     // figure spots big enough to touch: zoom into the placed tile while choosing
     if (list.length) this.board.zoomToTile(p.x, p.y, this.touch || this.narrow.matches ? 170 : 120);
     let h = '';
     if (kinds.length > 1) {
-      h += `<div class="kinds" role="radiogroup">${kinds.map((k) => `<button class="kind${k === this.sel.kind ? ' on' : ''}" data-act="kind" data-kind="${k}" role="radio" aria-checked="${k === this.sel.kind}" data-testid="kind-${k}">${figureIcon(k, this.colors[this.you], 20)} ${t(`fig.${k}`)}</button>`).join('')}</div>`;
+      h += `<div class="kinds" role="radiogroup">${kinds.map((k) => `<button class="kind${k === this.sel.kind ? ' on' : ''}" data-act="kind" data-kind="${k}" role="radio" aria-checked="${k === this.sel.kind}" data-testid="kind-${k}">${figureIcon(k, this.colors[this.you], 20)} ${tOr(`fig.${k}`, k)}</button>`).join('')}</div>`;
     }
     const left = this.game.supply?.[this.you] || {};
-    const noneLeft = !meeples.length && FIGURE_KINDS.every((k) => !left[k]);
+    const noneLeft = !meeples.length && names.figures.every((k) => !left[k]);
     h += `<p class="hint" data-testid="figure-hint">${meeples.length ? t('hint.figure') : noneLeft ? t('hint.nofollowers') : t('hint.nofigure')}</p>`;
     if (list.length) {
-      h += `<div class="spots-list">${list.map((s, i) => `<button class="spot-btn${s.selected ? ' on' : ''}" data-act="spot" data-i="${i}" data-testid="spot-${i}" title="${esc(s.label)}">${i + 1} · ${esc(s.role)}</button>`).join('')}</div>`;
+      h += `<div class="spots-list">${list.map((s, i) => `<button class="spot-btn${s.selected ? ' on' : ''}" data-act="spot" data-i="${i}" data-testid="spot-${i}" data-at="${s.at}" data-kind="${s.kind}" title="${esc(s.label)}">${i + 1} · ${esc(s.role)}</button>`).join('')}</div>`;
       h += '<p class="preview-info" data-testid="preview-info" aria-live="polite"></p>';
     }
     const none = !this.sel.meeple && !this.sel.recall;
@@ -401,6 +440,32 @@ export class GameView {
     if (this.sel.meeple) this.previewSpot(null);
   }
 
+  // A step of any kind but the tile step: whose decision it is (it may be
+  // another player than the turn's), and for the one who decides a button
+  // per option, in the engine's words (next.legal.options).
+  drawDecision(n, mine) {
+    const line = this.$('.turn-line'), act = this.$('.actions');
+    // the one who decides is told so, and in whose turn when it is another's
+    const yours = n.to_move === n.turn_player ? t('turn.yours') : t('turn.decides.you', { player: this.who(n.turn_player) });
+    line.innerHTML = mine ? `<strong class="your-turn">${yours}</strong>`
+      : this.elsewhere && n.to_move === this.you ? `<span data-testid="turn-elsewhere">${t('window.turn')}</span>`
+      : t('turn.decides', { name: this.who(n.to_move) });
+    line.dataset.toMove = n.to_move;
+    const opts = n.legal?.options || [];
+    if (!mine) {
+      act.innerHTML = n.to_move !== n.turn_player ? `<p class="hint" data-testid="decision-other">${t('hint.decision.other', { name: this.who(n.to_move), player: this.who(n.turn_player) })}</p>` : '';
+      return;
+    }
+    act.innerHTML = `<h4 class="decision-head" data-testid="decision-head">${t('decision.title')}</h4>`
+      + `<div class="decision row" role="group" aria-label="${esc(t('decision.title'))}" data-testid="decision">${opts.map((o, i) => `<button data-act="decide" data-i="${i}" data-testid="decision-${i}"${this.sel.sending ? ' disabled' : ''}>${this.touch ? '' : `<kbd>${i + 1}</kbd> `}${esc(o.text)}</button>`).join('')}</div>`;
+  }
+  decide(i) {
+    const n = this.game?.next, o = n?.legal?.options?.[i];
+    if (!o || !this.myTurn() || this.sel.sending) return;
+    const { text, ...decision } = o;
+    this.send({ type: 'move', ...decision, turn: n.turn, step: n.step });
+  }
+
   // spots of the chosen figure kind on the pending tile
   spotList() {
     const pl = this.placement(), p = this.sel.pending;
@@ -409,18 +474,17 @@ export class GameView {
     const out = [];
     const seen = new Set();
     for (const m of pl.meeples) {
-      const kind = m.kind || 'follower';
+      const kind = m.kind;
       if (kind !== this.sel.kind) continue;
       const seg = this.tiles.segmentAt(n.tile, p.rot, m.at);
       if (!seg || seen.has(seg.index)) continue;
       seen.add(seg.index);
       const sel = this.sel.meeple && this.sel.meeple.kind === kind && this.sel.meeple.at === m.at;
-      let pos = this.tiles.spotAt(n.tile, p.rot, m.at);
-      if (kind === 'pig') pos = [pos[0] + 10, pos[1]];
-      if (kind === 'builder') pos = [pos[0] - 10, pos[1]];
-      const feature = seg.kind === 'field' ? 'field' : seg.kind;
+      const feature = seg.kind;
+      const spot = this.tiles.spotAt(n.tile, p.rot, m.at);
+      const pos = [spot[0] + figurePose(kind, feature).dx, spot[1]];
       const role = roleName(kind, feature);
-      out.push({ x: p.x, y: p.y, at: m.at, kind, pos, selected: sel, feature, role, label: t('spot.label', { role, feature: t(`feat.${feature}`) }) });
+      out.push({ x: p.x, y: p.y, at: m.at, kind, pos, selected: sel, feature, role, label: t('spot.label', { role, feature: tOr(`feat.${feature}`, feature) }) });
     }
     return out;
   }
@@ -459,11 +523,11 @@ export class GameView {
   confirm() {
     const p = this.sel.pending, n = this.game?.next;
     if (!p || !this.myTurn() || this.sel.sending) return;
-    const move = { type: 'move', x: p.x, y: p.y, rot: p.rot, meeple: this.sel.meeple, turn: n.turn };
+    const move = { type: 'move', x: p.x, y: p.y, rot: p.rot, meeple: this.sel.meeple, turn: n.turn, step: n.step };
     if (this.sel.recall) { move.meeple = null; move.abbot_recalled = true; }
     this.send(move);
   }
-  discard() { if (this.myTurn()) this.send({ type: 'move', discard: true, turn: this.game.next.turn }); }
+  discard() { if (this.myTurn()) this.send({ type: 'move', discard: true, turn: this.game.next.turn, step: this.game.next.step }); }
   send(move) {
     this.sel.sending = true;
     this.renderTurn();
@@ -490,6 +554,7 @@ export class GameView {
       nofig: () => { this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); },
       recall: () => { this.sel.recall = !this.sel.recall; this.sel.meeple = null; this.renderTurn(); },
       confirm: () => this.confirm(), takeback: () => this.takeBack(), discard: () => this.discard(),
+      decide: () => this.decide(Number(b.dataset.i)),
       tilesleft: () => this.$('.tiles-view').classList.toggle('hidden'),
       track: () => this.setTrack(!this.trackOn, true),
       sheet: () => { const open = this.node.classList.toggle('sheet-open'); b.setAttribute('aria-expanded', String(open)); if (open) this.scrollLog(); },
@@ -522,7 +587,10 @@ export class GameView {
     else if (k === '+' || k === '=') this.board.zoomBy(1.25);
     else if (k === '-') this.board.zoomBy(0.8);
     else if (!this.myTurn()) return;
-    else if (k === 'r' || k === 'R') this.rotate(e.shiftKey ? -1 : 1);
+    else if (this.game.next.step_kind !== tileStep()) {
+      // a decision of another kind of step: 1..9 pick its options
+      if (/^[1-9]$/.test(k)) this.decide(Number(k) - 1); else return;
+    } else if (k === 'r' || k === 'R') this.rotate(e.shiftKey ? -1 : 1);
     else if (k === 'e' || k === 'E') this.rotate(-1);
     else if (k === 'Enter') this.confirm();
     else if (k === 'Escape' || k === 'Backspace') this.takeBack();
@@ -556,8 +624,8 @@ export class GameView {
       const s = this.table.seats[i] || {};
       const active = g?.next && !g.next.over && g.next.to_move === i && this.table.status === 'playing' && !this.replay;
       const figs = supply[i] || {};
-      const figHtml = FIGURE_KINDS.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" title="${t(`fig.${k}`)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
-      const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${t(`goods.${k}`)}">${t(`goods.${k}`)} ${v}</span>`).join('') : '';
+      const figHtml = names.figures.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" data-kind="${k}" data-n="${figs[k]}" title="${tOr(`fig.${k}`, k)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
+      const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${tOr(`goods.${k}`, k)}">${tOr(`goods.${k}`, k)} ${v}</span>`).join('') : '';
       // pass-and-play: every person sits at the one screen, present while it is connected
       const shared = !!this.table.options?.pass_and_play && s.kind === 'human' && this.table.seats.some((x) => x.kind === 'human' && x.online);
       const online = s.kind === 'bot' || s.online || shared;
@@ -596,7 +664,8 @@ export class GameView {
   }
 
   // hovering or focusing a figure spot: the feature it would join, marked across
-  // tiles, with its size, whether it is open, who is on it and its worth
+  // tiles, with its size, whether it is open, who is on it and its worth: the
+  // engine's preview of the placement (one per square and rotation, kept)
   previewSpot(i) {
     const info = this.$('.preview-info');
     // with no spot under the pointer, the chosen one's feature (touch screens have no hover)
@@ -604,97 +673,91 @@ export class GameView {
       const chosen = this.spotList().findIndex((x) => x.selected);
       if (chosen >= 0) i = chosen;
     }
+    const ask = this.previewAsk = {};
     if (i === null || i === undefined || i < 0) {
       if (this.previewing) { this.board.mark(null); this.previewing = false; }
-      if (info) info.textContent = '';
+      if (info) { info.textContent = ''; delete info.dataset.kind; }
       return;
     }
     const s = this.spotList()[i];
     const n = this.game?.next, p = this.sel.pending;
     if (!s || !p) return;
-    const map = new Map(this.game.board.map((b) => [`${b.x},${b.y}`, b]));
-    const pend = { x: p.x, y: p.y, tile: n.tile, rot: p.rot };
-    map.set(`${p.x},${p.y}`, pend);
-    const parts = traceSeg(this.tiles, map, p.x, p.y, this.tiles.segmentAt(n.tile, p.rot, s.at));
-    const fi = featureInfo(this.tiles, map, parts, this.game.figures || []);
-    this.board.mark(parts, fi.kind, { pending: pend, cls: 'preview' });
-    this.previewing = true;
-    if (info) info.innerHTML = this.previewText(s, fi);
+    this.views.preview(n.step, { x: p.x, y: p.y, rot: p.rot, meeple: null }).then((pv) => {
+      if (this.previewAsk !== ask || this.sel.pending !== p) return; // the pointer moved on
+      const f = (pv.meeples || []).find((o) => o.kind === s.kind && o.at === s.at)?.feature;
+      if (!f) return;
+      this.board.mark(f.parts || [], f.kind, { pending: { x: p.x, y: p.y, tile: n.tile, rot: p.rot }, cls: 'preview' });
+      this.previewing = true;
+      const box = this.$('.preview-info');
+      if (!box) return;
+      box.innerHTML = this.previewText(s, f);
+      // what is shown, for tests and assistive tools: the engine's numbers
+      Object.assign(box.dataset, { kind: f.kind, tiles: f.tiles, value: f.value, done: f.done, holders: f.holders.join(','), at: s.at, figure: s.kind });
+    }).catch(() => { /* no preview (the budget, a move meanwhile): no hint */ });
   }
-  previewText(s, fi) {
+  // A feature as the engine tells it, in words: its size and state, what it
+  // is worth now or at the end, and who is on it (the players' weights).
+  featureBits(f) {
+    const tells = TELLS[f.kind] || {};
     const bits = [];
-    if (fi.kind === 'cloister' || fi.kind === 'garden') bits.push(t('pv.around', { n: fi.tiles - 1 }));
-    else if (fi.kind === 'field') bits.push(t('n.tiles', { n: fi.tiles }), t('pv.cities', { n: fi.cities }));
-    else {
-      bits.push(t('n.tiles', { n: fi.tiles }));
-      if (fi.shields) bits.push(t('n.shields', { n: fi.shields }));
-      if (fi.inn) bits.push(t('sz.inn'));
-      if (fi.cathedral) bits.push(t('sz.cathedral'));
-    }
-    if (fi.kind !== 'field') bits.push(fi.open ? t('pv.open') : t('pv.closed'));
-    bits.push(t(fi.open ? 'pv.value.end' : 'pv.value.now', { n: fi.value }));
-    const held = Object.entries(fi.holders);
-    bits.push(held.length ? t('pv.held', { names: held.map(([pl, k]) => `${this.who(Number(pl))} (${k})`).join(', ') }) : t('pv.free'));
-    return `<strong>${esc(s.role)}</strong> · ${t(`feat.${fi.kind}`)}: ${bits.join(' · ')}`;
+    if (tells.tiles !== false) bits.push(t('n.tiles', { n: f.tiles }));
+    if (f.shields) bits.push(t('n.shields', { n: f.shields }));
+    if (f.inn) bits.push(t('sz.inn'));
+    if (f.cathedral) bits.push(t('sz.cathedral'));
+    if (f.done) bits.push(t('pv.closed'));
+    else if (f.open > 0 && tells.open !== false) bits.push(t('pv.open'));
+    return bits;
+  }
+  previewText(s, f) {
+    const bits = this.featureBits(f);
+    bits.push(t(f.done ? 'pv.value.now' : 'pv.value.end', { n: f.value }));
+    const held = (f.holders || []).map((w, pl) => [pl, w]).filter(([, w]) => w > 0);
+    bits.push(held.length ? t('pv.held', { names: held.map(([pl, w]) => `${this.who(pl)} (${w})`).join(', ') }) : t('pv.free'));
+    return `<strong>${esc(s.role)}</strong> · ${tOr(`feat.${f.kind}`, f.kind)}: ${bits.join(' · ')}`;
   }
 
-  // a log line clicked: its tile or scored feature marked on the board
+  // a log line clicked: its tile or scored feature marked on the board (the
+  // feature's parts from the engine: a scored feature does not grow after)
   markLine(l) {
-    const map = this.replay ? this.sim?.map : new Map((this.game?.board || []).map((b) => [`${b.x},${b.y}`, b]));
-    if (!map) return;
     const x = Number(l.dataset.x), y = Number(l.dataset.y);
-    if (!map.has(`${x},${y}`)) return;
-    const parts = l.dataset.mark === 'tile' ? [{ x, y, seg: { index: -1 } }] : traceFeature(this.tiles, map, x, y, l.dataset.at);
-    this.board.mark(parts, l.dataset.mark === 'tile' ? 'tile' : l.dataset.kind);
-    this.board.ensureVisible(x, y);
-    this.node.querySelectorAll('.log .marked').forEach((m) => m.classList.remove('marked'));
-    l.classList.add('marked');
+    if (!this.board.placed.has(`${x},${y}`)) return;
+    const show = (parts, kind) => {
+      this.board.mark(parts, kind);
+      this.board.ensureVisible(x, y);
+      this.node.querySelectorAll('.log .marked').forEach((m) => m.classList.remove('marked'));
+      l.classList.add('marked');
+    };
+    if (l.dataset.mark === 'tile') show([{ x, y }], 'tile');
+    else this.views.feature(x, y, l.dataset.at).then((f) => show(f.parts, f.kind)).catch(() => {});
   }
 
   logEntryHtml(e) {
+    const kind = entryStep(e);
     const tile = `<span class="tname">${esc(this.tiles.name(e.tile))}</span>`;
     let h;
-    if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile });
+    if (kind !== tileStep()) h = t('log.decision', { name: this.who(e.player), text: esc(this.stepText(e, kind)) });
+    else if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile });
     else {
       h = t('log.place', { name: this.who(e.player), tile });
-      if (e.meeple) {
-        const kind = e.meeple.kind || 'follower';
-        const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
-        h += ' ' + t(`log.put.${kind === 'big' ? 'big' : roleOf(kind, seg?.kind)}`, { role: t(`role.${roleOf('follower', seg?.kind)}`) });
-      }
+      if (e.meeple) h += ' ' + putText(e.meeple.kind, this.tiles.segmentAt(e.tile, e.rot, e.meeple.at)?.kind);
       if (e.abbot_recalled) h += ' ' + t('log.recall');
       if (e.bonus) h += ' ' + t('log.bonus');
-      if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${t(`goods.${k}`)}`)) });
+      if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${tOr(`goods.${k}`, k)}`)) });
     }
-    const mark = e.discarded ? '' : ` data-mark="tile" data-x="${e.x}" data-y="${e.y}" tabindex="0" role="button"`;
+    const mark = placedTile(e) ? ` data-mark="tile" data-x="${e.x}" data-y="${e.y}" tabindex="0" role="button"` : '';
+    const events = withHolders(e.events);
     let evs = '';
-    for (const ev of e.events || []) if (!ev.final && eventShown(ev)) evs += this.evHtml(ev, e.player);
-    let out = `<li data-turn="${e.turn}" data-tile="${esc(e.tile)}"><span class="tn">${e.turn + 1}</span> <span class="what"${mark}>${h}</span>${evs}</li>`;
-    const fin = finalGroups(e.events || []);
+    for (const ev of events) if (!ev.final && eventShown(ev)) evs += this.evHtml(ev, e.player);
+    let out = `<li data-turn="${e.turn}" data-step="${e.step}" data-kind="${esc(kind)}" data-tile="${esc(e.tile)}"><span class="tn">${e.turn + 1}</span> <span class="what"${mark}>${h}</span>${evs}</li>`;
+    const fin = finalGroups(events);
     if (fin.length) out += `<li class="final-scoring" data-testid="log-final"><h4>${t('fin.title')}</h4>${fin.map((ev) => this.evHtml(ev, e.player)).join('')}</li>`;
     return out;
   }
   evHtml(ev, mover) {
-    if (ev.final && ev.x !== undefined && Math.max(...ev.points) <= 0) ev = { ...ev, held: this.heldAtEnd(ev) };
     const best = Math.max(...ev.points);
     const c = best > 0 ? this.colors[ev.points.indexOf(best)].hex : '#999';
     const m = ev.x !== undefined ? ` data-mark="feature" data-x="${ev.x}" data-y="${ev.y}" data-at="${ev.at}" data-kind="${ev.kind}" tabindex="0" role="button"` : '';
     return `<div class="ev${ev.final ? ' final' : ''}" data-kind="${ev.kind}" style="--pc:${c}"${m}>${eventText(ev, mover, (i) => this.who(i))}</div>`;
-  }
-  // Who held a feature when the final scoring came (the figures on it before
-  // it, replayed from the log): the players with the most followers there.
-  heldAtEnd(ev) {
-    const g = this.game;
-    if (!g?.log?.length || !this.tiles) return [];
-    if (!this.endSim || this.endSim.n !== g.log.length) {
-      if (!this.start0) this.start0 = this.startTiles();
-      this.endSim = { n: g.log.length, ...this.simulate(g.log.length) };
-    }
-    const { map, figs } = this.endSim;
-    const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
-    const fi = featureInfo(this.tiles, map, parts, figs.filter((f) => f.kind === 'follower' || f.kind === 'big'));
-    const most = Math.max(0, ...Object.values(fi.holders));
-    return most ? Object.keys(fi.holders).map(Number).filter((p) => fi.holders[p] === most).sort((a, b) => a - b) : [];
   }
   // the tile the game starts from (the board's first tile, placed by no one)
   startTiles() {
@@ -792,7 +855,7 @@ export class GameView {
     const showIt = f && (!this.replay || this.step === this.game.log.length);
     if (!showIt) { box.classList.add('hidden'); return; }
     const players = this.table.options.players;
-    const kinds = SCORE_KINDS.filter((k) => f.by_kind.some((b) => b[k] !== undefined));
+    const kinds = names.score_kinds.filter((k) => f.by_kind.some((b) => b[k] !== undefined));
     const w = f.winners || [];
     let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
     if (f.resigned !== null) h += `<p class="resigned" data-testid="final-resigned">${t('final.resigned', { name: this.who(f.resigned) })}</p>`;
@@ -804,14 +867,14 @@ export class GameView {
     // every column in view: players as rows on a wide screen, as columns on a narrow one
     const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 600;
     if (!narrow) {
-      h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${t(`kind.${k}`)}">${t(`kind.${k}`)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
+      h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${tOr(`kind.${k}`, k)}">${tOr(`kind.${k}`, k)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
       for (const i of order) h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${crown(i)}</td>${kinds.map((k) => cell(i, k)).join('')}${total(i)}</tr>`;
     } else {
       // a column is too narrow for a name ("Keltainen botti (helppo)"): the names stand
       // whole above the table, each with the colour and mark that heads its column
       h += `<ol class="final-legend" data-testid="final-legend">${order.map((i) => `<li class="${w.includes(i) ? 'win' : ''}" data-p="${i}">${badge(this.colors[i], 16)} <span class="pn">${esc(this.name(i))}</span>${crown(i)}</li>`).join('')}</ol>`;
       h += `<table class="final-table tall"><thead><tr><th></th>${order.map((i) => `<th class="pcol${w.includes(i) ? ' win' : ''}" title="${esc(this.name(i))}" aria-label="${esc(this.name(i))}">${badge(this.colors[i], 16)}${crown(i)}</th>`).join('')}</tr></thead><tbody>`;
-      for (const k of kinds) h += `<tr><th scope="row">${t(`kind.${k}`)}</th>${order.map((i) => cell(i, k)).join('')}</tr>`;
+      for (const k of kinds) h += `<tr><th scope="row">${tOr(`kind.${k}`, k)}</th>${order.map((i) => cell(i, k)).join('')}</tr>`;
       h += `<tr class="sum"><th scope="row">${t('final.total')}</th>${order.map((i) => total(i)).join('')}</tr>`;
     }
     h += `</tbody></table><p class="links"><a href="${api.recordUrl(this.id)}" download="carc-${this.id}.json">${t('info.download')}</a>`;
@@ -827,6 +890,12 @@ export class GameView {
       const st = await api.state(this.id);
       this.table = st.table; this.game = st.game;
       this.start0 = this.startTiles();
+      this.learnTexts(st.game.next);
+      // a connection of its own, watching, for the engine's views (views.js)
+      this.viewLive = new Live(this.id, null, {
+        onMessage: (m) => this.views.onMessage(m),
+        onStatus: (s) => { if (s === 'open') this.views.flush(); },
+      });
       const q = Number(new URLSearchParams(location.search).get('step'));
       this.step = Number.isFinite(q) && q > 0 ? Math.min(q, st.game.log.length) : 0;
       this.renderAll(true);
@@ -837,26 +906,28 @@ export class GameView {
       this.root.innerHTML = `<div class="card error"><h2>${t('replay.title')}</h2><p>${esc(e.message)}</p><a href="/">${t('nav.lobby')}</a></div>`;
     }
   }
-  // board, figures and scores after `step` turns, replayed from the log
+  // board and figures after `step` steps, read from the log: each entry
+  // says what its decision put on the board (a tile, a figure on it) and
+  // which figures went home (its "returned" events, with where they stood)
   simulate(step) {
     const log = this.game.log;
     const board = [...this.start0];
     const map = new Map(board.map((b) => [`${b.x},${b.y}`, b]));
-    let figs = [];
+    const figs = [];
     for (let i = 0; i < step; i++) {
       const e = log[i];
-      if (e.discarded) continue;
-      const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
-      board.push(tile); map.set(`${e.x},${e.y}`, tile);
-      if (e.abbot_recalled) figs = figs.filter((f) => !(f.player === e.player && f.kind === 'abbot'));
-      if (e.meeple) {
-        const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
-        figs.push({ player: e.player, kind: e.meeple.kind || 'follower', x: e.x, y: e.y, at: e.meeple.at, feature: seg?.kind });
+      if (placedTile(e)) {
+        const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
+        board.push(tile); map.set(`${e.x},${e.y}`, tile);
+        if (e.meeple) {
+          const seg = this.tiles.segmentAt(e.tile, e.rot, e.meeple.at);
+          figs.push({ player: e.player, kind: e.meeple.kind, x: e.x, y: e.y, at: e.meeple.at, feature: seg?.kind });
+        }
       }
       for (const ev of e.events || []) {
-        if (ev.final || ev.x === undefined || ev.kind === 'farm' || ev.kind === 'goods') continue;
-        const parts = traceFeature(this.tiles, map, ev.x, ev.y, ev.at);
-        figs = figs.filter((f) => f.feature === 'field' || !onFeature(this.tiles, map, parts, f));
+        if (ev.returned === undefined) continue;
+        const k = figs.findIndex((f) => f.player === ev.player && f.kind === ev.returned && f.x === ev.x && f.y === ev.y && f.at === ev.at);
+        if (k >= 0) figs.splice(k, 1);
       }
     }
     return { board, map, figs };
@@ -868,23 +939,22 @@ export class GameView {
     return this.step ? this.game.log[this.step - 1].scores : Array(n).fill(0);
   }
   atEnd() { return this.step === this.game.log.length && this.game.next?.over; }
+  // the figures each player had in supply after `step` steps: the log
+  // entry's (the engine's count after the step); before the first step,
+  // every figure a player owns (in supply now or on the board now)
   stepSupply() {
-    // after the final scoring every figure is back: as the live game shows it
-    if (this.atEnd() && this.game.supply) return this.game.supply;
-    const base = startSupply(this.game.rules);
-    const out = [];
-    for (let i = 0; i < this.table.options.players; i++) {
-      const s = { ...base };
-      for (const f of this.sim?.figs || []) if (f.player === i && s[f.kind] !== undefined) s[f.kind]--;
-      out.push(s);
-    }
-    return out;
+    if (this.step > 0) return this.game.log[this.step - 1].supply || [];
+    return (this.game.supply || []).map((s, p) => {
+      const all = { ...s };
+      for (const f of this.game.figures || []) if (f.player === p && all[f.kind] !== undefined) all[f.kind]++;
+      return all;
+    });
   }
   renderStep(refit) {
     this.sim = this.simulate(this.step);
     this.board.setBoard(this.sim.board);
     const lastE = this.step ? this.game.log[this.step - 1] : null;
-    this.board.setLast(lastE && !lastE.discarded ? lastE : null);
+    this.board.setLast(placedTile(lastE) ? lastE : null);
     this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
     if (refit) {
       // the view takes in the whole game, so the board does not jump while stepping
@@ -899,7 +969,7 @@ export class GameView {
     const forward = k === this.step + 1;
     this.step = k;
     this.renderStep(false);
-    if (forward) this.flashEvents(this.game.log[k - 1], this.sim.board);
+    if (forward) this.flashEvents(this.game.log[k - 1]);
     this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderFinal(); this.renderReplayBar();
     this.analysis?.onStep(k);
     if (k === n) this.stopPlay();
@@ -911,9 +981,12 @@ export class GameView {
     this.renderReplayBar();
   }
   stopPlay() { clearInterval(this.playing); this.playing = null; this.renderReplayBar(); }
+  // "turn k of n": the turn of the step shown (a turn may hold several steps:
+  // the slider goes by steps, the words by turns)
   replayLine() {
-    const n = this.game?.log.length || 0;
-    return `<strong>${t('replay.title')}</strong> · <span data-testid="replay-step">${t('replay.step', { k: this.step, n })}</span>`;
+    const log = this.game?.log || [];
+    const turnOf = (i) => (i > 0 ? log[i - 1].turn + 1 : 0);
+    return `<strong>${t('replay.title')}</strong> · <span data-testid="replay-step" data-step="${this.step}">${t('replay.step', { k: turnOf(this.step), n: turnOf(log.length) })}</span>`;
   }
   renderReplayBar() {
     const bar = this.$('.replay-bar');
@@ -936,7 +1009,7 @@ export class GameView {
     if (le) {
       hand.classList.remove('hidden');
       hand.querySelectorAll('.rot').forEach((b) => b.classList.add('hidden'));
-      const label = se ? t('an.hand', { k: sel, name: this.who(le.player), tile: esc(this.tiles.name(le.tile)) }) : `${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}`;
+      const label = se ? t('an.hand', { k: le.turn + 1, name: this.who(le.player), tile: esc(this.tiles.name(le.tile)) }) : `${this.who(le.player)}: ${esc(this.tiles.name(le.tile))}`;
       const box = this.$('.hand-tile');
       box.innerHTML = this.tiles.svg(le.tile, le.rot || 0, 84) + `<div class="hand-name">${label}</div>`;
       box.dataset.tile = le.tile;

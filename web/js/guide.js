@@ -7,24 +7,38 @@
 // away, "Skip the guide" ends the guide, and nothing ever waits for it: the
 // game's own controls work as in any game. The lobby offers the guided game
 // once to a new visitor (localStorage carc.guide) and links to it for good.
+//
+// The game is the server's: a table made with "tutorial" and no pile of its
+// own is dealt the guide's pile and seed (data/tutorial.json: 22 tiles, so
+// about eleven turns each, and a shuffle that deals the person a city cap
+// first, closing the start tile's city turned, a road second and a cloister
+// third; farmers come after). The client names no tile; what a placement
+// completes is the engine's preview.
 import { api, seats } from './api.js';
 import { t, esc } from './i18n.js';
 import { PALETTE } from './colors.js';
-import { traceSeg, featureInfo } from './features.js';
 import { eventText, finalGroups } from './story.js';
 import { toast } from './ui.js';
 
-// The game the guide makes (one JSON line: tests/py/test_guided.py reads it):
-// 22 tiles, so about eleven turns each, and a seed whose shuffle deals the
-// person a city cap first (it closes the start tile's city, turned), a road
-// second and a cloister third; farmers come after. The bot is the `easy` level.
-export const GUIDE_GAME = {"bot":"easy","seed":536,"tiles":{"E":3,"D":1,"U":2,"V":3,"B":1,"A":1,"J":1,"K":1,"N":1,"H":1,"F":1,"W":1,"L":1,"R":1,"P":1,"X":1,"G":1}};
+// The bot the guide plays against (tests/py/test_guided.py reads it).
+export const GUIDE_BOT = 'easy';
 
 const OFFER_KEY = 'carc.guide';         // 'accepted' | 'declined': the lobby offered it once
-const tableKey = (id) => `carc.guide.${id}`; // {off, done: [step ids], shown: {id: own moves then}, city}
+const tableKey = (id) => `carc.guide.${id}`; // {off, done: [step ids], shown: {id: own moves then}, scored}
 
 // The tips in the order they win when several could show at once.
-const STEPS = ['place', 'rotate', 'knight', 'city', 'road', 'cloister', 'farmer', 'final'];
+const STEPS = ['place', 'rotate', 'knight', 'scored', 'robber', 'monk', 'farmer', 'final'];
+// The tips that teach a feature, keyed by the engine's name of its kind, and
+// back: the kind a tip is about (KIND.knight is the city's).
+const TEACHES = { city: 'knight', road: 'robber', cloister: 'monk', field: 'farmer' };
+const KIND = Object.fromEntries(Object.entries(TEACHES).map(([kind, tip]) => [tip, kind]));
+// a score of these kinds is what the "scored" tip tells of; farms, the end's
+const SCORED = { city: true };
+const FARMS = { farm: true };
+// the catalogue's keys of tips named apart from their ids
+const TIP_KEY = { scored: 'guide.city', robber: 'guide.road', monk: 'guide.cloister' };
+// placements of the tile in hand whose previews are asked for the place tip, at most
+const CLOSING_ASKS = 40;
 
 const store = {
   get(k, dflt) { try { return JSON.parse(localStorage.getItem(k)) ?? dflt; } catch { return dflt; } },
@@ -44,7 +58,7 @@ export function markOffered(choice) { try { localStorage.setItem(OFFER_KEY, choi
 // Makes the guided table and opens it. `name`: the person's name, if typed.
 export async function startGuided(name) {
   markOffered('accepted');
-  let level = GUIDE_GAME.bot;
+  let level = GUIDE_BOT;
   try {
     const o = await api.options();
     const levels = (o.bot_levels || []).filter((b) => b.available !== false).map((b) => b.level);
@@ -53,7 +67,7 @@ export async function startGuided(name) {
   const r = await api.create({
     players: 2, name: (name || '').trim() || t('quick.name'),
     seats: [{ colour: PALETTE[0].id }, { bot: level, colour: PALETTE[1].id }],
-    tiles: GUIDE_GAME.tiles, seed: GUIDE_GAME.seed, tutorial: true, private: true, bot_delay_ms: 900,
+    tutorial: true, private: true, bot_delay_ms: 900,
   });
   if (r.token) seats.set(r.id, r.seat, r.token);
   store.set(tableKey(r.id), { off: false, done: [], shown: {} });
@@ -93,7 +107,7 @@ export class Guide {
   finish(id) {
     if (!id || this.st.done.includes(id)) return;
     this.st.done.push(id);
-    if (id === 'city') this.st.city = null;
+    if (id === 'scored') this.st.scored = null;
     this.save();
     this.update();
   }
@@ -116,11 +130,11 @@ export class Guide {
     if (e.player === you) this.rotated = false;
     // a completed city that scored: the moment to say what it is worth
     for (const ev of e.events || []) {
-      if (ev.final || ev.kind !== 'city') continue;
+      if (ev.final || !ev.points || !SCORED[ev.kind]) continue;
       const best = Math.max(...ev.points);
-      if (best > 0 && !this.st.done.includes('city')) {
-        this.st.city = { who: ev.points.indexOf(best), n: best, tiles: ev.tiles, shields: ev.shields || 0 };
-        delete this.st.shown.city;
+      if (best > 0 && !this.st.done.includes('scored')) {
+        this.st.scored = { who: ev.points.indexOf(best), n: best, tiles: ev.tiles, shields: ev.shields || 0 };
+        delete this.st.shown.scored;
       }
     }
     this.save();
@@ -136,21 +150,21 @@ export class Guide {
     const own = (g?.log || []).filter((e) => e.player === you).length;
     const def = n?.tile ? v.tiles.defs.get(n.tile) : null;
     const has = (k) => !!def?.segments?.some((s) => s.kind === k);
+    // the spots offered (none without a follower left to put)
     const spots = pending ? v.spotList() : [];
     const chosen = spots.find((s) => s.selected)?.feature || null;
-    const followers = g?.supply?.[you]?.follower ?? 0;
-    return { mine, over, pending, own, has, spotKinds: new Set(spots.map((s) => s.feature)), chosen, followers, discard: !!n?.legal?.discard };
+    return { mine, over, pending, own, has, spotKinds: new Set(spots.map((s) => s.feature)), chosen, discard: !!n?.legal?.discard };
   }
   // whether tip `id` may show now; and whether what it asks for is done
   when(id, f) {
     switch (id) {
       case 'place': return f.mine && !f.pending && !f.discard;
       case 'rotate': return f.mine && !!f.pending;
-      case 'knight': return f.mine && !!f.pending && f.spotKinds.has('city') && f.followers > 0;
-      case 'city': return !!this.st.city;
-      case 'road': return f.mine && f.own >= 1 && f.has('road');
-      case 'cloister': return f.mine && f.has('cloister');
-      case 'farmer': return f.mine && f.own >= 2 && !!f.pending && f.spotKinds.has('field') && f.followers > 0;
+      case 'knight': return f.mine && !!f.pending && f.spotKinds.has(KIND.knight);
+      case 'scored': return !!this.st.scored;
+      case 'robber': return f.mine && f.own >= 1 && f.has(KIND.robber);
+      case 'monk': return f.mine && f.has(KIND.monk);
+      case 'farmer': return f.mine && f.own >= 2 && !!f.pending && f.spotKinds.has(KIND.farmer);
       case 'final': return f.over;
       default: return false;
     }
@@ -159,11 +173,7 @@ export class Guide {
     switch (id) {
       case 'place': return !!f.pending;
       case 'rotate': return this.rotated;
-      case 'knight': return f.chosen === 'city';
-      case 'road': return f.chosen === 'road';
-      case 'cloister': return f.chosen === 'cloister';
-      case 'farmer': return f.chosen === 'field';
-      default: return false;
+      default: return !!KIND[id] && f.chosen === KIND[id];
     }
   }
 
@@ -173,14 +183,14 @@ export class Guide {
     const f = this.facts();
     // a tip shown at an earlier own move is past: the person played on
     for (const [id, at] of Object.entries(this.st.shown)) {
-      if (id !== 'final' && at < f.own && !this.st.done.includes(id)) { this.st.done.push(id); if (id === 'city') this.st.city = null; }
+      if (id !== 'final' && at < f.own && !this.st.done.includes(id)) { this.st.done.push(id); if (id === 'scored') this.st.scored = null; }
     }
     for (const id of STEPS) if (!this.st.done.includes(id) && this.st.shown[id] !== undefined && this.did(id, f)) this.st.done.push(id);
     const id = STEPS.find((s) => !this.st.done.includes(s) && this.when(s, f)) || null;
     if (id && this.st.shown[id] === undefined) this.st.shown[id] = f.own;
     this.save();
     this.current = id;
-    this.hint(id === 'place' ? this.closing() : null);
+    if (id === 'place') this.seekClosing(); else this.hint(null);
     if (!id) { this.box.classList.add('hidden'); this.room(); return; }
     this.render(id);
     this.room();
@@ -204,16 +214,16 @@ export class Guide {
       body = `<p>${t('guide.place')}</p>`;
       if (this.closingAt) body += `<p class="guide-tip" data-testid="guide-close" data-x="${this.closingAt.x}" data-y="${this.closingAt.y}">${t('guide.place.close')}</p>`;
     } else if (id === 'knight') body = `<p>${t('guide.knight', { none: t('act.nofigure'), confirm: t('act.confirm') })}</p>`;
-    else if (id === 'city') {
-      const c = this.st.city;
-      body = `<p>${t('guide.city', { name: v.who(c.who), n: c.n })}</p>`;
+    else if (id === 'scored') {
+      const c = this.st.scored;
+      body = `<p>${t(TIP_KEY.scored, { name: v.who(c.who), n: c.n })}</p>`;
     } else if (id === 'final') {
       const last = v.game.log[v.game.log.length - 1];
-      const farms = finalGroups(last?.events || []).filter((ev) => ev.kind === 'farm');
+      const farms = finalGroups(last?.events || []).filter((ev) => FARMS[ev.kind]);
       body = `<p>${t('guide.final')}</p>`;
       body += farms.length ? `<ul class="guide-farms" data-testid="guide-farms">${farms.map((ev) => `<li>${eventText(ev, last.player, (i) => v.who(i))}</li>`).join('')}</ul>` : `<p>${t('guide.final.none')}</p>`;
       body += `<p class="links"><a href="/?guide" data-testid="guide-again">${t('guide.again')}</a> · <a href="/">${t('nav.lobby')}</a></p>`;
-    } else body = `<p>${t(`guide.${id}`)}</p>`;
+    } else body = `<p>${t(TIP_KEY[id] || `guide.${id}`)}</p>`;
     const skip = id === 'final' ? '' : `<button type="button" class="linkish" data-guide="skip" data-testid="guide-skip">${t('guide.skip')}</button>`;
     this.box.innerHTML = `<div class="guide-head"><strong>${t('guide.title')}</strong> <span class="guide-n">${esc(t('guide.step', { k, n: STEPS.length }))}</span></div>
       <div class="guide-body" data-step="${id}" data-testid="guide-step-${id}">${body}</div>
@@ -224,29 +234,36 @@ export class Guide {
     this.box.classList.remove('hidden');
   }
 
-  // A placement of the tile in hand that completes a city (the first found),
-  // or null: the place tip shows it as a faded tile on the board.
-  closing() {
+  // A placement of the tile in hand that completes a city of more than one
+  // tile (the first found, asking the engine's previews of the placements in
+  // turn): the place tip shows it as a faded tile on the board. Asked once a
+  // step; the tip is drawn again when it is found.
+  seekClosing() {
     const v = this.view, n = v.game?.next;
-    if (!n?.legal?.placements || n.legal.discard) return null;
-    const def = v.tiles.defs.get(n.tile);
-    if (!def?.segments?.some((s) => s.kind === 'city')) return null;
-    const map = new Map(v.game.board.map((b) => [`${b.x},${b.y}`, b]));
-    const seen = new Set();
-    for (const p of n.legal.placements.slice(0, 400)) {
-      const key = `${p.x},${p.y},${p.rot}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const tile = { x: p.x, y: p.y, tile: n.tile, rot: p.rot };
-      map.set(`${p.x},${p.y}`, tile);
-      for (const seg of def.segments) {
-        if (seg.kind !== 'city') continue;
-        const fi = featureInfo(v.tiles, map, traceSeg(v.tiles, map, p.x, p.y, seg), v.game.figures || []);
-        if (!fi.open && fi.tiles > 1) { map.delete(`${p.x},${p.y}`); return tile; }
-      }
-      map.delete(`${p.x},${p.y}`);
+    const key = n ? n.step : null;
+    if (this.closingStep === key) { this.hint(this.closingFound || null); return; }
+    this.closingStep = key;
+    this.closingFound = null;
+    this.hint(null);
+    const def = n?.tile ? v.tiles.defs.get(n.tile) : null;
+    if (!n?.legal?.placements || n.legal.discard || !def?.segments?.some((s) => s.kind === KIND.knight)) return;
+    const seen = new Set(), ps = [];
+    for (const p of n.legal.placements) {
+      const k = `${p.x},${p.y},${p.rot}`;
+      if (!seen.has(k)) { seen.add(k); ps.push(p); }
     }
-    return null;
+    (async () => {
+      for (const p of ps.slice(0, CLOSING_ASKS)) {
+        let pv;
+        try { pv = await v.views.preview(n.step, { x: p.x, y: p.y, rot: p.rot, meeple: null }); } catch { return; }
+        if (this.closingStep !== key) return;
+        const closes = (pv.meeples || []).some((o) => o.feature.kind === KIND.knight && o.feature.done && o.feature.tiles > 1);
+        if (!closes) continue;
+        this.closingFound = { x: p.x, y: p.y, tile: n.tile, rot: p.rot };
+        if (this.current === 'place' && !this.st.off) { this.hint(this.closingFound); this.render('place'); this.room(); }
+        return;
+      }
+    })();
   }
   hint(tile) {
     this.closingAt = tile;

@@ -9,6 +9,11 @@ import { t, tOr, esc, currentLanguage } from './i18n.js';
 import { NAME_BYTES, fitName } from './names.js';
 import { seatColors, serverColours, seatName, rememberColors } from './players.js';
 import { toast, expName, expHelp, optionsSummary } from './ui.js';
+import { names } from './vocab.js';
+
+// An example of a pile for the form's hint, of the engine's tile names (GET
+// /api/vocabulary: main.js loads them; none yet, none shown).
+const pileExample = () => names.tiles.slice(20, 23).map((n, i) => `${n}:${i ? 2 : 3}`).join(', ');
 import { clockFieldHtml, chosenClock } from './clock.js';
 import { pnp } from './passplay.js';
 import { offerHtml, markOffered, startGuided } from './guide.js';
@@ -57,8 +62,8 @@ export class LobbyView {
       players: f.players || 2,
       seats: f.seats || [{ who: 'me', colour: 'blue' }, { who: 'bot:medium', colour: 'red' }, { who: 'friend', colour: 'yellow' }, { who: 'friend', colour: 'black' }, { who: 'friend', colour: 'green' }, { who: 'friend', colour: 'pink' }],
       name: fitName(localStorage.getItem('carc.name') || '').name,
-      farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || 'international', small_city: !!f.small_city,
-      expansions: f.expansions || [], ic: f.ic || 'inns-cathedrals',
+      farmers: f.farmers ?? true, farm_scoring: f.farm_scoring || names.farm_scoring[0], small_city: !!f.small_city,
+      expansions: f.expansions || [], variant: f.variant || {},
       bot_delay_ms: f.bot_delay_ms ?? 700, seed: '', pile: '', private: false,
       pass_and_play: false, spectator_chat: !!f.spectator_chat,
       // "Rated game" (accounts only): ticked on every visit, as private and pass-and-play are off
@@ -111,7 +116,7 @@ export class LobbyView {
     this.root.innerHTML = `
 <div class="lobby">${offerHtml()}
   <section class="card quick" aria-label="${t('quick.label')}">
-    <button type="button" class="primary big" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
+    <button type="button" class="primary large" data-testid="quick-start" ${this.busy ? 'disabled' : ''}>${t('quick.button')}</button>
     <div class="quick-text"><p class="quick-what" data-testid="quick-what">${esc(this.quickWhat())}</p><p class="quick-error" role="alert"></p>
       <p class="guide-link"><a href="/?guide" data-testid="guide-link">${t('guide.link')}</a></p>
       <nav class="jump" aria-label="${t('lobby.jump')}"><a href="#create-h">${t('create.title')}</a> <a href="#friends-h">${t('friends.title')}</a> <a href="#mine-h">${t('lobby.mine')}</a> <a href="#open-h">${t('lobby.open')}<span class="n"></span></a> <a href="#playing-h">${t('lobby.playing')}<span class="n"></span></a> <a href="#over-h">${t('lobby.over')}</a></nav></div>
@@ -157,7 +162,8 @@ export class LobbyView {
     return max;
   }
   chosenExpansions() {
-    return this.form.expansions.map((e) => (e === 'inns-cathedrals' ? this.form.ic : e));
+    // an expansion ticked, or the variant of it chosen under it
+    return this.form.expansions.map((e) => this.form.variant?.[e] || e);
   }
   levels() {
     const l = this.options?.bot_levels?.filter((b) => b.available !== false).map((b) => b.level);
@@ -192,7 +198,7 @@ export class LobbyView {
   formHtml() {
     const f = this.form, max = this.maxPlayers();
     if (f.players > max) f.players = max;
-    let h = `<div class="field"><label for="f-players">${t('create.players')}</label><select id="f-players" name="players" data-testid="players">`;
+    let h = `<div class="form-field"><label for="f-players">${t('create.players')}</label><select id="f-players" name="players" data-testid="players">`;
     for (let n = this.options?.players_min || 2; n <= max; n++) h += `<option value="${n}" ${n === f.players ? 'selected' : ''}>${n}</option>`;
     h += `</select></div><table class="seat-table"><thead><tr><th>${t('create.seat')}</th><th>${t('create.colour')}</th><th>${t('create.who')}</th><th>${t('create.name')}</th></tr></thead><tbody>`;
     for (let i = 0; i < f.players; i++) {
@@ -233,30 +239,37 @@ export class LobbyView {
     h += `<fieldset><legend>${t('create.rules')}</legend>
       <label class="check"><input type="checkbox" name="farmers" ${f.farmers ? 'checked' : ''}> ${t('opt.farmers')}<small>${t('opt.farmers.help')}</small></label>
       <div class="radios ${f.farmers ? '' : 'disabled'}" role="radiogroup" aria-label="${t('opt.farm')}"><span class="label">${t('opt.farm')}</span>`;
-    for (const fs of this.options?.farm_scoring || ['international', 'city-once', 'first-edition']) {
+    for (const fs of this.options?.farm_scoring || names.farm_scoring) {
       h += `<label class="check"><input type="radio" name="farm_scoring" value="${fs}" ${fs === f.farm_scoring ? 'checked' : ''} ${f.farmers ? '' : 'disabled'}> ${t(`farm.${fs}`)}<small>${t(`farm.${fs}.help`)}</small></label>`;
     }
     h += `</div><label class="check"><input type="checkbox" name="small_city" ${f.small_city ? 'checked' : ''}> ${t('opt.smallcity')}<small>${t('opt.smallcity.help')}</small></label></fieldset>`;
     h += `<fieldset><legend>${t('opt.expansions')}</legend>`;
-    const names = (this.options?.expansions || []).map((e) => e.name).filter((n) => n !== 'inns-cathedrals-tiles');
-    for (const e of names) {
+    // the server's expansions; one named after another ("x-tiles": x's tiles
+    // without its rules) is a variant of it, offered under it
+    const all = (this.options?.expansions || []).map((e) => e.name);
+    const variantsOf = (b) => all.filter((v) => v !== b && v.startsWith(`${b}-`));
+    const exps = all.filter((n) => !all.some((b) => b !== n && n.startsWith(`${b}-`)));
+    for (const e of exps) {
       const on = f.expansions.includes(e);
       h += `<label class="check"><input type="checkbox" name="exp" value="${e}" ${on ? 'checked' : ''} data-testid="exp-${e}"> ${expName(e)}<small>${expHelp(e)}</small></label>`;
-      if (e === 'inns-cathedrals' && (this.options?.expansions || []).some((x) => x.name === 'inns-cathedrals-tiles')) {
-        h += `<div class="sub ${on ? '' : 'disabled'}"><label class="check"><input type="radio" name="ic" value="inns-cathedrals" ${f.ic === 'inns-cathedrals' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ic.whole')}</label><label class="check"><input type="radio" name="ic" value="inns-cathedrals-tiles" ${f.ic === 'inns-cathedrals-tiles' ? 'checked' : ''} ${on ? '' : 'disabled'}> ${t('exp.ictiles')}<small>${t('exp.ictiles.help')}</small></label></div>`;
+      const vs = variantsOf(e);
+      if (vs.length) {
+        const cur = vs.includes(f.variant?.[e]) ? f.variant[e] : e;
+        const radio = (v, words) => `<label class="check"><input type="radio" name="variant-${e}" value="${v}" ${cur === v ? 'checked' : ''} ${on ? '' : 'disabled'} data-testid="variant-${v}"> ${words}</label>`;
+        h += `<div class="sub ${on ? '' : 'disabled'}">${radio(e, t('exp.ic.whole'))}${vs.map((v) => radio(v, `${expName(v)}<small>${expHelp(v)}</small>`)).join('')}</div>`;
       }
     }
     h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
       ${this.account ? `<label class="check"><input type="checkbox" name="rated" ${f.rated ? 'checked' : ''} data-testid="rated"> ${t('opt.rated.label')}<small>${t('opt.rated.help')}</small></label>` : ''}
-      <label class="field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
-      <label class="field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
-      <label class="field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="U:3, E:2, V:2" data-testid="pile"><small>${t('opt.pile.help')}</small></label>
+      <label class="form-field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
+      <label class="form-field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
+      <label class="form-field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="${esc(pileExample())}" data-testid="pile"><small>${t('opt.pile.help', { example: esc(pileExample()) })}</small></label>
       <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
       <label class="check"><input type="checkbox" name="pass_and_play" ${f.pass_and_play ? 'checked' : ''} data-testid="pass-and-play"> ${t('pnp.label')}<small>${t('pnp.help')}</small></label>
       <label class="check"><input type="checkbox" name="spectator_chat" ${f.spectator_chat ? 'checked' : ''} data-testid="spectator-chat"> ${t('opt.spectatorchat.label')}<small>${t('opt.spectatorchat.help')}</small></label>
     </details>
     <div class="create-bar"><p class="form-error" role="alert"></p>
-      <div class="create-go"><button type="submit" class="primary big" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
+      <div class="create-go"><button type="submit" class="primary large" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
       <span class="create-summary" data-testid="create-summary">${this.summary()}</span></div></div>`;
     return h;
   }
@@ -302,7 +315,8 @@ export class LobbyView {
     // the summary reads the preset from where clock.js keeps it: kept before the summary is drawn
     else if (n === 'clock_preset') localStorage.setItem('carc.clock', el.value);
     else if (n === 'farmers' || n === 'small_city' || n === 'private' || n === 'pass_and_play' || n === 'spectator_chat' || n === 'rated') { f[n] = el.checked; rerender = n === 'farmers' || n === 'pass_and_play'; }
-    else if (n === 'farm_scoring' || n === 'ic') f[n] = el.value;
+    else if (n === 'farm_scoring') f[n] = el.value;
+    else if (n.startsWith('variant-')) f.variant = { ...f.variant, [n.slice(8)]: el.value };
     else if (n === 'exp') {
       f.expansions = el.checked ? [...new Set([...f.expansions, el.value])] : f.expansions.filter((x) => x !== el.value);
       rerender = true;

@@ -8,6 +8,7 @@
 //   /?account         the account page: password, recovery codes, download, delete
 import { LANGS, pickLanguage, setLanguage, currentLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
+import { loadVocabulary } from './vocab.js';
 import { sound } from './sound.js';
 import { mountBell } from './notify.js';
 
@@ -71,7 +72,8 @@ async function main() {
     } else if (q.get('table') || q.get('replay')) {
       document.body.classList.add('at-table');
       if (q.get('table')) await account.claimSeat(q.get('table')); // the seat follows the account
-      const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load()]);
+      // the tiles and the engine's names first: the table draws and words nothing else
+      const [{ GameView }, tiles] = await Promise.all([import('./game.js'), TileSet.load(), loadVocabulary()]);
       window.carcView = new GameView(root, tiles, id, { replay: q.has('replay') });
     } else if (q.has('guide')) {
       await account.currentAccount();
@@ -85,6 +87,7 @@ async function main() {
       window.carcView = new MyGamesView(root);
     } else {
       await account.currentAccount(); // a logged-in player's name in the lobby's form
+      await loadVocabulary().catch(() => {}); // the form's example of a pile
       const { LobbyView } = await import('./lobby.js');
       window.carcView = new LobbyView(root);
     }

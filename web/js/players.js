@@ -1,4 +1,5 @@
-// Who sits where: names, colours (with marks), and the figures a rule set gives.
+// Who sits where: names and colours (with marks). The figures a player has
+// are the engine's (the state's and each log entry's "supply").
 import { PALETTE, colorById } from './colors.js';
 import { t, tOr } from './i18n.js';
 
@@ -52,16 +53,3 @@ export function seatName(table, i, colors = seatColors(table)) {
   }
   return personName(s.name) || t('player.n', { n: i + 1 });
 }
-
-// Figures each player starts with under these rules.
-export function startSupply(rules) {
-  const ex = rules?.expansions || [];
-  const s = { follower: 7 };
-  if (ex.includes('inns-cathedrals')) s.big = 1;
-  if (ex.includes('traders-builders')) { s.builder = 1; s.pig = 1; }
-  if (ex.includes('abbot')) s.abbot = 1;
-  return s;
-}
-
-export const FIGURE_KINDS = ['follower', 'big', 'builder', 'pig', 'abbot'];
-export const SCORE_KINDS = ['road', 'city', 'cloister', 'farm', 'garden', 'goods'];

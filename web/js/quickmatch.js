@@ -208,7 +208,7 @@ export class QuickMatch {
   formHtml() {
     const c = this.choices;
     if (!c) return '';
-    const sel = (name, testid, items) => `<label class="field">${t(`match.${name}`)} <select name="match-${name}" data-testid="${testid}">${items.map(([v, label]) => `<option value="${esc(String(v))}" ${String(v) === String(this.choice[name]) ? 'selected' : ''}>${esc(label)}</option>`).join('')}</select></label>`;
+    const sel = (name, testid, items) => `<label class="form-field">${t(`match.${name}`)} <select name="match-${name}" data-testid="${testid}">${items.map(([v, label]) => `<option value="${esc(String(v))}" ${String(v) === String(this.choice[name]) ? 'selected' : ''}>${esc(label)}</option>`).join('')}</select></label>`;
     let h = '<div class="match-form">';
     h += sel('players', 'match-players', c.players.map((n) => [n, String(n)]));
     h += sel('rules', 'match-rules', c.rules.map((r) => [r.id, this.rulesLabel(r.id)]));
@@ -238,7 +238,7 @@ export class QuickMatch {
     if (!n || !n.isConnected) return;
     const waiting = !!this.state;
     let h = '';
-    if (!waiting) h += `<button type="button" class="big" data-testid="match-open" aria-expanded="${this.open}" aria-controls="match-panel">${t('match.button')}</button>`;
+    if (!waiting) h += `<button type="button" class="large" data-testid="match-open" aria-expanded="${this.open}" aria-controls="match-panel">${t('match.button')}</button>`;
     h += `<div id="match-panel" class="match-panel${this.open || waiting ? '' : ' hidden'}" data-testid="match-panel">`;
     if (!waiting) h += `<h3>${t('match.title')}</h3>`;
     if (this.note) h += `<p class="match-note" role="status" data-testid="match-void">${esc(this.note)}</p>`;

@@ -15,6 +15,17 @@ const SIDE_MID = [[50, 0], [100, 50], [50, 100], [0, 50]];
 const INWARD = [[0, 1], [-1, 0], [0, -1], [1, 0]];
 const PART = [17, 50, 83];
 
+// How each kind of feature is drawn, keyed by the engine's name (GET
+// /api/tiles gives every segment's kind): an area inside walls, a path or
+// water along its ports, a building or a garden at the centre, or the ground
+// everything else stands on. A kind not here is not drawn (its spot is the
+// tile's centre). `around`: what it scores covers the tiles around it, and
+// so does its outline on the board.
+const DRAWN_AS = { city: 'walled', road: 'path', river: 'water', cloister: 'abbey', garden: 'flowers', field: 'ground' };
+const AROUND = { abbey: true, flowers: true };
+const as = (s) => DRAWN_AS[s.kind];
+export const drawnAround = (kind) => !!AROUND[DRAWN_AS[kind]];
+
 export const COLORS = {
   field: '#8cbf4f', fieldDark: '#6f9e3a', city: '#c99a5b', cityDark: '#8a5a2b', wall: '#6b4423',
   road: '#f2ead6', roadEdge: '#8d7b5a', river: '#4a8fd6', riverEdge: '#2e6aa8',
@@ -94,8 +105,8 @@ const quadAt = (a, c, b, t) => [
 // Geometry of one tile definition: shapes to draw and the spot of every segment.
 export function tileGeometry(def, startNames = []) {
   const segs = def.segments;
-  const cities = segs.filter((s) => s.kind === 'city');
-  const shrink = segs.some((s) => s.kind === 'field' && s.ports.includes('I')) ||
+  const cities = segs.filter((s) => as(s) === 'walled');
+  const shrink = segs.some((s) => as(s) === 'ground' && s.ports.includes('I')) ||
     cities.filter((s) => sidesOf(s).length === 2).length > 1;
   const g = { name: def.name, cities: [], roads: [], rivers: [], cloister: null, garden: null, houses: [], junction: false, spots: {}, icons: [] };
   let centreCovered = false;
@@ -108,10 +119,10 @@ export function tileGeometry(def, startNames = []) {
     const n = sides.length;
     if (n >= 3 || (n === 2 && (sides[1] - sides[0]) === 2) || (n === 2 && !shrink)) centreCovered = true;
   }
-  const hasCloister = segs.some((s) => s.kind === 'cloister');
+  const hasCloister = segs.some((s) => as(s) === 'abbey');
   if (hasCloister) centreCovered = true;
-  for (const kind of ['river', 'road']) {
-    const list = segs.filter((s) => s.kind === kind);
+  for (const band of ['water', 'path']) {
+    const list = segs.filter((s) => as(s) === band);
     const singles = list.filter((s) => s.ports.length === 1).length;
     for (const s of list) {
       const ps = s.ports.filter((p) => PORTS.includes(p));
@@ -122,11 +133,11 @@ export function tileGeometry(def, startNames = []) {
         const c = opposite ? [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] : [50, 50];
         path = `M${pt(a)} Q${pt(c)} ${pt(b)}`;
         spot = quadAt(a, c, b, 0.5);
-        if (opposite && kind === 'road' && segs.filter((x) => x.kind === 'road' && x.ports.length === 2).length > 1 && g.roads.length) spot = quadAt(a, c, b, 0.3);
+        if (opposite && band === 'path' && segs.filter((x) => as(x) === 'path' && x.ports.length === 2).length > 1 && g.roads.length) spot = quadAt(a, c, b, 0.3);
       } else if (ps.length === 1) {
         const side = sideOf(ps[0]);
         a = portPoint(ps[0]);
-        if (kind === 'river') {
+        if (band === 'water') {
           b = [50, 50];
         } else if (hasCloister || singles >= 3) {
           b = [50, 50];
@@ -149,7 +160,7 @@ export function tileGeometry(def, startNames = []) {
         g.junction = true;
       }
       const item = { seg: s, d: path, single: ps.length === 1, end: b };
-      (kind === 'road' ? g.roads : g.rivers).push(item);
+      (band === 'path' ? g.roads : g.rivers).push(item);
       g.spots[s.index] = spot;
       if (s.inn) {
         const side = sideOf(ps[0]);
@@ -159,14 +170,13 @@ export function tileGeometry(def, startNames = []) {
     }
   }
   for (const s of segs) {
-    if (s.kind === 'cloister') { g.cloister = { seg: s, at: [50, 50] }; g.spots[s.index] = [50, 56]; }
+    if (as(s) === 'abbey') { g.cloister = { seg: s, at: [50, 50] }; g.spots[s.index] = [50, 56]; }
   }
   g.spring = startNames.includes(def.name);
-  g.fieldSegs = segs.filter((s) => s.kind === 'field');
-  g.gardenSeg = segs.find((s) => s.kind === 'garden') || null;
-  // goods are not (yet) in the tile definitions: the note names them
-  const m = /\b(wine|grain|cloth)\b/.exec(def.note || '');
-  g.goods = m ? m[1] : null;
+  g.fieldSegs = segs.filter((s) => as(s) === 'ground');
+  g.gardenSeg = segs.find((s) => as(s) === 'flowers') || null;
+  // the goods symbol of a city segment (Traders & Builders), drawn by its name
+  g.goods = segs.find((s) => s.goods)?.goods || null;
   return g;
 }
 
@@ -359,13 +369,13 @@ export function tileSvg(g, rot = 0) {
 // What a tile shows, as catalogue keys: the main thing ("tn.city.corner")
 // and what else is on it ("tn.x.shield", ...), read from the segments alone
 // like the drawing, so that every expansion tile gets a name.
-export function describeTile(def) {
+export function describeTile(def, startNames = []) {
   const segs = def.segments || [];
   const edge = (sg) => sg.ports.filter((p) => PORTS.includes(p));
-  const cities = segs.filter((x) => x.kind === 'city').map((x) => ({ seg: x, sides: sidesOf(x) })).sort((a, b) => b.sides.length - a.sides.length);
-  const roads = segs.filter((x) => x.kind === 'road');
-  const rivers = segs.filter((x) => x.kind === 'river');
-  const cloister = segs.some((x) => x.kind === 'cloister');
+  const cities = segs.filter((x) => as(x) === 'walled').map((x) => ({ seg: x, sides: sidesOf(x) })).sort((a, b) => b.sides.length - a.sides.length);
+  const roads = segs.filter((x) => as(x) === 'path');
+  const rivers = segs.filter((x) => as(x) === 'water');
+  const cloister = segs.some((x) => as(x) === 'abbey');
   const extras = [];
   const cityKey = (c) => {
     const n = c.sides.length;
@@ -402,7 +412,7 @@ export function describeTile(def) {
     const r = roadShape(false); if (r) extras.push(r);
   } else if (rivers.length) {
     const ps = rivers.flatMap(edge);
-    if (ps.length === 1) main = def.name === 'r1' ? 'tn.river.spring' : 'tn.river.lake';
+    if (ps.length === 1) main = startNames.includes(def.name) ? 'tn.river.spring' : 'tn.river.lake';
     else {
       const [a, b] = ps.map((p) => Math.floor(PORTS.indexOf(p) / 3));
       main = Math.abs(a - b) === 2 ? 'tn.river.straight' : 'tn.river.curve';
@@ -413,9 +423,9 @@ export function describeTile(def) {
   if (cities.some((c) => c.seg.shield)) extras.push('tn.x.shield');
   if (segs.some((x) => x.cathedral)) extras.push('tn.x.cathedral');
   if (roads.some((x) => x.inn)) extras.push('tn.x.inn');
-  const goods = segs.find((x) => x.goods)?.goods || /\b(wine|grain|cloth)\b/.exec(def.note || '')?.[1];
+  const goods = segs.find((x) => x.goods)?.goods;
   if (goods) extras.push(`tn.x.${goods}`);
-  if (segs.some((x) => x.kind === 'garden')) extras.push('tn.x.garden');
+  if (segs.some((x) => as(x) === 'flowers')) extras.push('tn.x.garden');
   return { main, n: cities.length, extras };
 }
 
@@ -463,7 +473,7 @@ export class TileSet {
   name(name) {
     const def = this.defs.get(name);
     if (!def) return name;
-    const d = describeTile(def);
+    const d = describeTile(def, this.starts);
     const main = t(d.main, { n: d.n });
     return d.extras.length ? t('tn.with', { main, extras: listJoin(d.extras.map((k) => t(k))) }) : main;
   }

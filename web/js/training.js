@@ -3,17 +3,16 @@
 // (the table's undo_seat, docs/protocol.md), an undo bar takes moves back
 // after they were confirmed; and on every board, hovering a placed figure
 // (a long press on a touch screen) outlines its feature with what it would
-// score if the game ended now.
+// score if the game ended now and for whom: the engine's feature view
+// (views.js), its holders the players with the most weight on it. A replay
+// shows whose figure it is only: the engine's view is of the game's end.
 import { api } from './api.js';
-import { traceFeature, featureInfo } from './features.js';
 import { roleName } from './story.js';
 import { t, tOr, esc, listJoin } from './i18n.js';
 import { toast } from './ui.js';
 
 // the undo bar offers at most this many moves at once (the server takes a whole game)
 const UNDO_MENU_MAX = 30;
-// followers count for who holds a feature; builders and pigs do not
-const HOLDERS = new Set(['follower', 'big', 'abbot']);
 
 export function mountTraining(view) { return new Training(view); }
 
@@ -96,38 +95,39 @@ class Training {
   }
   showFigure(i, pressed = false) {
     const v = this.v, figs = v.board.figs || [];
-    if (i === null || i === undefined || !figs[i]) { if (!this.pinned) this.clear(); return; }
+    if (i === null || i === undefined || !figs[i]) { this.asked = null; if (!this.pinned) this.clear(); return; }
     if (v.previewing) return; // a follower preview of the tile being placed comes first
     const f = figs[i];
-    const map = v.replay ? v.sim?.map : new Map((v.game?.board || []).map((b) => [`${b.x},${b.y}`, b]));
-    if (!map) return;
-    const parts = traceFeature(v.tiles, map, f.x, f.y, f.at);
-    if (!parts.length) return;
-    const fi = featureInfo(v.tiles, map, parts, figs.filter((x) => HOLDERS.has(x.kind || 'follower')));
-    // who would get the points: the players with the most on it
-    const held = Object.entries(fi.holders).map(([p, k]) => [Number(p), k]);
-    const most = Math.max(0, ...held.map(([, k]) => k));
-    const win = held.filter(([, k]) => k === most && most > 0).map(([p]) => p);
-    v.board.mark(parts, fi.kind, { cls: 'preview figure-mark', label: String(fi.value), color: win.length === 1 ? v.colors[win[0]] : null });
-    this.shown = true;
-    this.pinned = pressed;
-    this.info.innerHTML = this.text(f, fi, win);
-    this.info.classList.remove('hidden');
-  }
-  text(f, fi, win) {
-    const v = this.v, bits = [];
-    if (fi.kind === 'cloister' || fi.kind === 'garden') bits.push(t('pv.around', { n: fi.tiles - 1 }));
-    else if (fi.kind === 'field') bits.push(t('n.tiles', { n: fi.tiles }), t('pv.cities', { n: fi.cities }));
-    else {
-      bits.push(t('n.tiles', { n: fi.tiles }));
-      if (fi.shields) bits.push(t('n.shields', { n: fi.shields }));
-      if (fi.inn) bits.push(t('sz.inn'));
-      if (fi.cathedral) bits.push(t('sz.cathedral'));
-      bits.push(t('pv.open'));
+    const feature = f.feature ?? v.tiles.segmentAt(v.board.placed.get(`${f.x},${f.y}`)?.tile, v.board.placed.get(`${f.x},${f.y}`)?.rot, f.at)?.kind;
+    const role = roleName(f.kind, feature);
+    const whose = `<span class="fig-whose">${t('figinfo.whose', { role: esc(role), name: v.who(f.player) })}</span>`;
+    if (v.replay) {
+      // the engine's view is of the game as it ended, not of this step
+      this.pinned = pressed;
+      this.info.innerHTML = whose;
+      delete this.info.dataset.value;
+      this.info.classList.remove('hidden');
+      return;
     }
-    bits.push(`<strong data-testid="figure-worth">${t('figinfo.worth', { n: fi.value })}</strong>`);
+    const ask = this.asked = {};
+    v.views.feature(f.x, f.y, f.at).then((fv) => {
+      if (this.asked !== ask) return; // the pointer moved on
+      // who would get the points: the players with the most weight on it
+      const most = Math.max(0, ...fv.holders);
+      const win = most > 0 ? fv.holders.map((w, p) => [p, w]).filter(([, w]) => w === most).map(([p]) => p) : [];
+      v.board.mark(fv.parts, fv.kind, { cls: 'preview figure-mark', label: String(fv.value), color: win.length === 1 ? v.colors[win[0]] : null });
+      this.shown = true;
+      this.pinned = pressed;
+      this.info.innerHTML = `${whose} · ${this.text(fv, win)}`;
+      // the engine's numbers shown, for tests and assistive tools
+      Object.assign(this.info.dataset, { kind: fv.kind, tiles: fv.tiles, value: fv.value, holders: fv.holders.join(','), winners: win.join(','), x: f.x, y: f.y, at: f.at });
+      this.info.classList.remove('hidden');
+    }).catch(() => { /* no view (the budget, a move meanwhile): nothing shown */ });
+  }
+  text(fv, win) {
+    const v = this.v, bits = v.featureBits(fv);
+    bits.push(`<strong data-testid="figure-worth">${t('figinfo.worth', { n: fv.value })}</strong>`);
     bits.push(win.length ? t('figinfo.for', { names: listJoin(win.map((p) => v.who(p))) }) : t('figinfo.nobody'));
-    const role = roleName(f.kind || 'follower', fi.kind);
-    return `<span class="fig-whose">${t('figinfo.whose', { role: esc(role), name: v.who(f.player) })}</span> · ${t(`feat.${fi.kind}`)}: ${bits.join(' · ')}`;
+    return `${tOr(`feat.${fv.kind}`, fv.kind)}: ${bits.join(' · ')}`;
   }
 }

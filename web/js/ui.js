@@ -1,5 +1,5 @@
 // Small shared pieces of the interface.
-import { t, esc } from './i18n.js';
+import { t, tOr, esc } from './i18n.js';
 
 // A message in the corner. The same message (or the same `key`, e.g. an
 // error code) while it is still shown is not shown twice: its time starts again.
@@ -64,7 +64,7 @@ export function optionsSummary(o) {
   const out = [];
   out.push(t('opt.players.n', { n: o.players }));
   if (o.farmers === false) out.push(t('opt.nofarmers'));
-  else out.push(`${t('opt.farm')}: ${t(`farm.${o.farm_scoring || 'international'}`)}`);
+  else if (o.farm_scoring) out.push(`${t('opt.farm')}: ${tOr(`farm.${o.farm_scoring}`, o.farm_scoring)}`);
   if (o.small_city) out.push(t('opt.smallcity'));
   out.push(o.expansions?.length ? `${t('opt.expansions')}: ${o.expansions.map(expName).join(', ')}` : t('opt.noexp'));
   if (o.tiles && Object.keys(o.tiles).length) out.push(t('opt.pile.n', { n: Object.values(o.tiles).reduce((a, b) => a + b, 0) }));

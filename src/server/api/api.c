@@ -23,7 +23,9 @@
  * included), and a "simple" text/plain or form post is never read as
  * JSON. Checked after the request budget, before any route.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -86,8 +88,64 @@ static const fr_hooks fr_out = {
 	.invite_seat = tables_invite_seat,
 };
 
+/* ---- answers made once: the engine's tiles and names ------------------------------------ */
+
+/* The text and its ETag (a hash of the text, quoted): the same as long as
+ * the engine is, so a browser asks again with If-None-Match and gets a
+ * 304 without a body. */
+typedef struct fixed_answer {
+	char *text;
+	char etag[24];
+} fixed_answer;
+
+static fixed_answer tiles_answer, vocabulary_answer;
+
+static void fixed_make(fixed_answer *a, char *text)
+{
+	if (!text) {
+		fprintf(stderr, "carc: out of memory writing the engine's JSON\n");
+		abort(); /* the one OOM policy (srv_xmalloc's) */
+	}
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const char *p = text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	a->text = text;
+	snprintf(a->etag, sizeof a->etag, "\"%016llx\"", (unsigned long long)h);
+}
+
+/* Whether an If-None-Match header names etag (a list, or "*"). */
+static int etag_matches(const char *inm, const char *etag)
+{
+	if (!inm || !*inm)
+		return 0;
+	if (!strcmp(inm, "*"))
+		return 1;
+	size_t n = strlen(etag);
+	for (const char *p = inm; (p = strstr(p, etag)); p += n)
+		if (p == inm || p[-1] == ' ' || p[-1] == ',' || p[-1] == '/')
+			return 1;
+	return 0;
+}
+
+static void reply_fixed(const api_req *rq, api_resp *rs, const fixed_answer *a)
+{
+	if (rq->method != LWSHUMETH_GET) {
+		api_reply_error(rs, SE_METHOD, "GET only");
+		return;
+	}
+	snprintf(rs->etag, sizeof rs->etag, "%s", a->etag);
+	if (etag_matches(rq->if_none_match, a->etag)) {
+		rs->status = 304; /* not modified: no body */
+		rs->ctype = "application/json";
+		return;
+	}
+	api_reply_text(rs, 200, srv_xstrdup(a->text));
+}
+
 void api_start(void)
 {
+	fixed_make(&tiles_answer, carc_tiles_json());
+	fixed_make(&vocabulary_answer, carc_vocabulary_json());
 	tables_outbox_set(&outbox);
 	accounts_hooks_set(&acc_out);
 	friends_hooks_set(&fr_out);
@@ -214,7 +272,9 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	} else if (cross_site_refused(rq, rs)) {
 		/* answered: bad_origin or bad_content_type */
 	} else if (!strcmp(p, "/api/tiles")) {
-		api_reply(rs, 200, gj_tiles());
+		reply_fixed(rq, rs, &tiles_answer);
+	} else if (!strcmp(p, "/api/vocabulary")) {
+		reply_fixed(rq, rs, &vocabulary_answer);
 	} else if (!strcmp(p, "/api/options")) {
 		api_reply(rs, 200, opt_choices_json());
 	} else if (!strcmp(p, "/api/tables") || !strcmp(p, "/api/tables/")) {

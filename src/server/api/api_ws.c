@@ -1,7 +1,8 @@
 /*
  * api_ws.c - the WebSocket of a table (docs/protocol.md, "WebSocket"):
  * connecting to /ws/<table id>, the messages a client sends (move, join,
- * auth, state, resign, undo, chat, rematch, window, ping) and leaving.
+ * auth, state, resign, undo, chat, rematch, window, preview, feature, ping)
+ * and leaving.
  * The same functions of the domain as the HTTP routes, with the same
  * checks and error codes. Every message counts against the address's
  * request budget; one refused is answered without parsing it, and an
@@ -15,6 +16,7 @@
 #include "accounts.h"
 #include "api_internal.h"
 #include "chat.h"
+#include "foresee.h"
 #include "friends.h"
 #include "ratelimit.h"
 #include "rematch.h"
@@ -261,13 +263,29 @@ void api_ws_message(srv_conn *c, const char *text, size_t len)
 			snprintf(err, sizeof err, "\"take\" must be true or false");
 		if (e != SE_OK)
 			api_ws_error_wait(c, e, err, ref, ww);
+	} else if (!strcmp(type, "preview") || !strcmp(type, "feature")) {
+		/* hints: what a decision would do, what a feature is (foresee.h) */
+		json_t *answer = NULL;
+		int step, vw = foresee_take(&c->cl, err, sizeof err);
+		srv_err e = SE_RATE_LIMITED;
+		if (!vw && type[0] == 'p')
+			e = api_parse_step(json_object_get(o, "step"), &step, err, sizeof err)
+			        ? SE_MALFORMED
+			        : foresee_preview(t, json_object_get(o, "move"), step, &answer, err,
+			                          sizeof err);
+		else if (!vw)
+			e = foresee_feature(t, o, &answer, err, sizeof err);
+		if (e == SE_OK)
+			api_ws_send_json(c, answer, ref);
+		else
+			api_ws_error_wait(c, e, err, ref, vw);
 	} else if (!strcmp(type, "state")) {
 		api_ws_send_state(c);
 	} else if (!strcmp(type, "ping")) {
 		api_ws_send_json(c, json_pack("{s:s}", "type", "pong"), ref);
 	} else {
 		snprintf(err, sizeof err, "unknown message type '%.40s' (known: move, join, auth, state, "
-		         "resign, undo, chat, rematch, window, ping)",
+		         "resign, undo, chat, rematch, window, preview, feature, ping)",
 		         type);
 		api_ws_error(c, SE_UNKNOWN_TYPE, err, ref);
 	}

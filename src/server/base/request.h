@@ -37,6 +37,7 @@ typedef struct api_req {
 	int local;               /* the client is on loopback (its own address, and
 	                          * the one a proxy names, if any) */
 	int monitor;             /* came on the --metrics-listen listener */
+	const char *if_none_match; /* the If-None-Match header, or "" */
 } api_req;
 
 typedef struct api_resp {
@@ -47,6 +48,9 @@ typedef struct api_resp {
 	char set_cookie[200];    /* "" or a Set-Cookie value */
 	char disposition[128];   /* "" or a Content-Disposition value */
 	int retry_after;         /* > 0: sent as Retry-After (seconds), e.g. with 429 */
+	char etag[40];           /* "" or an ETag: the answer may be cached and asked
+	                          * again with If-None-Match (Cache-Control: no-cache,
+	                          * not no-store) */
 } api_resp;
 
 /* The value of query key `key` of the query string q (URL-decoded: `+` and

@@ -185,6 +185,10 @@ typedef struct srv_config {
 	int chat_spectator_share; /* percent of chat_max that spectators' lines may fill */
 	int chat_spectator_rate;  /* spectators' lines a minute per address at one table,
 	                           * across its connections */
+	/* what a decision would do and what a feature is (table/foresee.c):
+	 * previews and feature views a minute per WebSocket connection, as
+	 * many at once (0: off) */
+	int rate_views;
 	/* analyses of finished games (analysis.c), computed in the bot pool */
 	const char *analysis_bot; /* bot spec choosing the best move; NULL: mcts:time=<analysis_time> */
 	double analysis_time;  /* seconds one move of an analysis may take */

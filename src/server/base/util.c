@@ -340,6 +340,7 @@ void srv_config_default(srv_config *c)
 	c->chat_len = 300;
 	c->chat_spectator_share = 50;
 	c->chat_spectator_rate = 10;
+	c->rate_views = 600;
 	c->analysis_bot = NULL;
 	c->analysis_time = 0.05;
 	c->analysis_max_time = 30;

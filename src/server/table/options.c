@@ -13,6 +13,7 @@
 #include "options.h"
 #include "ratings.h"
 #include "server.h"
+#include "tutorial.h"
 #include "undo.h"
 
 /* Expansions come from the engine by name (carc_expansion_name of each
@@ -701,7 +702,12 @@ static int parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out,
 		}
 		out->bot_delay_ms = (int)json_integer_value(v);
 	}
-	v = json_object_get(o, "seed");
+	/* the guided first game asks for its deal by the option alone: the
+	 * server's pile and seed (tutorial.h), unless the table gives its own */
+	const json_t *deal = o;
+	if (out->tutorial && !json_object_get(o, "seed") && !json_object_get(o, "tiles"))
+		deal = tutorial_deal();
+	v = json_object_get(deal, "seed");
 	if (v) {
 		if (opt_seed_parse(v, &out->seed)) {
 			snprintf(err, errsize, "option 'seed' must be a whole number from 0 to "
@@ -713,7 +719,7 @@ static int parse(const json_t *o, int default_bot_delay_ms, srv_table_opts *out,
 		/* a seed JSON can carry exactly (jansson integers are signed) */
 		out->seed = srv_random_u64() >> 12;
 	}
-	v = json_object_get(o, "tiles");
+	v = json_object_get(deal, "tiles");
 	if (v) {
 		if (!json_is_object(v) || json_object_size(v) == 0) {
 			snprintf(err, errsize, "option 'tiles' must be an object of tile counts, "

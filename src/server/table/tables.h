@@ -50,6 +50,8 @@ typedef struct srv_client {
 	int hide;                    /* chat.c: not to be sent the line being shown */
 	double chat_tokens;          /* chat.c: this connection's chat allowance */
 	int64_t chat_us;             /* when it was last filled (0: never) */
+	double view_tokens;          /* foresee.c: this connection's previews and views */
+	int64_t view_us;             /* when it was last filled (0: never) */
 	struct srv_client *tnext, *tprev;
 } srv_client;
 

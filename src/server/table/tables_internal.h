@@ -1,6 +1,7 @@
 /*
  * tables_internal.h - what the files of the table registry share (tables.c,
- * seats.c, create.c, moves.c, botpace.c, views.c, sync.c, windows.c): tables.c's state
+ * seats.c, create.c, moves.c, botpace.c, views.c, sync.c, windows.c,
+ * foresee.c): tables.c's state
  * and the functions one of them calls in another. Only those files include
  * it; everything else sees tables.h. All of it is the event-loop thread's.
  */

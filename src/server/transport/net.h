@@ -59,6 +59,7 @@ struct srv_conn {
 	char resp_cookie[512]; /* Set-Cookie values, '\n' between two */
 	char resp_disp[128];
 	int resp_retry_after;        /* > 0: a Retry-After header, in seconds */
+	char resp_etag[40];          /* "" or the answer's ETag (api_resp.etag) */
 	/* WebSocket */
 	srv_client cl;               /* its table and seat, as the table sees them */
 	char token[STORE_TOKEN_SIZE];

@@ -60,13 +60,16 @@ static int add_header(struct lws *wsi, const char *name, const char *value, unsi
 
 int net_http_write_headers(struct lws *wsi, int status, const char *ctype, size_t len,
                            const char *cookie, const char *disposition, int retry_after,
-                           int close)
+                           int close, const char *etag)
 {
 	unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
 	                                   *end = buf + sizeof buf - 1;
 	if (lws_add_http_common_headers(wsi, (unsigned)status, ctype, (lws_filepos_t)len, &p, end))
 		return -1;
-	if (add_header(wsi, "cache-control:", "no-store", &p, end))
+	/* an answer with an ETag may be kept, and is asked again each time
+	 * (a 304 without a body when it has not changed); nothing else is kept */
+	if (add_header(wsi, "cache-control:", etag && *etag ? "no-cache" : "no-store", &p, end) ||
+	    (etag && *etag && add_header(wsi, "etag:", etag, &p, end)))
 		return -1;
 	/* one Set-Cookie header a cookie: a login sets the device's and the
 	 * session's, '\n' between them (accounts.h) */
@@ -109,6 +112,7 @@ int net_http_send(srv_conn *c, int status, const char *ctype, char *body, size_t
 	snprintf(c->resp_cookie, sizeof c->resp_cookie, "%s", cookie ? cookie : "");
 	snprintf(c->resp_disp, sizeof c->resp_disp, "%s", disposition ? disposition : "");
 	c->resp_retry_after = 0;
+	c->resp_etag[0] = 0;
 	c->hdr_pending = 1;
 	lws_callback_on_writable(c->wsi);
 	return 0;
@@ -131,8 +135,15 @@ int net_http_write(srv_conn *c)
 		c->hdr_pending = 0;
 		if (net_http_write_headers(c->wsi, c->resp_status, c->resp_ctype, c->resp_len,
 		                           c->resp_cookie, c->resp_disp, c->resp_retry_after,
-		                           c->close_after))
+		                           c->close_after, c->resp_etag))
 			return -1;
+		if (!c->resp) {
+			/* no body (a 304 Not Modified): the answer is complete */
+			net_serial_drop(c);
+			if (c->close_after)
+				return -1;
+			return lws_http_transaction_completed(c->wsi) ? -1 : 0;
+		}
 		lws_callback_on_writable(c->wsi);
 		return 0;
 	}
@@ -305,7 +316,7 @@ static int http_dispatch(srv_conn *c)
 		                      "/api/health only");
 	if (!api_is_api_path(c->path))
 		return net_serve_static(c, c->path);
-	char query[1024], token[256], cookie[NET_COOKIE_MAX], origin[300], ctype[128];
+	char query[1024], token[256], cookie[NET_COOKIE_MAX], origin[300], ctype[128], inm[128];
 	query_copy(c->wsi, query, sizeof query);
 	net_header_token(c->wsi, token, sizeof token);
 	net_header_copy(c->wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
@@ -313,11 +324,12 @@ static int http_dispatch(srv_conn *c)
 	net_header_copy(c->wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, ctype, sizeof ctype);
 	if (!ctype[0] && lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) > 0)
 		snprintf(ctype, sizeof ctype, "?"); /* too long to be application/json */
+	net_header_copy(c->wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH, inm, sizeof inm);
 	api_req rq = {.serial = c->serial, .method = c->method, .path = c->path, .query = query,
 	              .body = c->body.s, .body_len = c->body.len, .body_too_large = c->body_over,
 	              .token = token, .cookie = cookie, .addr = c->addr, .tls = request_tls(c->wsi),
 	              .site = site, .origin = origin, .ctype = ctype,
-	              .local = peers_local(c->wsi), .monitor = monitor};
+	              .local = peers_local(c->wsi), .monitor = monitor, .if_none_match = inm};
 	api_resp rs;
 	api_http(net_cfg, &rq, &rs);
 	sb_free(&c->body); /* read: not needed any more */
@@ -330,6 +342,7 @@ static int http_dispatch(srv_conn *c)
 		srv_event("http %s %s -> %d", method_name(c->method), c->path, rs.status);
 	net_http_send(c, rs.status, rs.ctype, rs.body, rs.body_len, rs.set_cookie, rs.disposition);
 	c->resp_retry_after = rs.retry_after;
+	snprintf(c->resp_etag, sizeof c->resp_etag, "%s", rs.etag);
 	return 0;
 }
 

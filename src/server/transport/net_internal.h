@@ -67,10 +67,11 @@ void net_http_reset(srv_conn *c);
 int net_http_send(srv_conn *c, int status, const char *ctype, char *body, size_t len,
                   const char *cookie, const char *disposition);
 int net_http_error(srv_conn *c, int status, const char *code, const char *msg);
-/* Writes a status line and headers (the body's length len) for wsi. */
+/* Writes a status line and headers (the body's length len) for wsi; an
+ * answer with an etag (NULL or "": none) may be cached (api_resp.etag). */
 int net_http_write_headers(struct lws *wsi, int status, const char *ctype, size_t len,
                            const char *cookie, const char *disposition, int retry_after,
-                           int close);
+                           int close, const char *etag);
 /* The protocol's error JSON (malloc'd, the caller's). */
 char *net_error_json(const char *code, const char *msg);
 /* A header into buf ("" when absent or longer than size - 1). */

@@ -229,7 +229,7 @@ static int upgrade_refuse(struct lws *wsi, int status, const char *code, const c
 	size_t len = strlen(body);
 	int r = -1;
 	if (!net_http_write_headers(wsi, status, "application/json", len, NULL, NULL,
-	                            retry_after, 1) &&
+	                            retry_after, 1, NULL) &&
 	    len + LWS_PRE <= sizeof net_scratch) {
 		memcpy(net_scratch + LWS_PRE, body, len);
 		lws_write(wsi, net_scratch + LWS_PRE, len, LWS_WRITE_HTTP_FINAL);
