@@ -140,10 +140,10 @@ static void snap(fz_snap out[FZ_NSLOTS])
 			continue;
 		s->found = 1;
 		s->status = t->status;
-		s->nturns = t->game.nturns;
+		s->nturns = tables_step(t);
 		s->nseats = t->nseats;
 		s->nconns = t->nconns;
-		s->hash = carc_game_hash(&t->game);
+		s->hash = carc_game_hash(t->game);
 		for (int i = 0; i < t->nseats && i < CARC_MAX_PLAYERS; i++)
 			s->kind[i] = t->seat[i].kind;
 	}
@@ -476,14 +476,14 @@ void fz_expand(const char *in, size_t n, srv_sb *out)
 			                             CARC_MAX_PLAYERS));
 			break;
 		case 'P':
-			sb_adds(out, t ? fz_token(s, carc_to_move(&t->game)) : "");
+			sb_adds(out, t ? fz_token(s, carc_to_move(t->game)) : "");
 			break;
 		case 'N':
-			sb_printf(out, "%d", t ? t->game.nturns : 0);
+			sb_printf(out, "%d", t ? tables_step(t) : 0);
 			break;
 		case 'M':
 			if (t)
-				move_members(out, &t->game, arg >= '0' && arg <= '9' ? (unsigned)(arg - '0') : arg);
+				move_members(out, t->game, arg >= '0' && arg <= '9' ? (unsigned)(arg - '0') : arg);
 			else
 				sb_adds(out, "\"x\":0,\"y\":0,\"rot\":0");
 			break;
@@ -562,13 +562,13 @@ static int join(fz_slot *s, const char *name)
 static int play_out(fz_slot *s)
 {
 	srv_table *t;
-	while ((t = tables_find(s->id)) && !carc_game_over(&t->game)) {
+	while ((t = tables_find(s->id)) && !carc_game_over(t->game)) {
 		srv_sb b;
 		sb_init(&b);
 		sb_adds(&b, "{");
-		move_members(&b, &t->game, 0);
-		sb_printf(&b, ",\"turn\":%d,\"token\":\"%s\"}", t->game.nturns,
-		          s->token[carc_to_move(&t->game)]);
+		move_members(&b, t->game, 0);
+		sb_printf(&b, ",\"turn\":%d,\"token\":\"%s\"}", tables_step(t),
+		          s->token[carc_to_move(t->game)]);
 		char path[96];
 		snprintf(path, sizeof path, "/api/tables/%s/move", s->id);
 		int rc = harness_post(NULL, path, b.s);
@@ -625,14 +625,14 @@ static int slot_ok(int k)
 	srv_table *t = fz_table(k);
 	if (!t)
 		return 0;
-	if (t->nlog != t->game.nturns)
-		fz_fail("table %s: %d log entries for %d turns", t->id, t->nlog, t->game.nturns);
+	if (t->nlog != tables_step(t))
+		fz_fail("table %s: %d log entries for %d turns", t->id, t->nlog, tables_step(t));
 	if (t->pm || t->pending_ops)
 		fz_fail("table %s: storage work left after the input", t->id);
 	switch (k) {
 	case FZ_PLAY:
 	case FZ_BOT:
-		return t->status == STORE_PLAYING && !carc_game_over(&t->game);
+		return t->status == STORE_PLAYING && !carc_game_over(t->game);
 	case FZ_OPEN:
 	case FZ_EMPTY:
 		return t->status == STORE_OPEN;
@@ -715,7 +715,7 @@ static void restart_check(void)
 		if (!t)
 			fz_fail("table %s (made by %s) is gone", made_tables[i].id, made_tables[i].req);
 		before[i].status = t->status;
-		before[i].nturns = t->game.nturns;
+		before[i].nturns = tables_step(t);
 	}
 	writer_stop();
 	tables_stop();
@@ -724,12 +724,12 @@ static void restart_check(void)
 	open_stores();
 	for (int i = 0; i < nmade; i++) {
 		srv_table *t = tables_find(made_tables[i].id);
-		if (!t || t->status != before[i].status || t->game.nturns != before[i].nturns)
+		if (!t || t->status != before[i].status || tables_step(t) != before[i].nturns)
 			fz_fail("table %s (made by %s) did not survive a restart: %s (status %d turn %d "
 			        "before, %d %d after)",
 			        made_tables[i].id, made_tables[i].req, t ? "changed" : "not loaded",
 			        before[i].status, before[i].nturns, t ? t->status : -1,
-			        t ? t->game.nturns : -1);
+			        t ? tables_step(t) : -1);
 	}
 }
 
