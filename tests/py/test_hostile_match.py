@@ -155,12 +155,23 @@ class MatchCase(ServerCase):
                 time.sleep(0.02)
         self.fail("table %s: the moves were not made in %d s" % (tid, timeout))
 
+    def resign(self, p, tid, token, timeout=10):
+        """Resigns the seat of `token`; while the seat's last move is being
+        stored the server answers 409 stale_turn "try again" (the moves
+        above return when the log shows the move, before its commit)."""
+        end = time.time() + timeout
+        while True:
+            st, r, _ = p.call("POST", "/api/tables/%s/resign" % tid, {}, token=token)
+            if st != 409 or r.get("error", {}).get("code") != "stale_turn" or time.time() > end:
+                return st, r
+            time.sleep(0.05)
+
     def farm_game(self, srv, winner, loser, tid):
         """Ten own moves each (--rated-min-moves), then the loser resigns."""
         sw, tw = self.claim(winner, tid)
         sl, tl = self.claim(loser, tid)
         self.moves(srv, tid, {sw: tw, sl: tl}, 10)
-        st, r, _ = loser.call("POST", "/api/tables/%s/resign" % tid, {}, token=tl)
+        st, r = self.resign(loser, tid, tl)
         self.assertEqual(st, 200, r)
         self.wait_over(srv, tid)
 
@@ -306,7 +317,7 @@ class FarmTest(MatchCase):
                                                       "seats": [{}, {"bot": level}]})
             self.assertEqual(st, 201, t)
             self.moves(srv, t["id"], {0: t["token"]}, 10, seats=[0, 1])
-            st, r, _ = p.call("POST", "/api/tables/%s/resign" % t["id"], {}, token=t["token"])
+            st, r = self.resign(p, t["id"], t["token"])
             self.assertEqual(st, 200, r)
             self.wait_over(srv, t["id"])
 
@@ -389,6 +400,9 @@ class NoShowTest(MatchCase):
                          token=token)
             time.sleep(0.05)
         info, ended = self.wait_void(srv, tid)
+        self.assertIsNotNone(ended, "the table is over with no void in its clock: %s; the "
+                             "server's log ends:\n%s" % (srv.state(tid)["table"],
+                                                          srv.read_log()[-6000:]))
         self.assertEqual(ended["reason"], "no_show", ended)
         self.assertEqual(ended["seat"], 1 - seat)
         self.assertEqual(ended["winners"], [])
@@ -456,7 +470,7 @@ class RecentTest(MatchCase):
         """a and b meet and their game ends at once (a resigns)."""
         tid = self.pair(a, b)
         _, ta = self.claim(a, tid)
-        st, r, _ = a.call("POST", "/api/tables/%s/resign" % tid, {}, token=ta)
+        st, r = self.resign(a, tid, ta)
         self.assertEqual(st, 200, r)
         self.wait_over(srv, tid)
 
