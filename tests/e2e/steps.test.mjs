@@ -10,7 +10,7 @@
 // (no "test-pass" in GET /api/vocabulary) the test is skipped.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, SIZES, launch, newPage, ready, shot, waitTurnOrEnd, catalogue } from './lib.mjs';
+import { api, BASE, SIZES, launch, newPage, ready, shot, waitTurnOrEnd, catalogue } from './lib.mjs';
 
 const STEP = 'test-pass';
 let browser, vocabulary;
@@ -19,13 +19,6 @@ before(async () => {
   vocabulary = await (await fetch(`${BASE}/api/vocabulary`)).json();
 });
 after(async () => { await browser?.close(); });
-
-async function api(path, body) {
-  const r = await fetch(BASE + path, body ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {});
-  const j = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(j)}`);
-  return j;
-}
 
 const en = catalogue('en');
 const logCount = (page) => page.locator('[data-testid=log] li[data-turn]').count();

@@ -13,18 +13,11 @@
 //   supply shown equal the engine's at that step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, shot, waitTurnOrEnd } from './lib.mjs';
+import { api, BASE, launch, newPage, ready, shot, waitTurnOrEnd } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function api(path, body) {
-  const r = await fetch(BASE + path, body ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {});
-  const j = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(j)}`);
-  return j;
-}
 
 // A question to the engine on a WebSocket the test opens in the page (a
 // spectator's, apart from the client's own connection and code).
