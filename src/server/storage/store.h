@@ -758,7 +758,8 @@ struct store {
 
 /* Test builds (CARC_DEBUG_CHECK): the fault the file fault_file (from
  * CARC_TEST_STORE_FAULT; NULL: none) names, with the message in err;
- * "down" only where can_be_down (PostgreSQL). Release builds: never. */
+ * "down" only where can_be_down (PostgreSQL); "slow" waits a second and
+ * is no fault. Release builds: never. */
 store_fault store_test_fault(const char *fault_file, int can_be_down, char *err);
 
 /* Opens a SQLite database. The writer's handle (writer = 1) creates or

@@ -23,7 +23,7 @@ struct srv_pending_move {
 	carc_move m;
 };
 
-static void pm_free(srv_pending_move *pm)
+void pending_move_free(srv_pending_move *pm)
 {
 	if (pm)
 		carc_game_free(pm->next);
@@ -42,7 +42,7 @@ void move_done(wjob *j)
 		/* cluster hook: another process stored a move for this turn first */
 		box->move_done(&o, t, SE_STALE_TURN,
 		               "another move was accepted for this turn first; nothing of yours changed");
-		pm_free(pm);
+		pending_move_free(pm);
 		tables_sync(t);
 		return;
 	}
@@ -53,7 +53,7 @@ void move_done(wjob *j)
 		box->move_done(&o, t, SE_STORAGE, msg);
 		if (pm->bot)
 			bot_retry(t); /* try again after a pause (a full disk may clear) */
-		pm_free(pm);
+		pending_move_free(pm);
 		return;
 	}
 	/* the new game is the table's now (the old one goes with pm) */
@@ -70,7 +70,7 @@ void move_done(wjob *j)
 	srv_event("table=%s event=move step=%d turn=%d kind=%s player=%d tile=%s move=%u scored=%d",
 	          t->id, pm->step, pm->turn, carc_name(CARC_NAMES_STEP, pm->kind), pm->player,
 	          carc_tile_name(pm->tile), (unsigned)pm->m, pm->points);
-	pm_free(pm);
+	pending_move_free(pm);
 	metrics_move(1);
 	announce_move(t, t->log[t->nlog - 1]);
 	if (over) {
@@ -173,7 +173,7 @@ srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char
 	carc_status st = carc_apply(pm->next, m, &ev, e);
 	if (st != CARC_OK) {
 		snprintf(err, errsize, "%s", e);
-		pm_free(pm);
+		pending_move_free(pm);
 		return st == CARC_ERR_GAME_OVER ? SE_GAME_OVER : SE_ILLEGAL;
 	}
 	/* the step just made, as the engine keeps it: its kind, who decided,

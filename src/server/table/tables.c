@@ -117,7 +117,7 @@ void free_table(srv_table *t)
 		free(t->log[i]);
 	free(t->log);
 	chat_free(t);
-	free(t->pm); /* at a stop: a move whose write was finished by writer_stop */
+	pending_move_free(t->pm); /* at a stop: a move whose write writer_stop finished */
 	carc_game_free(t->game);
 	free(t);
 }

@@ -73,6 +73,9 @@ char *takeover_mark(char *entry);
 void move_done(wjob *j);
 srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
                    size_t errsize);
+/* Frees a move waiting for the storage thread (its game after the move
+ * too); NULL: nothing. */
+void pending_move_free(srv_pending_move *pm);
 /* The seat a token holds at a table whose game is being played (moves,
  * resignations, undos): SE_OK and *seat, or the refusal in err (no_token:
  * what is said without a token; not_started: while seats are open). */
