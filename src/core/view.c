@@ -495,10 +495,12 @@ static void put_figures(jo_buf *b, const carc_game *g)
 	jo_raw(b, "]");
 }
 
-/* Princess & Dragon: the dragon, the fairy and the dragon's movement. */
-static void put_neutral(jo_buf *b, int *f, const carc_game *g)
+/* Princess & Dragon: where the dragon and the fairy stand, under the
+ * keys given. */
+static void put_dragon_fairy(jo_buf *b, int *f, const carc_game *g, const char *dkey,
+                             const char *fkey)
 {
-	jo_kopen(b, f, "dragon");
+	jo_kopen(b, f, dkey);
 	if (g->dragon == 255) {
 		jo_raw(b, "null");
 	} else {
@@ -507,7 +509,7 @@ static void put_neutral(jo_buf *b, int *f, const carc_game *g)
 		put_square(b, &df, g, g->dragon);
 		jo_raw(b, "}");
 	}
-	jo_kopen(b, f, "fairy");
+	jo_kopen(b, f, fkey);
 	if (g->fairy == 255) {
 		jo_raw(b, "null");
 	} else {
@@ -522,6 +524,12 @@ static void put_neutral(jo_buf *b, int *f, const carc_game *g)
 		}
 		jo_raw(b, "}");
 	}
+}
+
+/* Princess & Dragon: the dragon, the fairy and the dragon's movement. */
+static void put_neutral(jo_buf *b, int *f, const carc_game *g)
+{
+	put_dragon_fairy(b, f, g, "dragon", "fairy");
 	if (g->nvisited) {
 		int mf = 1;
 		jo_kopen(b, f, "dragon_move");
@@ -907,6 +915,9 @@ char *carc_view_step(const carc_game *g, const carc_events *ev)
 	/* the figures each player has after it (a replay shows them) */
 	jo_kopen(&b, &f, "supply");
 	put_supply(&b, g);
+	/* Princess & Dragon: where the dragon and the fairy are after it */
+	if (pd_on(g))
+		put_dragon_fairy(&b, &f, g, "dragon_at", "fairy_at");
 	jo_raw(&b, "}");
 	return jo_take(&b);
 }
