@@ -822,6 +822,10 @@ static void explain_figure(const carc_game *g, carc_move m, int type, char *err)
 		eng_seterr(err, "player %d has no %s in supply", p, eng_figure_words(fig));
 		return;
 	}
+	if (def->symbol == CARC_SYM_VOLCANO) {
+		eng_seterr(err, "no figure may stand on a volcano: the dragon comes there (%s)", at);
+		return;
+	}
 	if (kind == CARC_FEAT_RIVER) {
 		eng_seterr(err, "no figure may stand on the river (%s)", at);
 		return;
