@@ -195,18 +195,18 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 	return CARC_OK;
 }
 
-/* A square {"x", "y"} of a decision under `key`: its board tile, -1 with
- * err when there is none. */
+/* A square {"x", "y"} of a decision under `key`: its board tile; -1 with
+ * err when no tile is there, -2 when the value is malformed. */
 static int pd_square(const carc_game *g, const json_t *v, const char *key, char *err)
 {
 	long x, y;
 	if (!json_is_object(v)) {
 		eng_seterr(err, "key %s: expected an object {\"x\", \"y\", ...}, got %s", key,
 		           eng_json_kind(v));
-		return -1;
+		return -2;
 	}
 	if (read_int(v, "x", -256, 255, &x, err) || read_int(v, "y", -256, 255, &y, err))
-		return -1;
+		return -2;
 	int t = carc_tile_at(g, (int)x, (int)y);
 	if (t < 0)
 		eng_seterr(err, "key %s: no tile at (%ld, %ld)", key, x, y);
@@ -221,7 +221,7 @@ static carc_status read_pd_move(const carc_game *g, const json_t *o, carc_move *
 	if (g->step == ST_STEP_DRAGON) {
 		int t = pd_square(g, v, key, err);
 		if (t < 0)
-			return v && json_is_object(v) ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
+			return t == -1 ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
 		*m = (carc_move)t;
 		return CARC_OK;
 	}
@@ -247,7 +247,7 @@ static carc_status read_pd_move(const carc_game *g, const json_t *o, carc_move *
 	snprintf(path, sizeof path, "%s.%s", key, what);
 	int t = pd_square(g, place, path, err);
 	if (t < 0)
-		return json_is_object(place) ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
+		return t == -1 ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
 	json_t *at = json_object_get(place, "at");
 	int port = json_is_string(at) ? carc_port_parse(json_string_value(at)) : -1;
 	if (port < 0) {

@@ -83,7 +83,7 @@ suites="tests/py/test_server.py tests/py/test_accounts.py tests/py/test_clocks.p
 	tests/py/test_chat.py tests/py/test_analysis.py tests/py/test_group_commit.py tests/py/test_undo.py
 	tests/py/test_quickmatch.py tests/py/test_recovery.py tests/py/test_hostile_reads.py
 	tests/py/test_hostile_match.py tests/py/test_hostile_friends.py tests/py/test_hostile_keep.py
-	tests/py/test_migrate_steps.py tests/py/test_steps.py $(ls tests/py/test_pg*.py)"
+	tests/py/test_migrate_steps.py tests/py/test_steps.py tests/py/test_princess.py $(ls tests/py/test_pg*.py)"
 # PG_SUITES='tests/py/test_analysis.py' runs only those
 suites=${PG_SUITES:-$suites}
 # under the sanitizers (CARC_SANITIZE, tests/run.sh) the several-process
