@@ -128,6 +128,10 @@ export class GameView {
 
   freshSel() { return { rot: this.sel?.rot ?? 0, pending: null, kind: null, meeple: null, recall: false, sending: false }; }
 
+  // the pieces of no player as the engine's view gives them (Princess &
+  // Dragon: the dragon, the fairy, the dragon's movement; absent otherwise)
+  pieces(g = this.game) { return g ? { dragon: g.dragon ?? null, fairy: g.fairy ?? null, move: g.dragon_move ?? null } : null; }
+
   async start() {
     if (this.replay) { await this.startReplay(); return; }
     const held = seats.get(this.id);
@@ -225,6 +229,8 @@ export class GameView {
     g.log.push(e);
     g.figures = m.figures; g.supply = m.supply; g.by_kind = m.by_kind;
     if (m.goods) g.goods = m.goods;
+    // the dragon's movement is absent from the view when it does not move
+    g.dragon = m.dragon; g.fairy = m.fairy; g.dragon_move = m.dragon_move;
     const wasMine = this.myTurn();
     g.next = m.next;
     this.learnTexts(m.next);
@@ -232,6 +238,7 @@ export class GameView {
     this.guide?.onMove(e);
     this.flashEvents(e);
     this.board.setFigures(g.figures, (p) => this.colors[p]);
+    this.board.setPieces(this.pieces());
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     if (g.next.over) { this.renderFinal(); sound.play('end'); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
@@ -316,6 +323,7 @@ export class GameView {
         const last = this.game.board.length > 1 ? this.game.board[this.game.board.length - 1] : null;
         this.board.setLast(last);
         this.board.setFigures(this.game.figures, (p) => this.colors[p]);
+        this.board.setPieces(this.pieces());
         if (refit) this.board.fit();
       }
     }
@@ -956,6 +964,7 @@ export class GameView {
     const lastE = this.step ? this.game.log[this.step - 1] : null;
     this.board.setLast(placedTile(lastE) ? lastE : null);
     this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
+    this.board.setPieces(this.atEnd() ? this.pieces() : null);
     if (refit) {
       // the view takes in the whole game, so the board does not jump while stepping
       this.board.extent = this.simulate(this.game.log.length).board.map((b) => `${b.x},${b.y}`);
