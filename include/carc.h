@@ -120,6 +120,7 @@ typedef enum carc_score_kind {
 	CARC_SCORE_FARM,
 	CARC_SCORE_GARDEN,
 	CARC_SCORE_GOODS,
+	CARC_SCORE_FAIRY,  /* Princess & Dragon: the fairy's points */
 	CARC_SCORE_KIND_COUNT
 } carc_score_kind;
 
@@ -136,6 +137,7 @@ typedef enum carc_tileset {
 	CARC_SET_RIVER,
 	CARC_SET_INNS,    /* Inns & Cathedrals */
 	CARC_SET_TRADERS, /* Traders & Builders */
+	CARC_SET_PRINCESS, /* Princess & Dragon */
 	CARC_SET_COUNT
 } carc_tileset;
 
@@ -149,6 +151,9 @@ typedef enum carc_tileset {
 #define CARC_EXP_TRADERS 0x08u     /* "traders-builders": tiles, goods,
                                       builder, pig */
 #define CARC_EXP_ABBOT 0x10u       /* "abbot": gardens and the abbot */
+#define CARC_EXP_PRINCESS 0x20u    /* "princess-dragon": its tiles, the
+                                      dragon, the fairy, the magic portal
+                                      and the princess */
 
 typedef enum carc_goods {
 	CARC_GOODS_NONE = 0,
@@ -163,11 +168,24 @@ typedef enum carc_goods {
  * CARC_NAMES_STEP), so that a program that shows or stores decisions needs
  * no code of its own for each. */
 #define CARC_STEP_TILE 0
+/* Princess & Dragon: "action" (after a tile step that placed no figure:
+ * move the fairy, use the magic portal or the princess, or nothing) and
+ * "dragon" (one square of the dragon's movement). */
+#define CARC_STEP_ACTION 1
+#define CARC_STEP_DRAGON 2
 
 /* Segment flags */
 #define CARC_SEGF_SHIELD 0x01u
 #define CARC_SEGF_INN 0x02u
 #define CARC_SEGF_CATHEDRAL 0x04u
+#define CARC_SEGF_PRINCESS 0x08u /* Princess & Dragon: the princess's city */
+
+/* Tile symbols (Princess & Dragon): carc_tile_symbol */
+#define CARC_SYM_NONE 0
+#define CARC_SYM_VOLCANO 1
+#define CARC_SYM_DRAGON 2
+#define CARC_SYM_PORTAL 3
+#define CARC_SYM_PRINCESS 4
 
 /* ---- names --------------------------------------------------------------------- */
 
@@ -186,6 +204,7 @@ typedef enum carc_names {
 	CARC_NAMES_PORT,         /* "N0" .. "W2", "C", "I" */
 	CARC_NAMES_TILE,         /* "A" .. "X", "r1", "ic6", "tb14", "Eg", ... */
 	CARC_NAMES_FIGURE_WORDS, /* figures in English words: "follower", "big follower", ... */
+	CARC_NAMES_SYMBOL,       /* tile symbols: "none", "volcano", "dragon", "portal", "princess" */
 	CARC_NAMES_COUNT
 } carc_names;
 /* How many names list `what` has (0 for an unknown list). */
@@ -280,6 +299,9 @@ int carc_tile_set(int type);
 int carc_tile_is_garden_copy(int type, int *twin);
 /* One line describing the tile, for people (static string). */
 const char *carc_tile_note(int type);
+/* The tile's symbol (CARC_SYM_*; Princess & Dragon), CARC_SYM_NONE for
+ * most tiles or a bad type. */
+int carc_tile_symbol(int type);
 /* The four edges at rotation rot, N E S W, as letters: F field, R road,
  * C city, W river, into out[5]. */
 void carc_tile_edges(int type, int rot, char out[5]);
@@ -411,6 +433,15 @@ int carc_supply(const carc_game *g, int player, int figure);
 int carc_goods_held(const carc_game *g, int player, int goods);
 /* 1 if the turn now being played is a builder's extra turn. */
 int carc_bonus_turn(const carc_game *g);
+/* Princess & Dragon: the board tile index the dragon stands on, -1 while
+ * it is not in play; the fairy's tile, -1 before it is first moved, and
+ * the figure it stands next to (an index of carc_board_figures' list as it
+ * is now), -1 when none; the squares the dragon has visited in the
+ * movement under way (its start first; 0 when it is not moving) into
+ * tiles (room for 7 board tile indices). */
+int carc_dragon_tile(const carc_game *g);
+int carc_fairy_tile(const carc_game *g, int *figure);
+int carc_dragon_visited(const carc_game *g, int *tiles);
 /* Totals so far (after the end: final totals). */
 void carc_game_scores(const carc_game *g, int *scores);
 /* Totals after the last turn's own scoring, before the final scoring

@@ -1,8 +1,8 @@
 /*
  * test_exp_props.c - properties of whole random games with the expansions.
  *
- * One test per subset of the five expansion bits (the two Inns &
- * Cathedrals options exclude each other: 24 subsets). Each plays seeded
+ * One test per subset of the six expansion bits (the two Inns &
+ * Cathedrals options exclude each other: 48 subsets). Each plays seeded
  * games with the standard pile of its rule set, 2 to 5 players (2 to 6 with
  * Inns & Cathedrals), every move picked uniformly from carc_legal_moves by
  * a fixed LCG, so every run plays the same games. Checked:
@@ -20,8 +20,14 @@
  * - the game written as a record (carc_record_write) and replayed
  *   (carc_record_replay), at the end and once half-way, gives the same
  *   scores, breakdown, supplies, goods and carc_game_hash.
+ * - Princess & Dragon: the action step is the turn's player's, the dragon's
+ *   squares are decided by the players in turn from the turn's player, each
+ *   decision survives its JSON, the dragon and the fairy never share a
+ *   tile, no figure stands on the dragon's tile, and the pile runs out
+ *   with the dragon tiles drawn, or held back when no volcano came.
  * A last test checks that the games as a whole used every special rule
- * (bonus turns, recalls, goods, pigs, big followers, builders).
+ * (bonus turns, recalls, goods, pigs, big followers, builders, the fairy,
+ * the portal, the princess, the dragon eating).
  *
  * The test build's own step kind ("test-pass": after a tile is placed the
  * next player passes, saying 0 or 1) is played in two more subsets, the
@@ -39,7 +45,7 @@
 
 #include "support.h"
 
-#define NSUBSETS 24
+#define NSUBSETS 48
 #define NSTEPSETS 2 /* the subsets with the test build's step kind */
 #define GAMES 10
 #define GAMES_QUICK 2
@@ -64,6 +70,8 @@ static struct {
 	int bonus, recalls, goods;
 	int placed[CARC_FIG_COUNT];
 	int later_steps; /* steps after the tile step (the test build's) */
+	int actions[4];  /* Princess & Dragon: none, fairy, portal, princess */
+	int dragon_steps, eaten, fairy_points, held_back_games;
 } seen;
 
 static void x_check(const carc_game *g, const char *what)
@@ -101,6 +109,7 @@ static int tile_in_rules(unsigned exp, int t)
 	case CARC_SET_RIVER: return (exp & CARC_EXP_RIVER) != 0;
 	case CARC_SET_INNS: return (exp & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) != 0;
 	case CARC_SET_TRADERS: return (exp & CARC_EXP_TRADERS) != 0;
+	case CARC_SET_PRINCESS: return (exp & CARC_EXP_PRINCESS) != 0;
 	default: return 0;
 	}
 }
@@ -192,7 +201,12 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 	if (carc_game_init(g, &r, seed, NULL, 0, err) != CARC_OK)
 		fail_msg("%s: init: %s", what, err);
 	x_check(g, what);
-	assert_int_equal(carc_tiles_left(g), total);
+	int dragon_tiles = 0;
+	for (int t = 0; t < TILE_TYPES; t++)
+		if (carc_tile_symbol(t) == CARC_SYM_DRAGON)
+			dragon_tiles += counts[t];
+	/* the dragon tiles wait for a volcano */
+	assert_int_equal(carc_tiles_left(g), total - dragon_tiles);
 	assert_int_equal(g->tiles[0].type, carc_rules_start_tile(&r));
 	const int lake = carc_tile_parse("r2");
 
@@ -205,8 +219,43 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 	carc_move m = CARC_MOVE_NONE;
 	int mover = 0, was_bonus = 0;
 	while (!carc_game_over(g)) {
-		if (carc_step_kind(g) != CARC_STEP_TILE) {
-			/* a later step of the turn: only the test build's, here */
+		int kind = carc_step_kind(g);
+		if (kind == CARC_STEP_ACTION || kind == CARC_STEP_DRAGON) {
+			assert_true(exp & CARC_EXP_PRINCESS);
+			assert_int_equal(carc_turn_player(g), mover);
+			if (kind == CARC_STEP_ACTION)
+				assert_int_equal(carc_to_move(g), mover);
+			int vis[8], nv = carc_dragon_visited(g, vis);
+			if (kind == CARC_STEP_DRAGON)
+				assert_int_equal(carc_to_move(g), (mover + nv - 1) % players);
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			assert_true(n > 0 && n < CARC_MAX_MOVES);
+			json_round_trip(g, mv, n, what);
+			carc_move d = mv[lcg_pick(&rng, n)];
+			int before = 0, after = 0;
+			for (int p = 0; p < players; p++)
+				for (int f = 0; f < CARC_FIG_COUNT; f++)
+					before += carc_supply(g, p, f);
+			if (kind == CARC_STEP_ACTION)
+				seen.actions[(d >> 28) & 3]++;
+			else
+				seen.dragon_steps++;
+			if (carc_apply(g, d, NULL, err) != CARC_OK)
+				fail_msg("%s: a legal decision refused: %s", what, err);
+			x_check(g, what);
+			for (int p = 0; p < players; p++)
+				for (int f = 0; f < CARC_FIG_COUNT; f++)
+					after += carc_supply(g, p, f);
+			if (kind == CARC_STEP_DRAGON || ((d >> 28) & 3) == 3)
+				seen.eaten += after - before;
+			steps++;
+			seen.later_steps++;
+			if (carc_game_over(g) || carc_step_kind(g) == CARC_STEP_TILE)
+				goto turn_ended;
+			continue;
+		}
+		if (kind != CARC_STEP_TILE) {
+			/* a later step of the turn: the test build's */
 			assert_true(exp & ST_EXP_TEST_PASS);
 			assert_int_equal(carc_step_kind(g), ST_STEP_TEST_PASS);
 			assert_int_equal(carc_to_move(g), (mover + 1) % players);
@@ -265,6 +314,15 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 		else if (carc_move_seg(m) != CARC_SEG_NONE)
 			seen.placed[carc_move_figure(m)]++;
 
+		if (exp & CARC_EXP_PRINCESS) {
+			int dt = carc_dragon_tile(g), ft = carc_fairy_tile(g, NULL);
+			if (dt >= 0 && dt == ft)
+				fail_msg("%s: the dragon and the fairy on one tile", what);
+			for (int i = 0; i < g->nfig && dt >= 0; i++)
+				if (g->fig[i].owner != 255 && g->node[g->fig[i].node].tile == dt &&
+				    carc_step_kind(g) != CARC_STEP_DRAGON)
+					fail_msg("%s: a figure on the dragon's tile", what);
+		}
 		board_figures(g, on);
 		int s[CARC_MAX_PLAYERS];
 		carc_game_scores(g, s);
@@ -316,8 +374,13 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 		if (turns == half)
 			round_trip(g, what);
 	}
-	assert_int_equal(turns, total);
-	assert_int_equal(carc_turns_played(g), total);
+	/* with no volcano all game the dragon tiles were never drawn */
+	int held = (exp & CARC_EXP_PRINCESS) && carc_dragon_tile(g) < 0 ? dragon_tiles : 0;
+	seen.held_back_games += held > 0;
+	for (int p = 0; p < players; p++)
+		seen.fairy_points += carc_score_by_kind(g, p, CARC_SCORE_FAIRY);
+	assert_int_equal(turns, total - held);
+	assert_int_equal(carc_turns_played(g), total - held);
 	assert_int_equal(carc_steps_played(g), steps);
 	assert_int_equal(carc_tiles_left(g), 0);
 	assert_int_equal(carc_current_tile(g), -1);
@@ -371,6 +434,16 @@ static void special_rules_exercised(void **state)
 	assert_true(seen.goods > 0);
 	for (int f = 0; f < CARC_FIG_COUNT; f++)
 		assert_true(seen.placed[f] > 0);
+	print_message("Princess & Dragon: actions %d none, %d fairy, %d portal, %d princess; "
+	              "%d dragon squares, %d figures eaten or sent home, %d fairy points, "
+	              "%d games with the dragon tiles held back\n",
+	              seen.actions[0], seen.actions[1], seen.actions[2], seen.actions[3],
+	              seen.dragon_steps, seen.eaten, seen.fairy_points, seen.held_back_games);
+	for (int a = 0; a < 4; a++)
+		assert_true(seen.actions[a] > 0);
+	assert_true(seen.dragon_steps > 0);
+	assert_true(seen.eaten > 0);
+	assert_true(seen.fairy_points > 0);
 }
 
 int main(void)

@@ -1117,12 +1117,19 @@ static void standard_pile_totals(void **state)
 	assert_int_equal(count_of(c, "tb8"), 0);
 	assert_int_equal(count_of(c, "tb11g"), 1);
 	assert_int_equal(count_of(c, "tb11"), 0);
-	assert_int_equal(pile_of(ST_EXP_REAL & ~CARC_EXP_INNS_TILES, c), 124);
+	assert_int_equal(pile_of(CARC_EXP_PRINCESS, c), 71 + 30);
+	assert_int_equal(count_of(c, "pd11"), 2);
+	assert_int_equal(pile_of(CARC_EXP_PRINCESS | CARC_EXP_ABBOT, c), 71 + 30);
+	assert_int_equal(count_of(c, "pd7g"), 1);
+	assert_int_equal(count_of(c, "pd7"), 0);
+	assert_int_equal(count_of(c, "pd22g"), 1);
+	assert_int_equal(count_of(c, "pd22"), 0);
+	assert_int_equal(pile_of(ST_EXP_REAL & ~CARC_EXP_INNS_TILES, c), 124 + 30);
 	int gardens = 0;
 	for (int t = 0; t < TILE_TYPES; t++)
 		if (carc_tile_is_garden_copy(t, NULL))
 			gardens += c[t];
-	assert_int_equal(gardens, 8 + 1 + 2 + 2);
+	assert_int_equal(gardens, 8 + 1 + 2 + 2 + 2);
 
 	/* a game with the standard pile holds it all */
 	carc_rules r = x_rules(ST_EXP_REAL & ~CARC_EXP_INNS_TILES, 3);
@@ -1130,7 +1137,8 @@ static void standard_pile_totals(void **state)
 	assert_non_null(g);
 	char err[CARC_ERRMSG_SIZE];
 	assert_int_equal(carc_game_init(g, &r, 5, NULL, 0, err), CARC_OK);
-	assert_int_equal(carc_tiles_left(g), 124);
+	/* the 12 dragon tiles are not counted until a volcano calls the dragon */
+	assert_int_equal(carc_tiles_left(g), 124 + 30 - 12);
 	free(g);
 }
 

@@ -476,7 +476,9 @@ static int sc_options(const scratch *sc, const carc_game *g, carc_move pl, carc_
 	unsigned occ, own, docc, down;
 	sc_joined(sc, type, pl, p, &occ, &own, &docc, &down);
 	*direct_diff = 0;
-	for (int s = 0; s < T.nseg[type]; s++) {
+	/* Princess & Dragon: nobody stands on a volcano (the dragon comes) */
+	int segs = carc_tile_symbol(type) == CARC_SYM_VOLCANO ? 0 : T.nseg[type];
+	for (int s = 0; s < segs; s++) {
 		int kind = T.kind[type][s];
 		carc_move at = carc_move_make(carc_move_x(pl), carc_move_y(pl), carc_move_rot(pl), s, 0);
 		if (kind == CARC_FEAT_RIVER || (kind == CARC_FEAT_FIELD && !r.farmers))
@@ -611,7 +613,7 @@ static void options_match_scratch(void **state)
 	static carc_move mv[CARC_MAX_MOVES];
 	unsigned sub[32];
 	int nsub = subsets(sub);
-	assert_int_equal(nsub, 24);
+	assert_int_equal(nsub, 48);
 	tiles_load();
 	scratch *sc = malloc(sizeof *sc);
 	carc_game *g = malloc(sizeof *g);
@@ -642,6 +644,11 @@ static void options_match_scratch(void **state)
 			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
 			assert_true(n > 0 && n < CARC_MAX_MOVES);
 			int k = (int)lcg_pick(&pick, n);
+			if (carc_step_kind(g) != CARC_STEP_TILE) { /* Princess & Dragon's later steps */
+				if (carc_apply(g, mv[k], NULL, err) != CARC_OK)
+					fail_msg("game %d: a legal decision refused: %s", i, err);
+				continue;
+			}
 			snprintf(what, sizeof what, "game %d (expansions 0x%x, %d players) turn %d", i,
 			         r.expansions, r.players, carc_turns_played(g) + 1);
 			/* probe the placement of the move about to be played */
@@ -685,6 +692,11 @@ static void figure_bound_filled(void **state)
 	static carc_move mv[CARC_MAX_MOVES];
 	uint64_t s = 7;
 	while (g->nnodes < 2 * ST_MAX_FIGURES && !carc_game_over(g)) {
+		if (carc_step_kind(g) != CARC_STEP_TILE) { /* Princess & Dragon's later steps */
+			carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			carc_apply(g, mv[0], NULL, NULL);
+			continue;
+		}
 		int n = carc_placements(g, mv, CARC_MAX_MOVES);
 		carc_apply(g, mv[carc_rng_next(&s) % (uint64_t)n], NULL, NULL);
 	}

@@ -58,7 +58,7 @@ int cmd_names(int argc, char **argv)
 		[CARC_NAMES_TILESET] = "tile sets",    [CARC_NAMES_STEP] = "steps",
 		[CARC_NAMES_EXPANSION] = "expansions", [CARC_NAMES_FARM_SCORING] = "farm scoring",
 		[CARC_NAMES_PORT] = "ports",           [CARC_NAMES_TILE] = "tiles",
-		[CARC_NAMES_FIGURE_WORDS] = "figures in words",
+		[CARC_NAMES_FIGURE_WORDS] = "figures in words", [CARC_NAMES_SYMBOL] = "tile symbols",
 	};
 	for (int w = 0; w < CARC_NAMES_COUNT; w++) {
 		printf("%s:", LISTS[w]);

@@ -77,6 +77,9 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 {
 	static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
 	int nbr[ST_MAX_TILES][4];
+	/* Princess & Dragon: in the action and dragon steps what the turn's
+	 * tile completed waits for the turn's scoring */
+	const int pending = !g->over && (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON);
 	grid board;
 	int gb = grid_build(&board, g);
 	if (gb == -1)
@@ -265,7 +268,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			return fail(err, "feature at tile %d seg %d: owners %02x kept, %02x on the board",
 			            rn->tile, rn->seg, rn->owners, owners[l]);
 		if ((rn->kind == CARC_FEAT_ROAD || rn->kind == CARC_FEAT_CITY) &&
-		    open[l] == 0) {
+		    open[l] == 0 && !pending) {
 			if (!(rn->flags & NODE_DONE))
 				return fail(err, "completed feature at tile %d seg %d was not scored",
 				            rn->tile, rn->seg);
@@ -311,7 +314,7 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 			return fail(err, "cloister at (%d, %d): %d neighbours kept, %d on the board",
 			            t->x, t->y, g->clo[c].neighbours, around);
 		int node = t->node0 + g->clo[c].seg;
-		if (around == 8 && (!g->clo[c].done || figs[label[node]]))
+		if (around == 8 && !pending && (!g->clo[c].done || figs[label[node]]))
 			return fail(err, "surrounded cloister at (%d, %d) not scored", t->x, t->y);
 	}
 
@@ -348,5 +351,17 @@ carc_status carc_game_check(const carc_game *g, char err[CARC_ERRMSG_SIZE])
 		return fail(err, "%d tile steps, %d turns", turns, g->nturns);
 	if (!g->over && (g->step >= ST_STEP_KINDS || g->step_player >= g->rules.players))
 		return fail(err, "the current step is kind %d of player %d", g->step, g->step_player);
+	/* the neutral figures stand on the board; the fairy's follower is one */
+	if ((g->dragon != 255 && g->dragon >= g->ntiles) || (g->fairy != 255 && g->fairy >= g->ntiles))
+		return fail(err, "the dragon (%d) or the fairy (%d) is off the board", g->dragon, g->fairy);
+	if (g->fairy_fig != 255) {
+		const carc_figure_at *f = &g->fig[g->fairy_fig];
+		if (g->fairy == 255 || f->owner == 255 || g->node[f->node].tile != g->fairy ||
+		    (f->kind != CARC_FIG_FOLLOWER && f->kind != CARC_FIG_BIG && f->kind != CARC_FIG_ABBOT))
+			return fail(err, "the fairy stands next to figure slot %d, not a follower on its tile",
+			            g->fairy_fig);
+	}
+	if (g->dragon != 255 && g->dragon == g->fairy)
+		return fail(err, "the dragon and the fairy share a tile");
 	return CARC_OK;
 }

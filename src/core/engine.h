@@ -131,6 +131,25 @@ int eng_feature_tiles(const carc_game *g, int r, int *goods);
 /* Cities the field with root r borders (completed only if done_only), each
  * root once; returns the count (at most max written). */
 int eng_field_cities(const carc_game *g, int r, int done_only, uint16_t *out, int max);
+/* score.c: points of the fairy (1 at a turn's start, 3 with its
+ * follower's feature) to player p, an event at board tile t, segment s */
+void eng_add_fairy_points(carc_game *g, int p, int pts, int t, int s, carc_events *ev);
+/* dragon.c: Princess & Dragon (see there) */
+int pd_on(const carc_game *g);
+void pd_figure_removed(carc_game *g, int slot);
+int pd_held_back(const carc_game *g, int type);
+int pd_fix_draw(carc_game *g);
+int pd_held_count(const carc_game *g);
+void pd_turn_start(carc_game *g, carc_events *ev);
+int pd_after_tile(carc_game *g, int t, int acted);
+int pd_after_action(carc_game *g);
+int pd_apply(carc_game *g, carc_move m, carc_events *ev);
+int pd_moves(const carc_game *g, carc_move *buf, int max);
+carc_status pd_check(const carc_game *g, carc_move m, char *err);
+int pd_decision(const carc_game *g, int kind, carc_move m, int *tile, int *seg, int *fig,
+                const char **what);
+carc_move pd_encode(const char *what, int t, int s, int fig);
+void pd_would_eat(const carc_game *g, carc_move m, uint8_t *gone);
 /* tiles.c */
 int eng_type_in_rules(const carc_rules *r, int type);
 

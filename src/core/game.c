@@ -162,6 +162,8 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 	g->step_player = 0;
 	g->nsteps = 0;
 	g->pend_same = g->pend_bonus = 0;
+	g->dragon = g->fairy = g->fairy_fig = g->placed = 255;
+	g->nvisited = 0;
 #ifdef CARC_TEST_STEPS
 	g->after_tile = (ex & ST_EXP_TEST_PASS) != 0;
 #else
@@ -237,7 +239,7 @@ carc_status carc_game_init(carc_game *g, const carc_rules *r, uint64_t seed,
 		g->river_y = (int16_t)DY[d];
 		g->river_side = (uint8_t)((d + 2) & 3);
 	}
-	if (n == 0) {
+	if (n == 0 || !pd_fix_draw(g)) {
 		eng_final_scoring(g, NULL);
 		g->over = 1;
 		g->step = ST_STEP_NONE;
@@ -317,7 +319,7 @@ int carc_current_tile(const carc_game *g)
 	return g->over || g->pos >= g->npile ? -1 : g->pile[g->pos];
 }
 
-int carc_tiles_left(const carc_game *g) { return g->npile - g->pos; }
+int carc_tiles_left(const carc_game *g) { return g->npile - g->pos - pd_held_count(g); }
 
 int carc_tiles_left_of(const carc_game *g, int type)
 {
@@ -444,6 +446,8 @@ uint64_t carc_game_seed(const carc_game *g) { return g->seed; }
 static int drawable_now(const carc_game *g, int type)
 {
 	int cls = river_class(type);
+	if (pd_held_back(g, type))
+		return 0;
 	if (cls == 1)
 		return 1;
 	for (int t = 0; t < TILE_TYPES; t++)
@@ -488,6 +492,8 @@ void carc_shuffle_rest(carc_game *g, uint64_t seed)
 		shuffle(g->pile + a, b - a, &state);
 		a = b;
 	}
+	if (g->step == ST_STEP_TILE)
+		pd_fix_draw(g); /* the tile drawn now is one that may be drawn */
 }
 
 /* ---- move generation ----------------------------------------------------------------- */
@@ -662,8 +668,8 @@ int carc_figure_options(const carc_game *g, carc_move pl, carc_move *buf, int ma
 	carc_move base = carc_move_placement(pl) & ~(15u << 20);
 	int nfollow = (sup[CARC_FIG_FOLLOWER] != 0) + (sup[CARC_FIG_BIG] != 0);
 	int specials = sup[CARC_FIG_BUILDER] | sup[CARC_FIG_PIG];
-	if (!nfollow && !specials && !sup[CARC_FIG_ABBOT])
-		goto recall;
+	if ((!nfollow && !specials && !sup[CARC_FIG_ABBOT]) || def->symbol == CARC_SYM_VOLCANO)
+		goto recall; /* no figure on a volcano: the dragon is there */
 	joined_features(g, x, y, type, rot, p, &occ, &own);
 	for (int s = 0; s < def->nseg; s++) {
 		int kind = def->seg[s].kind;
@@ -709,6 +715,9 @@ int eng_step_moves(const carc_game *g, carc_move *buf, int max)
 	(void)buf;
 	(void)max;
 	switch (g->step) {
+	case ST_STEP_ACTION:
+	case ST_STEP_DRAGON:
+		return pd_moves(g, buf, max);
 #ifdef CARC_TEST_STEPS
 	case ST_STEP_TEST_PASS:
 		for (carc_move v = 0; v < 2 && n < max; v++)
@@ -723,6 +732,8 @@ int eng_step_moves(const carc_game *g, carc_move *buf, int max)
 
 static carc_status check_step(const carc_game *g, carc_move m, char *err)
 {
+	if (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON)
+		return pd_check(g, m, err);
 	carc_move buf[16];
 	int n = eng_step_moves(g, buf, 16);
 	for (int i = 0; i < n; i++)
@@ -909,7 +920,7 @@ static void next_turn(carc_game *g, carc_events *ev, int same_player, int bonus)
 	g->step = ST_STEP_TILE;
 	g->step_player = g->player;
 	memcpy(g->turn_score, g->score, sizeof g->score);
-	if (g->pos >= g->npile) {
+	if (g->pos >= g->npile || !pd_fix_draw(g)) {
 		g->bonus = 0;
 		eng_final_scoring(g, ev);
 		g->over = 1;
@@ -933,6 +944,29 @@ static void tile_step_done(carc_game *g, carc_events *ev, int same_player, int b
 #endif
 }
 
+/* The turn's scoring (what the tile placed this turn completed), then
+ * the turn ends or its later steps begin. */
+static void turn_scored(carc_game *g, carc_events *ev, int bonus)
+{
+	const int p = g->player, n0 = g->tiles[g->placed].node0;
+	const tile_def *def = &tile_defs[g->tiles[g->placed].type];
+	/* roads and cities the tile completed */
+	for (int s = 0; s < def->nseg; s++) {
+		int k = def->seg[s].kind;
+		if (k != CARC_FEAT_ROAD && k != CARC_FEAT_CITY)
+			continue;
+		int r = eng_find_compress(g, n0 + s);
+		if (g->node[r].open == 0 && !(g->node[r].flags & NODE_DONE))
+			eng_score_feature(g, r, 1, p, ev);
+	}
+	/* cloisters and gardens the tile surrounded */
+	for (int c = 0; c < g->nclo; c++)
+		if (g->clo[c].neighbours == 8 && !g->clo[c].done)
+			eng_score_cloister(g, c, 1, 0, ev);
+	g->step_player = (uint8_t)p;
+	tile_step_done(g, ev, 0, bonus);
+}
+
 /* A new entry in the list of steps, for the decision being made now. */
 static carc_step_rec *step_record(carc_game *g, carc_move m)
 {
@@ -948,14 +982,23 @@ static void apply_step(carc_game *g, carc_move m, carc_events *ev)
 {
 	step_record(g, m);
 	switch (g->step) {
+	case ST_STEP_ACTION:
+	case ST_STEP_DRAGON: {
+		int next = pd_apply(g, m, ev);
+		if (next != ST_STEP_NONE)
+			g->step = (uint8_t)next;
+		else
+			turn_scored(g, ev, g->pend_bonus);
+		break;
+	}
 #ifdef CARC_TEST_STEPS
-	case ST_STEP_TEST_PASS:
-		break; /* a pass changes nothing */
+	case ST_STEP_TEST_PASS: /* a pass changes nothing */
+		next_turn(g, ev, g->pend_same, g->pend_bonus);
+		break;
 #endif
 	default:
 		break;
 	}
-	next_turn(g, ev, g->pend_same, g->pend_bonus);
 #ifdef CARC_DEBUG_CHECK
 	debug_check(g);
 #endif
@@ -1037,6 +1080,7 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 		next_turn(g, ev, 1, g->bonus);
 		return;
 	}
+	pd_turn_start(g, ev); /* the fairy's point (once: a tile set aside is no turn of its own) */
 
 	int x = carc_move_x(m), y = carc_move_y(m), rot = carc_move_rot(m);
 	int ti = eng_place_tile(g, x, y, type, rot, p);
@@ -1067,22 +1111,16 @@ void carc_apply_unchecked(carc_game *g, carc_move m, carc_events *ev)
 				eng_score_cloister(g, c, 0, 0, ev);
 	}
 
-	/* score roads and cities this tile completed */
-	const tile_def *def = &tile_defs[type];
-	for (int s = 0; s < def->nseg; s++) {
-		int k = def->seg[s].kind;
-		if (k != CARC_FEAT_ROAD && k != CARC_FEAT_CITY)
-			continue;
-		int r = eng_find_compress(g, n0 + s);
-		if (g->node[r].open == 0 && !(g->node[r].flags & NODE_DONE))
-			eng_score_feature(g, r, 1, p, ev);
+	/* Princess & Dragon: the action step, the dragon; the turn is scored
+	 * after them */
+	int next = pd_after_tile(g, ti, seg != CARC_SEG_NONE || carc_move_recall(m));
+	if (next != ST_STEP_NONE) {
+		g->step = (uint8_t)next;
+		g->pend_same = 0;
+		g->pend_bonus = (uint8_t)bonus;
+	} else {
+		turn_scored(g, ev, bonus);
 	}
-	/* cloisters and gardens the tile surrounded */
-	for (int c = 0; c < g->nclo; c++)
-		if (g->clo[c].neighbours == 8 && !g->clo[c].done)
-			eng_score_cloister(g, c, 1, 0, ev);
-
-	tile_step_done(g, ev, 0, bonus);
 #ifdef CARC_DEBUG_CHECK
 	debug_check(g);
 #endif

@@ -21,12 +21,13 @@ static const char *const FIGURE[CARC_FIG_COUNT] = {"follower", "big", "builder",
 static const char *const FEATURE[CARC_FEAT_KIND_COUNT] = {"city",     "road",   "field",
                                                           "cloister", "garden", "river"};
 static const char *const SCORE[CARC_SCORE_KIND_COUNT] = {"road",   "city",   "cloister",
-                                                         "farm",   "garden", "goods"};
+                                                         "farm",   "garden", "goods",
+                                                         "fairy"};
 static const char *const GOODS[CARC_GOODS_COUNT] = {"none", "wine", "grain", "cloth"};
 static const char *const TILESET[CARC_SET_COUNT] = {"base", "river", "inns-cathedrals",
-                                                    "traders-builders"};
+                                                    "traders-builders", "princess-dragon"};
 static const char *const STEP[ST_STEP_KINDS] = {
-	"tile",
+	"tile", "action", "dragon",
 #ifdef CARC_TEST_STEPS
 	"test-pass",
 #endif
@@ -34,6 +35,7 @@ static const char *const STEP[ST_STEP_KINDS] = {
 /* bit i of carc_rules.expansions */
 static const char *const EXPANSION[EXP_KNOWN_COUNT] = {
 	"river", "inns-cathedrals", "inns-cathedrals-tiles", "traders-builders", "abbot",
+	"princess-dragon",
 #ifdef CARC_TEST_STEPS
 	"test-pass",
 #endif
@@ -45,6 +47,8 @@ static const char *const PORT[CARC_PORT_INNER + 1] = {"N0", "N1", "N2", "E0", "E
 
 /* The words people read in messages where a record's word is terse
  * (English; a client translates by the record's name). */
+static const char *const SYMBOL[] = {"none", "volcano", "dragon", "portal", "princess"};
+#define NSYMBOLS ((int)(sizeof SYMBOL / sizeof SYMBOL[0]))
 static const char *const FIGURE_WORDS[CARC_FIG_COUNT] = {"follower", "big follower", "builder",
                                                          "pig", "abbot"};
 
@@ -67,6 +71,7 @@ int carc_name_count(int what)
 	case CARC_NAMES_PORT: return CARC_PORT_INNER + 1;
 	case CARC_NAMES_TILE: return TILE_TYPES;
 	case CARC_NAMES_FIGURE_WORDS: return CARC_FIG_COUNT;
+	case CARC_NAMES_SYMBOL: return NSYMBOLS;
 	default: return 0;
 	}
 }
@@ -87,6 +92,7 @@ const char *carc_name(int what, int i)
 	case CARC_NAMES_PORT: return PORT[i];
 	case CARC_NAMES_TILE: return tile_defs[i].name;
 	case CARC_NAMES_FIGURE_WORDS: return FIGURE_WORDS[i];
+	case CARC_NAMES_SYMBOL: return SYMBOL[i];
 	default: return NULL;
 	}
 }
@@ -169,6 +175,8 @@ int carc_rules_score_kind(const carc_rules *r, int kind)
 		return (r->expansions & CARC_EXP_ABBOT) != 0;
 	if (kind == CARC_SCORE_GOODS)
 		return (r->expansions & CARC_EXP_TRADERS) != 0;
+	if (kind == CARC_SCORE_FAIRY)
+		return (r->expansions & CARC_EXP_PRINCESS) != 0;
 	return kind >= 0 && kind < CARC_SCORE_KIND_COUNT;
 }
 
@@ -185,7 +193,7 @@ char *carc_vocabulary_json(void)
 		{"tile_sets", CARC_NAMES_TILESET},  {"steps", CARC_NAMES_STEP},
 		{"expansions", CARC_NAMES_EXPANSION}, {"farm_scoring", CARC_NAMES_FARM_SCORING},
 		{"ports", CARC_NAMES_PORT},         {"tiles", CARC_NAMES_TILE},
-		{"figure_words", CARC_NAMES_FIGURE_WORDS},
+		{"figure_words", CARC_NAMES_FIGURE_WORDS}, {"symbols", CARC_NAMES_SYMBOL},
 	};
 	jo_buf b;
 	jo_init(&b);

@@ -135,13 +135,13 @@ done:
 }
 
 /* The members a decision's writer gives (view.c), as a JSON object. */
-static json_t *decision_json(int kind, int type, carc_move m)
+static json_t *decision_json(const carc_game *g, int kind, int type, carc_move m)
 {
 	jo_buf b;
 	int first = 1;
 	jo_init(&b);
 	jo_raw(&b, "{");
-	eng_move_write(&b, &first, kind, type, m);
+	eng_move_write(&b, &first, g, kind, type, m);
 	jo_raw(&b, "}");
 	char *text = jo_take(&b);
 	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
@@ -205,7 +205,7 @@ char *carc_record_write_with(const carc_game *g, const char *extra, unsigned fla
 		json_t *scored = json_array(), *later = json_array();
 		for (int k = k0; k < k1; k++) {
 			const carc_step_rec *sr = &g->steps[k];
-			json_t *d = decision_json(sr->kind, type, sr->move);
+			json_t *d = decision_json(g, sr->kind, type, sr->move);
 			if (!d || (k == k0 && carc_set_current_tile(s, type) != CARC_OK) ||
 			    carc_apply(s, sr->move, ev, NULL) != CARC_OK) {
 				json_decref(d);

@@ -79,9 +79,31 @@ static unsigned majority(const carc_game *g, int r)
 	return m;
 }
 
+void eng_add_fairy_points(carc_game *g, int p, int pts, int t, int s, carc_events *ev)
+{
+	carc_event *e = new_event(ev, CARC_SCORE_FAIRY, g->over, t, s, 1);
+	add_points(g, p, CARC_SCORE_FAIRY, pts, e);
+}
+
+/* Princess & Dragon: a feature (root r) being scored holds the fairy's
+ * follower: 3 points to its owner, majority or not. */
+static void fairy_bonus(carc_game *g, int r, int final, carc_events *ev)
+{
+	if (g->fairy_fig == 255)
+		return;
+	const carc_figure_at *f = &g->fig[g->fairy_fig];
+	if (f->owner == 255 || eng_find(g, f->node) != r)
+		return;
+	carc_event *e = new_event(ev, CARC_SCORE_FAIRY, final, g->node[f->node].tile,
+	                          g->node[f->node].seg, 1);
+	add_points(g, f->owner, CARC_SCORE_FAIRY, 3, e);
+}
+
 void eng_remove_figure(carc_game *g, int i, int final, carc_events *ev)
 {
 	carc_figure_at *f = &g->fig[i];
+	if (g->fairy_fig == i)
+		pd_figure_removed(g, i); /* the fairy stays on its tile */
 	if (ev && ev->n < CARC_MAX_EVENTS) {
 		carc_event *e = &ev->ev[ev->n++];
 		memset(e, 0, sizeof *e);
@@ -145,6 +167,7 @@ void eng_score_feature(carc_game *g, int r, int complete, int placer, carc_event
 			if (win >> p & 1)
 				add_points(g, p, kind, pts, e);
 	}
+	fairy_bonus(g, r, !complete, ev);
 	if (complete) {
 		g->node[r].flags |= NODE_DONE;
 		/* Traders & Builders: who completes a city takes its goods */
@@ -167,6 +190,7 @@ void eng_score_cloister(carc_game *g, int c, int complete, int final, carc_event
 	int kind = g->node[node].kind == CARC_FEAT_GARDEN ? CARC_SCORE_GARDEN : CARC_SCORE_CLOISTER;
 	if (complete)
 		cl->done = 1;
+	fairy_bonus(g, eng_find(g, node), final, ev);
 	for (int i = 0; i < g->nfig; i++) {
 		carc_figure_at *f = &g->fig[i];
 		if (f->owner == 255 || f->node != node)
@@ -364,8 +388,13 @@ void eng_final_scoring(carc_game *g, carc_events *ev)
 	for (int c = 0; c < g->nclo; c++)
 		if (!g->clo[c].done)
 			eng_score_cloister(g, c, 0, 1, ev);
-	if (g->rules.farmers)
+	if (g->rules.farmers) {
 		score_farms(g, ev);
+		/* the fairy's farmer: its field is scored once, whatever the edition */
+		if (g->fairy_fig != 255 && g->fig[g->fairy_fig].owner != 255 &&
+		    g->node[g->fig[g->fairy_fig].node].kind == CARC_FEAT_FIELD)
+			fairy_bonus(g, eng_find(g, g->fig[g->fairy_fig].node), 1, ev);
+	}
 	if (g->rules.expansions & CARC_EXP_TRADERS)
 		score_goods(g, ev);
 }

@@ -44,6 +44,8 @@ _Static_assert(ST_MAX_NODES <= 65535, "node numbers are 16 bits");
  * it has never heard of (docs/engine.md, "Steps"). */
 enum {
 	ST_STEP_TILE = CARC_STEP_TILE,
+	ST_STEP_ACTION = CARC_STEP_ACTION, /* Princess & Dragon: fairy, portal, princess */
+	ST_STEP_DRAGON = CARC_STEP_DRAGON, /* Princess & Dragon: one square of the dragon */
 #ifdef CARC_TEST_STEPS
 	ST_STEP_TEST_PASS, /* the next player passes, saying 0 or 1 */
 #endif
@@ -51,15 +53,15 @@ enum {
 	ST_STEP_NONE = 255 /* the game is over */
 };
 /* The real expansions' bits (carc.h), and how many. */
-#define ST_EXP_REAL 0x1Fu
-#define EXP_REAL_COUNT 5
-/* Expansion bits this build knows: the five of carc.h, and in a test
+#define ST_EXP_REAL 0x3Fu
+#define EXP_REAL_COUNT 6
+/* Expansion bits this build knows: the six of carc.h, and in a test
  * build the rule bit of the test step ("test-pass"), the next bit. */
 #ifdef CARC_TEST_STEPS
-#define EXP_KNOWN_COUNT 6
-#define ST_EXP_TEST_PASS 0x20u
+#define EXP_KNOWN_COUNT 7
+#define ST_EXP_TEST_PASS 0x40u
 #else
-#define EXP_KNOWN_COUNT 5
+#define EXP_KNOWN_COUNT 6
 #endif
 
 typedef struct carc_node {
@@ -150,6 +152,13 @@ struct carc_game {
 	uint8_t after_tile;   /* 1: the rules give steps after the tile step */
 	/* the turn's end, kept while later steps of the turn are decided */
 	uint8_t pend_same, pend_bonus;
+	/* Princess & Dragon (255: none): the dragon's tile, the fairy's tile
+	 * and the figure slot it stands next to; the tile the turn placed
+	 * (its scoring waits for the turn's later steps); the dragon's
+	 * movement under way: squares visited (the start first), and steps
+	 * made */
+	uint8_t dragon, fairy, fairy_fig, placed;
+	uint8_t visited[7], nvisited;
 	uint8_t goods[CARC_MAX_PLAYERS][CARC_GOODS_COUNT]; /* tokens taken */
 	uint8_t remaining[TILE_TYPES];       /* tiles of each type not drawn */
 	uint8_t pile[ST_MAX_TILES];          /* draw order */

@@ -12,11 +12,17 @@
  *              reference's table R1..R10;
  *   ic1..ic17  Inns & Cathedrals, reference I1..I17;
  *   tb1..tb24  Traders & Builders, reference T1..T24;
+ *   pd1..pd29  Princess & Dragon, ../shared/reference/expansions-3-5.md
+ *              PD1..PD29 (JCloisterZone's sets; the first and second
+ *              editions differ only by the garden copies pd7g, pd22g);
  *   <name>g    the garden copy of a tile (Abbot): the same tile with a
  *              garden in the centre; with the Abbot it replaces one copy of
  *              its plain twin (base E H I M N R U V, r4, ic3, ic15, tb8, tb11).
  */
 #include "tiles.h"
+
+/* rows without a symbol (all but Princess & Dragon's) leave it 0 */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 #define CITY(p) {CARC_FEAT_CITY, 0, 0, 0, (p)}
 #define CITYS(p) {CARC_FEAT_CITY, CARC_SEGF_SHIELD, 0, 0, (p)}
@@ -29,6 +35,7 @@
 #define CATHEDRAL(p) {CARC_FEAT_CITY, CARC_SEGF_CATHEDRAL, 0, 0, (p)}
 #define GOODS(p, g) {CARC_FEAT_CITY, 0, CARC_GOODS_##g, 0, (p)}
 #define INNER(c) {CARC_FEAT_FIELD, 0, 0, (c), 0} /* a field on no edge */
+#define PCITY(p) {CARC_FEAT_CITY, CARC_SEGF_PRINCESS, 0, 0, (p)}
 #define C0 0x1u
 #define C1 0x2u
 #define C2 0x4u
@@ -229,4 +236,95 @@ const tile_def tile_defs[TILE_TYPES] = {
 	 {GOODS(SIDE_N | SIDE_W, WINE), ROAD(P_E1), ROAD(P_S1), FIELD(P_S2, C0), FIELD(P_S0 | P_E2, C0), FIELD(P_E0, C0), GARDEN}},
 	{"tb11g", "city joining north and west, cloth; a road from the east ends; a garden", CARC_SET_TRADERS, 1, "tb11", 5,
 	 {GOODS(SIDE_N | SIDE_W, CLOTH), ROAD(P_E1), FIELD(P_E0, C0), FIELD(P_E2 | SIDE_S, C0), GARDEN}},
+	/* Princess & Dragon: 6 volcano, 12 dragon, 6 princess, 6 magic portal tiles */
+	{"pd1", "volcano in an open meadow", CARC_SET_PRINCESS, 1, NULL, 1,
+	 {FIELD(ALL_PORTS, 0)}, CARC_SYM_VOLCANO},
+	{"pd2", "volcano; a road from the south ends at it", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {ROAD(P_S1), FIELD(ALL_PORTS & ~P_S1, 0)}, CARC_SYM_VOLCANO},
+	{"pd3", "volcano; city cap north", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {CITY(SIDE_N), FIELD(SIDE_E | SIDE_S | SIDE_W, C0)}, CARC_SYM_VOLCANO},
+	{"pd4", "volcano; road bends west-south", CARC_SET_PRINCESS, 1, NULL, 3,
+	 {ROAD(P_S1 | P_W1), FIELD(P_S2 | P_W0, 0), FIELD(SIDE_N | SIDE_E | P_S0 | P_W2, 0)},
+	 CARC_SYM_VOLCANO},
+	{"pd5", "volcano; straight road west-east", CARC_SET_PRINCESS, 1, NULL, 3,
+	 {ROAD(P_E1 | P_W1), FIELD(P_W2 | SIDE_N | P_E0, 0), FIELD(P_E2 | SIDE_S | P_W0, 0)},
+	 CARC_SYM_VOLCANO},
+	{"pd6", "volcano; two separate city caps, north and east", CARC_SET_PRINCESS, 1, NULL, 3,
+	 {CITY(SIDE_N), CITY(SIDE_E), FIELD(SIDE_S | SIDE_W, C0 | C1)}, CARC_SYM_VOLCANO},
+	{"pd7", "dragon; city cap north", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {CITY(SIDE_N), FIELD(SIDE_E | SIDE_S | SIDE_W, C0)}, CARC_SYM_DRAGON},
+	{"pd8", "dragon; cloister, roads from east, south and west end at it", CARC_SET_PRINCESS, 1,
+	 NULL, 7,
+	 {CLOISTER, ROAD(P_E1), ROAD(P_S1), ROAD(P_W1), FIELD(P_W2 | SIDE_N | P_E0, 0),
+	  FIELD(P_E2 | P_S0, 0), FIELD(P_S2 | P_W0, 0)}, CARC_SYM_DRAGON},
+	{"pd9", "dragon; three roads end at a village (east, south, west)", CARC_SET_PRINCESS, 1,
+	 NULL, 6,
+	 {ROAD(P_E1), ROAD(P_S1), ROAD(P_W1), FIELD(P_W2 | SIDE_N | P_E0, 0),
+	  FIELD(P_E2 | P_S0, 0), FIELD(P_S2 | P_W0, 0)}, CARC_SYM_DRAGON},
+	{"pd10", "dragon; a cloister inside a city on north, east and west", CARC_SET_PRINCESS, 1,
+	 NULL, 3,
+	 {CITY(SIDE_N | SIDE_E | SIDE_W), FIELD(SIDE_S, C0), CLOISTER}, CARC_SYM_DRAGON},
+	{"pd11", "dragon; road bends west-south", CARC_SET_PRINCESS, 2, NULL, 3,
+	 {ROAD(P_S1 | P_W1), FIELD(P_S2 | P_W0, 0), FIELD(SIDE_N | SIDE_E | P_S0 | P_W2, 0)},
+	 CARC_SYM_DRAGON},
+	{"pd12", "dragon; straight road west-east", CARC_SET_PRINCESS, 1, NULL, 3,
+	 {ROAD(P_E1 | P_W1), FIELD(P_W2 | SIDE_N | P_E0, 0), FIELD(P_E2 | SIDE_S | P_W0, 0)},
+	 CARC_SYM_DRAGON},
+	{"pd13", "dragon; city joining north and west", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {CITY(SIDE_N | SIDE_W), FIELD(SIDE_E | SIDE_S, C0)}, CARC_SYM_DRAGON},
+	{"pd14", "dragon; city joining west and east, shield", CARC_SET_PRINCESS, 1, NULL, 3,
+	 {CITYS(SIDE_E | SIDE_W), FIELD(SIDE_N, C0), FIELD(SIDE_S, C0)}, CARC_SYM_DRAGON},
+	{"pd15", "dragon; city joining west and east, a road north-south in a tunnel under it",
+	 CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_E | SIDE_W), ROAD(P_N1 | P_S1), FIELD(P_N0 | P_N2, C0), FIELD(P_S0 | P_S2, C0)},
+	 CARC_SYM_DRAGON},
+	{"pd16", "dragon; city cap north, road bends south-west", CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_N), ROAD(P_S1 | P_W1), FIELD(P_W2 | SIDE_E | P_S0, C0), FIELD(P_W0 | P_S2, 0)},
+	 CARC_SYM_DRAGON},
+	{"pd17", "dragon; city cap north, road bends east-south", CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_N), ROAD(P_E1 | P_S1), FIELD(P_E2 | P_S0, 0), FIELD(P_E0 | P_S2 | SIDE_W, C0)},
+	 CARC_SYM_DRAGON},
+	{"pd18", "princess in a city cap north; three roads end at a village (east, south, west)",
+	 CARC_SET_PRINCESS, 1, NULL, 7,
+	 {PCITY(SIDE_N), ROAD(P_E1), ROAD(P_S1), ROAD(P_W1), FIELD(P_W2 | P_E0, C0),
+	  FIELD(P_W0 | P_S2, 0), FIELD(P_E2 | P_S0, 0)}, CARC_SYM_PRINCESS},
+	{"pd19", "princess in a city cap north; a separate city east-south, shield; an inner meadow",
+	 CARC_SET_PRINCESS, 1, NULL, 4,
+	 {PCITY(SIDE_N), CITYS(SIDE_E | SIDE_S), FIELD(SIDE_W, C0), INNER(C0 | C1)},
+	 CARC_SYM_PRINCESS},
+	{"pd20", "princess in a city on north, east and west", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {PCITY(SIDE_N | SIDE_E | SIDE_W), FIELD(SIDE_S, C0)}, CARC_SYM_PRINCESS},
+	{"pd21", "princess in a city joining north and west; the meadow cut in an east and a south part",
+	 CARC_SET_PRINCESS, 1, NULL, 3,
+	 {PCITY(SIDE_N | SIDE_W), FIELD(SIDE_E, C0), FIELD(SIDE_S, C0)}, CARC_SYM_PRINCESS},
+	{"pd22", "princess in a city joining north and west", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {PCITY(SIDE_N | SIDE_W), FIELD(SIDE_E | SIDE_S, C0)}, CARC_SYM_PRINCESS},
+	{"pd23", "princess in a city joining north and west; road bends east-south",
+	 CARC_SET_PRINCESS, 1, NULL, 4,
+	 {PCITY(SIDE_N | SIDE_W), ROAD(P_E1 | P_S1), FIELD(P_E0 | P_S2, C0), FIELD(P_E2 | P_S0, 0)},
+	 CARC_SYM_PRINCESS},
+	{"pd24", "magic portal; two roads bend, north-west and south-east", CARC_SET_PRINCESS, 1,
+	 NULL, 5,
+	 {ROAD(P_N1 | P_W1), ROAD(P_S1 | P_E1), FIELD(P_N0 | P_W2, 0), FIELD(P_S0 | P_E2, 0),
+	  FIELD(P_N2 | P_E0 | P_S2 | P_W0, 0)}, CARC_SYM_PORTAL},
+	{"pd25", "magic portal; three roads end at a village (east, south, west)", CARC_SET_PRINCESS,
+	 1, NULL, 6,
+	 {ROAD(P_E1), ROAD(P_S1), ROAD(P_W1), FIELD(P_W2 | SIDE_N | P_E0, 0),
+	  FIELD(P_E2 | P_S0, 0), FIELD(P_S2 | P_W0, 0)}, CARC_SYM_PORTAL},
+	{"pd26", "magic portal; city on north, east and west, shield", CARC_SET_PRINCESS, 1, NULL, 2,
+	 {CITYS(SIDE_N | SIDE_E | SIDE_W), FIELD(SIDE_S, C0)}, CARC_SYM_PORTAL},
+	{"pd27", "magic portal; city joining north and west, road bends east-south",
+	 CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_N | SIDE_W), ROAD(P_E1 | P_S1), FIELD(P_E0 | P_S2, C0), FIELD(P_E2 | P_S0, 0)},
+	 CARC_SYM_PORTAL},
+	{"pd28", "magic portal; city cap north, road bends south-west", CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_N), ROAD(P_S1 | P_W1), FIELD(P_W2 | SIDE_E | P_S0, C0), FIELD(P_W0 | P_S2, 0)},
+	 CARC_SYM_PORTAL},
+	{"pd29", "magic portal; city cap north, road bends east-south", CARC_SET_PRINCESS, 1, NULL, 4,
+	 {CITY(SIDE_N), ROAD(P_E1 | P_S1), FIELD(P_E2 | P_S0, 0), FIELD(P_E0 | P_S2 | SIDE_W, C0)},
+	 CARC_SYM_PORTAL},
+	{"pd7g", "dragon; city cap north; a garden", CARC_SET_PRINCESS, 1, "pd7", 3,
+	 {CITY(SIDE_N), FIELD(SIDE_E | SIDE_S | SIDE_W, C0), GARDEN}, CARC_SYM_DRAGON},
+	{"pd22g", "princess in a city joining north and west; a garden", CARC_SET_PRINCESS, 1, "pd22",
+	 3, {PCITY(SIDE_N | SIDE_W), FIELD(SIDE_E | SIDE_S, C0), GARDEN}, CARC_SYM_PRINCESS},
 };

@@ -105,6 +105,7 @@ int eng_type_in_rules(const carc_rules *r, int type)
 	case CARC_SET_RIVER: return (r->expansions & CARC_EXP_RIVER) != 0;
 	case CARC_SET_INNS: return (r->expansions & (CARC_EXP_INNS | CARC_EXP_INNS_TILES)) != 0;
 	case CARC_SET_TRADERS: return (r->expansions & CARC_EXP_TRADERS) != 0;
+	case CARC_SET_PRINCESS: return (r->expansions & CARC_EXP_PRINCESS) != 0;
 	default: return 0;
 	}
 }

@@ -63,10 +63,11 @@ typedef struct tile_def {
 	                       replaces one copy of when the Abbot is played */
 	uint8_t nseg;
 	tile_seg seg[CARC_MAX_SEGS];
+	uint8_t symbol;     /* CARC_SYM_* (Princess & Dragon), 0 for none */
 } tile_def;
 
 /* Tile types the engine knows (all sets, garden copies apart). */
-#define TILE_TYPES 88
+#define TILE_TYPES 119
 _Static_assert(TILE_TYPES < 256, "tile types are bytes in a game");
 
 extern const tile_def tile_defs[TILE_TYPES];

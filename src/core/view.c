@@ -27,8 +27,42 @@
 
 /* ---- one decision ------------------------------------------------------------------------ */
 
-void eng_move_write(jo_buf *b, int *first, int kind, int type, carc_move m)
+/* Where a decision of the Princess & Dragon steps is: {"x", "y", "at"}
+ * of board tile t, segment s (s < 0: the square only). */
+static void pd_place(jo_buf *b, const carc_game *g, int t, int s, int fig)
 {
+	int f = 1;
+	const carc_placed *pt = &g->tiles[t];
+	jo_raw(b, "{");
+	jo_kint(b, &f, "x", pt->x);
+	jo_kint(b, &f, "y", pt->y);
+	if (fig >= 0)
+		jo_kstr(b, &f, "kind", carc_name(CARC_NAMES_FIGURE, fig));
+	if (s >= 0)
+		jo_kstr(b, &f, "at", carc_port_name(TT_SEGPORT[pt->type][pt->rot][s]));
+	jo_raw(b, "}");
+}
+
+void eng_move_write(jo_buf *b, int *first, const carc_game *g, int kind, int type, carc_move m)
+{
+	if (kind == ST_STEP_ACTION || kind == ST_STEP_DRAGON) {
+		int t, s, fig;
+		const char *what;
+		int any = pd_decision(g, kind, m, &t, &s, &fig, &what) == 0;
+		jo_kopen(b, first, carc_name(CARC_NAMES_STEP, kind));
+		if (!any) {
+			jo_str(b, what);
+		} else if (kind == ST_STEP_DRAGON) {
+			pd_place(b, g, t, -1, -1);
+		} else {
+			int f = 1;
+			jo_raw(b, "{");
+			jo_kopen(b, &f, what);
+			pd_place(b, g, t, s, fig);
+			jo_raw(b, "}");
+		}
+		return;
+	}
 	if (kind != ST_STEP_TILE) {
 		/* every other kind's decision is a small number */
 		jo_kint(b, first, carc_name(CARC_NAMES_STEP, kind), (long)m);
@@ -161,6 +195,88 @@ static carc_status read_tile_move(const carc_game *g, const json_t *o, carc_move
 	return CARC_OK;
 }
 
+/* A square {"x", "y"} of a decision under `key`: its board tile, -1 with
+ * err when there is none. */
+static int pd_square(const carc_game *g, const json_t *v, const char *key, char *err)
+{
+	long x, y;
+	if (!json_is_object(v)) {
+		eng_seterr(err, "key %s: expected an object {\"x\", \"y\", ...}, got %s", key,
+		           eng_json_kind(v));
+		return -1;
+	}
+	if (read_int(v, "x", -256, 255, &x, err) || read_int(v, "y", -256, 255, &y, err))
+		return -1;
+	int t = carc_tile_at(g, (int)x, (int)y);
+	if (t < 0)
+		eng_seterr(err, "key %s: no tile at (%ld, %ld)", key, x, y);
+	return t;
+}
+
+/* A decision of the action or dragon step (Princess & Dragon). */
+static carc_status read_pd_move(const carc_game *g, const json_t *o, carc_move *m, char *err)
+{
+	const char *key = carc_name(CARC_NAMES_STEP, g->step);
+	json_t *v = json_object_get(o, key);
+	if (g->step == ST_STEP_DRAGON) {
+		int t = pd_square(g, v, key, err);
+		if (t < 0)
+			return v && json_is_object(v) ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
+		*m = (carc_move)t;
+		return CARC_OK;
+	}
+	if (json_is_string(v) && !strcmp(json_string_value(v), "none")) {
+		*m = pd_encode("none", 0, 0, 0);
+		return CARC_OK;
+	}
+	static const char *const WHAT[] = {"fairy", "portal", "princess"};
+	const char *what = NULL;
+	json_t *place = NULL;
+	if (json_is_object(v) && json_object_size(v) == 1)
+		for (int i = 0; i < 3; i++)
+			if ((place = json_object_get(v, WHAT[i]))) {
+				what = WHAT[i];
+				break;
+			}
+	if (!what) {
+		eng_seterr(err, "key %s: expected \"none\" or an object with one key of fairy, portal, "
+		                "princess, got %s", key, eng_json_kind(v));
+		return CARC_ERR_PARSE;
+	}
+	char path[32];
+	snprintf(path, sizeof path, "%s.%s", key, what);
+	int t = pd_square(g, place, path, err);
+	if (t < 0)
+		return json_is_object(place) ? CARC_ERR_ILLEGAL : CARC_ERR_PARSE;
+	json_t *at = json_object_get(place, "at");
+	int port = json_is_string(at) ? carc_port_parse(json_string_value(at)) : -1;
+	if (port < 0) {
+		eng_seterr(err, "key %s.at: expected a port N0..W2, C or I", path);
+		return CARC_ERR_PARSE;
+	}
+	const carc_placed *pt = &g->tiles[t];
+	int seg = TT_PORTSEG[pt->type][pt->rot][port];
+	if (seg == 255) {
+		eng_seterr(err, "key %s.at: the tile at (%d, %d) has nothing at %s", path, pt->x, pt->y,
+		           carc_port_name(port));
+		return CARC_ERR_ILLEGAL;
+	}
+	int fig = 0;
+	json_t *k = json_object_get(place, "kind");
+	if (!strcmp(what, "portal")) {
+		fig = json_is_string(k) ? carc_name_parse(CARC_NAMES_FIGURE, json_string_value(k)) : -1;
+		if (fig < 0) {
+			eng_seterr(err, "key %s.kind: expected a figure (follower, big, abbot)", path);
+			return CARC_ERR_PARSE;
+		}
+	} else if (k) {
+		eng_seterr(err, "key %s.kind: only the portal names a figure", path);
+		return CARC_ERR_PARSE;
+	}
+	*m = pd_encode(what, t, seg, fig);
+	return CARC_OK;
+}
+
 carc_status eng_move_from(const carc_game *g, const json_t *o, carc_move *m, char *err)
 {
 	if (!json_is_object(o)) {
@@ -174,6 +290,8 @@ carc_status eng_move_from(const carc_game *g, const json_t *o, carc_move *m, cha
 	carc_status st;
 	if (g->step == ST_STEP_TILE) {
 		st = read_tile_move(g, o, m, err);
+	} else if (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON) {
+		st = read_pd_move(g, o, m, err);
 	} else {
 		const char *key = carc_name(CARC_NAMES_STEP, g->step);
 		long v;
@@ -197,7 +315,7 @@ char *carc_move_json(const carc_game *g, carc_move m)
 	jo_init(&b);
 	jo_raw(&b, "{");
 	if (!g->over)
-		eng_move_write(&b, &first, g->step, g->pile[g->pos], m);
+		eng_move_write(&b, &first, g, g->step, g->pile[g->pos], m);
 	jo_raw(&b, "}");
 	return jo_take(&b);
 }
@@ -227,8 +345,22 @@ int carc_move_key(const carc_game *g, const char *path)
 	static const char *const TILE_KEYS[] = {"x",          "y",         "rot",         "meeple",
 	                                        "meeple.kind", "meeple.at", "abbot_recalled",
 	                                        "discarded",  "discard",   NULL};
+	static const char *const PD_KEYS[] = {
+	    "action",           "action.fairy",      "action.fairy.x",    "action.fairy.y",
+	    "action.fairy.at",  "action.portal",     "action.portal.x",   "action.portal.y",
+	    "action.portal.at", "action.portal.kind", "action.princess",  "action.princess.x",
+	    "action.princess.y", "action.princess.at", "dragon",          "dragon.x",
+	    "dragon.y",         NULL};
 	if (!path || g->over)
 		return 0;
+	if (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON) {
+		const char *k = carc_name(CARC_NAMES_STEP, g->step);
+		size_t n = strlen(k);
+		for (int i = 0; PD_KEYS[i]; i++)
+			if (!strcmp(path, PD_KEYS[i]))
+				return !strncmp(path, k, n) && (path[n] == 0 || path[n] == '.');
+		return 0;
+	}
 	if (g->step != ST_STEP_TILE)
 		return !strcmp(path, carc_name(CARC_NAMES_STEP, g->step));
 	for (int i = 0; TILE_KEYS[i]; i++)
@@ -241,6 +373,13 @@ const char *carc_move_keys(const carc_game *g, const char *object)
 {
 	if (g->over)
 		return "";
+	if (g->step == ST_STEP_ACTION && object)
+		return !strcmp(object, "action") ? "fairy, portal, princess"
+		       : !strcmp(object, "action.portal") ? "x, y, kind, at"
+		       : (!strcmp(object, "action.fairy") || !strcmp(object, "action.princess")) ? "x, y, at"
+		       : "";
+	if (g->step == ST_STEP_DRAGON && object)
+		return !strcmp(object, "dragon") ? "x, y" : "";
 	if (g->step != ST_STEP_TILE)
 		return object ? "" : carc_name(CARC_NAMES_STEP, g->step);
 	if (!object)
@@ -254,6 +393,22 @@ void carc_move_text(const carc_game *g, carc_move m, char *buf, size_t size)
 		return;
 	if (g->over) {
 		snprintf(buf, size, "-");
+	} else if (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON) {
+		int t, s, fig;
+		const char *what;
+		if (pd_decision(g, g->step, m, &t, &s, &fig, &what)) {
+			snprintf(buf, size, "no action");
+		} else {
+			const carc_placed *pt = &g->tiles[t];
+			const char *port = s >= 0 ? carc_port_name(TT_SEGPORT[pt->type][pt->rot][s]) : "";
+			if (g->step == ST_STEP_DRAGON)
+				snprintf(buf, size, "dragon to (%d,%d)", pt->x, pt->y);
+			else if (fig >= 0)
+				snprintf(buf, size, "portal: %s to (%d,%d) %s", eng_figure_words(fig), pt->x,
+				         pt->y, port);
+			else
+				snprintf(buf, size, "%s: (%d,%d) %s", what, pt->x, pt->y, port);
+		}
 	} else if (g->step != ST_STEP_TILE) {
 		snprintf(buf, size, "%s %u", carc_name(CARC_NAMES_STEP, g->step), m);
 	} else if (m == CARC_MOVE_DISCARD) {
@@ -290,6 +445,12 @@ static void put_where(jo_buf *b, int *first, const carc_game *g, int tile, int s
 	jo_kint(b, first, "x", x);
 	jo_kint(b, first, "y", y);
 	jo_kstr(b, first, "at", port);
+}
+
+static void put_square(jo_buf *b, int *first, const carc_game *g, int tile)
+{
+	jo_kint(b, first, "x", g->tiles[tile].x);
+	jo_kint(b, first, "y", g->tiles[tile].y);
 }
 
 static void put_board(jo_buf *b, const carc_game *g)
@@ -332,6 +493,51 @@ static void put_figures(jo_buf *b, const carc_game *g)
 		jo_raw(b, "}");
 	}
 	jo_raw(b, "]");
+}
+
+/* Princess & Dragon: the dragon, the fairy and the dragon's movement. */
+static void put_neutral(jo_buf *b, int *f, const carc_game *g)
+{
+	jo_kopen(b, f, "dragon");
+	if (g->dragon == 255) {
+		jo_raw(b, "null");
+	} else {
+		int df = 1;
+		jo_raw(b, "{");
+		put_square(b, &df, g, g->dragon);
+		jo_raw(b, "}");
+	}
+	jo_kopen(b, f, "fairy");
+	if (g->fairy == 255) {
+		jo_raw(b, "null");
+	} else {
+		int ff = 1;
+		jo_raw(b, "{");
+		if (g->fairy_fig != 255) {
+			put_where(b, &ff, g, g->fairy, g->node[g->fig[g->fairy_fig].node].seg);
+		} else {
+			put_square(b, &ff, g, g->fairy);
+			jo_kopen(b, &ff, "at");
+			jo_raw(b, "null");
+		}
+		jo_raw(b, "}");
+	}
+	if (g->nvisited) {
+		int mf = 1;
+		jo_kopen(b, f, "dragon_move");
+		jo_raw(b, "{");
+		jo_kopen(b, &mf, "visited");
+		jo_raw(b, "[");
+		for (int k = 0; k < g->nvisited; k++) {
+			int vf = 1;
+			jo_raw(b, k ? ",{" : "{");
+			put_square(b, &vf, g, g->visited[k]);
+			jo_raw(b, "}");
+		}
+		jo_raw(b, "]");
+		jo_kint(b, &mf, "steps", g->nvisited - 1);
+		jo_raw(b, "}");
+	}
 }
 
 /* Each player's figures in supply: every kind the rules give (a follower
@@ -465,7 +671,7 @@ static void put_step_legal(jo_buf *b, const carc_game *g)
 		int of = 1;
 		char text[64];
 		jo_raw(b, i ? ",{" : "{");
-		eng_move_write(b, &of, g->step, g->pile[g->pos], buf[i]);
+		eng_move_write(b, &of, g, g->step, g->pile[g->pos], buf[i]);
 		carc_move_text(g, buf[i], text, sizeof text);
 		jo_kstr(b, &of, "text", text);
 		jo_raw(b, "}");
@@ -534,6 +740,8 @@ static void put_members(jo_buf *b, const carc_game *g, unsigned parts)
 	if (parts & CARC_VIEW_FIGURES) {
 		jo_kopen(b, &f, "figures");
 		put_figures(b, g);
+		if (pd_on(g))
+			put_neutral(b, &f, g);
 	}
 	if (parts & CARC_VIEW_SUPPLY) {
 		jo_kopen(b, &f, "supply");
@@ -688,7 +896,7 @@ char *carc_view_step(const carc_game *g, const carc_events *ev)
 	jo_kstr(&b, &f, "tile", tile_defs[type].name);
 	if (sr->kind == ST_STEP_TILE && (tr->info & ST_TURN_BONUS))
 		jo_kbool(&b, &f, "bonus", 1);
-	eng_move_write(&b, &f, sr->kind, type, sr->move);
+	eng_move_write(&b, &f, g, sr->kind, type, sr->move);
 	if (sr->kind == ST_STEP_TILE)
 		put_goods_taken(&b, &f, tr->info & 0xFFFu);
 	/* after its own scoring, before the final scoring */
@@ -798,8 +1006,28 @@ char *carc_view_preview(const carc_game *g, carc_move m, char err[CARC_ERRMSG_SI
 	int f = 1;
 	jo_raw(&b, "{");
 	if (g->step != ST_STEP_TILE || m == CARC_MOVE_DISCARD) {
-		/* nothing to foresee beyond the decision itself */
-		eng_move_write(&b, &f, g->step, g->pile[g->pos], m);
+		/* nothing to foresee beyond the decision itself, but what the
+		 * dragon or the princess would send home */
+		eng_move_write(&b, &f, g, g->step, g->pile[g->pos], m);
+		if (g->step == ST_STEP_ACTION || g->step == ST_STEP_DRAGON) {
+			uint8_t gone[ST_MAX_FIGURES];
+			int any = 0;
+			pd_would_eat(g, m, gone);
+			jo_kopen(&b, &f, "eaten");
+			jo_raw(&b, "[");
+			for (int i = 0; i < g->nfig; i++) {
+				if (!gone[i])
+					continue;
+				const carc_node *n = &g->node[g->fig[i].node];
+				int ef = 1;
+				jo_raw(&b, any++ ? ",{" : "{");
+				jo_kint(&b, &ef, "player", g->fig[i].owner);
+				jo_kstr(&b, &ef, "kind", carc_name(CARC_NAMES_FIGURE, g->fig[i].kind));
+				put_where(&b, &ef, g, n->tile, n->seg);
+				jo_raw(&b, "}");
+			}
+			jo_raw(&b, "]");
+		}
 		jo_raw(&b, "}");
 		return jo_take(&b);
 	}
@@ -933,6 +1161,8 @@ char *carc_tiles_json(void)
 				jo_kbool(&b, &gf, "inn", 1);
 			if (sg->flags & CARC_SEGF_CATHEDRAL)
 				jo_kbool(&b, &gf, "cathedral", 1);
+			if (sg->flags & CARC_SEGF_PRINCESS)
+				jo_kbool(&b, &gf, "princess", 1);
 			if (sg->goods)
 				jo_kstr(&b, &gf, "goods", carc_name(CARC_NAMES_GOODS, sg->goods));
 			if (sg->kind == CARC_FEAT_FIELD) {
@@ -948,6 +1178,8 @@ char *carc_tiles_json(void)
 		jo_raw(&b, "]");
 		if (d->twin)
 			jo_kstr(&b, &tf, "garden_of", d->twin);
+		if (d->symbol)
+			jo_kstr(&b, &tf, "symbol", carc_name(CARC_NAMES_SYMBOL, d->symbol));
 		jo_raw(&b, "}");
 	}
 	jo_raw(&b, "]}");

@@ -12,7 +12,7 @@
 
 /* Writes the members of decision m of a step of kind `kind` in a turn of
  * tile `type` (x, y, rot, meeple... or "<step name>": value). */
-void eng_move_write(jo_buf *b, int *first, int kind, int type, carc_move m);
+void eng_move_write(jo_buf *b, int *first, const carc_game *g, int kind, int type, carc_move m);
 /* Reads a decision of g's current step from the object o: eng_move_from
  * only reads it (the keys and their types), eng_move_read also checks it
  * against the rules (carc_check_move). */
