@@ -9,7 +9,8 @@
 // the portal) on the board and "do nothing" as a button; the log words the
 // steps in the catalogue's words; the final table shows. Screenshots in the
 // artifacts: pd-dragon-<size>.png (a square chosen, what it eats shown),
-// pd-action-<size>.png, pd-final-<size>.png.
+// pd-action-<size>.png, pd-final-<size>.png; and the replay of the game
+// (pd-replay.png) puts the dragon where each of its steps took it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, BASE, SIZES, launch, newPage, ready, shot, waitTurnOrEnd, catalogue } from './lib.mjs';
@@ -179,6 +180,28 @@ async function playPrincess(size, ctx) {
   assert.ok(m.sw <= m.iw, `${m.sw} px wide on ${m.iw}`);
   assert.deepEqual(page.errors, []);
   await page.context().close();
+  if (!touch) await checkReplay(ctx, t.id, end.game);
+}
+
+// The replay steps through the game: after each dragon step the dragon on
+// the square it went to, at the end where the engine's view has it, each
+// step's log line in the catalogue's words.
+async function checkReplay(ctx, id, game) {
+  const rp = await newPage(browser, ctx);
+  await rp.goto(`${BASE}/?replay=${id}`);
+  await ready(rp);
+  await rp.waitForSelector('[data-testid=replay-range]');
+  for (let k = 1; k <= game.log.length; k++) {
+    await rp.evaluate((s) => window.carcView.goStep(s), k);
+    const e = game.log[k - 1];
+    if (e.dragon === undefined) continue;
+    const at = await rp.$eval('[data-testid=dragon-piece]', (d) => [Number(d.dataset.x), Number(d.dataset.y)]);
+    assert.deepEqual(at, [e.dragon.x, e.dragon.y], `replay step ${k}`);
+  }
+  if (game.dragon) assert.deepEqual(await rp.$eval('[data-testid=dragon-piece]', (d) => [Number(d.dataset.x), Number(d.dataset.y)]), [game.dragon.x, game.dragon.y]);
+  await shot(rp, 'pd-replay.png');
+  assert.deepEqual(rp.errors, []);
+  await rp.context().close();
 }
 
 for (const [size, ctx] of SIZES) {
