@@ -48,7 +48,7 @@ test('a help page in each language', async () => {
     const r = await page.goto(`${BASE}/help/${l}.html`);
     assert.equal(r.status(), 200);
     assert.equal(await page.getAttribute('html', 'lang'), l);
-    for (const id of ['farm-international', 'farm-city-once', 'farm-first-edition', 'exp-river', 'exp-inns-cathedrals', 'exp-traders-builders', 'exp-abbot']) {
+    for (const id of ['farm-international', 'farm-city-once', 'farm-first-edition', 'exp-river', 'exp-inns-cathedrals', 'exp-traders-builders', 'exp-abbot', 'exp-princess-dragon']) {
       assert.equal(await page.locator(`#${id}`).count(), 1, `${l}: section #${id}`);
     }
   }

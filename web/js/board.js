@@ -1,8 +1,10 @@
 // The board: an SVG of placed tiles, figures, the squares where the tile in
 // hand fits, the tile being placed and its figure spots. Pan by dragging,
-// zoom with the wheel or by pinching, fit with fit().
+// zoom with the wheel or by pinching, fit with fit(). The pieces that belong
+// to no player (Princess & Dragon's dragon and fairy, and the dragon's path
+// while it moves) are drawn where the engine's view says they stand.
 import { DEFS, rotatePoint, drawnAround } from './tiles.js';
-import { figureSvg, figurePose } from './colors.js';
+import { figureSvg, figurePose, dragonSvg, fairySvg } from './colors.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const T = 100; // tile size in board units
@@ -25,7 +27,7 @@ export class BoardView {
     this.defs.innerHTML = DEFS + '<filter id="glow" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="4" result="b"/><feMerge><feMergeNode in="b"/><feMergeNode in="SourceGraphic"/></feMerge></filter>';
     this.view = el('g', { class: 'viewport' }, this.svg);
     this.layers = {};
-    for (const n of ['tiles', 'last', 'cands', 'pending', 'hint', 'flash', 'mark', 'figures', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
+    for (const n of ['tiles', 'last', 'cands', 'pending', 'hint', 'flash', 'mark', 'path', 'figures', 'beasts', 'eaten', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
     container.appendChild(this.svg);
     this.defined = new Set();
     this.placed = new Map();
@@ -91,6 +93,53 @@ export class BoardView {
       s += `<g data-fig="${i}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + figureSvg(f.kind, colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
     });
     this.layers.figures.innerHTML = s;
+    this.drawPieces();
+  }
+  // the pieces of no player: p = {dragon: {x, y} | null, fairy: {x, y, at} |
+  // null, move: {visited: [{x, y}], steps} | null} as the engine's view
+  // gives them (docs/protocol.md); null draws none
+  setPieces(p) { this.pieces = p; this.drawPieces(); }
+  drawPieces() {
+    const p = this.pieces, boost = this.boost || 1;
+    const path = this.layers.path, beasts = this.layers.beasts;
+    path.replaceChildren(); beasts.replaceChildren();
+    if (!p) return;
+    const visited = p.move?.visited || [];
+    if (visited.length) {
+      // the squares the dragon has been on in this movement, joined in order
+      const pts = visited.map((v) => `${v.x * T + 50},${v.y * T + 50}`).join(' ');
+      const g = el('g', { class: 'dragon-path', 'data-testid': 'dragon-path', 'data-steps': String(p.move.steps ?? visited.length - 1) }, path);
+      for (const v of visited) el('rect', { x: v.x * T + 6, y: v.y * T + 6, width: T - 12, height: T - 12, rx: 10, class: 'dragon-visited' }, g);
+      el('polyline', { points: pts, class: 'dragon-trail', 'stroke-width': 7 * boost }, g);
+    }
+    let s = '';
+    if (p.fairy && this.placed.has(`${p.fairy.x},${p.fairy.y}`)) {
+      // beside the follower she stands by, or alone on the tile's corner
+      const b = this.placed.get(`${p.fairy.x},${p.fairy.y}`);
+      const [px, py] = p.fairy.at ? this.tiles.spotAt(b.tile, b.rot, p.fairy.at) : [70, 30];
+      const off = p.fairy.at ? 13 * boost : 0;
+      s += `<g class="fairy-piece" data-testid="fairy-piece" data-x="${p.fairy.x}" data-y="${p.fairy.y}" data-at="${p.fairy.at ?? ''}">${fairySvg(p.fairy.x * T + px + off, p.fairy.y * T + py - off, boost)}</g>`;
+    }
+    if (p.dragon) {
+      s += `<g class="dragon-piece" data-testid="dragon-piece" data-x="${p.dragon.x}" data-y="${p.dragon.y}">${dragonSvg(p.dragon.x * T + 50, p.dragon.y * T + 52, Math.min(boost, 1.5))}</g>`;
+    }
+    beasts.innerHTML = s;
+  }
+  // figures marked as going home if a decision is made (a preview's
+  // "eaten"): [{player, kind, x, y, at}], or null
+  setEaten(list) {
+    const L = this.layers.eaten;
+    L.replaceChildren();
+    const boost = this.boost || 1;
+    for (const f of list || []) {
+      const b = this.placed.get(`${f.x},${f.y}`);
+      if (!b) continue;
+      const [px, py] = f.at ? this.tiles.spotAt(b.tile, b.rot, f.at) : [50, 50];
+      const cx = f.x * T + px, cy = f.y * T + py, r = 15 * boost;
+      const g = el('g', { class: 'eaten', 'data-testid': 'eaten' }, L);
+      el('circle', { cx, cy, r, class: 'eaten-ring' }, g);
+      el('path', { d: `M${cx - r * 0.6} ${cy - r * 0.6}L${cx + r * 0.6} ${cy + r * 0.6}M${cx + r * 0.6} ${cy - r * 0.6}L${cx - r * 0.6} ${cy + r * 0.6}`, class: 'eaten-cross' }, g);
+    }
   }
   // the figure under a point of the screen (index into the figures, -1: none):
   // found by distance, so that figures need not take the pointer from the squares
@@ -125,6 +174,16 @@ export class BoardView {
       const fits = rots.includes(rot);
       const r = el('rect', { x: x * T + 4, y: y * T + 4, width: T - 8, height: T - 8, rx: 8, class: fits ? 'cand' : 'cand other' }, L);
       r.dataset.x = x; r.dataset.y = y;
+    }
+  }
+  // squares a decision may name (a step's options that are squares: where
+  // the dragon may go), the chosen one apart; [{x, y, selected}]
+  setChoices(list) {
+    const L = this.layers.cands;
+    L.replaceChildren();
+    for (const c of list) {
+      const r = el('rect', { x: c.x * T + 5, y: c.y * T + 5, width: T - 10, height: T - 10, rx: 10, class: `choice${c.selected ? ' on' : ''}`, 'data-testid': 'choice' }, L);
+      r.dataset.x = c.x; r.dataset.y = c.y;
     }
   }
   setPending(p, colorOf) {
@@ -173,7 +232,15 @@ export class BoardView {
       el('circle', { cx, cy, r: 17, class: 'spot-hit' }, g);
       g.addEventListener('pointerenter', () => this.onSpotHover?.(i));
       g.addEventListener('pointerleave', () => this.onSpotHover?.(null));
-      if (s.selected) {
+      if (s.ring) {
+        // a figure on the board to choose (the fairy's follower, the knight
+        // the princess sends home): a ring around it, its number beside
+        const r = 17 * (this.boost || 1);
+        el('circle', { cx, cy, r, class: `spot-around${s.selected ? ' sel' : ''}` }, g);
+        el('circle', { cx: cx + r * 0.8, cy: cy - r * 0.8, r: 8, class: 'spot-dot', fill: color.hex }, g);
+        const n = el('text', { x: cx + r * 0.8, y: cy - r * 0.8 + 3.5, class: 'spot-num', fill: color.ink }, g);
+        n.textContent = String(i + 1);
+      } else if (s.selected) {
         g.innerHTML = figureSvg(s.kind, color, cx, cy, { lying: figurePose(s.kind, s.feature).lying });
         el('circle', { cx, cy, r: 15, class: 'spot-ring sel' }, g);
       } else {

@@ -70,3 +70,27 @@ export function figureSvg(kind, c, x, y, { lying = false, cls = '', boost = 1 } 
 export function figureIcon(kind, c, size = 18) {
   return `<svg class="fig-icon" viewBox="-14 -15 28 29" width="${size}" height="${size}" aria-hidden="true">${figureSvg(kind, c, 0, 0)}</svg>`;
 }
+
+// The pieces of no player (Princess & Dragon): the dragon, seen from the
+// side, red with a lighter wing and a white outline so that it reads on any
+// tile; the fairy, small, with pale wings and a star. Drawn at (x, y) in tile
+// units, `boost` times larger when the view is far out (as the figures).
+const DRAGON_PARTS = '<path d="M-10 6Q-22 14 -28 4L-33 6L-29 -1L-26 3Q-21 9 -12 1Z"/><ellipse cx="0" cy="4" rx="14" ry="8.5"/><path d="M8 0Q13 -8 14 -14L22 -16L28 -13L22 -9.5L18 -10Q17 -3 12 6Z"/><path d="M15 -14L13 -21L18.5 -15Z"/><path d="M-8 10L-10 17L-5.5 17L-4 11ZM5 10L5 17L9.5 17L9 10Z"/>';
+export function dragonSvg(x, y, boost = 1) {
+  return `<g class="dragon-fig" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(1.15 * boost).toFixed(2)})">` +
+    `<g fill="#fff" stroke="#fff" stroke-width="5" stroke-linejoin="round" opacity=".85">${DRAGON_PARTS}<path d="M-6 -1L-2 -26L4 -16L10 -24L10 -2Z"/></g>` +
+    `<g fill="#b3261e" stroke="#3d0d08" stroke-width="1.4" stroke-linejoin="round">${DRAGON_PARTS}</g>` +
+    '<path d="M-6 -1L-2 -26L4 -16L10 -24L10 -2Z" fill="#e0683c" stroke="#3d0d08" stroke-width="1.4" stroke-linejoin="round"/>' +
+    '<path d="M-2 -2L-1.5 -20M4 -2L4 -15M8 -2L9.5 -21" stroke="#7a1d12" stroke-width="1"/>' +
+    '<path d="M-8 6Q0 11 9 6" stroke="#f2b66b" stroke-width="2.2" fill="none" stroke-linecap="round"/>' +
+    '<circle cx="21" cy="-13" r="1.5" fill="#ffe45c" stroke="#3d0d08" stroke-width=".6"/></g>';
+}
+export function fairySvg(x, y, boost = 1) {
+  return `<g class="fairy-fig" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(1.1 * boost).toFixed(2)})">` +
+    '<circle r="11" fill="#fff" opacity=".55"/>' +
+    '<ellipse cx="-4.5" cy="-3" rx="4.5" ry="7" fill="#cfeaff" stroke="#2f6aa8" stroke-width="1" transform="rotate(-30 -4.5 -3)"/>' +
+    '<ellipse cx="4.5" cy="-3" rx="4.5" ry="7" fill="#cfeaff" stroke="#2f6aa8" stroke-width="1" transform="rotate(30 4.5 -3)"/>' +
+    '<path d="M-4 9L-1.6 -2H1.6L4 9Z" fill="#b58cf0" stroke="#3d2366" stroke-width="1" stroke-linejoin="round"/>' +
+    '<circle cy="-4.6" r="2.6" fill="#f6d3b5" stroke="#3d2366" stroke-width=".8"/>' +
+    '<path d="M2 0L7 -6" stroke="#6b4e08" stroke-width="1"/><path d="M7 -9L7.8 -7L10 -6.6L7.8 -5.8L7 -3.6L6.2 -5.8L4 -6.6L6.2 -7Z" fill="#ffd93b" stroke="#6b4e08" stroke-width=".5"/></g>';
+}

@@ -25,6 +25,7 @@ import { toast, copyText, inviteUrl, optionsSummary } from './ui.js';
 import { Guide } from './guide.js';
 import { mountTraining } from './training.js';
 import { requeueAfterVoid, poolChoice } from './quickmatch.js';
+import { BoardDecision, onBoard, targetOf } from './decide.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 // a log entry whose decision put a tile on the board (docs/protocol.md, "Log entry")
@@ -126,7 +127,11 @@ export class GameView {
     this.board.destroy();
   }
 
-  freshSel() { return { rot: this.sel?.rot ?? 0, pending: null, kind: null, meeple: null, recall: false, sending: false }; }
+  freshSel() { this.deciding = null; return { rot: this.sel?.rot ?? 0, pending: null, kind: null, meeple: null, recall: false, sending: false }; }
+
+  // the pieces of no player as the engine's view gives them (Princess &
+  // Dragon: the dragon, the fairy, the dragon's movement; absent otherwise)
+  pieces(g = this.game) { return g ? { dragon: g.dragon ?? null, fairy: g.fairy ?? null, move: g.dragon_move ?? null } : null; }
 
   async start() {
     if (this.replay) { await this.startReplay(); return; }
@@ -225,6 +230,8 @@ export class GameView {
     g.log.push(e);
     g.figures = m.figures; g.supply = m.supply; g.by_kind = m.by_kind;
     if (m.goods) g.goods = m.goods;
+    // the dragon's movement is absent from the view when it does not move
+    g.dragon = m.dragon; g.fairy = m.fairy; g.dragon_move = m.dragon_move;
     const wasMine = this.myTurn();
     g.next = m.next;
     this.learnTexts(m.next);
@@ -232,6 +239,7 @@ export class GameView {
     this.guide?.onMove(e);
     this.flashEvents(e);
     this.board.setFigures(g.figures, (p) => this.colors[p]);
+    this.board.setPieces(this.pieces());
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     if (g.next.over) { this.renderFinal(); sound.play('end'); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
@@ -316,6 +324,7 @@ export class GameView {
         const last = this.game.board.length > 1 ? this.game.board[this.game.board.length - 1] : null;
         this.board.setLast(last);
         this.board.setFigures(this.game.figures, (p) => this.colors[p]);
+        this.board.setPieces(this.pieces());
         if (refit) this.board.fit();
       }
     }
@@ -353,7 +362,7 @@ export class GameView {
     const n = this.game?.next;
     const line = this.$('.turn-line'), hand = this.$('.hand'), act = this.$('.actions');
     hand.classList.add('hidden'); act.replaceChildren();
-    this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null);
+    this.board.setCandidates(new Map(), 0); this.board.setPending(null); this.board.setSpots([], null); this.board.setEaten(null);
     this.board.hoverTile = null;
     if (this.previewing) { this.board.mark(null); this.previewing = false; }
     if (!this.sel.pending && this.board.saved) { this.board.unzoom(); if (!this.board.userMoved) this.board.fit(); }
@@ -456,6 +465,12 @@ export class GameView {
       act.innerHTML = n.to_move !== n.turn_player ? `<p class="hint" data-testid="decision-other">${t('hint.decision.other', { name: this.who(n.to_move), player: this.who(n.turn_player) })}</p>` : '';
       return;
     }
+    // options that name squares or places of the board are chosen there (decide.js)
+    if (onBoard(opts)) {
+      if (this.deciding?.step !== n.step) this.deciding = new BoardDecision(this, n.step);
+      this.deciding.draw(n);
+      return;
+    }
     act.innerHTML = `<h4 class="decision-head" data-testid="decision-head">${t('decision.title')}</h4>`
       + `<div class="decision row" role="group" aria-label="${esc(t('decision.title'))}" data-testid="decision">${opts.map((o, i) => `<button data-act="decide" data-i="${i}" data-testid="decision-${i}"${this.sel.sending ? ' disabled' : ''}>${this.touch ? '' : `<kbd>${i + 1}</kbd> `}${esc(o.text)}</button>`).join('')}</div>`;
   }
@@ -491,6 +506,7 @@ export class GameView {
 
   clickSquare(x, y) {
     if (!this.myTurn() || this.sel.sending) return;
+    if (this.deciding) { this.deciding.square(x, y); return; }
     const rots = (this.groups().get(`${x},${y}`) || []).map((p) => p.rot);
     if (!rots.length) return;
     if (this.sel.pending && this.sel.pending.x === x && this.sel.pending.y === y) { this.rotate(1); return; }
@@ -500,6 +516,7 @@ export class GameView {
     this.renderTurn();
   }
   clickSpot(i) {
+    if (this.deciding) { this.deciding.spot(i); return; }
     const s = this.spotList()[i];
     if (!s) return;
     this.sel.meeple = s.selected ? null : { kind: s.kind, at: s.at };
@@ -549,7 +566,10 @@ export class GameView {
     const acts = {
       zoomin: () => this.board.zoomBy(1.25), zoomout: () => this.board.zoomBy(0.8), fit: () => this.board.fit(),
       rotl: () => this.rotate(-1), rotr: () => this.rotate(1),
-      kind: () => { this.sel.kind = b.dataset.kind; this.sel.meeple = null; this.renderTurn(); },
+      kind: () => { if (this.deciding) { this.deciding.kind = b.dataset.kind; this.deciding.chosen = null; this.deciding.eaten = null; } this.sel.kind = b.dataset.kind; this.sel.meeple = null; this.renderTurn(); },
+      choose: () => this.deciding?.choose(Number(b.dataset.i)),
+      confirmchoice: () => this.deciding?.confirm(),
+      unchoose: () => { if (this.deciding) { this.deciding.chosen = null; this.deciding.eaten = null; this.renderTurn(); } },
       spot: () => this.clickSpot(Number(b.dataset.i)),
       nofig: () => { this.sel.meeple = null; this.sel.recall = false; this.renderTurn(); },
       recall: () => { this.sel.recall = !this.sel.recall; this.sel.meeple = null; this.renderTurn(); },
@@ -588,8 +608,9 @@ export class GameView {
     else if (k === '-') this.board.zoomBy(0.8);
     else if (!this.myTurn()) return;
     else if (this.game.next.step_kind !== tileStep()) {
-      // a decision of another kind of step: 1..9 pick its options
-      if (/^[1-9]$/.test(k)) this.decide(Number(k) - 1); else return;
+      // a decision of another kind of step: 1..9 pick its options (on the
+      // board: choose them, Enter confirms)
+      if (this.deciding) { if (!this.deciding.key(k)) return; } else if (/^[1-9]$/.test(k)) this.decide(Number(k) - 1); else return;
     } else if (k === 'r' || k === 'R') this.rotate(e.shiftKey ? -1 : 1);
     else if (k === 'e' || k === 'E') this.rotate(-1);
     else if (k === 'Enter') this.confirm();
@@ -735,7 +756,7 @@ export class GameView {
     const kind = entryStep(e);
     const tile = `<span class="tname">${esc(this.tiles.name(e.tile))}</span>`;
     let h;
-    if (kind !== tileStep()) h = t('log.decision', { name: this.who(e.player), text: esc(this.stepText(e, kind)) });
+    if (kind !== tileStep()) h = this.decisionLine(e, kind);
     else if (e.discarded) h = t('log.discard', { name: this.who(e.player), tile });
     else {
       h = t('log.place', { name: this.who(e.player), tile });
@@ -744,7 +765,9 @@ export class GameView {
       if (e.bonus) h += ' ' + t('log.bonus');
       if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${tOr(`goods.${k}`, k)}`)) });
     }
-    const mark = placedTile(e) ? ` data-mark="tile" data-x="${e.x}" data-y="${e.y}" tabindex="0" role="button"` : '';
+    const tg = kind !== tileStep() ? targetOf({ [kind]: e[kind] }) : null;
+    const at = placedTile(e) ? e : tg && tg.word === undefined ? tg : null;
+    const mark = at ? ` data-mark="tile" data-x="${at.x}" data-y="${at.y}" tabindex="0" role="button"` : '';
     const events = withHolders(e.events);
     let evs = '';
     for (const ev of events) if (!ev.final && eventShown(ev)) evs += this.evHtml(ev, e.player);
@@ -753,6 +776,28 @@ export class GameView {
     if (fin.length) out += `<li class="final-scoring" data-testid="log-final"><h4>${t('fin.title')}</h4>${fin.map((ev) => this.evHtml(ev, e.player)).join('')}</li>`;
     return out;
   }
+  // A decision of a step other than the tile step in words: the catalogue's
+  // line for the decision's keys (log.<keys>: the square's tile, the role of
+  // the figure it names, whose figures went home), else the engine's words.
+  decisionLine(e, kind) {
+    const who = this.who(e.player);
+    const tg = targetOf({ [kind]: e[kind] });
+    const key = tg ? `log.${[...tg.path, ...(tg.word !== undefined ? [tg.word] : [])].join('.')}` : '';
+    const plain = t('log.decision', { name: who, text: esc(this.stepText(e, kind)) });
+    if (!key || tOr(key, '') === '') return plain;
+    const tile = tg.word === undefined ? (this.game.board || []).find((b) => b.x === tg.x && b.y === tg.y) : null;
+    const feature = tile && tg.at ? this.tiles.segmentAt(tile.tile, tile.rot, tg.at)?.kind : null;
+    const home = (e.events || []).filter((ev) => ev.returned !== undefined);
+    const list = listJoin(home.map((ev) => t('decide.whose', { name: this.who(ev.player), role: esc(roleName(ev.returned, this.featureAt(ev))) })));
+    let h = t(key, { name: who, tile: tile ? `<span class="tname">${esc(this.tiles.name(tile.tile))}</span>` : '', role: tg.at ? esc(roleName(tg.kind || this.figureKindAt(tg) || names.figures[0], feature)) : '', list });
+    if (home.length && tOr(`${key}.home`, '') !== '') h += ' ' + t(`${key}.home`, { list });
+    return h;
+  }
+  featureAt(p) {
+    const b = (this.game.board || []).find((q) => q.x === p.x && q.y === p.y);
+    return b && p.at ? this.tiles.segmentAt(b.tile, b.rot, p.at)?.kind : undefined;
+  }
+  figureKindAt(p) { return (this.game.figures || []).find((f) => f.x === p.x && f.y === p.y && f.at === p.at)?.kind; }
   evHtml(ev, mover) {
     const best = Math.max(...ev.points);
     const c = best > 0 ? this.colors[ev.points.indexOf(best)].hex : '#999';
@@ -914,8 +959,21 @@ export class GameView {
     const board = [...this.start0];
     const map = new Map(board.map((b) => [`${b.x},${b.y}`, b]));
     const figs = [];
+    // the pieces of no player the game has (its view's keys), where the
+    // decisions that name them put them
+    const pieces = {};
+    for (const k of Object.keys(this.pieces() || {})) if (Object.prototype.hasOwnProperty.call(this.game, k)) pieces[k] = null;
     for (let i = 0; i < step; i++) {
       const e = log[i];
+      const kind = entryStep(e);
+      const tg = kind !== tileStep() ? targetOf({ [kind]: e[kind] }) : null;
+      if (tg && tg.word === undefined) {
+        const piece = tg.path[tg.path.length - 1];
+        if (tg.kind && tg.at) {
+          const b = map.get(`${tg.x},${tg.y}`);
+          figs.push({ player: e.player, kind: tg.kind, x: tg.x, y: tg.y, at: tg.at, feature: b ? this.tiles.segmentAt(b.tile, b.rot, tg.at)?.kind : undefined });
+        } else if (piece in pieces) pieces[piece] = { x: tg.x, y: tg.y, at: tg.at ?? null };
+      }
       if (placedTile(e)) {
         const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
         board.push(tile); map.set(`${e.x},${e.y}`, tile);
@@ -930,7 +988,7 @@ export class GameView {
         if (k >= 0) figs.splice(k, 1);
       }
     }
-    return { board, map, figs };
+    return { board, map, figs, pieces };
   }
   stepScores() {
     const n = this.table.options.players;
@@ -956,6 +1014,7 @@ export class GameView {
     const lastE = this.step ? this.game.log[this.step - 1] : null;
     this.board.setLast(placedTile(lastE) ? lastE : null);
     this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
+    this.board.setPieces(this.atEnd() ? this.pieces() : this.sim.pieces);
     if (refit) {
       // the view takes in the whole game, so the board does not jump while stepping
       this.board.extent = this.simulate(this.game.log.length).board.map((b) => `${b.x},${b.y}`);

@@ -3,8 +3,10 @@
 // Every tile is drawn at rotation 0 in a 100x100 box from its segments alone:
 // cities from the sides their ports touch, roads and rivers from their ports,
 // cloisters and gardens at the centre, plus the flags (shield, inn, cathedral)
-// and goods. Nothing here knows a tile by name, so every expansion tile draws
-// itself. The same geometry gives the spot of every segment (where a figure
+// and goods, and a tile's symbol (Princess & Dragon: the tiles JSON's
+// "symbol", the princess city segment's "princess"), each drawn by the name
+// the engine gives it. Nothing here knows a tile by name, so every expansion
+// tile draws itself. The same geometry gives the spot of every segment (where a figure
 // stands); fields get theirs from a coarse grid filled around the drawn shapes.
 
 import { t, listJoin } from './i18n.js';
@@ -177,6 +179,9 @@ export function tileGeometry(def, startNames = []) {
   g.gardenSeg = segs.find((s) => as(s) === 'flowers') || null;
   // the goods symbol of a city segment (Traders & Builders), drawn by its name
   g.goods = segs.find((s) => s.goods)?.goods || null;
+  // the tile's symbol (a volcano, a dragon, a magic portal, a princess), by its name
+  g.symbol = def.symbol || null;
+  g.princessSeg = segs.find((s) => s.princess) || null;
   return g;
 }
 
@@ -235,9 +240,12 @@ export function computeSpots(g) {
   flood();
   // the segment's cell farthest from any other label and from the tile's edge
   // (a two-pass chamfer distance transform), nudged towards `pref`
-  const poleOf = (idx, pref) => {
+  // (poleWhere: the same over the cells whose label `inside` accepts, kept
+  // away from the points `avoid` by `gap` tile units and from the tile's
+  // edge by `margin` where it can: a symbol drawn there stays whole)
+  const poleWhere = (inside, pref, avoid = [], gap = 0, margin = 0) => {
     const D = new Float32Array(label.length);
-    for (let i = 0; i < label.length; i++) D[i] = label[i] === idx ? 1e9 : 0;
+    for (let i = 0; i < label.length; i++) D[i] = inside(label[i]) ? 1e9 : 0;
     const relax = (i, j, w) => { if (D[j] + w < D[i]) D[i] = D[j] + w; };
     for (let y = 0; y < GRID; y++) {
       for (let x = 0; x < GRID; x++) {
@@ -253,16 +261,19 @@ export function computeSpots(g) {
         if (y < GRID - 1) { relax(i, i + GRID, 1); if (x < GRID - 1) relax(i, i + GRID + 1, 1.414); if (x > 0) relax(i, i + GRID - 1, 1.414); }
       }
     }
-    let best = null, bestScore = -1;
+    let best = null, bestScore = -Infinity;
     for (let i = 0; i < label.length; i++) {
-      if (label[i] !== idx) continue;
+      if (!inside(label[i])) continue;
       const [x, y] = cellXY(i);
       const d = Math.min(D[i] * CELL, x + 2, y + 2, 102 - x, 102 - y, 30);
-      const score = d - (pref ? Math.hypot(x - pref[0], y - pref[1]) * 0.08 : 0);
+      let score = d - (pref ? Math.hypot(x - pref[0], y - pref[1]) * 0.08 : 0);
+      for (const a of avoid) score += Math.min(0, Math.hypot(x - a[0], y - a[1]) - gap) * 1.5;
+      score -= Math.max(0, margin - Math.min(x, y, 100 - x, 100 - y)) * 100;
       if (score > bestScore) { bestScore = score; best = [x, y]; }
     }
     return best;
   };
+  const poleOf = (idx, pref) => poleWhere((l) => l === idx, pref);
   if (g.gardenSeg) {
     // the garden goes where the largest field is widest
     let at = null;
@@ -299,6 +310,18 @@ export function computeSpots(g) {
   for (const f of g.fieldSegs) {
     g.spots[f.index] = poleOf(f.index, null) || portPoint(f.ports[0]);
   }
+  if (g.symbol) {
+    // the princess in her city beside its figure's spot; any other symbol
+    // on the meadow where it is widest and clear of the figures' spots (one
+    // drawn big, a volcano, takes the middle of it)
+    const spots = Object.values(g.spots);
+    const fieldIdx = new Set(g.fieldSegs.map((f) => f.index));
+    const ps = g.princessSeg;
+    let at = null;
+    if (ps) at = poleWhere((l) => l === ps.index, null, [g.spots[ps.index]], 18, 13);
+    else if (fieldIdx.size) at = poleWhere((l) => fieldIdx.has(l), [50, 50], SYMBOL_LOOKS[g.symbol]?.middle ? [] : spots, 18, 16);
+    g.icons.push({ kind: g.symbol, at: at || [50, 50] });
+  }
   g.labels = label;
   return g;
 }
@@ -315,8 +338,21 @@ const ICONS = {
   cloth: (x, y) => `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="8" fill="#f4eede" stroke="#5b3b1a"/><rect x="-5" y="-4" width="10" height="8" rx="2" fill="#2f7fbf"/><path d="M-5 -1H5M-5 2H5" stroke="#bfe0f7" stroke-width="1"/></g>`,
 };
 
+// The symbols of Princess & Dragon tiles, by the engine's names (the tiles
+// JSON's "symbol"): a volcano with its smoke, a dragon's head on a badge,
+// the magic portal's arch, the princess with her crown.
+const SYMBOLS = {
+  volcano: '<path d="M-17 11L-6 -6Q0 -3 6 -6L17 11Z" fill="#6e4a36" stroke="#2f1d12" stroke-width="1.5" stroke-linejoin="round"/><path d="M-6 -6Q0 -3 6 -6L4 -1L2 5L0 0L-2 6L-4 -1Z" fill="#e8461e"/><ellipse cy="-6" rx="6" ry="2" fill="#f7a21b" stroke="#2f1d12" stroke-width=".8"/><path d="M-9 11L-4 3M9 11L5 4" stroke="#4b3020" stroke-width="1.2"/><circle cx="-2" cy="-12" r="3.2" fill="#bdb6ad" opacity=".95"/><circle cx="3" cy="-15.5" r="4" fill="#d8d2ca" opacity=".9"/><circle cx="-1" cy="-19" r="2.6" fill="#e9e5df" opacity=".85"/>',
+  dragon: '<circle r="10" fill="#f4eede" stroke="#7a1d12" stroke-width="1.4"/><path d="M-7 6L-5 -1L-8 -7L-2.5 -4L1 -7L2 -4.5L6.5 -3.5L8.5 -.5L5.5 .5L7.5 3L2.5 3.2L-1 6.5Z" fill="#c0392b" stroke="#5a130c" stroke-width="1" stroke-linejoin="round"/><circle cx="2.4" cy="-2" r="1.1" fill="#fff3a0"/><path d="M-5 -1L-1 1.5L-3 4" stroke="#f29b7f" stroke-width=".9" fill="none"/>',
+  portal: '<path d="M-10 11V-1A10 10 0 0 1 10 -1V11Z" fill="#8e8a80" stroke="#2b2620" stroke-width="1.4"/><path d="M-6.5 11V-.5A6.5 6.5 0 0 1 6.5 -.5V11Z" fill="#6c2bb8"/><path d="M-4 11V0A4 4 0 0 1 4 0V11Z" fill="#b98cf0"/><path d="M0 -3.5L.9 -1L3.3 -.6L.9 .3L0 2.8L-.9 .3L-3.3 -.6L-.9 -1Z" fill="#fff"/><path d="M-10 3H-6.5M6.5 3H10M-9 -5L-6 -3M9 -5L6 -3" stroke="#2b2620" stroke-width=".8"/>',
+  princess: '<path d="M-7.5 11L-3.2 -1.5H3.2L7.5 11Z" fill="#e77fb1" stroke="#5e1f3f" stroke-width="1.2" stroke-linejoin="round"/><path d="M-6 8H6" stroke="#f7c9de" stroke-width="1.2"/><circle cy="-4.8" r="3.6" fill="#f6d3b5" stroke="#5e1f3f" stroke-width="1"/><path d="M-3.6 -8L-3.6 -12L-1.8 -9.8L0 -12.6L1.8 -9.8L3.6 -12L3.6 -8Z" fill="#f3c12e" stroke="#6b4e08" stroke-width=".8"/>',
+};
+// how each symbol is drawn: `middle`, it takes the middle of its meadow
+const SYMBOL_LOOKS = { volcano: { middle: true } };
+for (const [k, v] of Object.entries(SYMBOLS)) ICONS[k] = () => v;
+
 // icons drawn larger than their first size, so that they read at the fitted view of a long game
-const ICON_SCALE = { shield: 1.25, inn: 1.35, wine: 1.4, grain: 1.4, cloth: 1.4 };
+const ICON_SCALE = { shield: 1.25, inn: 1.35, wine: 1.4, grain: 1.4, cloth: 1.4, volcano: 1.45, dragon: 1.35, portal: 1.35, princess: 1.15 };
 
 function houseSvg([x, y], scale = 1) {
   return `<g transform="translate(${fmt(x)} ${fmt(y)}) scale(${scale})"><rect x="-6" y="-4" width="12" height="9" fill="#efe3c8" stroke="#5b3b1a" stroke-width="1"/><path d="M-8 -3L0 -10L8 -3Z" fill="#b04a32" stroke="#5b3b1a" stroke-width="1"/></g>`;
@@ -361,7 +397,7 @@ export function tileSvg(g, rot = 0) {
     const [x, y] = g.garden.at;
     s += `<g transform="translate(${fmt(x)} ${fmt(y)})"><circle r="14.5" fill="#f4eede" stroke="#3d6b22" stroke-width="1.2"/><circle r="12" fill="#3f8a2a" stroke="#24531a" stroke-width="1.6" stroke-dasharray="2.5 1.5"/>${[[-4, -3], [4, -3], [0, 4], [-5, 4], [5, 4]].map(([a, b]) => `<circle cx="${a}" cy="${b}" r="2.6" fill="#e05a7a"/>`).join('')}<circle r="2.4" fill="#f6d94a"/></g>`;
   }
-  for (const ic of g.icons) s += up(ic.at[0], ic.at[1], `<g transform="scale(${ICON_SCALE[ic.kind] || 1})">${ICONS[ic.kind](0, 0)}</g>`);
+  for (const ic of g.icons) if (ICONS[ic.kind]) s += up(ic.at[0], ic.at[1], `<g transform="scale(${ICON_SCALE[ic.kind] || 1})">${ICONS[ic.kind](0, 0)}</g>`);
   s += `<rect x=".5" y=".5" width="99" height="99" fill="none" stroke="rgba(40,30,10,.35)" stroke-width="1"/>`;
   return s;
 }
@@ -426,6 +462,7 @@ export function describeTile(def, startNames = []) {
   const goods = segs.find((x) => x.goods)?.goods;
   if (goods) extras.push(`tn.x.${goods}`);
   if (segs.some((x) => as(x) === 'flowers')) extras.push('tn.x.garden');
+  if (def.symbol) extras.push(`tn.x.${def.symbol}`);
   return { main, n: cities.length, extras };
 }
 

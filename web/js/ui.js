@@ -36,7 +36,7 @@ export function inviteUrl(id, colors) {
   return `${location.origin}/?table=${id}${c}`;
 }
 
-const EXP_KEYS = { river: 'exp.river', 'inns-cathedrals': 'exp.ic', 'inns-cathedrals-tiles': 'exp.ictiles', 'traders-builders': 'exp.tb', abbot: 'exp.abbot' };
+const EXP_KEYS = { river: 'exp.river', 'inns-cathedrals': 'exp.ic', 'inns-cathedrals-tiles': 'exp.ictiles', 'traders-builders': 'exp.tb', abbot: 'exp.abbot', 'princess-dragon': 'exp.pd' };
 export const expName = (e) => (EXP_KEYS[e] ? t(EXP_KEYS[e]) : e);
 export const expHelp = (e) => (EXP_KEYS[e] ? t(`${EXP_KEYS[e]}.help`) : '');
 
