@@ -959,21 +959,20 @@ export class GameView {
     const board = [...this.start0];
     const map = new Map(board.map((b) => [`${b.x},${b.y}`, b]));
     const figs = [];
-    // the pieces of no player the game has (its view's keys), where the
-    // decisions that name them put them
-    const pieces = {};
-    for (const k of Object.keys(this.pieces() || {})) if (Object.prototype.hasOwnProperty.call(this.game, k)) pieces[k] = null;
+    // the pieces of no player (Princess & Dragon): where each log entry
+    // says they stand after its step (dragon_at, fairy_at); a figure a
+    // decision put elsewhere than on its tile (the magic portal) from the
+    // decision's place
+    let pieces = null;
     for (let i = 0; i < step; i++) {
       const e = log[i];
       const kind = entryStep(e);
       const tg = kind !== tileStep() ? targetOf({ [kind]: e[kind] }) : null;
-      if (tg && tg.word === undefined) {
-        const piece = tg.path[tg.path.length - 1];
-        if (tg.kind && tg.at) {
-          const b = map.get(`${tg.x},${tg.y}`);
-          figs.push({ player: e.player, kind: tg.kind, x: tg.x, y: tg.y, at: tg.at, feature: b ? this.tiles.segmentAt(b.tile, b.rot, tg.at)?.kind : undefined });
-        } else if (piece in pieces) pieces[piece] = { x: tg.x, y: tg.y, at: tg.at ?? null };
+      if (tg && tg.word === undefined && tg.kind && tg.at) {
+        const b = map.get(`${tg.x},${tg.y}`);
+        figs.push({ player: e.player, kind: tg.kind, x: tg.x, y: tg.y, at: tg.at, feature: b ? this.tiles.segmentAt(b.tile, b.rot, tg.at)?.kind : undefined });
       }
+      if ('dragon_at' in e) pieces = { dragon: e.dragon_at, fairy: e.fairy_at ?? null, move: null };
       if (placedTile(e)) {
         const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
         board.push(tile); map.set(`${e.x},${e.y}`, tile);
