@@ -23,6 +23,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +109,19 @@ class PersonAndBot(PrincessCase):
             json.dump(rec, f)
         p = subprocess.run([CARC, "replay", path], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        # the analysis goes through every step, the new kinds included
+        code, a = srv.post("/api/tables/%s/analysis" % t["id"], {})[:2]
+        self.assertIn(code, (200, 202), a)
+        end = time.time() + 120
+        while a.get("status") != "done" and time.time() < end:
+            time.sleep(0.2)
+            code, a = srv.get("/api/tables/%s/analysis" % t["id"])[:2]
+        self.assertEqual(a.get("status"), "done", a)
+        log = st["game"]["log"]
+        self.assertEqual([x["step"] for x in a["turns"]], list(range(len(log))))
+        played = [x["played"] for x in a["turns"]]
+        self.assertTrue(any("dragon" in p for p in played), played)
+        self.assertTrue(any("action" in p for p in played), played)
 
 
 class Hostile(PrincessCase):
