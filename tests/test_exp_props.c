@@ -20,6 +20,7 @@
  * - the game written as a record (carc_record_write) and replayed
  *   (carc_record_replay), at the end and once half-way, gives the same
  *   scores, breakdown, supplies, goods and carc_game_hash.
+ * The games take the three farm-scoring editions in turn.
  * - Princess & Dragon: the action step is the turn's player's, the dragon's
  *   squares are decided by the players in turn from the turn's player, each
  *   decision survives its JSON, the dragon and the fairy never share a
@@ -191,6 +192,8 @@ static void play_one(unsigned exp, int players, uint64_t seed)
 	carc_rules_default(&r);
 	r.players = players;
 	r.expansions = exp;
+	/* the three farm-scoring editions in turn (the fairy's farmer too) */
+	r.farm_scoring = (int)(seed % CARC_FARM_SCORING_COUNT);
 	int counts[TILE_TYPES];
 	const int total = carc_rules_pile(&r, counts);
 
