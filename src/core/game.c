@@ -365,6 +365,9 @@ uint64_t carc_game_hash(const carc_game *g)
 	h ^= eng_mix64(0x70000ull + g->player + ((uint64_t)g->bonus << 8));
 	if (g->step != ST_STEP_TILE)
 		h ^= eng_mix64(0x75000ull + ((uint64_t)g->step << 8) + g->step_player);
+	/* the dragon's movement under way: the squares it may not enter again */
+	for (int k = 0; k < g->nvisited; k++)
+		h ^= eng_mix64(0x76000ull + ((uint64_t)k << 8) + g->visited[k]);
 	h ^= eng_mix64(0x71000ull + (uint64_t)(carc_current_tile(g) + 1));
 	for (int p = 0; p < g->rules.players; p++) {
 		h ^= eng_mix64(0x72000ull + ((uint64_t)p << 16) + (uint16_t)g->score[p]);
