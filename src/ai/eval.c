@@ -12,7 +12,7 @@
  *      + follower economy: every follower in supply is worth fv, every
  *        follower on a road, city or cloister is worth c * fv (it comes back
  *        when the feature completes)
- * where T is the tiles left and, for o open sides,
+ * where T is the tiles left after this turn's and, for o open sides,
  *   close(T) = T / (T + 8)           chance that one open side gets closed
  *   c        = close(T)^o            chance that the feature completes
  *                                    (cloister: fill^(8 - neighbours))
@@ -23,6 +23,8 @@
  *        good's majority of tokens now (10 at the end)
  *      + builders (Traders & Builders): `builder` points to the owner for
  *        every tile the builder's open road or city is expected to grow by
+ *      + the fairy (Princess & Dragon), to the owner of the follower it
+ *        stands next to: 3 + (1 - c) * 0.5 * T / players (add_fairy)
  * Farm scoring is estimated as "international" under every edition; the
  * estimate is the same for every rule set and expansion (big followers
  * count double in majorities, pigs make a farm pay 4 a city).
@@ -113,6 +115,50 @@ static void env_at(const carc_game *g, const eval_weights *w, int T, eval_env *e
 	e->fill = T / (T + w->fill_k);
 	e->grow1 = w->growth * 0.5 * T / (T + 15.0);
 	e->builders = (r.expansions & CARC_EXP_TRADERS) && w->builder != 0;
+}
+
+/* The tiles still to be placed after this turn's: T of the formulas. In
+ * the tile step the current tile is among the tiles left; in a later step
+ * of the same turn (Princess & Dragon's action and dragon steps) it is
+ * placed already but still counted, so it is taken off: every position of
+ * a turn is valued with the T of the next turn, as eval_moves' children. */
+static int eval_tiles(const carc_game *g)
+{
+	int T = carc_tiles_left(g);
+	if (carc_step_kind(g) > CARC_STEP_TILE && T > 0)
+		T--;
+	return T;
+}
+
+/* Princess & Dragon: the fairy next to a follower is worth to that
+ * follower's owner the 3 points it brings when the feature is scored
+ * (at its completion or at the end: it is nearly sure) plus a point at the
+ * start of each of the owner's turns until then: half the owner's turns
+ * left (T / players) times the chance the feature is still open (a field
+ * never completes). The figure's feature is valued as add_feature does. */
+static void add_fairy(const carc_game *g, const eval_weights *w, const eval_env *e, double *out)
+{
+	int fi;
+	if (carc_fairy_tile(g, &fi) < 0 || fi < 0)
+		return;
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int n = carc_board_figures(g, f, CARC_MAX_FIGURES);
+	if (fi >= n)
+		return;
+	int id = carc_feature_id(g, f[fi].tile, f[fi].seg);
+	if (id < 0)
+		return;
+	carc_feature_info h;
+	carc_feature_get(g, id, 0, 0, &h);
+	double c = 0;
+	if (h.kind == CARC_FEAT_ROAD || h.kind == CARC_FEAT_CITY) {
+		c = h.done ? 1.0 : completion(w, h.open, e->T);
+	} else if (h.kind == CARC_FEAT_CLOISTER || h.kind == CARC_FEAT_GARDEN) {
+		c = 1.0;
+		for (int i = h.neighbours; i < 8; i++)
+			c *= e->fill;
+	}
+	out[f[fi].owner] += 3.0 + (1.0 - c) * 0.5 * e->T / carc_players(g);
 }
 
 /* Completed cities (and the chances of the open ones) among city roots
@@ -208,12 +254,13 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 		return;
 	}
 	eval_env e;
-	env_at(g, w, carc_tiles_left(g), &e);
+	env_at(g, w, eval_tiles(g), &e);
 	carc_feature_info held[CARC_MAX_FIGURES];
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	add_goods(g, w, out);
+	add_fairy(g, w, &e, out);
 	if (e.builders)
 		add_builders(g, w, e.grow1, out);
 	for (int k = 0; k < nh; k++) {
@@ -256,7 +303,7 @@ void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_
 	if (carc_game_over(g))
 		return;
 	eval_env e, e0;
-	env_at(g, &w, carc_tiles_left(g), &e);
+	env_at(g, &w, eval_tiles(g), &e);
 	e0 = e;
 	e0.fv = 0;
 	double tmp[CARC_MAX_PLAYERS], tmp0[CARC_MAX_PLAYERS];
@@ -266,6 +313,10 @@ void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_
 	add_goods(g, &w, tmp);
 	for (int p = 0; p < np; p++)
 		out[p][CARC_PART_GOODS] += tmp[p];
+	memset(tmp, 0, sizeof tmp);
+	add_fairy(g, &w, &e, tmp);
+	for (int p = 0; p < np; p++)
+		out[p][CARC_PART_FAIRY] += tmp[p];
 	if (e.builders) {
 		memset(tmp, 0, sizeof tmp);
 		add_builders(g, &w, e.grow1, tmp);
@@ -502,6 +553,7 @@ static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w,
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	add_goods(g, w, out);
+	add_fairy(g, w, e, out);
 	if (e->builders)
 		add_builders(g, w, e->grow1, out);
 	int ti = ai_new_tile(g, c->pg);
@@ -649,10 +701,11 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		carc_game_copy(P, g);
 		if (carc_apply(P, pl[i], NULL, NULL) != CARC_OK)
 			continue;
-		/* the cache's numbers are those of the next turn (one tile fewer):
-		 * a decision after which the turn goes on (a step of another kind
-		 * comes first) is evaluated in full, as it stands */
-		int whole = !carc_game_over(P) && carc_tiles_left(P) != c->env.T;
+		/* the cache's numbers are those of the next turn (one tile fewer),
+		 * as eval_tiles gives them for a later step of this turn too; a
+		 * placement that changes the tiles to come (a volcano brings the
+		 * dragon tiles into the draw) is evaluated in full */
+		int whole = !carc_game_over(P) && eval_tiles(P) != c->env.T;
 		if (whole) {
 			vals[n] = eval_for(P, w, p);
 		} else {
@@ -702,3 +755,9 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 	carc_game_free(tmp);
 	return n;
 }
+
+/* carc_eval_parts' first parts are the score kinds, index for index, and
+ * the server names the parts after them (src/server/table/why.c). */
+_Static_assert((int)CARC_PART_FAIRY == (int)CARC_SCORE_FAIRY &&
+                   (int)CARC_PART_FOLLOWERS == (int)CARC_SCORE_KIND_COUNT,
+               "the evaluation's parts start with the score kinds");
