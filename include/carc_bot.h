@@ -62,19 +62,20 @@ double carc_eval_margin(const carc_game *g, int player);
 /* The same evaluation split by where the points come from, for
  * explaining a move (the server's analyses): out[p][part] for every
  * player p, with the parts below summing to p's expected final score (the
- * number carc_eval_margin subtracts from). Each of the first six parts is
+ * number carc_eval_margin subtracts from). Each of the first seven parts is
  * the points of that carc_score_kind scored so far plus the features'
  * expected value (a field's in FARM); FOLLOWERS is what followers in
  * supply and followers expected back from roads, cities and cloisters are
  * worth; BUILDERS the builders' expected extra tiles. A finished game:
  * the final points by kind. Cheap (one pass over the held features). */
 typedef enum carc_eval_part {
-	CARC_PART_ROAD = 0, /* = CARC_SCORE_ROAD, and so on to GOODS */
+	CARC_PART_ROAD = 0, /* = CARC_SCORE_ROAD, and so on to FAIRY */
 	CARC_PART_CITY,
 	CARC_PART_CLOISTER,
 	CARC_PART_FARM,
 	CARC_PART_GARDEN,
 	CARC_PART_GOODS,
+	CARC_PART_FAIRY, /* = CARC_SCORE_FAIRY: its points and its expected ones */
 	CARC_PART_FOLLOWERS,
 	CARC_PART_BUILDERS,
 	CARC_PART_COUNT

@@ -269,6 +269,104 @@ static void every_bot_plays_a_step_it_does_not_know(void **state)
 #endif
 }
 
+/* ---- Princess & Dragon ------------------------------------------------------- */
+
+/* Figures of each player on the board. */
+static void figures_of(const carc_game *g, int *n)
+{
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int k = carc_board_figures(g, f, CARC_MAX_FIGURES);
+	memset(n, 0, sizeof(int) * CARC_MAX_PLAYERS);
+	for (int i = 0; i < k; i++)
+		n[f[i].owner]++;
+}
+
+/* What a dragon square eats: the mover's own figures and the others'. */
+static void dragon_eats(const carc_game *g, carc_move m, carc_game *tmp, int *own, int *others)
+{
+	int before[CARC_MAX_PLAYERS], after[CARC_MAX_PLAYERS], me = carc_to_move(g);
+	figures_of(g, before);
+	carc_game_copy(tmp, g);
+	assert_int_equal(carc_apply(tmp, m, NULL, NULL), CARC_OK);
+	figures_of(tmp, after);
+	*own = *others = 0;
+	for (int p = 0; p < carc_players(g); p++)
+		*(p == me ? own : others) += before[p] - after[p];
+}
+
+/*
+ * Whole Princess & Dragon games (its 30 tiles and a few of the base game;
+ * 2 and 4 players, and 4 with every expansion): every bot's decisions are
+ * legal in every step (tile, action, dragon), the checking build compares
+ * the evaluations made quickly with full ones, and whenever greedy moves
+ * the dragon and one square eats a figure of another player and none of
+ * its own, greedy never takes a square that eats only its own.
+ */
+static void every_bot_plays_princess_dragon(void **state)
+{
+	(void)state;
+	const char *const specs[] = {"mcts:iter=6", "greedy", "star25:depth=2,width=2", "random",
+	                             "softgreedy:temp=2", "mcts:iter=4,playout=random,cutoff=3"};
+	char err[CARC_ERRMSG_SIZE];
+	int pile[TILE_TYPES] = {0};
+	for (int t = 0; t < TILE_TYPES; t++)
+		if (carc_tile_set(t) == CARC_SET_PRINCESS && !carc_tile_is_garden_copy(t, NULL))
+			pile[t] = 1;
+	const char *names[] = {"A", "B", "E", "K", "L", "V", "W", "U"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		pile[carc_tile_parse(names[i])]++;
+	const unsigned all = carc_expansions_known() & ~(unsigned)carc_expansion_parse("test-pass");
+	const struct {
+		int players;
+		unsigned exp;
+	} games[] = {{2, CARC_EXP_PRINCESS}, {4, CARC_EXP_PRINCESS}, {4, all & ~(CARC_EXP_RIVER | CARC_EXP_INNS_TILES)}};
+	int steps[3] = {0}, judged = 0;
+	carc_game *tmp = carc_game_alloc();
+	for (size_t k = 0; k < sizeof games / sizeof games[0]; k++) {
+		for (uint64_t seed = 1; seed <= (getenv("CARC_QUICK") ? 1u : 3u); seed++) {
+			carc_rules r = t_rules(games[k].players);
+			r.expansions = games[k].exp;
+			carc_game *g = carc_game_alloc();
+			assert_non_null(g);
+			if (carc_game_init(g, &r, seed + 40, pile, TILE_TYPES, err) != CARC_OK)
+				fail_msg("princess-dragon game: %s", err);
+			carc_bot *b[CARC_MAX_PLAYERS];
+			for (int p = 0; p < games[k].players; p++)
+				b[p] = bot(specs[(p + k + seed) % 6], seed * 11 + (uint64_t)p);
+			while (!carc_game_over(g)) {
+				int p = carc_to_move(g), kind = carc_step_kind(g);
+				assert_true(kind >= 0 && kind < 3);
+				steps[kind]++;
+				carc_move m = carc_bot_choose(b[p], g);
+				if (kind == CARC_STEP_DRAGON && !strcmp(carc_bot_spec(b[p]), "greedy")) {
+					carc_move opt[CARC_MAX_MOVES];
+					int n = carc_legal_moves(g, opt, CARC_MAX_MOVES), good = 0, own, others;
+					for (int i = 0; i < n; i++) {
+						dragon_eats(g, opt[i], tmp, &own, &others);
+						good |= others > 0 && own == 0;
+					}
+					dragon_eats(g, m, tmp, &own, &others);
+					if (good) {
+						judged++;
+						if (own > 0 && others == 0)
+							fail_msg("greedy's dragon ate its own figure, not another's");
+					}
+				}
+				if (carc_apply(g, m, NULL, err) != CARC_OK)
+					fail_msg("%s, %d players, expansions %#x: illegal decision: %s",
+					         carc_bot_spec(b[p]), games[k].players, games[k].exp, err);
+			}
+			for (int p = 0; p < games[k].players; p++)
+				carc_bot_free(b[p]);
+			carc_game_free(g);
+		}
+	}
+	carc_game_free(tmp);
+	print_message("princess-dragon: %d tile, %d action, %d dragon steps; greedy's dragon "
+	              "judged %d times\n", steps[0], steps[1], steps[2], judged);
+	assert_true(steps[CARC_STEP_ACTION] > 10 && steps[CARC_STEP_DRAGON] > 5);
+}
+
 /* ---- determinism ------------------------------------------------------------ */
 
 static void same_seed_same_moves(void **state)
@@ -662,7 +760,7 @@ static void eval_parts_sum_to_the_margin(void **state)
 		}
 		carc_eval_parts(g, parts);
 		for (int p = 0; p < 3; p++) {
-			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++)
+			for (int k = 0; k < CARC_SCORE_KIND_COUNT; k++) /* the fairy's too */
 				assert_true(parts[p][k] == carc_score_by_kind(g, p, k));
 			assert_true(parts[p][CARC_PART_FOLLOWERS] == 0);
 		}
@@ -680,6 +778,7 @@ int main(void)
 		cmocka_unit_test(every_bot_plays_legal_games),
 		cmocka_unit_test(every_bot_plays_the_expansions),
 		cmocka_unit_test(every_bot_plays_a_step_it_does_not_know),
+		cmocka_unit_test(every_bot_plays_princess_dragon),
 		cmocka_unit_test(same_seed_same_moves),
 		cmocka_unit_test(playout_temperature),
 		cmocka_unit_test(softgreedy_plays_like_a_weaker_greedy),

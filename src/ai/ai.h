@@ -146,8 +146,10 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out);
 double eval_for(const carc_game *g, const eval_weights *w, int p);
 
 /* Values for p of every legal move (after the move, eval_for); fills
- * moves[] and vals[], returns the count (at most max). */
-int eval_moves(const carc_game *g, const eval_weights *w, int p,
+ * moves[] and vals[], returns the count (at most max). A placement after
+ * which Princess & Dragon's action step follows is valued, with look 1, by the best decision of that step;
+ * with look 0 (cheaper: playouts) by deciding "nothing". */
+int eval_moves(const carc_game *g, const eval_weights *w, int p, int look,
                carc_move *moves, double *vals, int max);
 
 #endif

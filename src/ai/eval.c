@@ -12,7 +12,7 @@
  *      + follower economy: every follower in supply is worth fv, every
  *        follower on a road, city or cloister is worth c * fv (it comes back
  *        when the feature completes)
- * where T is the tiles left and, for o open sides,
+ * where T is the tiles left after this turn's and, for o open sides,
  *   close(T) = T / (T + 8)           chance that one open side gets closed
  *   c        = close(T)^o            chance that the feature completes
  *                                    (cloister: fill^(8 - neighbours))
@@ -23,6 +23,8 @@
  *        good's majority of tokens now (10 at the end)
  *      + builders (Traders & Builders): `builder` points to the owner for
  *        every tile the builder's open road or city is expected to grow by
+ *      + the fairy (Princess & Dragon), to the owner of the follower it
+ *        stands next to: 1.5 + 1.5 c + min(2, T / players) (add_fairy)
  * Farm scoring is estimated as "international" under every edition; the
  * estimate is the same for every rule set and expansion (big followers
  * count double in majorities, pigs make a farm pay 4 a city).
@@ -113,6 +115,52 @@ static void env_at(const carc_game *g, const eval_weights *w, int T, eval_env *e
 	e->fill = T / (T + w->fill_k);
 	e->grow1 = w->growth * 0.5 * T / (T + 15.0);
 	e->builders = (r.expansions & CARC_EXP_TRADERS) && w->builder != 0;
+}
+
+/* The tiles still to be placed after this turn's: T of the formulas. In
+ * the tile step the current tile is among the tiles left; in a later step
+ * of the same turn (Princess & Dragon's action and dragon steps) it is
+ * placed already but still counted, so it is taken off: every position of
+ * a turn is valued with the T of the next turn, as eval_moves' children. */
+static int eval_tiles(const carc_game *g)
+{
+	int T = carc_tiles_left(g);
+	if (carc_step_kind(g) > CARC_STEP_TILE && T > 0)
+		T--;
+	return T;
+}
+
+/* Princess & Dragon: the fairy next to a follower is worth to that
+ * follower's owner a share of the 3 points it brings when the feature is
+ * scored, more the likelier the feature completes soon (1.5 + 1.5 c: any
+ * other player may take the fairy to a follower of his own in any turn he
+ * places no figure), plus a point at the start of each of the owner's
+ * turns it stays: two of them at most (T / players when fewer are left).
+ * c is the feature's completion chance as add_feature has it (a field: 0). */
+static void add_fairy(const carc_game *g, const eval_weights *w, const eval_env *e, double *out)
+{
+	int fi;
+	if (carc_fairy_tile(g, &fi) < 0 || fi < 0)
+		return;
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int n = carc_board_figures(g, f, CARC_MAX_FIGURES);
+	if (fi >= n)
+		return;
+	int id = carc_feature_id(g, f[fi].tile, f[fi].seg);
+	if (id < 0)
+		return;
+	carc_feature_info h;
+	carc_feature_get(g, id, 0, 0, &h);
+	double c = 0;
+	if (h.kind == CARC_FEAT_ROAD || h.kind == CARC_FEAT_CITY) {
+		c = h.done ? 1.0 : completion(w, h.open, e->T);
+	} else if (h.kind == CARC_FEAT_CLOISTER || h.kind == CARC_FEAT_GARDEN) {
+		c = 1.0;
+		for (int i = h.neighbours; i < 8; i++)
+			c *= e->fill;
+	}
+	double turns = (double)e->T / carc_players(g);
+	out[f[fi].owner] += 1.5 + 1.5 * c + (turns < 2 ? turns : 2);
 }
 
 /* Completed cities (and the chances of the open ones) among city roots
@@ -208,12 +256,13 @@ void eval_expected(const carc_game *g, const eval_weights *w, double *out)
 		return;
 	}
 	eval_env e;
-	env_at(g, w, carc_tiles_left(g), &e);
+	env_at(g, w, eval_tiles(g), &e);
 	carc_feature_info held[CARC_MAX_FIGURES];
 	int nh = carc_held_features(g, held, CARC_MAX_FIGURES, 1);
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e.fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	add_goods(g, w, out);
+	add_fairy(g, w, &e, out);
 	if (e.builders)
 		add_builders(g, w, e.grow1, out);
 	for (int k = 0; k < nh; k++) {
@@ -256,7 +305,7 @@ void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_
 	if (carc_game_over(g))
 		return;
 	eval_env e, e0;
-	env_at(g, &w, carc_tiles_left(g), &e);
+	env_at(g, &w, eval_tiles(g), &e);
 	e0 = e;
 	e0.fv = 0;
 	double tmp[CARC_MAX_PLAYERS], tmp0[CARC_MAX_PLAYERS];
@@ -266,6 +315,10 @@ void carc_eval_parts(const carc_game *g, double out[CARC_MAX_PLAYERS][CARC_PART_
 	add_goods(g, &w, tmp);
 	for (int p = 0; p < np; p++)
 		out[p][CARC_PART_GOODS] += tmp[p];
+	memset(tmp, 0, sizeof tmp);
+	add_fairy(g, &w, &e, tmp);
+	for (int p = 0; p < np; p++)
+		out[p][CARC_PART_FAIRY] += tmp[p];
 	if (e.builders) {
 		memset(tmp, 0, sizeof tmp);
 		add_builders(g, &w, e.grow1, tmp);
@@ -502,6 +555,7 @@ static void eval_child(eval_cache *c, const carc_game *g, const eval_weights *w,
 	for (int p = 0; p < np; p++)
 		out[p] = score[p] + e->fv * carc_supply(g, p, CARC_FIG_FOLLOWER);
 	add_goods(g, w, out);
+	add_fairy(g, w, e, out);
 	if (e->builders)
 		add_builders(g, w, e->grow1, out);
 	int ti = ai_new_tile(g, c->pg);
@@ -615,8 +669,90 @@ static int figure_delta(eval_cache *c, const carc_game *P, int ti, carc_move fm,
 	return 0;
 }
 
+/* The decision "nothing" among the step's decisions acts[0..n-1] of P:
+ * its index, -1 if none. Known by its JSON, the engine's one writer of a
+ * decision ({"action": "none"}), so that no bot reads the engine's code. */
+static int find_nothing(const carc_game *P, const carc_move *acts, int n)
+{
+	for (int k = 0; k < n; k++) {
+		char *j = carc_move_json(P, acts[k]);
+		int none = j && strstr(j, "\"none\"") != NULL;
+		free(j);
+		if (none)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * A placement after which the same player decides again in this turn (the
+ * action step of Princess & Dragon: fairy, portal, princess or nothing)
+ * is worth the best of those decisions (not so the dragon's steps: they
+ * eat figures, which eval_child's cache does not follow, and the next
+ * square is another player's): its value is the best child's of
+ * that step (eval_child on each, one tile and one action away from g). The
+ * child after "nothing" is also the base its figure options' deltas are
+ * added to (a figure move skips the step: it is that child plus the
+ * figure). The value for p goes to *val; returns the index in acts of
+ * "nothing" when e0 holds that child's expected scores and it is a
+ * position of the next turn's tile step, else -1. With look 0 only the
+ * child after "nothing" is valued (cheap: for playouts). *nothing is the
+ * decision "nothing" once known (CARC_MOVE_NONE before).
+ */
+static int best_step(eval_cache *c, const carc_game *P, const eval_weights *w, int p, int look,
+                     carc_move *nothing, carc_game *A, carc_move *acts, double *e0, double *val)
+{
+	double best = -1e300, e[CARC_MAX_PLAYERS];
+	const int players = carc_players(P);
+	int na, base = -1, none;
+	if (!look) {
+		/* "nothing" only: found once, kept in *nothing (the legal
+		 * decisions, with their portal targets, are not listed again) */
+		if (*nothing == CARC_MOVE_NONE) {
+			int k = find_nothing(P, acts, carc_legal_moves(P, acts, CARC_MAX_MOVES));
+			if (k >= 0)
+				*nothing = acts[k];
+		}
+		acts[0] = *nothing;
+		na = *nothing != CARC_MOVE_NONE;
+		none = 0;
+	} else {
+		na = carc_legal_moves(P, acts, CARC_MAX_MOVES);
+		none = *nothing != CARC_MOVE_NONE ? -1 : find_nothing(P, acts, na);
+		if (none >= 0)
+			*nothing = acts[none];
+	}
+	for (int k = 0; k < na; k++) {
+		carc_game_copy(A, P);
+		if (carc_apply(A, acts[k], NULL, NULL) != CARC_OK)
+			continue;
+		double v;
+		if (!carc_game_over(A) && eval_tiles(A) != c->env.T) {
+			v = eval_for(A, w, p);
+		} else {
+			eval_child(c, A, w, e);
+			v = relative(w, e, players, p);
+			if (base < 0 && !carc_game_over(A) && carc_step_kind(A) == CARC_STEP_TILE &&
+			    acts[k] == *nothing) {
+				memcpy(e0, e, sizeof e);
+				base = k;
+			}
+		}
+		if (v > best)
+			best = v;
+		if (!look)
+			break;
+	}
+	if (best == -1e300) { /* no "nothing" found: the step as it stands */
+		eval_child(c, P, w, e);
+		best = relative(w, e, players, p);
+	}
+	*val = best;
+	return base;
+}
+
 /* Values for p of every legal move of g, in carc_legal_moves order. */
-int eval_moves(const carc_game *g, const eval_weights *w, int p,
+int eval_moves(const carc_game *g, const eval_weights *w, int p, int look,
                carc_move *moves, double *vals, int max)
 {
 	carc_move fo[AI_MAX_FIGOPTS];
@@ -625,13 +761,15 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 	if (!tmp)
 		return 0;
 	eval_cache *c = carc_step_kind(g) == CARC_STEP_TILE ? malloc(sizeof *c) : NULL;
-	carc_move *pl = c ? malloc(sizeof(carc_move) * CARC_MAX_MOVES) : NULL;
+	carc_move *pl = c ? malloc(sizeof(carc_move) * 2 * CARC_MAX_MOVES) : NULL;
 	carc_game *P = pl ? carc_game_alloc() : NULL;
-	if (!P) {
+	carc_game *A = P ? carc_game_alloc() : NULL;
+	if (!A) {
 		/* a step other than the tile's, or out of memory: each decision
 		 * played and evaluated */
 		free(c);
 		free(pl);
+		carc_game_free(P);
 		int n = carc_legal_moves(g, moves, max);
 		for (int i = 0; i < n; i++) {
 			carc_game_copy(tmp, g);
@@ -641,6 +779,7 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		carc_game_free(tmp);
 		return n;
 	}
+	carc_move *acts = pl + CARC_MAX_MOVES, nothing = CARC_MOVE_NONE;
 	int np = carc_placements(g, pl, CARC_MAX_MOVES);
 	cache_init(c, g, w);
 	double e0[CARC_MAX_PLAYERS], e[CARC_MAX_PLAYERS];
@@ -649,12 +788,24 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		carc_game_copy(P, g);
 		if (carc_apply(P, pl[i], NULL, NULL) != CARC_OK)
 			continue;
-		/* the cache's numbers are those of the next turn (one tile fewer):
-		 * a decision after which the turn goes on (a step of another kind
-		 * comes first) is evaluated in full, as it stands */
-		int whole = !carc_game_over(P) && carc_tiles_left(P) != c->env.T;
+		/* the cache's numbers are those of the next turn (one tile fewer),
+		 * as eval_tiles gives them for a later step of this turn too; a
+		 * placement that changes the tiles to come (a volcano brings the
+		 * dragon tiles into the draw) is evaluated in full */
+		int whole = !carc_game_over(P) && eval_tiles(P) != c->env.T;
+		/* deltas: e0 is the position the figure is added to */
+		int delta = !whole && !carc_game_over(P) && carc_step_kind(P) == CARC_STEP_TILE;
+		const carc_game *D = P;
 		if (whole) {
 			vals[n] = eval_for(P, w, p);
+		} else if (!carc_game_over(P) && carc_step_kind(P) == CARC_STEP_ACTION) {
+			int k0 = best_step(c, P, w, p, look, &nothing, A, acts, e0, &vals[n]);
+			if (k0 >= 0) { /* the base: P with "nothing" decided */
+				carc_game_copy(A, P);
+				carc_apply(A, acts[k0], NULL, NULL);
+				D = A;
+				delta = 1;
+			}
 		} else {
 			eval_child(c, P, w, e0);
 			vals[n] = relative(w, e0, players, p);
@@ -666,8 +817,7 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		int nf = carc_figure_options(g, pl[i], fo, AI_MAX_FIGOPTS);
 		for (int f = 0; f < nf && n < max; f++) {
 			memcpy(e, e0, sizeof e);
-			if (whole || carc_game_over(P) || carc_step_kind(P) != CARC_STEP_TILE ||
-			    figure_delta(c, P, ti, fo[f], me, w, e)) {
+			if (!delta || figure_delta(c, D, ti, fo[f], me, w, e)) {
 				carc_game_copy(tmp, g);
 				if (carc_apply(tmp, fo[f], NULL, NULL) != CARC_OK)
 					continue;
@@ -689,6 +839,27 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 		if (carc_apply(tmp, moves[i], NULL, NULL) != CARC_OK)
 			abort();
 		double full = eval_for(tmp, w, p);
+		if (!carc_game_over(tmp) && carc_step_kind(tmp) == CARC_STEP_ACTION &&
+		    eval_tiles(tmp) == c->env.T) {
+			/* the best decision of the step that follows (look 0:
+			 * "nothing") */
+			int na = carc_legal_moves(tmp, acts, CARC_MAX_MOVES), found = 0;
+			double best = -1e300;
+			for (int k = 0; k < na; k++) {
+				carc_game_copy(A, tmp);
+				carc_apply(A, acts[k], NULL, NULL);
+				if (!look && acts[k] != nothing)
+					continue;
+				double v = eval_for(A, w, p);
+				found = 1;
+				if (v > best)
+					best = v;
+				if (!look)
+					break;
+			}
+			if (found)
+				full = best;
+		}
 		if (fabs(full - vals[i]) > 1e-6 * (1 + fabs(full))) {
 			fprintf(stderr, "eval: incremental %.9f != full %.9f (move 0x%x)\n", vals[i],
 			        full, moves[i]);
@@ -699,6 +870,13 @@ int eval_moves(const carc_game *g, const eval_weights *w, int p,
 	free(c);
 	free(pl);
 	carc_game_free(P);
+	carc_game_free(A);
 	carc_game_free(tmp);
 	return n;
 }
+
+/* carc_eval_parts' first parts are the score kinds, index for index, and
+ * the server names the parts after them (src/server/table/why.c). */
+_Static_assert((int)CARC_PART_FAIRY == (int)CARC_SCORE_FAIRY &&
+                   (int)CARC_PART_FOLLOWERS == (int)CARC_SCORE_KIND_COUNT,
+               "the evaluation's parts start with the score kinds");

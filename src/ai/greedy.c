@@ -4,6 +4,12 @@
  * farms and the followers in supply, minus the others') is best.
  * Equal values are broken at random (from the bot's seed).
  *
+ * Princess & Dragon (docs/bots.md): the action step's fairy, portal and
+ * princess are valued as any decision, by the evaluation after them (the
+ * fairy's worth is in eval.c), and a placement with no figure by its best
+ * action; a dragon square by the evaluation after it plus a pull toward
+ * the others' figures (dragon_pull).
+ *
  * softgreedy: the same scores, but the move is drawn with probability
  * proportional to exp((value - best value) / temp), so it plays sensible
  * moves (a move 3 * temp points worse than the best is 20 times less
@@ -92,14 +98,55 @@ static int soft_pick(greedy_bot *b, int n, int best)
 	return best; /* rounding left u at about 0 */
 }
 
+/* Princess & Dragon, a square of the dragon's movement: the evaluation
+ * after it counts what it ate (others' figures gain, one's own lose, each
+ * by what its feature and its return are worth); DRAGON_PULL points more
+ * for each other player's figure, less for each of one's own, on the
+ * squares it could enter next (beside it, not visited, not the fairy's):
+ * the dragon heads toward the others' figures. */
+#define DRAGON_PULL 0.25
+
+static double dragon_pull(const carc_game *g, carc_move m, int me, carc_game *tmp)
+{
+	carc_game_copy(tmp, g);
+	if (carc_apply(tmp, m, NULL, NULL) != CARC_OK)
+		return 0;
+	int d = carc_dragon_tile(tmp), x, y, vis[8];
+	if (d < 0 || carc_board_tile(tmp, d, NULL, &x, &y, NULL, NULL))
+		return 0;
+	int nv = carc_dragon_visited(g, vis);
+	int fairy = carc_fairy_tile(tmp, NULL);
+	carc_figure_info f[CARC_MAX_FIGURES];
+	int nf = carc_board_figures(tmp, f, CARC_MAX_FIGURES);
+	static const int DX[4] = {0, 1, 0, -1}, DY[4] = {-1, 0, 1, 0};
+	double v = 0;
+	for (int k = 0; k < 4; k++) {
+		int t = carc_tile_at(tmp, x + DX[k], y + DY[k]), seen = t == fairy || t == d;
+		for (int i = 0; i < nv; i++)
+			seen |= vis[i] == t;
+		if (t < 0 || seen)
+			continue;
+		for (int i = 0; i < nf; i++)
+			if (f[i].tile == t)
+				v += f[i].owner == me ? -DRAGON_PULL : DRAGON_PULL;
+	}
+	return v;
+}
+
 static carc_move greedy_choose(void *self, const carc_game *g)
 {
 	greedy_bot *b = self;
 	int p = carc_to_move(g);
-	int n = eval_moves(g, &b->w, p, b->moves, b->vals, CARC_MAX_MOVES);
+	int n = eval_moves(g, &b->w, p, 1, b->moves, b->vals, CARC_MAX_MOVES);
 	b->nmoves = n;
 	if (n <= 0)
 		return CARC_MOVE_NONE;
+	if (carc_step_kind(g) == CARC_STEP_DRAGON) {
+		carc_game *tmp = carc_game_alloc();
+		for (int i = 0; tmp && i < n; i++)
+			b->vals[i] += dragon_pull(g, b->moves[i], p, tmp);
+		carc_game_free(tmp);
+	}
 	int best = 0, ties = 1;
 	for (int i = 1; i < n; i++) {
 		if (b->vals[i] > b->vals[best] + 1e-9) {

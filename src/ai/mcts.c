@@ -30,9 +30,14 @@
  * Selection: UCB1 on the mover's mean reward, c = `c`; children not
  * visited yet are tried first, in an order fixed at expansion: by the
  * heuristic prior (eval.c: greedy's value of the move; a placement gets
- * its best figure choice's) where priors are on, else shuffled. With
+ * its best figure choice's, or its best action's when the action step of
+ * Princess & Dragon follows) where priors are on, else shuffled. With
  * progressive widening a state visited n times chooses among its best
- * ceil(pw * n^pwexp) placements only.
+ * ceil(pw * n^pwexp) placements only, and a STEP node among its best
+ * decisions likewise. A STEP node's decisions are those of the player
+ * carc_to_move names there (in the dragon's steps often not the turn's
+ * player): its MOVE children keep that player's reward, so each chooser
+ * maximises its own.
  *
  * Leaves: `cutoff` moves of the playout policy (greedy: the best move by
  * the heuristic for whoever moves; random: a random placement and a
@@ -368,7 +373,7 @@ static void eval_rewards(mcts_tree *t, const carc_game *g, const mcts_params *p,
  * ones), or with ptemp > 0 one drawn with weight exp((value - best) / ptemp). */
 static carc_move playout_move(mcts_tree *t, const mcts_params *p, const carc_game *g)
 {
-	int n = eval_moves(g, &t->ew, carc_to_move(g), t->moves, t->vals, CARC_MAX_MOVES);
+	int n = eval_moves(g, &t->ew, carc_to_move(g), 0, t->moves, t->vals, CARC_MAX_MOVES);
 	if (n <= 0)
 		return CARC_MOVE_NONE;
 	int bi = 0;
@@ -460,7 +465,7 @@ static int expand_state(mcts_tree *t, const mcts_params *p, uint32_t n, const ca
 		B[i].prior = -1e30f;
 	}
 	if (p->prior && np > 1) {
-		int nm = eval_moves(g, &t->ew, who, t->moves, t->vals, CARC_MAX_MOVES);
+		int nm = eval_moves(g, &t->ew, who, 1, t->moves, t->vals, CARC_MAX_MOVES);
 		for (int k = 0; k < nm; k++) {
 			carc_move m = carc_move_placement(t->moves[k]);
 			for (int i = 0; i < np; i++)
@@ -548,7 +553,10 @@ static uint32_t select_child(const mcts_tree *t, const mcts_params *p, uint32_t 
 	double logn = log((double)(N->visits > 0 ? N->visits : 1));
 	uint32_t best = 0, nc = N->nchild;
 	double bv = -1e300;
-	if (N->kind == MN_STATE && p->pw > 0 && p->prior) {
+	/* progressive widening: a state's placements, and the decisions of
+	 * any other step (the action step may offer a hundred portal
+	 * targets), by prior */
+	if ((N->kind == MN_STATE || N->kind == MN_STEP) && p->pw > 0 && p->prior) {
 		double k = ceil(p->pw * pow((double)N->visits + 1, p->pwexp));
 		if (k < nc)
 			nc = (uint32_t)k;

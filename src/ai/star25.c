@@ -97,7 +97,7 @@ static double st_chance(star_bot *b, int ply, const carc_game *g, int depth, dou
 static int order_moves(star_bot *b, int ply, const carc_game *g, int maximise)
 {
 	star_ply *P = &b->plies[ply];
-	int n = eval_moves(g, &b->w, b->me, P->moves, P->vals, CARC_MAX_MOVES);
+	int n = eval_moves(g, &b->w, b->me, 1, P->moves, P->vals, CARC_MAX_MOVES);
 	for (int i = 0; i < n; i++) {
 		P->vals[i] = clampv(b, P->vals[i]);
 		P->order[i] = i;
