@@ -9,10 +9,13 @@
  *   2. move generation (carc_placements) over positions taken from seeded
  *      games;
  *   3. copies of those positions (carc_game_copy);
- *   4. the same random games with all four expansions on.
- * The signature is a checksum of every score and move count of the
- * workload: it changes only when the rules or move generation change, and
- * tests/cli/test_bench.sh pins it.
+ *   4. the same random games with all four expansions on;
+ *   5. the same with every expansion, Princess & Dragon too (its action
+ *      and dragon steps decided uniformly at random).
+ * The signature is a checksum of every score and move count of parts 1-4:
+ * it changes only when the rules or move generation change, and
+ * tests/cli/test_bench.sh pins it. Part 5 has a signature of its own, so
+ * that the first stays what it was before Princess & Dragon.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +142,8 @@ static void usage(FILE *f)
 	        "The fixed, seeded speed benchmark of the engine (one thread):\n"
 	        "random 2-player base games with farmers (uniform placement, then uniform\n"
 	        "figure option or none), move generation and state copies over positions\n"
-	        "from seeded games, and random games with all four expansions on.\n"
+	        "from seeded games, random games with all four expansions on, and with\n"
+	        "every expansion, Princess & Dragon too (a signature of its own).\n"
 	        "Prints games per second, ns per move generation and per copy, and a\n"
 	        "signature of all scores and move counts (it changes only when the rules\n"
 	        "or move generation change).\n\n"
@@ -183,6 +187,10 @@ int cmd_bench(int argc, char **argv)
 
 	run rb = play_games(&base, games, 1, quiet, "base games");
 	run rx = play_games(&all, games / 4 > 0 ? games / 4 : 1, 1, quiet, "expansion games");
+	carc_rules every = all;
+	every.expansions |= CARC_EXP_PRINCESS;
+	const int ngames_pd = games / 8 > 0 ? games / 8 : 1;
+	run rp = play_games(&every, ngames_pd, 1, quiet, "princess & dragon games");
 
 	/* move generation and copies over positions */
 	enum { NPOS = 2000 };
@@ -222,10 +230,12 @@ int cmd_bench(int argc, char **argv)
 		printf("{\"games\":%d,\"games_per_sec\":%.0f,\"moves_per_sec\":%.0f,"
 		       "\"mean_placements\":%.3f,\"expansion_games_per_sec\":%.0f,"
 		       "\"movegen_ns\":%.1f,\"copy_ns\":%.1f,\"memcpy_ns\":%.1f,\"state_bytes\":%zu,"
-		       "\"signature\":\"%016llx\"}\n",
+		       "\"signature\":\"%016llx\",\"princess_games_per_sec\":%.0f,"
+		       "\"princess_steps_per_sec\":%.0f,\"princess_signature\":\"%016llx\"}\n",
 		       games, games / rb.secs, rb.moves / rb.secs, (double)rb.placements / rb.moves,
 		       (games / 4 > 0 ? games / 4 : 1) / rx.secs, gen_ns, copy_ns, full_ns, carc_game_size(),
-		       (unsigned long long)sig);
+		       (unsigned long long)sig, ngames_pd / rp.secs, rp.moves / rp.secs,
+		       (unsigned long long)rp.sig);
 	} else {
 		printf("carc bench (one thread)\n");
 		printf("  base game, 2 players, farmers: %d games in %.2f s: %.0f games/s, %.0f moves/s\n",
@@ -233,6 +243,10 @@ int cmd_bench(int argc, char **argv)
 		printf("    mean legal placements per turn: %.2f\n", (double)rb.placements / rb.moves);
 		printf("  all four expansions, 2 players: %d games in %.2f s: %.0f games/s\n",
 		       games / 4 > 0 ? games / 4 : 1, rx.secs, (games / 4 > 0 ? games / 4 : 1) / rx.secs);
+		printf("  every expansion with Princess & Dragon, 2 players: %d games in %.2f s: %.0f "
+		       "games/s, %.0f steps/s (signature %016llx)\n",
+		       ngames_pd, rp.secs, ngames_pd / rp.secs, rp.moves / rp.secs,
+		       (unsigned long long)rp.sig);
 		printf("  move generation: %.1f ns per call (%d positions, %.1f placements each)\n",
 		       gen_ns, npos, (double)gen_total / npos);
 		printf("  state copy: %.1f ns with carc_game_copy, %.1f ns with memcpy (%zu bytes)\n",
