@@ -8,7 +8,8 @@
 # (fairy, magic portal by square, princess) and the dragon's squares (by
 # direction letter, word and square) against bots, and the record
 # replays; `carc engine` carries the two steps (state, a bad decision
-# refused, a decision by its JSON, a record that replays).
+# refused, a decision by its JSON, a record that replays); the record
+# fuzzer's Princess & Dragon seeds (tests/fuzz/corpus-record) replay.
 CARC=${CARC:?CARC must name the carc binary}
 fail() { echo "test_pd: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
@@ -167,5 +168,19 @@ out = subprocess.run([carc, "replay", os.path.join(tmp, "engine.json")], capture
                      text=True)
 assert out.returncode == 0 and ": ok (" in out.stdout, out.stdout + out.stderr
 ask({"cmd": "quit"})
+PY
+
+# the record fuzzer's seeds of Princess & Dragon still replay, and hold
+# every kind of decision of the two steps between them
+"$CARC" replay tests/fuzz/corpus-record/*.json >"$tmp/rep" || fail "the fuzzer's seeds: $(cat "$tmp/rep")"
+python3 - tests/fuzz/corpus-record/*.json <<'PY' || fail "the fuzzer's seeds lack a kind of decision"
+import json, sys
+kinds = set()
+for f in sys.argv[1:]:
+    for t in json.load(open(f))["turns"]:
+        for s in t.get("steps", []):
+            a = s.get("action")
+            kinds.add("dragon" if "dragon" in s else a if isinstance(a, str) else next(iter(a)))
+assert kinds == {"none", "fairy", "portal", "princess", "dragon"}, kinds
 PY
 exit 0
