@@ -91,7 +91,8 @@ done
 
 # show: the dragon stands where the record's last volcano or dragon step
 # put it, drawn at that square's top right corner and written beside the
-# scores; the last turn's steps in words
+# scores, the fairy on the square of its last move; the last turn's steps
+# in words
 rec=$(ls "$tmp"/sim/*.json | head -1)
 "$CARC" show "$rec" --color=never --size small >"$tmp/show" || fail "show exited $?"
 "$CARC" tiles --json --expansions princess-dragon >"$tmp/pdtiles.json"
@@ -116,6 +117,18 @@ row = [i for i, y in ys if y == at[1]][0] - 1
 col = lw + (at[0] - xs[0]) * 5 + 4
 assert show[row][col] == "D", (at, row, col, show[row - 1:row + 3])
 assert sum(l[:lw + 5 * len(xs)].count("D") for l in show[2:]) == 1, "one dragon"
+# the fairy stays on the square of its last move (its follower may be gone)
+fairy = None
+for t in r["turns"]:
+    for s in t.get("steps", []):
+        if isinstance(s.get("action"), dict) and "fairy" in s["action"]:
+            fairy = (s["action"]["fairy"]["x"], s["action"]["fairy"]["y"])
+assert fairy, "the fairy never moved"
+assert "fairy at (%d,%d)" % fairy in "\n".join(show), (fairy, show[:3])
+frow = [i for i, y in ys if y == fairy[1]][0]
+fcol = lw + (fairy[0] - xs[0]) * 5
+assert "f" in "".join(show[k][fcol:fcol + 5] for k in range(frow - 1, frow + 2)), fairy
+assert sum(l[:lw + 5 * len(xs)].count("f") for l in show[2:]) == 1, "one fairy"
 PY
 "$CARC" replay "$rec" >/dev/null || fail "the record shown"
 # a turn with dragon steps, shown with its steps in the engine's words
