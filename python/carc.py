@@ -83,7 +83,7 @@ __all__ = [
     "tile_names", "tile_type", "tile_name", "tile", "port_name", "port_parse",
     "rules_pile", "start_tile", "vocabulary", "tiles_json", "limit",
     "FIGURES", "FEATURES", "SCORE_KINDS", "FARM_SCORINGS", "EXPANSIONS", "GOODS",
-    "TILE_SETS", "STEPS", "PORTS", "FIGURE_WORDS", "TILE_TYPES", "MAX_TILES",
+    "TILE_SETS", "STEPS", "PORTS", "FIGURE_WORDS", "SYMBOLS", "TILE_TYPES", "MAX_TILES",
     "MAX_STEPS", "MAX_FIGURES", "MAX_FEATURE_IDS",
     "MAX_PLAYERS", "MAX_MOVES", "MOVE_DISCARD", "MOVE_NONE", "PORT_CENTRE", "PORT_INNER",
 ]
@@ -115,6 +115,9 @@ SEGF_INN = 0x02
 """Segment flag: a road segment with an inn (CARC_SEGF_INN)."""
 SEGF_CATHEDRAL = 0x04
 """Segment flag: a city segment with a cathedral (CARC_SEGF_CATHEDRAL)."""
+SEGF_PRINCESS = 0x08
+"""Segment flag: the princess's city segment (Princess & Dragon,
+CARC_SEGF_PRINCESS)."""
 
 # carc_status
 OK = 0
@@ -137,6 +140,7 @@ _FIG_PIG = 3
 _FEAT_CLOISTER = 3
 _FEAT_GARDEN = 4
 _GOODS_NONE = 0
+_SYM_NONE = 0
 
 # parts of carc_view_json (CARC_VIEW_*), by the key each adds
 _VIEW_PARTS = {"board": 0x01, "figures": 0x02, "supply": 0x04, "scores": 0x08,
@@ -259,6 +263,10 @@ def _declare(lib):
         "carc_supply": (c_int, [vp, c_int, c_int]),
         "carc_goods_held": (c_int, [vp, c_int, c_int]),
         "carc_bonus_turn": (c_int, [vp]),
+        "carc_dragon_tile": (c_int, [vp]),
+        "carc_fairy_tile": (c_int, [vp, ip]),
+        "carc_dragon_visited": (c_int, [vp, ip]),
+        "carc_tile_symbol": (c_int, [c_int]),
         "carc_game_scores": (None, [vp, ip]),
         "carc_game_turn_scores": (None, [vp, ip]),
         "carc_score_by_kind": (c_int, [vp, c_int, c_int]),
@@ -463,7 +471,8 @@ def _tiles_data():
 _LAZY_NAMES = {v: k for k, v in {
     "figures": "FIGURES", "features": "FEATURES", "score_kinds": "SCORE_KINDS",
     "goods": "GOODS", "tile_sets": "TILE_SETS", "steps": "STEPS", "expansions": "EXPANSIONS",
-    "farm_scoring": "FARM_SCORINGS", "ports": "PORTS", "figure_words": "FIGURE_WORDS"}.items()}
+    "farm_scoring": "FARM_SCORINGS", "ports": "PORTS", "figure_words": "FIGURE_WORDS",
+    "symbols": "SYMBOLS"}.items()}
 _LAZY_LIMITS = {"MAX_TILES": _LIMIT_BOARD_TILES, "MAX_STEPS": _LIMIT_STEPS,
                 "MAX_FIGURES": _LIMIT_FIGURES, "MAX_FEATURE_IDS": _LIMIT_FEATURE_IDS,
                 "TILE_TYPES": _LIMIT_TILE_TYPES}
@@ -471,7 +480,8 @@ _LAZY_LIMITS = {"MAX_TILES": _LIMIT_BOARD_TILES, "MAX_STEPS": _LIMIT_STEPS,
 
 def __getattr__(name):
     """The engine's name lists (FIGURES, FEATURES, SCORE_KINDS, GOODS,
-    TILE_SETS, STEPS, EXPANSIONS, FARM_SCORINGS, PORTS, FIGURE_WORDS: tuples
+    TILE_SETS, STEPS, EXPANSIONS, FARM_SCORINGS, PORTS, FIGURE_WORDS,
+    SYMBOLS: tuples
     indexed as the engine's enums) and capacities (MAX_TILES, MAX_STEPS,
     MAX_FIGURES, MAX_FEATURE_IDS, TILE_TYPES), asked of the engine."""
     if name in _LAZY_NAMES:
@@ -594,17 +604,18 @@ class Segment:
     numbers 0..11 it touches at rotation 0, sorted; none for a cloister,
     garden or inner field); ``port`` (the port that names it in records at
     rotation 0, a number) and ``port_name``; ``shield``, ``inn``,
-    ``cathedral`` (bools) and ``flags`` (the same as SEGF_* bits);
+    ``cathedral``, ``princess`` (bools) and ``flags`` (the same as SEGF_*
+    bits);
     ``goods`` (None or a name of GOODS); ``cities`` (for a field: the
     indexes of the city segments of the tile it touches).
     """
 
     __slots__ = ("tile", "index", "kind", "kind_name", "ports", "port", "port_name",
-                 "flags", "shield", "inn", "cathedral", "goods", "cities")
+                 "flags", "shield", "inn", "cathedral", "princess", "goods", "cities")
 
     def __repr__(self):
         """A short description for people."""
-        extra = [n for n in ("shield", "inn", "cathedral") if getattr(self, n)]
+        extra = [n for n in ("shield", "inn", "cathedral", "princess") if getattr(self, n)]
         if self.goods:
             extra.append(self.goods)
         return "Segment(%s #%d %s at %s%s)" % (
@@ -620,7 +631,9 @@ class Tile:
     (number), ``name``, ``set`` (name of its tile set, see TILE_SETS),
     ``box_count`` (copies in its box), ``garden_twin`` (for an Abbot garden
     copy the plain twin's name, else None), ``note`` (a line for people),
-    ``segments`` (a list of :class:`Segment`).
+    ``segments`` (a list of :class:`Segment`), ``symbol`` (Princess &
+    Dragon: a name of SYMBOLS such as the volcano's, None for a tile
+    without one).
     """
 
     def __init__(self, t):
@@ -634,6 +647,8 @@ class Tile:
         self.box_count = d["count"]
         self.garden_twin = d.get("garden_of")
         self.note = d.get("note") or ""
+        sym = lib.carc_tile_symbol(t)
+        self.symbol = None if sym == _SYM_NONE else _vocab()["symbols"][sym]
         features = _vocab()["features"]
         self.segments = []
         for s in d["segments"]:
@@ -649,8 +664,10 @@ class Tile:
             sg.shield = bool(s.get("shield"))
             sg.inn = bool(s.get("inn"))
             sg.cathedral = bool(s.get("cathedral"))
+            sg.princess = bool(s.get("princess"))
             sg.flags = ((SEGF_SHIELD if sg.shield else 0) | (SEGF_INN if sg.inn else 0)
-                        | (SEGF_CATHEDRAL if sg.cathedral else 0))
+                        | (SEGF_CATHEDRAL if sg.cathedral else 0)
+                        | (SEGF_PRINCESS if sg.princess else 0))
             sg.goods = s.get("goods")
             sg.cities = list(s.get("cities", ()))
             self.segments.append(sg)
@@ -1296,6 +1313,45 @@ class Game:
         kinds = _vocab()["score_kinds"]
         return [{name: lib.carc_score_by_kind(self._buf, p, k) for k, name in enumerate(kinds)}
                 for p in range(self._players)]
+
+    # -- Princess & Dragon's pieces
+
+    def _square(self, i):
+        """{"x", "y"} of board tile i."""
+        x, y = ctypes.c_int(), ctypes.c_int()
+        _L().carc_board_tile(self._buf, i, None, ctypes.byref(x), ctypes.byref(y), None, None)
+        return {"x": x.value, "y": y.value}
+
+    @property
+    def dragon(self):
+        """Princess & Dragon: the dragon's square as {"x", "y"}, None while
+        it is not in play (carc_dragon_tile)."""
+        t = _L().carc_dragon_tile(self._buf)
+        return None if t < 0 else self._square(t)
+
+    @property
+    def fairy(self):
+        """Princess & Dragon: the fairy as {"x", "y", "at"} ("at" the port
+        of the follower it stands next to, None when it stands alone), None
+        before it is first moved (carc_fairy_tile)."""
+        fig = ctypes.c_int()
+        t = _L().carc_fairy_tile(self._buf, ctypes.byref(fig))
+        if t < 0:
+            return None
+        out = self._square(t)
+        out["at"] = None
+        if fig.value >= 0:  # an index of the figures as the engine lists them
+            out["at"] = self.view("figures")["figures"][fig.value]["at"]
+        return out
+
+    @property
+    def dragon_path(self):
+        """Princess & Dragon: the squares the dragon has visited in the
+        movement under way, its start first, as {"x", "y"} dicts; [] when
+        it is not moving (carc_dragon_visited)."""
+        tiles = (ctypes.c_int * 8)()
+        n = _L().carc_dragon_visited(self._buf, tiles)
+        return [self._square(tiles[k]) for k in range(n)]
 
     @property
     def hash(self):

@@ -2,8 +2,10 @@
 # Runs libFuzzer targets for a bounded time each, one after the other.
 # usage: tests/fuzz.sh FUZZ_DIR CARC_BINARY TARGET:SECONDS...
 #   TARGET is record, http or ws: the binary FUZZ_DIR/fuzz_TARGET, with its
-#   seed inputs (record: tests/data and records written by `carc sim`;
-#   http: tests/fuzz/corpus-http; ws: tests/fuzz/corpus-ws).
+#   seed inputs (record: tests/data, tests/fuzz/corpus-record and records
+#   written by `carc sim`, of the base game and of Princess & Dragon with
+#   its action and dragon steps; http: tests/fuzz/corpus-http; ws:
+#   tests/fuzz/corpus-ws).
 # Prints one line per target ("fuzz_http: N runs in S s, E exec/s").
 # Crashes, leaks, timeouts, running out of memory and sanitizer reports
 # fail the run (non-zero exit, after every target has run); the input that
@@ -21,10 +23,16 @@ for spec in "$@"; do
 	case $name in
 	record)
 		maxlen=65536; extra=
-		cp tests/data/*.json "$w/corpus/" 2>/dev/null
+		cp tests/data/*.json tests/fuzz/corpus-record/*.json "$w/corpus/" 2>/dev/null
 		# a few real records as seeds, when the command can write them
 		if "$carc" sim --games 4 --seed 3 --record "$w/recs" >/dev/null 2>&1; then
 			cp "$w"/recs/*.json "$w/corpus/" 2>/dev/null
+		fi
+		# and games whose turns have steps after the tile (the fairy, the
+		# magic portal, the princess, the dragon's squares)
+		if "$carc" sim --games 2 --seed 3 --players 3 --expansions princess-dragon \
+			--record "$w/pd" >/dev/null 2>&1; then
+			for f in "$w"/pd/*.json; do cp "$f" "$w/corpus/pd-$(basename "$f")"; done
 		fi ;;
 	http|ws)
 		# The server keeps its tables from one input to the next, so nearly

@@ -27,8 +27,10 @@ enum {
 	ST_ROAD,
 	ST_RIVER,
 	ST_CLOISTER,
-	ST_MARK, /* shield, inn, cathedral */
-	ST_FIG,  /* + player */
+	ST_MARK, /* shield, inn, cathedral, a tile's symbol, a square's label */
+	ST_DRAGON,
+	ST_FAIRY,
+	ST_FIG, /* + player */
 };
 
 typedef struct cell {
@@ -81,7 +83,9 @@ void bd_print_step(FILE *f, const carc_game *g, int k, int color)
 	carc_move m = si.move;
 	bd_player_label(f, si.player, color);
 	if (si.kind != CARC_STEP_TILE) { /* the engine's words for other steps */
-		fprintf(f, ": %s %u", carc_name(CARC_NAMES_STEP, si.kind), (unsigned)m);
+		char text[160];
+		bd_step_text(g, k, text, sizeof text);
+		fprintf(f, ": %s", text);
 		return;
 	}
 	if (m == CARC_MOVE_DISCARD) {
@@ -103,10 +107,99 @@ void bd_print_step(FILE *f, const carc_game *g, int k, int color)
 	        carc_port_name(carc_tile_segment_port(si.tile, rot, seg)));
 }
 
+int bd_step_text(const carc_game *g, int k, char *buf, size_t size)
+{
+	carc_step_info si;
+	if (!size)
+		return -1;
+	buf[0] = 0;
+	if (carc_step_played(g, k, &si))
+		return -1;
+	snprintf(buf, size, "%s %u", carc_name(CARC_NAMES_STEP, si.kind), (unsigned)si.move);
+	carc_rules r;
+	carc_game_rules(g, &r);
+	int types = carc_limit(CARC_LIMIT_TILE_TYPES);
+	int *pile = malloc((size_t)types * sizeof *pile);
+	carc_game *b = NULL;
+	if (pile) {
+		int standard = carc_game_pile(g, pile);
+		b = carc_game_new(&r, carc_game_seed(g), standard ? NULL : pile, types, NULL);
+	}
+	free(pile);
+	int rc = b ? 0 : -1;
+	/* the tile of each turn is the one played then (a record written with
+	 * its seed hidden deals another order) */
+	for (int j = 0; j <= k && rc == 0; j++) {
+		carc_step_info sj;
+		carc_step_played(g, j, &sj);
+		if (sj.kind == CARC_STEP_TILE && carc_current_tile(b) != sj.tile &&
+		    carc_set_current_tile(b, sj.tile) != CARC_OK)
+			rc = -1;
+		else if (j == k)
+			carc_move_text(b, sj.move, buf, size);
+		else if (carc_apply(b, sj.move, NULL, NULL) != CARC_OK)
+			rc = -1;
+	}
+	carc_game_free(b);
+	return rc;
+}
+
+/* The fairy's place as "(x,y) at": its follower's port, or the square
+ * alone; 0 when it is not on the board. */
+static int fairy_place(const carc_game *g, char *buf, size_t size)
+{
+	int fig = -1, t = carc_fairy_tile(g, &fig), x, y;
+	if (t < 0 || carc_board_tile(g, t, NULL, &x, &y, NULL, NULL))
+		return 0;
+	carc_figure_info figs[CARC_MAX_FIGURES];
+	int n = carc_board_figures(g, figs, CARC_MAX_FIGURES);
+	if (fig >= 0 && fig < n) {
+		int type, rot;
+		carc_board_tile(g, figs[fig].tile, &type, NULL, NULL, &rot, NULL);
+		snprintf(buf, size, "(%d,%d) %s", x, y,
+		         carc_port_name(carc_tile_segment_port(type, rot, figs[fig].seg)));
+	} else {
+		snprintf(buf, size, "(%d,%d), alone", x, y);
+	}
+	return 1;
+}
+
+/* The dragon's square, its path in the movement under way and the
+ * fairy's place in words; 0 (buf "") when neither is on the board. */
+static int pieces_text(const carc_game *g, char *buf, size_t size)
+{
+	size_t o = 0;
+	int d = carc_dragon_tile(g), x, y;
+	buf[0] = 0;
+	if (d >= 0 && !carc_board_tile(g, d, NULL, &x, &y, NULL, NULL)) {
+		o += (size_t)snprintf(buf + o, size - o, "%s at (%d,%d)",
+		                      carc_name(CARC_NAMES_STEP, CARC_STEP_DRAGON), x, y);
+		int path[8], n = carc_dragon_visited(g, path);
+		for (int k = 0; k < n && o < size; k++) {
+			carc_board_tile(g, path[k], NULL, &x, &y, NULL, NULL);
+			o += (size_t)snprintf(buf + o, size - o, "%s(%d,%d)", k ? " " : ", path ", x, y);
+		}
+	}
+	char fp[48];
+	if (o < size && fairy_place(g, fp, sizeof fp))
+		o += (size_t)snprintf(buf + o, size - o, "%s%s at %s", o ? "; " : "",
+		                      carc_name(CARC_NAMES_SCORE, CARC_SCORE_FAIRY), fp);
+	return o > 0;
+}
+
+int bd_print_pieces(FILE *f, const carc_game *g)
+{
+	char buf[200];
+	if (!pieces_text(g, buf, sizeof buf))
+		return 0;
+	fputs(buf, f);
+	return 1;
+}
+
 void bd_print_event(FILE *f, const carc_game *g, const carc_event *e, int color)
 {
 	const char *kind = bd_score_kind_name(e->kind);
-	if (e->kind == CARC_SCORE_FARM || e->kind == CARC_SCORE_GOODS)
+	if (e->kind == CARC_SCORE_FARM || e->kind == CARC_SCORE_GOODS || e->kind == CARC_SCORE_FAIRY)
 		fprintf(f, "%s:", kind ? kind : "?");
 	else
 		fprintf(f, "%s of %d tile%s:", kind ? kind : "?", e->tiles, e->tiles == 1 ? "" : "s");
@@ -366,7 +459,10 @@ static void tile_marks(cell *blk, int type, int rot, int cw, int ch)
 		static const struct {
 			unsigned flag;
 			char c;
-		} MARKS[] = {{CARC_SEGF_SHIELD, '*'}, {CARC_SEGF_INN, 'i'}, {CARC_SEGF_CATHEDRAL, 'x'}};
+		} MARKS[] = {{CARC_SEGF_SHIELD, '*'},
+		             {CARC_SEGF_INN, 'i'},
+		             {CARC_SEGF_CATHEDRAL, 'x'},
+		             {CARC_SEGF_PRINCESS, 'q'}};
 		for (size_t m = 0; m < sizeof MARKS / sizeof MARKS[0]; m++) {
 			if (!(fl & MARKS[m].flag))
 				continue;
@@ -388,6 +484,7 @@ void bd_opts_default(bd_opts *o, FILE *f)
 	o->ch = 5;
 	o->highlight = -1;
 	o->width = 0;
+	o->nmarks = 0;
 	struct winsize ws;
 	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0)
 		o->width = ws.ws_col;
@@ -414,7 +511,7 @@ static int num_width(int v)
 
 /* ---- the scores panel ---------------------------------------------------- */
 
-#define PANEL_LINES (CARC_MAX_PLAYERS + 4)
+#define PANEL_LINES (CARC_MAX_PLAYERS + 5)
 #define PANEL_COLS 160
 
 typedef struct panel {
@@ -496,6 +593,9 @@ static void make_panel(const carc_game *g, int color, panel *pn)
 				panel_add(pn, l, 0, NULL, "  <- to move");
 		}
 	}
+	char pieces[PANEL_COLS];
+	if (pieces_text(g, pieces, sizeof pieces))
+		panel_add(pn, pn->n++, 0, NULL, "%s", pieces);
 }
 
 static int panel_width(const panel *pn)
@@ -547,6 +647,8 @@ static const char *style_code(const cell *k)
 	case ST_RIVER: return "1;36";
 	case ST_CLOISTER: return "1;35";
 	case ST_MARK: return "1;33";
+	case ST_DRAGON: return "1;7;31";
+	case ST_FAIRY: return "1;7;35";
 	default: return NULL;
 	}
 }
@@ -567,6 +669,47 @@ static void put_cell(FILE *f, const cell *k, int color, char *cur, size_t curlen
 		}
 	}
 	fputc(k->c, f);
+}
+
+/* Princess & Dragon's pieces on board tile i (block blk): the dragon, the
+ * fairy (beside the cell of its follower, fairy_cell, when it has one),
+ * the dragon's path, and the labels of squares to choose from. */
+static void draw_pieces(const carc_game *g, int i, cell *blk, int cw, int ch, int fairy_tile,
+                        int fairy_cell, const bd_opts *o)
+{
+	const int TR = cw - 1, BL = (ch - 1) * cw, BR = ch * cw - 1;
+	int path[8], n = carc_dragon_visited(g, path);
+	for (int k = 0; k < n; k++)
+		if (path[k] == i) {
+			blk[BR].c = '=';
+			blk[BR].st = ST_MARK;
+		}
+	if (carc_dragon_tile(g) == i) {
+		blk[TR].c = 'D';
+		blk[TR].st = ST_DRAGON;
+	}
+	if (fairy_tile == i) {
+		int k = BL;
+		if (fairy_cell >= 0) {
+			/* the cell beside the follower, on its row, that holds no figure */
+			int c = fairy_cell % cw, alt[2] = {c + 1 < cw ? fairy_cell + 1 : -1,
+			                                   c > 0 ? fairy_cell - 1 : -1};
+			for (int a = 0; a < 2; a++)
+				if (alt[a] >= 0 && blk[alt[a]].st < ST_DRAGON) {
+					k = alt[a];
+					break;
+				}
+		}
+		blk[k].c = 'f';
+		blk[k].st = ST_FAIRY;
+	}
+	int x, y;
+	carc_board_tile(g, i, NULL, &x, &y, NULL, NULL);
+	for (int m = 0; m < o->nmarks && m < (int)(sizeof o->marks / sizeof o->marks[0]); m++)
+		if (o->marks[m].x == x && o->marks[m].y == y) {
+			blk[BL].c = o->marks[m].c;
+			blk[BL].st = ST_MARK;
+		}
 }
 
 void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
@@ -591,11 +734,20 @@ void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
 
 	carc_figure_info figs[CARC_MAX_FIGURES];
 	int nfig = carc_board_figures(g, figs, CARC_MAX_FIGURES);
+	int fairy_fig = -1, fairy_tile = carc_fairy_tile(g, &fairy_fig);
 	for (int i = 0; i < carc_board_tiles(g); i++) {
 		int ttype, tx, ty, trot;
 		carc_board_tile(g, i, &ttype, &tx, &ty, &trot, NULL);
 		tile_cells(ttype, trot, cw, ch, blk);
+		/* the tile's symbol first: marks and figures keep clear of it */
+		static const char SYM_CHAR[] = {0, 'v', 'd', '@', 0};
+		int sym = carc_tile_symbol(ttype);
+		if (sym > 0 && sym < (int)sizeof SYM_CHAR && SYM_CHAR[sym]) {
+			blk[0].c = SYM_CHAR[sym];
+			blk[0].st = ST_MARK;
+		}
 		tile_marks(blk, ttype, trot, cw, ch);
+		int fairy_cell = -1;
 		for (int fi = 0; fi < nfig; fi++) {
 			const carc_figure_info *fa = &figs[fi];
 			if (fa->tile != i)
@@ -610,7 +762,10 @@ void bd_draw(FILE *f, const carc_game *g, const bd_opts *o)
 			                   ? FIG_CHAR[fa->kind]
 			                   : (char)('1' + fa->owner);
 			blk[k].st = (uint8_t)(ST_FIG + (fa->owner < CARC_MAX_PLAYERS ? fa->owner : 0));
+			if (fi == fairy_fig)
+				fairy_cell = k;
 		}
+		draw_pieces(g, i, blk, cw, ch, fairy_tile, fairy_cell, o);
 		int bx = (tx - x0) * cw, by = (ty - y0) * ch;
 		for (int r = 0; r < ch; r++)
 			for (int c = 0; c < cw; c++) {

@@ -11,6 +11,18 @@
  *     .  field        #  city         - | +  road   o  road junction
  *     ^  cloister     %  garden       ~  river      *  shield
  *     i  inn          x  cathedral    1..6  a player's follower
+ *     B b p a  big follower, builder, pig, abbot (in the owner's colour)
+ *
+ * Princess & Dragon (drawn from the engine's state, carc_dragon_tile,
+ * carc_fairy_tile, carc_dragon_visited, carc_tile_symbol):
+ *
+ *     D  the dragon (top right corner of its tile)
+ *     f  the fairy, beside the follower it stands next to (bottom left
+ *        corner when it stands alone)
+ *     =  a square the dragon has visited in the movement under way
+ *        (bottom right corner)
+ *     v d @  the tile's symbol: volcano, dragon, magic portal (top left)
+ *     q  the princess, in her city
  *
  * Followers and other figures show the player's number (1-based) and, in
  * colour, the player's colour. Coordinates are written along the top and
@@ -32,6 +44,13 @@ typedef struct bd_opts {
 	int highlight; /* index into g->tiles drawn in bold (colour only), -1: none */
 	int width;     /* terminal columns (0: unknown): the scores go below
 	                  the board when board and scores do not fit side by side */
+	/* squares labelled for a choice (the dragon's next square): the
+	 * label is drawn in the bottom left corner of the tile there */
+	int nmarks;
+	struct {
+		int x, y;
+		char c;
+	} marks[8];
 } bd_opts;
 
 /* Default options for stream f: colour off, 7x5 tiles, no highlight, the
@@ -63,6 +82,18 @@ const char *bd_score_kind_name(int kind);
  * that the tile fitted nowhere and was set aside, or another step's
  * decision in the engine's words. */
 void bd_print_step(FILE *f, const carc_game *g, int k, int color);
+
+/* The engine's words (carc_move_text) for the decision of step k of g,
+ * into buf: the game is played again up to that step, since a decision
+ * of a step other than the tile's means something only in its position.
+ * Returns 0, or -1 when k is out of range or the game cannot be made
+ * again (buf then holds the step's name and its number). */
+int bd_step_text(const carc_game *g, int k, char *buf, size_t size);
+
+/* Princess & Dragon's pieces in a line of words (no newline): "dragon at
+ * (2,-1), path (0,0) (1,0); fairy at (0,1) E1"; writes nothing and
+ * returns 0 when the game's rules have no dragon and no fairy in play. */
+int bd_print_pieces(FILE *f, const carc_game *g);
 
 /* Writes a scoring event: "road of 3 tiles: red +3, blue +3" (no
  * newline); "nobody" when no one scored. */

@@ -16,6 +16,7 @@
  * as a carc-record-1 record, with the seats as an extra key.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,11 @@ static void usage(FILE *f)
 	        "  hint          the hint bot's move, selected (then 'ok' takes it)\n"
 	        "  board, score, tiles, help\n"
 	        "  quit          save and leave\n"
+	        "in a step after the tile (Princess & Dragon's action and dragon steps):\n"
+	        "  1, 2, ...     the numbered choice (the engine's list, in its words)\n"
+	        "  x,y           the choices on that square (the one, if it is one)\n"
+	        "  n e s w       the dragon's square that way (also north, east, ...)\n"
+	        "  hint, then ok the hint bot's choice\n"
 	        "\nexamples:\n"
 	        "  carc play                          you against mcts:time=1\n"
 	        "  carc play human human greedy       two friends and the greedy bot\n"
@@ -410,30 +416,289 @@ static void select_move(play *P, carc_move m)
 	}
 }
 
-/* A decision of a step other than the tile's: the engine's options, one
- * of them chosen by its number; CARC_MOVE_NONE to stop the game. */
+/* ---- steps other than the tile's ------------------------------------------------ */
+
+/* One decision of such a step, read from the engine's JSON of it
+ * (carc_move_json): {"<step>": "none"}, {"<step>": {"x", "y"}} (a square)
+ * or {"<step>": {"<what>": {"x", "y", "at", "kind"}}}. */
+typedef struct step_opt {
+	carc_move m;
+	int has_sq, x, y; /* the square it is about */
+	char what[24];    /* the inner key ("" for a square alone or none) */
+	char text[96];    /* the engine's words */
+} step_opt;
+
+static void read_opt(const carc_game *g, carc_move m, step_opt *o)
+{
+	memset(o, 0, sizeof *o);
+	o->m = m;
+	carc_move_text(g, m, o->text, sizeof o->text);
+	char *js = carc_move_json(g, m);
+	json_t *root = js ? json_loads(js, 0, NULL) : NULL;
+	free(js);
+	json_t *v = json_object_get(root, carc_name(CARC_NAMES_STEP, carc_step_kind(g)));
+	if (json_is_object(v) && !json_object_get(v, "x") && json_object_size(v) == 1) {
+		const char *k = json_object_iter_key(json_object_iter(v));
+		snprintf(o->what, sizeof o->what, "%s", k);
+		v = json_object_iter_value(json_object_iter(v));
+	}
+	if (json_is_object(v) && json_is_integer(json_object_get(v, "x"))) {
+		o->has_sq = 1;
+		o->x = (int)json_integer_value(json_object_get(v, "x"));
+		o->y = (int)json_integer_value(json_object_get(v, "y"));
+	}
+	json_decref(root);
+}
+
+/* "x,y", "(x,y)" or "x y": a square. */
+static int parse_square(const char *line, int *x, int *y)
+{
+	char tail;
+	return sscanf(line, " ( %d , %d ) %c", x, y, &tail) == 2 ||
+	       sscanf(line, " %d , %d %c", x, y, &tail) == 2 ||
+	       sscanf(line, " %d %d %c", x, y, &tail) == 2;
+}
+
+/* The compass direction of square (x, y) seen from (fx, fy) when they are
+ * neighbours ('n', 'e', 's', 'w'), else 0. */
+static char direction(int fx, int fy, int x, int y)
+{
+	static const char *const DIRS = "nesw";
+	static const int DX[4] = {0, 1, 0, -1}, DY[4] = {-1, 0, 1, 0};
+	for (int d = 0; d < 4; d++)
+		if (x - fx == DX[d] && y - fy == DY[d])
+			return DIRS[d];
+	return 0;
+}
+
+static const char *direction_word(char c)
+{
+	switch (c) {
+	case 'n': return "north";
+	case 'e': return "east";
+	case 's': return "south";
+	case 'w': return "west";
+	default: return "";
+	}
+}
+
+#define STEP_LIST_ALL 40 /* a longer list is shown by group or square */
+
+static void list_opts(const step_opt *o, int n, const char *what, int sx, int sy, int by_sq)
+{
+	int shown = 0;
+	for (int i = 0; i < n; i++) {
+		if (what && strcmp(o[i].what, what))
+			continue;
+		if (by_sq && (!o[i].has_sq || o[i].x != sx || o[i].y != sy))
+			continue;
+		printf("   %3d: %s\n", i + 1, o[i].text);
+		shown++;
+	}
+	if (!shown)
+		printf("  no such choice\n");
+}
+
+/* The whole list, or when it is long, the short groups in full and the
+ * long ones as the squares they are about. */
+static void show_opts(const step_opt *o, int n)
+{
+	if (n <= STEP_LIST_ALL) {
+		list_opts(o, n, NULL, 0, 0, 0);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		int first = 1, count = 0;
+		for (int j = 0; j < i && first; j++)
+			first = strcmp(o[j].what, o[i].what) != 0;
+		if (!first)
+			continue;
+		for (int j = i; j < n; j++)
+			count += !strcmp(o[j].what, o[i].what);
+		if (count <= 8) {
+			list_opts(o, n, o[i].what, 0, 0, 0);
+			continue;
+		}
+		printf("  %s: %d choices on the squares", o[i].what[0] ? o[i].what : "-", count);
+		int printed = 0;
+		for (int j = i; j < n; j++) {
+			if (strcmp(o[j].what, o[i].what) || !o[j].has_sq)
+				continue;
+			int seen = 0;
+			for (int k = i; k < j && !seen; k++)
+				seen = !strcmp(o[k].what, o[i].what) && o[k].has_sq && o[k].x == o[j].x &&
+				       o[k].y == o[j].y;
+			if (!seen)
+				printf("%s (%d,%d)", ++printed % 10 == 0 ? "\n   " : "", o[j].x, o[j].y);
+		}
+		printf("\n  ('%s' lists them all, a square 'x,y' those there)\n", o[i].what);
+	}
+}
+
+/* A decision of a step other than the tile's (the action after a tile,
+ * a square of the dragon's flight, or any step a build knows): the
+ * engine's options in its words, chosen by number, by square, or by
+ * direction from the dragon; the board shows the squares to choose from.
+ * CARC_MOVE_NONE to stop the game. */
 static carc_move human_step(play *P)
 {
-	carc_move opts[64];
-	char line[256], text[96];
-	int n = carc_legal_moves(P->g, opts, 64);
-	for (;;) {
-		printf("  %s:", carc_name(CARC_NAMES_STEP, carc_step_kind(P->g)));
+	const carc_game *g = P->g;
+	char line[256];
+	int n = carc_legal_moves(g, P->pl, CARC_MAX_MOVES);
+	step_opt *o = calloc((size_t)(n > 0 ? n : 1), sizeof *o);
+	if (!o)
+		return CARC_MOVE_NONE;
+	for (int i = 0; i < n; i++)
+		read_opt(g, P->pl[i], &o[i]);
+	/* a step about the dragon's neighbours: each square by its direction */
+	int dx = 0, dy = 0, dragon = carc_dragon_tile(g) >= 0 &&
+	                                 !carc_board_tile(g, carc_dragon_tile(g), NULL, &dx, &dy,
+	                                                  NULL, NULL);
+	char dir[4] = {0};
+	int ndir = 0;
+	bd_opts bo = P->bd;
+	bo.nmarks = 0;
+	if (dragon && n <= 4) {
 		for (int i = 0; i < n; i++) {
-			carc_move_text(P->g, opts[i], text, sizeof text);
-			printf("  %d: %s", i + 1, text);
+			char c = o[i].has_sq && !o[i].what[0] ? direction(dx, dy, o[i].x, o[i].y) : 0;
+			if (!c)
+				break;
+			dir[i] = c;
+			ndir++;
+			bo.marks[bo.nmarks].x = o[i].x;
+			bo.marks[bo.nmarks].y = o[i].y;
+			bo.marks[bo.nmarks].c = c;
+			bo.nmarks++;
 		}
-		printf("\n");
+		if (ndir < n)
+			ndir = bo.nmarks = 0;
+	}
+	carc_move pending = CARC_MOVE_NONE, out = CARC_MOVE_NONE;
+	int redraw = 1;
+	for (;;) {
+		if (redraw) {
+			play Q = *P;
+			Q.bd = bo;
+			show_board(&Q, CARC_MOVE_NONE);
+			printf("\n");
+			bd_player_label(stdout, carc_to_move(g), P->bd.color);
+			printf(" (%s) decides: %s", P->seat[carc_to_move(g)],
+			       carc_name(CARC_NAMES_STEP, carc_step_kind(g)));
+			if (carc_turn_player(g) != carc_to_move(g)) {
+				printf(" in the turn of ");
+				bd_player_label(stdout, carc_turn_player(g), P->bd.color);
+			}
+			printf("\n  ");
+			if (bd_print_pieces(stdout, g))
+				printf("\n  ");
+			if (ndir) {
+				printf("squares (marked on the board):");
+				for (int i = 0; i < n; i++)
+					printf("  %c %s (%d,%d)", dir[i], direction_word(dir[i]), o[i].x, o[i].y);
+				printf("\n");
+			} else {
+				printf("choices:\n");
+				show_opts(o, n);
+			}
+			printf("  choose by number%s, 'hint', or 'help'\n",
+			       ndir ? ", direction or square" : n > STEP_LIST_ALL ? " (or a square)" : "");
+			redraw = 0;
+		}
 		if (read_line(P, line, sizeof line))
-			return CARC_MOVE_NONE;
-		if (!strcmp(line, "quit") || !strcmp(line, "q") || !strcmp(line, "exit"))
-			return CARC_MOVE_NONE;
+			break;
+		int x, y, pick = -1;
 		char *end;
 		long k = strtol(line, &end, 10);
-		if (*line && !*end && k >= 1 && k <= n)
-			return opts[k - 1];
-		printf("  choose 1..%d (or quit)\n", n);
+		if (!strcmp(line, "quit") || !strcmp(line, "q") || !strcmp(line, "exit"))
+			break;
+		if (!strcmp(line, "help") || !strcmp(line, "h") || !strcmp(line, "?")) {
+			printf("  1..%d: that choice", n);
+			if (ndir)
+				printf("   n e s w (or north ...): the square that way   x,y: the square");
+			else if (n > STEP_LIST_ALL)
+				printf("   a group's name: its choices   x,y: the choices on that square");
+			printf("\n  hint: the bot's choice (then 'ok' takes it)   board, score, tiles   "
+			       "quit: save and leave\n");
+			continue;
+		} else if (!strcmp(line, "board")) {
+			redraw = 1;
+			continue;
+		} else if (!strcmp(line, "score") || !strcmp(line, "scores")) {
+			print_scores(P);
+			continue;
+		} else if (!strcmp(line, "tiles")) {
+			print_tiles_left(P);
+			continue;
+		} else if (!strcmp(line, "hint")) {
+			if (!P->hinter) {
+				char err[256];
+				P->hinter = carc_bot_new(P->hint_spec, carc_game_seed(g) ^ 0x4117u, err,
+				                         sizeof err);
+				if (!P->hinter) {
+					printf("hint: %s\n", err);
+					continue;
+				}
+			}
+			pending = carc_bot_choose(P->hinter, g);
+			char text[96];
+			carc_move_text(g, pending, text, sizeof text);
+			printf("  hint (%s): %s; 'ok' (or Enter) takes it\n", carc_bot_spec(P->hinter), text);
+			continue;
+		} else if (!line[0] || !strcmp(line, "ok") || !strcmp(line, "y")) {
+			if (pending == CARC_MOVE_NONE) {
+				printf("  choose first (1..%d)\n", n);
+				continue;
+			}
+			out = pending;
+			break;
+		} else if (*line && !*end && k >= 1 && k <= n) {
+			pick = (int)k - 1;
+		} else if (parse_square(line, &x, &y)) {
+			int count = 0;
+			for (int i = 0; i < n; i++)
+				if (o[i].has_sq && o[i].x == x && o[i].y == y) {
+					count++;
+					pick = i;
+				}
+			if (count == 0) {
+				printf("  nothing to choose on (%d,%d)\n", x, y);
+				continue;
+			}
+			if (count > 1) {
+				list_opts(o, n, NULL, x, y, 1);
+				continue;
+			}
+		} else if (ndir && !line[1] && strchr("nesw", line[0])) {
+			for (int i = 0; i < n; i++)
+				if (dir[i] == line[0])
+					pick = i;
+		} else if (ndir && strlen(line) > 1) {
+			for (int i = 0; i < n; i++)
+				if (!strcmp(line, direction_word(dir[i])))
+					pick = i;
+		} else {
+			int any = 0;
+			for (int i = 0; i < n && !any; i++)
+				any = o[i].what[0] && !strcmp(o[i].what, line);
+			if (any) {
+				list_opts(o, n, line, 0, 0, 0);
+				continue;
+			}
+		}
+		if (pick < 0) {
+			if (*line && !*end)
+				printf("  choose 1..%d\n", n);
+			else if (ndir && !line[1] && strchr("nesw", line[0]))
+				printf("  the way '%s' is not a square to choose\n", line);
+			else
+				printf("  unknown command '%s' (try 'help')\n", line);
+			continue;
+		}
+		out = o[pick].m;
+		break;
 	}
+	free(o);
+	return out;
 }
 
 /* The human's move; CARC_MOVE_NONE to stop the game. */
@@ -598,8 +863,19 @@ static void report_move(const play *P, int p, const carc_events *ev)
 	if (P->bot[p])
 		printf("  [%s]", carc_bot_spec(P->bot[p]));
 	printf("\n");
+	carc_step_info si;
+	carc_step_played(g, carc_steps_played(g) - 1, &si);
 	for (int e = 0; e < ev->n; e++) {
-		if (ev->ev[e].final || ev->ev[e].type != CARC_EV_SCORED)
+		const carc_event *x = &ev->ev[e];
+		if (x->type == CARC_EV_RETURNED && !x->final && si.kind != CARC_STEP_TILE) {
+			/* what a step after the tile sent home (the dragon, the princess) */
+			int tx = 0, ty = 0;
+			carc_board_tile(g, x->tile, NULL, &tx, &ty, NULL, NULL);
+			printf("  goes home: ");
+			bd_player_label(stdout, x->player, P->bd.color);
+			printf("'s %s from (%d,%d)\n", carc_name(CARC_NAMES_FIGURE_WORDS, x->kind), tx, ty);
+		}
+		if (x->final || x->type != CARC_EV_SCORED)
 			continue;
 		printf("  scores ");
 		bd_print_event(stdout, g, &ev->ev[e], P->bd.color);

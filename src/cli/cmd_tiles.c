@@ -26,12 +26,14 @@ static void help(FILE *f)
 	        "(N E S W: C city, R road, F field, W river) and its segments with their\n"
 	        "ports at rotation 0 (N0..W2 as in the records, a whole side as its letter,\n"
 	        "C the centre, I a field touching no edge); a field lists the city\n"
-	        "segments it borders.\n"
+	        "segments it borders. A tile of Princess & Dragon names its symbol\n"
+	        "(volcano, dragon, magic portal) and the princess's city (+princess).\n"
 	        "\n"
 	        "options:\n"
 	        "  --json             print JSON in the form of the spec's base-tiles.json\n"
 	        "                     (\"ports\", \"start\", \"tiles\": count, segments, note,\n"
-	        "                     edges; segment flags inn and cathedral when set)\n"
+	        "                     edges; segment flags inn, cathedral and princess when\n"
+	        "                     set; \"symbol\" on a Princess & Dragon tile that has one)\n"
 	        "  --expansions LIST  the tiles of these expansions too (comma-separated,\n"
 	        "                     any of: %s)\n"
 	        "  -h, --help         this help\n"
@@ -71,6 +73,8 @@ static json_t *tile_json(int type, int count)
 			json_object_set_new(so, "inn", json_true());
 		if (flags & CARC_SEGF_CATHEDRAL)
 			json_object_set_new(so, "cathedral", json_true());
+		if (flags & CARC_SEGF_PRINCESS) /* the key is the symbol's name */
+			json_object_set_new(so, carc_name(CARC_NAMES_SYMBOL, CARC_SYM_PRINCESS), json_true());
 		if (CARC_SEG_GOODS(flags))
 			json_object_set_new(so, "goods",
 			                    json_string(carc_name(CARC_NAMES_GOODS, (int)CARC_SEG_GOODS(flags))));
@@ -79,6 +83,9 @@ static json_t *tile_json(int type, int count)
 	char edges[5];
 	carc_tile_edges(type, 0, edges);
 	json_object_set_new(o, "count", json_integer(count));
+	if (carc_tile_symbol(type) != CARC_SYM_NONE)
+		json_object_set_new(o, "symbol",
+		                    json_string(carc_name(CARC_NAMES_SYMBOL, carc_tile_symbol(type))));
 	json_object_set_new(o, "segments", segs);
 	json_object_set_new(o, "note", json_string(carc_tile_note(type)));
 	json_object_set_new(o, "edges", json_string(edges));
@@ -182,9 +189,13 @@ static int print_table(const carc_rules *r)
 				printf(" +inn");
 			if (flags & CARC_SEGF_CATHEDRAL)
 				printf(" +cathedral");
+			if (flags & CARC_SEGF_PRINCESS)
+				printf(" +%s", carc_name(CARC_NAMES_SYMBOL, CARC_SYM_PRINCESS));
 			if (CARC_SEG_GOODS(flags))
 				printf(" +%s", carc_name(CARC_NAMES_GOODS, (int)CARC_SEG_GOODS(flags)));
 		}
+		if (carc_tile_symbol(t) != CARC_SYM_NONE)
+			printf("; symbol %s", carc_name(CARC_NAMES_SYMBOL, carc_tile_symbol(t)));
 		printf("\n");
 	}
 	printf("total %6d  (the start tile is one of the %s tiles)\n", total,

@@ -10,6 +10,7 @@ engine knows the "test-pass" step; with another build they are skipped.
 Nothing here runs the carc command.
 """
 import ast
+import collections
 import json
 import os
 import pickle
@@ -832,6 +833,144 @@ def names_written(path, names, json_keys):
     return ["line %d: %r" % (line, v) for line, _, v in sorted(out)]
 
 
+PD = "princess-dragon"  # the expansion (docs/records.md)
+
+
+class PrincessDragonTest(unittest.TestCase):
+    """Princess & Dragon through Python: games played to the end with
+    random decisions of every step (tile, action, dragon), each step's
+    decisions held against the engine's views and calls (the dragon, the
+    fairy, the dragon's path, previews of what the dragon eats), the
+    fairy's points added up from the events, and the record replayed."""
+
+    def setUp(self):
+        if PD not in carc.EXPANSIONS:
+            self.skipTest("%s has no %r expansion" % (LIB, PD))
+
+    @staticmethod
+    def _figs(g):
+        return sorted((f["player"], f["kind"], f["x"], f["y"], f["at"])
+                      for f in g.view("figures")["figures"])
+
+    def _check_pieces(self, g):
+        """The calls and the engine's figures view say the same."""
+        v = g.view("figures")
+        self.assertEqual(v["dragon"], g.dragon)
+        self.assertEqual(v["fairy"], g.fairy)
+        path = g.dragon_path
+        if path:
+            self.assertEqual(v["dragon_move"], {"visited": path, "steps": len(path) - 1})
+            self.assertEqual(path[-1], g.dragon)
+        else:
+            self.assertNotIn("dragon_move", v)
+
+    def _dragon_step(self, g, moves):
+        """Every square offered is a neighbour of the dragon holding a tile,
+        not visited in this flight and not the fairy's; it eats what its
+        preview says."""
+        path, d = g.dragon_path, g.dragon
+        self.assertTrue(path)
+        self.assertEqual(g.to_move, (g.turn_player + len(path) - 1) % g.players)
+        fairy = g.fairy
+        for m in moves:
+            self.assertEqual(m.step, "dragon")
+            sq = m.json["dragon"]
+            self.assertEqual(set(sq), {"x", "y"})
+            self.assertEqual(abs(sq["x"] - d["x"]) + abs(sq["y"] - d["y"]), 1, (sq, d))
+            self.assertIsNotNone(g.tile_at(sq["x"], sq["y"]))
+            self.assertNotIn(sq, path)
+            if fairy:
+                self.assertNotEqual(sq, {"x": fairy["x"], "y": fairy["y"]})
+            self.assertEqual(g.parse_move(m.json), m)
+        # a square that is no step of the dragon is refused, the game unchanged
+        h = g.hash
+        with self.assertRaises(carc.IllegalMove):
+            g.apply({"dragon": {"x": d["x"] + 3, "y": d["y"]}})
+        self.assertEqual(g.hash, h)
+
+    def test_games_to_the_end(self):
+        seen = set()
+        symbols = {carc.tile(t).symbol for t in carc.tile_names() if carc.tile(t).set == PD}
+        self.assertEqual(symbols, set(carc.SYMBOLS) - {carc.SYMBOLS[0]})
+        for seed in range(1, 7):
+            g = carc.Game(players=3, expansions=[PD, "abbot"], seed=seed)
+            rng = random.Random(seed)
+            fairy_points = [0] * 3
+            for _ in range(MAX_STEPS):
+                if g.over:
+                    break
+                kind = g.step_kind
+                moves = g.legal_moves()
+                self.assertTrue(moves)
+                self._check_pieces(g)
+                if kind == "action":
+                    self.assertEqual(g.to_move, g.turn_player)
+                    whats = [m.json["action"] if isinstance(m.json["action"], str)
+                             else next(iter(m.json["action"])) for m in moves]
+                    self.assertEqual(whats[0], "none")
+                    self.assertEqual(len(set(map(int, moves))), len(moves))
+                elif kind == "dragon":
+                    self._dragon_step(g, moves)
+                else:
+                    self.assertEqual(kind, "tile")
+                m = rng.choice(moves)
+                if kind == "action":  # each kind of action as likely as another
+                    what = rng.choice(sorted(set(whats)))
+                    m = rng.choice([x for x, w in zip(moves, whats) if w == what])
+                eaten = None
+                if kind == "dragon" or (kind == "action" and "princess" in m.json["action"]):
+                    eaten = sorted((e["player"], e["kind"], e["x"], e["y"], e["at"])
+                                   for e in g.preview(m)["eaten"])
+                before = self._figs(g)
+                evs = g.apply(m, events="all")
+                # what left the board is what the events say went home (what
+                # the preview said the step eats, what the turn scored, and
+                # every figure in the final scoring),
+                # but for a figure this decision put down and the turn scored
+                home = sorted((e.player, e.figure, e.x, e.y, e.at) for e in evs
+                              if e.type == "returned")
+                gone = collections.Counter(before) - collections.Counter(self._figs(g))
+                extra = list((collections.Counter(home) - gone).elements())
+                self.assertEqual(gone - collections.Counter(home), collections.Counter(),
+                                 (m.json, home))
+                self.assertLessEqual(len(extra), 1, (m.json, home))
+                self.assertTrue(all(f[0] == g.steps()[-1].player for f in extra), extra)
+                for f in eaten or ():
+                    self.assertIn(f, home, (m.json, eaten))
+                for e in evs:
+                    if e.type == "scored" and e.kind_name == "fairy":
+                        fairy_points = [a + b for a, b in zip(fairy_points, e.points)]
+                if kind == "action":
+                    a = m.json["action"]
+                    seen.add(a if isinstance(a, str) else next(iter(a)))
+                    if isinstance(a, dict) and "fairy" in a:
+                        # next to that follower, or alone when the turn's
+                        # scoring sent the follower home
+                        fa = a["fairy"]
+                        self.assertIn(g.fairy, (fa, dict(fa, at=None)))
+                        if g.fairy["at"] is None:
+                            self.assertIn((fa["x"], fa["y"], fa["at"]),
+                                          [h[2:] for h in home])
+                    if isinstance(a, dict) and "portal" in a:
+                        # the figure stands there (or went home when the turn
+                        # scored its feature)
+                        p, who = a["portal"], g.steps()[-1].player
+                        f = (who, p["kind"], p["x"], p["y"], p["at"])
+                        self.assertTrue(f in self._figs(g) or f in home, (f, home))
+                else:
+                    seen.add(kind)
+                self._check_pieces(g)
+            self.assertTrue(g.over)
+            self.assertEqual([s["fairy"] for s in g.scores_by_kind()], fairy_points)
+            text = g.record()
+            r = carc.Game.replay(text)
+            self.assertEqual((r.hash, r.scores()), (g.hash, g.scores()))
+            self.assertEqual([s.kind for s in r.steps()], [s.kind for s in g.steps()])
+            if seen >= {"none", "fairy", "portal", "princess", "dragon"}:
+                break
+        self.assertEqual(seen, {"tile", "none", "fairy", "portal", "princess", "dragon"})
+
+
 class NamesTest(unittest.TestCase):
     """carc.py asks the engine for every name and keeps no copy of a layout."""
 
@@ -850,7 +989,8 @@ class NamesTest(unittest.TestCase):
                           ("SCORE_KINDS", "score_kinds"), ("GOODS", "goods"),
                           ("TILE_SETS", "tile_sets"), ("STEPS", "steps"),
                           ("EXPANSIONS", "expansions"), ("FARM_SCORINGS", "farm_scoring"),
-                          ("PORTS", "ports"), ("FIGURE_WORDS", "figure_words")):
+                          ("PORTS", "ports"), ("FIGURE_WORDS", "figure_words"),
+                          ("SYMBOLS", "symbols")):
             self.assertEqual(list(getattr(carc, attr)), v[key], attr)
         self.assertEqual(carc.tile_names(), v["tiles"])
         self.assertEqual(carc.TILE_TYPES, len(v["tiles"]))
