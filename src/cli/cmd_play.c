@@ -55,6 +55,19 @@ typedef struct play {
 	int nfo;
 } play;
 
+/* The bot behind "hint", made the first time it is asked for; NULL (with
+ * the reason printed) when its spec is refused. */
+static carc_bot *hinter(play *P, const carc_game *g)
+{
+	if (!P->hinter) {
+		char err[256];
+		P->hinter = carc_bot_new(P->hint_spec, carc_game_seed(g) ^ 0x4117u, err, sizeof err);
+		if (!P->hinter)
+			printf("hint: %s\n", err);
+	}
+	return P->hinter;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -630,15 +643,8 @@ static carc_move human_step(play *P)
 			print_tiles_left(P);
 			continue;
 		} else if (!strcmp(line, "hint")) {
-			if (!P->hinter) {
-				char err[256];
-				P->hinter = carc_bot_new(P->hint_spec, carc_game_seed(g) ^ 0x4117u, err,
-				                         sizeof err);
-				if (!P->hinter) {
-					printf("hint: %s\n", err);
-					continue;
-				}
-			}
+			if (!hinter(P, g))
+				continue;
 			pending = carc_bot_choose(P->hinter, g);
 			char text[96];
 			carc_move_text(g, pending, text, sizeof text);
@@ -732,15 +738,8 @@ static carc_move human_turn(play *P)
 		} else if (!strcmp(line, "tiles")) {
 			print_tiles_left(P);
 		} else if (!strcmp(line, "hint")) {
-			if (!P->hinter) {
-				char err[256];
-				P->hinter = carc_bot_new(P->hint_spec, carc_game_seed(g) ^ 0x4117u, err,
-				                         sizeof err);
-				if (!P->hinter) {
-					printf("hint: %s\n", err);
-					continue;
-				}
-			}
+			if (!hinter(P, g))
+				continue;
 			carc_move m = carc_bot_choose(P->hinter, g);
 			char d[200];
 			describe(g, m, d, sizeof d);
