@@ -611,7 +611,7 @@ static void options_match_scratch(void **state)
 {
 	(void)state;
 	static carc_move mv[CARC_MAX_MOVES];
-	unsigned sub[32];
+	unsigned sub[64]; /* the valid subsets of six expansion bits: 48 */
 	int nsub = subsets(sub);
 	assert_int_equal(nsub, 48);
 	tiles_load();
