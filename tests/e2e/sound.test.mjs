@@ -127,6 +127,18 @@ test('every cue is made without an error; the mute button is named in every lang
     return [...window.__carcSound.played];
   }, CUES);
   assert.deepEqual(played, CUES);
+  // each, rendered offline: heard, not clipped, and short
+  const sounds = await page.evaluate(async (names) => {
+    const { renderCue } = await import('/js/sound.js');
+    const r = {};
+    for (const n of names) r[n] = await renderCue(n);
+    return r;
+  }, CUES);
+  console.log(`cues rendered: ${CUES.map((n) => `${n} ${sounds[n].seconds.toFixed(3)} s peak ${sounds[n].peak.toFixed(3)}`).join(', ')}`);
+  for (const n of CUES) {
+    assert.ok(sounds[n].peak > 0.02 && sounds[n].peak < 1, `${n}: peak ${sounds[n].peak}`);
+    assert.ok(sounds[n].seconds > 0.02 && sounds[n].seconds < 0.6, `${n}: ${sounds[n].seconds} s`);
+  }
   for (const muted of [false, true]) {
     if (muted) await page.click('[data-testid=sound]');
     for (const l of LANGS) {

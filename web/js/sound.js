@@ -24,15 +24,31 @@ const HOOK_KEEP = 200;
 const GAP = 0.09;
 const MAX_WAIT = 0.45;
 
-let ctx = null, out = null, noiseBuf = null;
+let ctx = null;
 let unlocked = false, nextAt = 0;
 
 const hook = (typeof window !== 'undefined') ? (window.__carcSound = { asked: [], played: [] }) : { asked: [], played: [] };
 const note = (list, name) => { list.push(name); if (list.length > HOOK_KEEP) list.shift(); };
 
-// The context and the master chain: a gain and a soft compressor so that
-// cues that overlap do not clip. Made on demand, inside a gesture the first
-// time; null when the browser has no Web Audio.
+// The master chain of context `c`: a gain and a soft compressor so that
+// cues that overlap do not clip, and half a second of white noise shared by
+// every noisy cue. The building blocks below play into S, the live
+// context's chain (renderCue points S at an offline one for a moment).
+function chain(c) {
+  const comp = c.createDynamicsCompressor();
+  comp.threshold.value = -18; comp.ratio.value = 4;
+  const g = c.createGain();
+  g.gain.value = 0.6;
+  g.connect(comp).connect(c.destination);
+  const noise = c.createBuffer(1, Math.floor(c.sampleRate * 0.5), c.sampleRate);
+  const d = noise.getChannelData(0);
+  for (let i = 0; i < d.length; i++) d[i] = Math.random() * 2 - 1;
+  return { c, out: g, noise };
+}
+let S = null;
+
+// The live context, made on demand, inside a gesture the first time; null
+// when the browser has no Web Audio.
 function audio() {
   if (ctx) {
     if (ctx.state === 'suspended') ctx.resume().catch(() => {});
@@ -42,15 +58,7 @@ function audio() {
   if (!AC) return null;
   try {
     ctx = new AC();
-    const comp = ctx.createDynamicsCompressor();
-    comp.threshold.value = -18; comp.ratio.value = 4;
-    out = ctx.createGain();
-    out.gain.value = 0.6;
-    out.connect(comp).connect(ctx.destination);
-    // half a second of white noise, shared by every noisy cue
-    noiseBuf = ctx.createBuffer(1, Math.floor(ctx.sampleRate * 0.5), ctx.sampleRate);
-    const d = noiseBuf.getChannelData(0);
-    for (let i = 0; i < d.length; i++) d[i] = Math.random() * 2 - 1;
+    S = chain(ctx);
     if (ctx.state === 'suspended') ctx.resume().catch(() => {});
   } catch { ctx = null; }
   return ctx;
@@ -71,7 +79,7 @@ if (typeof window !== 'undefined') {
 
 // A gain that rises to `peak` in `attack` and falls away over `decay`.
 function envelope(t0, peak, attack, decay) {
-  const g = ctx.createGain();
+  const g = S.c.createGain();
   g.gain.setValueAtTime(0.0001, t0);
   g.gain.linearRampToValueAtTime(peak, t0 + attack);
   g.gain.exponentialRampToValueAtTime(0.0001, t0 + attack + decay);
@@ -81,29 +89,29 @@ function envelope(t0, peak, attack, decay) {
 // One oscillator note; `glide` is the frequency it slides to (a drop makes
 // a knock sound hollow); `filter` an optional lowpass cut-off.
 function tone(t0, freq, { type = 'sine', peak = 0.2, attack = 0.004, decay = 0.2, glide = 0, filter = 0 } = {}) {
-  const o = ctx.createOscillator();
+  const o = S.c.createOscillator();
   o.type = type;
   o.frequency.setValueAtTime(freq, t0);
   if (glide) o.frequency.exponentialRampToValueAtTime(glide, t0 + attack + decay);
   const g = envelope(t0, peak, attack, decay);
   let node = o;
   if (filter) {
-    const f = ctx.createBiquadFilter();
+    const f = S.c.createBiquadFilter();
     f.type = 'lowpass'; f.frequency.value = filter;
     node = node.connect(f);
   }
-  node.connect(g).connect(out);
+  node.connect(g).connect(S.out);
   o.start(t0);
   o.stop(t0 + attack + decay + 0.02);
 }
 
 // A burst of filtered noise: the body of a knock or a click.
 function noise(t0, { type = 'bandpass', freq = 1500, q = 1, peak = 0.3, attack = 0.002, decay = 0.06 } = {}) {
-  const s = ctx.createBufferSource();
-  s.buffer = noiseBuf;
-  const f = ctx.createBiquadFilter();
+  const s = S.c.createBufferSource();
+  s.buffer = S.noise;
+  const f = S.c.createBiquadFilter();
   f.type = type; f.frequency.value = freq; f.Q.value = q;
-  s.connect(f).connect(envelope(t0, peak, attack, decay)).connect(out);
+  s.connect(f).connect(envelope(t0, peak, attack, decay)).connect(S.out);
   const off = Math.random() * 0.3; // another stretch of the noise each time
   s.start(t0, off, attack + decay + 0.02);
 }
@@ -120,36 +128,36 @@ function bell(t0, freq, peak = 0.16, decay = 0.4) {
 const CUES = {
   // a tile laid: a wooden clack, a narrow band of noise with a short low thump
   tile(t) {
-    noise(t, { freq: 1900, q: 2.5, peak: 0.5, decay: 0.05 });
-    noise(t, { type: 'lowpass', freq: 600, q: 0.7, peak: 0.35, decay: 0.07 });
-    tone(t, 190, { peak: 0.25, attack: 0.002, decay: 0.08, glide: 110 });
+    noise(t, { freq: 1900, q: 2.5, peak: 1.4, decay: 0.05 });
+    noise(t, { type: 'lowpass', freq: 600, q: 0.7, peak: 0.7, decay: 0.07 });
+    tone(t, 190, { peak: 0.45, attack: 0.002, decay: 0.08, glide: 110 });
   },
   // a figure set: a softer, higher tock
   figure(t) {
-    tone(t, 620, { peak: 0.22, attack: 0.003, decay: 0.09, glide: 430 });
-    noise(t, { freq: 3200, q: 4, peak: 0.12, decay: 0.025 });
+    tone(t, 620, { peak: 0.5, attack: 0.003, decay: 0.09, glide: 430 });
+    noise(t, { freq: 3200, q: 4, peak: 0.4, decay: 0.025 });
   },
   // points: a rising three-note chime
   score(t) {
-    bell(t, 1047, 0.11, 0.22);
-    bell(t + 0.08, 1319, 0.11, 0.22);
-    bell(t + 0.16, 1568, 0.13, 0.38);
+    bell(t, 1047, 0.17, 0.22);
+    bell(t + 0.08, 1319, 0.17, 0.22);
+    bell(t + 0.16, 1568, 0.2, 0.38);
   },
   // your turn: a gentle two-note bell, a fourth up
   turn(t) {
-    bell(t, 784, 0.14, 0.3);
-    bell(t + 0.13, 1047, 0.15, 0.42);
+    bell(t, 784, 0.2, 0.3);
+    bell(t + 0.13, 1047, 0.22, 0.42);
   },
   // time running low: three quick ticks, the last one higher
   low(t) {
     for (let i = 0; i < 3; i++) {
-      noise(t + i * 0.16, { type: 'highpass', freq: 2500, q: 0.7, peak: 0.25, decay: 0.03 });
+      noise(t + i * 0.16, { type: 'highpass', freq: 2500, q: 0.7, peak: 0.16, decay: 0.03 });
       tone(t + i * 0.16, i === 2 ? 1320 : 990, { type: 'square', peak: 0.05, attack: 0.002, decay: 0.05, filter: 3000 });
     }
   },
   // game over: a short cadence, a dominant chord resolving to the tonic
   end(t) {
-    for (const f of [392, 494, 587]) tone(t, f, { type: 'triangle', peak: 0.07, attack: 0.01, decay: 0.2, filter: 2400 });
+    for (const f of [392, 494, 587]) tone(t, f, { type: 'triangle', peak: 0.09, attack: 0.01, decay: 0.2, filter: 2400 });
     for (const f of [523, 659, 784]) tone(t + 0.18, f, { type: 'triangle', peak: 0.09, attack: 0.01, decay: 0.38, filter: 2400 });
     bell(t + 0.18, 1047, 0.06, 0.38);
   },
@@ -177,3 +185,22 @@ export const sound = {
     } catch { /* no audio */ }
   },
 };
+
+// For tests: cue `name` rendered offline (no speaker, no gesture needed);
+// resolves to its samples' peak and how long it is audible (seconds until
+// the last sample above -60 dB). The live context is left alone.
+export async function renderCue(name) {
+  const rate = 22050;
+  const off = new OfflineAudioContext(1, rate, rate);
+  const live = S;
+  S = chain(off);
+  try { CUES[name](0); } finally { S = live; }
+  const d = (await off.startRendering()).getChannelData(0);
+  let peak = 0, last = 0;
+  for (let i = 0; i < d.length; i++) {
+    const a = Math.abs(d[i]);
+    if (a > peak) peak = a;
+    if (a > 0.001) last = i;
+  }
+  return { peak, seconds: last / rate };
+}
