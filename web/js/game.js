@@ -30,6 +30,13 @@ import { BoardDecision, onBoard, targetOf } from './decide.js';
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 // a log entry whose decision put a tile on the board (docs/protocol.md, "Log entry")
 const placedTile = (e) => Number.isInteger(e?.x) && Number.isInteger(e?.y);
+// whether the figures on the board after a step (`after`, the move
+// message's) hold one that was not among those before it
+const figureKey = (f) => `${f.player}/${f.kind}/${f.x}/${f.y}/${f.at}`;
+const newFigure = (before, after) => {
+  const had = new Set((before || []).map(figureKey));
+  return (after || []).some((f) => !had.has(figureKey(f)));
+};
 // How the placing hint tells of a feature, by kind (the engine's names):
 // what scores its surroundings has no size in tiles worth telling, a field
 // no open sides.
@@ -185,6 +192,8 @@ export class GameView {
         const was = this.table?.status;
         this.table = m.table;
         if (was !== m.table.status && m.table.status !== 'open') this.live.send({ type: 'state' });
+        // a game ended by the table (a resignation, time): the game-over cue
+        if (was === 'playing' && m.table.status === 'over') this.soundEnd();
         this.renderPlayers(); this.renderWaiting(); this.renderInfo();
         break;
       }
@@ -228,6 +237,11 @@ export class GameView {
       this.board.ensureVisible(e.x, e.y);
     }
     g.log.push(e);
+    // the cues of this step, from what the server sent: a tile laid, a
+    // figure set (the entry's figure, or a figure on the board that was not
+    // there before: a step other than the tile step may place one)
+    if (placedTile(e)) sound.play('tile');
+    if (e.meeple || newFigure(g.figures, m.figures)) sound.play('figure');
     g.figures = m.figures; g.supply = m.supply; g.by_kind = m.by_kind;
     if (m.goods) g.goods = m.goods;
     // the dragon's movement is absent from the view when it does not move
@@ -241,8 +255,16 @@ export class GameView {
     this.board.setFigures(g.figures, (p) => this.colors[p]);
     this.board.setPieces(this.pieces());
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
-    if (g.next.over) { this.renderFinal(); sound.play('end'); }
+    if (g.next.over) { this.renderFinal(); this.soundEnd(); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
+  }
+
+  // The game-over cue, once a table: the last move and the table's status
+  // both tell of the end.
+  soundEnd() {
+    if (this.endSounded) return;
+    this.endSounded = true;
+    sound.play('end');
   }
 
   // What a step scored, outlined on the board: each scored feature's parts

@@ -41,8 +41,17 @@ async function main() {
   langSel.value = currentLanguage();
   langSel.addEventListener('change', () => setLanguage(langSel.value, true));
   const snd = header.querySelector('.sound');
-  const paintSound = () => { snd.innerHTML = `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>${sound.on ? '<path d="M16 8q3 4 0 8M19 5q5 7 0 14" stroke="currentColor" stroke-width="2" fill="none"/>' : '<path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2"/>'}</svg>`; snd.setAttribute('aria-pressed', String(sound.on)); snd.title = t(sound.on ? 'sound.on' : 'sound.off'); };
-  snd.addEventListener('click', () => { sound.on = !sound.on; paintSound(); if (sound.on) sound.play('turn'); });
+  // the mute button: its name stays "Mute sounds", pressed while muted; the
+  // tip says what it is now and what a click does
+  snd.dataset.testid = 'sound';
+  const paintSound = () => {
+    snd.innerHTML = `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>${sound.on ? '<path d="M16 8q3 4 0 8M19 5q5 7 0 14" stroke="currentColor" stroke-width="2" fill="none"/>' : '<path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2"/>'}</svg>`;
+    snd.setAttribute('aria-pressed', String(!sound.on));
+    snd.setAttribute('aria-label', t('sound.mute'));
+    snd.title = t(sound.on ? 'sound.on' : 'sound.off');
+  };
+  // sound back on: a figure's tock, so the player hears that it is
+  snd.addEventListener('click', () => { sound.on = !sound.on; paintSound(); if (sound.on) sound.play('figure'); });
   // the bell (turn notifications, notify.js) and the link to "my games"
   const bell = Object.assign(document.createElement('button'), { type: 'button', className: 'notify icon' });
   bell.dataset.testid = 'notify';
