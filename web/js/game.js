@@ -765,6 +765,9 @@ export class GameView {
       if (e.bonus) h += ' ' + t('log.bonus');
       if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${tOr(`goods.${k}`, k)}`)) });
     }
+    // a person's move the takeover bot made (docs/protocol.md "Log entry"):
+    // marked, so that it does not read as the player's own
+    if (e.takeover) h += ` <em class="takeover" data-testid="log-takeover">(${t(this.seatLeft(e.player) ? 'log.takeover.left' : 'log.takeover')})</em>`;
     const tg = kind !== tileStep() ? targetOf({ [kind]: e[kind] }) : null;
     const at = placedTile(e) ? e : tg && tg.word === undefined ? tg : null;
     const mark = at ? ` data-mark="tile" data-x="${at.x}" data-y="${at.y}" tabindex="0" role="button"` : '';
@@ -775,6 +778,13 @@ export class GameView {
     const fin = finalGroups(events);
     if (fin.length) out += `<li class="final-scoring" data-testid="log-final"><h4>${t('fin.title')}</h4>${fin.map((ev) => this.evHtml(ev, e.player)).join('')}</li>`;
     return out;
+  }
+  // whether the takeover bot plays seat i because the player gave it up
+  // (resigned, or any takeover at a table without a clock), not because
+  // its time ran out
+  seatLeft(i) {
+    const c = this.clock?.clock || this.table?.clock;
+    return !c || c.mode === 'none' || !!c.seats?.[i]?.resigned;
   }
   // A decision of a step other than the tile step in words: the catalogue's
   // line for the decision's keys (log.<keys>: the square's tile, the role of
