@@ -40,3 +40,21 @@ test('a move the bot made for a person whose time ran out is marked as such in t
   assert.deepEqual(p2.errors, []);
   await p2.context().close();
 });
+
+test('a turn-based clock reads in days or hours a move, in the lobby and at the table', async () => {
+  const page = await openPage(browser, '/');
+  const opt = (v) => page.locator(`[data-testid=clock-preset] option[value=${v}]`).textContent();
+  assert.doesNotMatch(await opt('tb-1d'), /\d+d \d\d:\d\d/, 'no "1d 00:00"');
+  assert.equal(await opt('tb-1d'), en['clock.rule_turn'].replace('{move}', form(en['clock.days'], 1)));
+  assert.equal(await opt('tb-3d'), en['clock.rule_turn'].replace('{move}', form(en['clock.days'], 3)));
+  await page.context().close();
+  // a 12-hour table: its information and its clock say "12 hours", here in Finnish
+  const tb = await api('/api/tables', { players: 2, name: 'Alice', seats: [{}, { bot: 'random' }], clock: { mode: 'turn', move_s: 12 * 3600 } });
+  const p = await openPage(browser, `/?table=${tb.id}`, { seat: tb, lang: 'fi' });
+  const words = fi['clock.rule_turn'].replace('{move}', form(fi['clock.hours'], 12));
+  await p.waitForFunction((w) => document.querySelector('.table-info .opts')?.textContent.includes(w), words);
+  await p.waitForFunction((w) => document.querySelector('[data-testid=clock] .clock-note')?.textContent === w, words);
+  assert.doesNotMatch(await p.textContent('.table-info .opts'), /12:00:00/);
+  assert.deepEqual(p.errors, []);
+  await p.context().close();
+});
