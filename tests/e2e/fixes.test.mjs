@@ -3,7 +3,7 @@
 // should have read or been able to do.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, SIZES } from './lib.mjs';
+import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, playTurn, SIZES } from './lib.mjs';
 
 const en = catalogue('en'), de = catalogue('de'), fi = catalogue('fi');
 let browser;
@@ -55,6 +55,27 @@ test('a turn-based clock reads in days or hours a move, in the lobby and at the 
   await p.waitForFunction((w) => document.querySelector('.table-info .opts')?.textContent.includes(w), words);
   await p.waitForFunction((w) => document.querySelector('[data-testid=clock] .clock-note')?.textContent === w, words);
   assert.doesNotMatch(await p.textContent('.table-info .opts'), /12:00:00/);
+  assert.deepEqual(p.errors, []);
+  await p.context().close();
+});
+
+test('a rematch waiting for the other player says so, not "0 seats still open"', async () => {
+  // Alice and Ann (guests) play a one-tile game; Alice asks for the rematch
+  const tb = await api('/api/tables', { players: 2, name: 'Alice', seats: [{}, {}], tiles: { U: 1 } });
+  const ann = await api(`/api/tables/${tb.id}/join`, { name: 'Ann' });
+  const page = await openPage(browser, `/?table=${tb.id}`, { seat: tb });
+  await page.waitForSelector('.game.mine');
+  await playTurn(page, { follower: false });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=final]').classList.contains('hidden'));
+  await page.context().close();
+  const re = await api(`/api/tables/${tb.id}/rematch`, { token: tb.token }, tb.token);
+  assert.ok(ann.token);
+  const p = await openPage(browser, `/?table=${re.id}`, { seat: { id: re.id, seat: re.seat, token: re.token } });
+  await p.waitForSelector('.waiting:not(.hidden)');
+  const text = await p.textContent('.waiting');
+  assert.doesNotMatch(text, new RegExp(form(en['wait.text'], 0).split('.')[0]), `no "0 seats still open": ${text}`);
+  assert.equal(await p.textContent('[data-testid=wait-rematch]'), en['wait.rematch'].replace('{names}', 'Ann'));
+  await shot(p, 'fixes-rematch-waiting.png');
   assert.deepEqual(p.errors, []);
   await p.context().close();
 });

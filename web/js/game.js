@@ -861,7 +861,12 @@ export class GameView {
     if (visitor) {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="${NAME_BYTES}" value="${esc(fitName(localStorage.getItem('carc.name') || '').name)}" data-testid="join-name" aria-describedby="join-name-cut"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><small id="join-name-cut" class="name-cut${this.joinCut ? '' : ' hidden'}" data-testid="join-name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small><p class="hint">${t('join.watching')}</p>`;
     }
-    h += `<p>${t(visitor ? 'wait.text.guest' : 'wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    // a rematch's seats kept for the old game's players (docs/protocol.md,
+    // "Rematch"): the table waits for them to accept, not for a link to be sent
+    const kept = this.table.seats.map((s, i) => (s.kind === 'human' && s.reserved ? i : -1)).filter((i) => i >= 0);
+    if (kept.length) h += `<p data-testid="wait-rematch">${t('wait.rematch', { n: kept.length, names: listJoin(kept.map((i) => `<strong>${esc(this.name(i))}</strong>`)) })}</p>`;
+    if (open > 0 || !kept.length) h += `<p>${t(visitor ? 'wait.text.guest' : 'wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div>`;
+    h += '<ul class="seats">';
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
     h += '</ul>';
     w.innerHTML = h + '</div>';
