@@ -79,3 +79,47 @@ test('a rematch waiting for the other player says so, not "0 seats still open"',
   assert.deepEqual(p.errors, []);
   await p.context().close();
 });
+
+test('recovery codes: each in its own box, none over another, and one click copies them all', async () => {
+  for (const [size, ctx] of SIZES) {
+    const page = await newPage(browser, { ...ctx, permissions: ['clipboard-read', 'clipboard-write'] });
+    await page.goto(BASE + '/');
+    await ready(page);
+    if (await page.locator('[data-testid=menu]').isVisible()) {
+      await page.click('[data-testid=menu]');
+      await page.waitForSelector('.top.menu-open nav');
+    }
+    await page.click('[data-testid=login-open]');
+    await page.fill('[data-testid=acc-name]', `Codes ${size.slice(0, 3)}${Date.now().toString(36).slice(-5)}`);
+    await page.fill('[data-testid=acc-password]', 'correct horse');
+    await page.click('[data-testid=register]');
+    await page.waitForSelector('[data-testid=recovery-codes]');
+    const bad = await page.$$eval('[data-testid=recovery-codes] li', (lis) => {
+      const out = [];
+      const box = (el) => el.getBoundingClientRect();
+      const card = box(document.querySelector('.codes-card'));
+      const rs = lis.map((li) => ({ li: box(li), code: box(li.querySelector('code')), text: li.textContent }));
+      for (const r of rs) {
+        if (r.code.left < r.li.left - 0.5 || r.code.right > r.li.right + 0.5) out.push(`${r.text}: the code (${Math.round(r.code.width)} px) is wider than its place (${Math.round(r.li.width)} px)`);
+        if (r.li.left < card.left || r.li.right > card.right) out.push(`${r.text}: outside the card`);
+      }
+      for (let i = 0; i < rs.length; i++) {
+        for (let j = i + 1; j < rs.length; j++) {
+          const a = rs[i].code, b = rs[j].code, c = rs[j].li;
+          const meets = (x, y) => x.left < y.right - 0.5 && y.left < x.right - 0.5 && x.top < y.bottom - 0.5 && y.top < x.bottom - 0.5;
+          if (meets(a, b) || meets(a, c) || meets(rs[i].li, c)) out.push(`${rs[i].text} and ${rs[j].text} overlap`);
+        }
+      }
+      return out;
+    });
+    assert.deepEqual(bad, [], `${size}: ${bad.join('; ')}`);
+    await shot(page, `fixes-codes-${size}.png`);
+    const codes = await page.$$eval('[data-testid=recovery-codes] code', (cs) => cs.map((c) => c.textContent));
+    assert.equal(await page.textContent('[data-testid=codes-copy]'), en['keep.codes.copy']);
+    await page.click('[data-testid=codes-copy]');
+    await page.waitForFunction((s) => document.querySelector('.codes-note').textContent === s, en['keep.codes.copied']);
+    assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), codes.join('\n'));
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});

@@ -7,6 +7,7 @@
 // The session is an HttpOnly cookie: this module only asks /api/me who it is.
 import { t, esc } from './i18n.js';
 import { seats } from './api.js';
+import { copyText } from './ui.js';
 
 let me = null;       // {id, name, rating, rd, games} or null (a guest)
 let known = false;
@@ -178,7 +179,7 @@ export function showCodes(codes, done, fresh = false) {
     ov.innerHTML = `<div class="card codes-card" role="dialog" aria-modal="true" aria-labelledby="codes-title">
       <h2 id="codes-title">${t('keep.codes.title')}</h2>
       <p>${t(fresh ? 'keep.codes.fresh' : 'keep.codes.new')}</p>
-      ${codes.length ? `<ol class="codes" data-testid="recovery-codes">${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('')}</ol>`
+      ${codes.length ? `<ol class="codes" data-testid="recovery-codes" style="--rows: ${Math.ceil(codes.length / 2)}">${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('')}</ol>`
         : `<p class="account-error">${t('keep.codes.none')}</p>`}
       <p><strong>${t('keep.codes.once')}</strong></p>
       <div class="row">${codes.length ? `<button type="button" class="copy" data-testid="codes-copy">${t('keep.codes.copy')}</button>
@@ -187,7 +188,8 @@ export function showCodes(codes, done, fresh = false) {
       <p class="codes-note" role="status"></p></div>`;
     const text = codes.join('\n') + '\n';
     ov.querySelector('.copy')?.addEventListener('click', async () => {
-      try { await navigator.clipboard.writeText(text); ov.querySelector('.codes-note').textContent = t('keep.codes.copied'); } catch { /* no clipboard: the list is there */ }
+      // every code at once (the list is also there to select)
+      if (await copyText(text)) ov.querySelector('.codes-note').textContent = t('keep.codes.copied');
     });
     ov.querySelector('.save')?.addEventListener('click', () => saveFile('carc-recovery-codes.txt', text, 'text/plain'));
     ov.querySelector('.done').addEventListener('click', () => { window.removeEventListener('langchange', paint); ov.remove(); done?.(); });
