@@ -123,3 +123,24 @@ test('recovery codes: each in its own box, none over another, and one click copi
     await page.context().close();
   }
 });
+
+test('the settings for trying things out (bot pause, seed, custom pile) are under "Advanced", closed', async () => {
+  const page = await openPage(browser, '/');
+  await page.click('details.advanced summary');
+  // "More options" open: what players choose shows, the developer settings do not
+  await page.waitForSelector('[data-testid=pass-and-play]', { state: 'visible' });
+  for (const sel of ['[data-testid=bot-delay]', '[name=seed]', '[data-testid=pile]']) {
+    assert.equal(await page.locator(sel).isVisible(), false, `${sel} is folded away`);
+  }
+  const shown = (await page.$$eval('details.advanced label', (ls) => ls.filter((l) => l.checkVisibility()).map((l) => l.textContent))).join(' | ');
+  for (const k of ['opt.botdelay', 'opt.seed', 'opt.pile']) assert.ok(!shown.includes(en[k]), `"${en[k]}" is not shown: ${shown}`);
+  assert.equal(await page.textContent('details.dev summary'), en['create.dev']);
+  await page.click('details.dev summary');
+  for (const sel of ['[data-testid=bot-delay]', '[name=seed]', '[data-testid=pile]']) assert.ok(await page.locator(sel).isVisible(), `${sel} shows under Advanced`);
+  // a choice that draws the form again keeps both folds open
+  await page.check('[data-testid=pass-and-play]');
+  await page.waitForSelector('[data-testid=bot-delay]', { state: 'visible' });
+  await page.uncheck('[data-testid=pass-and-play]');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

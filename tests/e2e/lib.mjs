@@ -109,6 +109,7 @@ export async function createTable(page, { base = BASE, name = 'Alice', seat2 = '
   await page.fill('[data-testid=my-name]', name);
   if (seat2) await page.selectOption('[data-testid=who-1]', seat2);
   await page.click('details.advanced summary');
+  await page.click('details.dev summary');
   if (pile) await page.fill('[data-testid=pile]', pile);
   await page.fill('[data-testid=bot-delay]', String(botDelay));
   await page.click('[data-testid=create]');
