@@ -144,3 +144,27 @@ test('the settings for trying things out (bot pause, seed, custom pile) are unde
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+test('pass-and-play: "(you)" is on the seat whose turn it is, not on the last mover', async () => {
+  const tb = await api('/api/tables', { name: 'Ann', pass_and_play: true, seats: [{}, { name: 'Ben' }], tiles: { U: 3, E: 2, V: 2 }, seed: 9 });
+  const page = await openPage(browser, `/?table=${tb.id}`, { seat: tb, pnp: tb });
+  const you = `(${en['players.you']})`;
+  const marked = async () => {
+    const out = [];
+    for (let i = 0; i < 2; i++) if ((await page.textContent(`[data-testid=player-${i}] .pname`)).includes(you)) out.push(i);
+    return out;
+  };
+  await page.waitForSelector('.game.mine');
+  assert.deepEqual(await marked(), [0], 'Ann moves first: (you) on Ann');
+  await playTurn(page, { follower: false, rotate: false });
+  await page.locator('[data-testid=handover]:not(.hidden)').waitFor();
+  assert.match(await page.textContent('[data-testid=handover]'), /Ben/);
+  await page.waitForFunction((y) => document.querySelector('[data-testid=player-1] .pname').textContent.includes(y), you, { timeout: 5000 }).catch(() => {});
+  assert.deepEqual(await marked(), [1], 'handed over to Ben: (you) on Ben');
+  await shot(page, 'fixes-pnp-you.png');
+  await page.click('[data-testid=handover-ready]');
+  await page.waitForSelector('.game.mine');
+  assert.deepEqual(await marked(), [1], 'Ben at the screen: (you) on Ben');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

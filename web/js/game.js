@@ -26,6 +26,7 @@ import { Guide } from './guide.js';
 import { mountTraining } from './training.js';
 import { requeueAfterVoid, poolChoice } from './quickmatch.js';
 import { BoardDecision, onBoard, targetOf } from './decide.js';
+import { pnp } from './passplay.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 // a log entry whose decision put a tile on the board (docs/protocol.md, "Log entry")
@@ -632,6 +633,17 @@ export class GameView {
     e.preventDefault();
   }
 
+  // The seat marked "(you)": the seat this browser plays; in pass-and-play,
+  // where this screen holds every person's seat, the one whose turn it is
+  // (the last mover has handed the screen over)
+  meSeat() {
+    const n = this.game?.next;
+    if (this.table?.options?.pass_and_play && this.table.status === 'playing' && n && !n.over && !this.replay) {
+      const held = pnp.get(this.id);
+      if (held && held[n.to_move] !== undefined) return n.to_move;
+    }
+    return this.you;
+  }
   renderPlayers() {
     const box = this.$('.players');
     if (!this.table) return;
@@ -640,6 +652,7 @@ export class GameView {
     const scores = this.currentScores();
     const supply = this.replay ? this.stepSupply() : g?.supply || [];
     const goods = this.replay ? (this.atEnd() ? g?.goods : null) : g?.goods;
+    const me = this.meSeat();
     let h = `<h3>${t('players.title')}</h3><ul>`;
     for (let i = 0; i < n; i++) {
       const s = this.table.seats[i] || {};
@@ -650,10 +663,10 @@ export class GameView {
       // pass-and-play: every person sits at the one screen, present while it is connected
       const shared = !!this.table.options?.pass_and_play && s.kind === 'human' && this.table.seats.some((x) => x.kind === 'human' && x.online);
       const online = s.kind === 'bot' || s.online || shared;
-      h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
+      h += `<li class="player${active ? ' active' : ''}${i === me ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
         <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
         ${badge(this.colors[i], 20)}
-        <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
+        <span class="pname">${esc(this.name(i))}${i === me ? ` <em data-testid="you-${i}">(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
           <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}${shared ? ` · ${t('opt.pnp')}` : ''}"></span></span>
         <span class="score" data-testid="score-${i}">${scores[i] ?? 0}</span>
         <span class="figs">${figHtml}${gd}</span>
