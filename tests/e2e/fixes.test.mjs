@@ -3,7 +3,7 @@
 // should have read or been able to do.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, playTurn, SIZES } from './lib.mjs';
+import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, playTurn, register, SIZES } from './lib.mjs';
 
 const en = catalogue('en'), de = catalogue('de'), fi = catalogue('fi');
 let browser;
@@ -203,4 +203,39 @@ test('a guest\'s first visit logs no error (no 401 for /api/me); a login is stil
   assert.deepEqual(refused, []);
   assert.deepEqual(page.errors, []);
   await page.context().close();
+});
+
+test('"Invite" beside a friend online makes a table for two and invites them to it', async () => {
+  const sfx = Date.now().toString(36).slice(-5);
+  const [na, nb] = [`Inviter ${sfx}`, `Guest ${sfx}`];
+  const alice = await newPage(browser), bob = await newPage(browser);
+  await register(alice, na);
+  await register(bob, nb);
+  const post = (page, path, body) => page.evaluate(async ([p, b]) => (await fetch(p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) })).status, [path, body]);
+  assert.equal(await post(alice, '/api/friends/request', { name: nb }), 200);
+  assert.equal(await post(bob, '/api/friends/accept', { name: na }), 200);
+  // Bob is in the lobby (online); Alice sees him there with "Invite"
+  await bob.goto(BASE + '/');
+  await ready(bob);
+  await alice.goto(BASE + '/');
+  await ready(alice);
+  const row = alice.locator(`[data-testid=friend][data-name="${nb}"][data-state=online]`);
+  await row.waitFor();
+  const btn = row.getByRole('button', { name: en['friends.invite.button'], exact: true });
+  assert.equal(await btn.count(), 1, `an "${en['friends.invite.button']}" beside ${nb}: ${await row.textContent()}`);
+  await shot(alice, 'fixes-friend-invite.png');
+  await btn.click();
+  await alice.waitForURL(/\?table=[0-9a-f]{16}/);
+  await ready(alice);
+  const id = new URL(alice.url()).searchParams.get('table');
+  const info = await api(`/api/tables/${id}`);
+  assert.equal(info.status, 'open');
+  assert.deepEqual(info.seats.map((s) => s.kind), ['human', 'open']);
+  const invites = await bob.evaluate(async () => (await (await fetch('/api/friends')).json()).invites);
+  assert.ok(invites.some((v) => v.table === id && v.from.name === na), JSON.stringify(invites));
+  await alice.waitForSelector('.waiting:not(.hidden)');
+  assert.deepEqual(alice.errors, []);
+  assert.deepEqual(bob.errors, []);
+  await alice.context().close();
+  await bob.context().close();
 });
