@@ -134,6 +134,7 @@ test('pass-and-play: two people on one browser, the hand-over hides the tile', a
   await page.fill('[data-testid=my-name]', 'Ann');
   await page.selectOption('[data-testid=who-1]', 'friend');
   await page.click('details.advanced summary');
+  await page.click('details.dev summary');
   await page.fill('[data-testid=pile]', 'U:2, E:1');
   await page.fill('[data-testid=bot-delay]', '50');
   await page.check('[data-testid=pass-and-play]');
@@ -196,6 +197,7 @@ test('pass-and-play (issue 22): the form names every person, the move\'s result 
   await page.selectOption('[data-testid=who-1]', 'friend');
   await page.selectOption('[data-testid=who-2]', 'friend');
   await page.click('details.advanced summary');
+  await page.click('details.dev summary');
   await page.check('[data-testid=pass-and-play]');
   await page.waitForSelector('[data-testid=seat-name-1]');
   assert.equal(await page.locator('.seat-table').getByText(en['create.friend.hint']).count(), 0, 'no "joins with the link" for a person at this screen');

@@ -244,7 +244,7 @@ test('11: the create form\'s summary has the clock', async () => {
     await page.waitForFunction((w) => document.querySelector('[data-testid=create-summary]').textContent.includes(w), want, { timeout: 3000 }).catch(() => {});
     assert.ok((await page.textContent('[data-testid=create-summary]')).includes(want), `${lang}: "${await page.textContent('[data-testid=create-summary]')}" has "${want}"`);
     await page.selectOption('[data-testid=clock-preset]', 'tb-1d');
-    const turn = fill(cat[lang]['clock.rule_turn'], { move: '1d 00:00' });
+    const turn = fill(cat[lang]['clock.rule_turn'], { move: fill(cat[lang]['clock.days'], { n: 1 }) });
     assert.ok((await page.textContent('[data-testid=create-summary]')).includes(turn), `${lang}: turn-based`);
     await page.selectOption('[data-testid=clock-preset]', 'none');
     assert.ok(!(await page.textContent('[data-testid=create-summary]')).includes(turn));

@@ -252,6 +252,7 @@ test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leader
   await setup.fill('[data-testid=my-name]', name);
   await setup.selectOption('[data-testid=who-1]', 'bot:random');
   await setup.click('details.advanced summary');
+  await setup.click('details.dev summary');
   await setup.fill('[data-testid=pile]', 'U:2, E:1');
   await setup.fill('[data-testid=bot-delay]', '0');
   await setup.click('[data-testid=create]');

@@ -41,6 +41,7 @@ test('a spectator from the lobby sees the chosen colours; a finished game is lis
   await alice.selectOption('[data-testid=who-1]', 'bot:medium');
   await alice.click('label.swatch:has(> input[name=colour1][value=pink])');
   await alice.click('details.advanced summary');
+  await alice.click('details.dev summary');
   await alice.fill('[data-testid=pile]', 'U:2, E:1');
   await alice.fill('[data-testid=bot-delay]', '50');
   await alice.click('[data-testid=create]');
@@ -187,6 +188,7 @@ test('a double click on "Create table" makes one table; while the request runs t
   await page.goto(s.url + '/');
   await ready(page);
   await page.click('details.advanced summary');
+  await page.click('details.dev summary');
   await page.fill('[data-testid=pile]', 'ZZ:1');
   await page.click('[data-testid=create]');
   await page.waitForFunction(() => /ZZ/.test(document.querySelector('.form-error').textContent));

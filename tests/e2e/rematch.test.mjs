@@ -70,6 +70,7 @@ test('a rematch with a clock keeps the reserve and is in both accounts\' games',
   await ready(alice);
   await alice.selectOption('[data-testid=who-1]', 'friend');
   await alice.click('details.advanced summary');
+  await alice.click('details.dev summary');
   await alice.fill('[data-testid=pile]', 'U:2, E:1');
   await alice.selectOption('[data-testid=clock-preset]', 'rt-30');
   await alice.click('[data-testid=create]');

@@ -161,6 +161,7 @@ test('a logged-in person unticks "Rated game" in the lobby and takes a move back
   await register(page, name);
   await page.selectOption('[data-testid=who-1]', 'bot:medium');
   await page.click('details.advanced summary');
+  await page.click('details.dev summary');
   const rated = page.locator('[data-testid=rated]');
   assert.ok(await rated.isChecked(), 'rated by default');
   assert.match(await page.locator('label.check:has([data-testid=rated])').textContent(), new RegExp(en['opt.rated.label']));

@@ -7,6 +7,7 @@
 // The session is an HttpOnly cookie: this module only asks /api/me who it is.
 import { t, esc } from './i18n.js';
 import { seats } from './api.js';
+import { copyText } from './ui.js';
 
 let me = null;       // {id, name, rating, rd, games} or null (a guest)
 let known = false;
@@ -24,14 +25,35 @@ async function req(method, path, body) {
   return { status: r.status, data };
 }
 
-// Who is logged in (null: nobody); asks the server once per page.
+// Whether this browser may hold a session. The cookie is HttpOnly, so the
+// page cannot see it; asking /api/me without one is a 401, a red line in
+// the console of every guest's page. So the browser keeps a hint,
+// 'carc.account': '1' after a login, a registration, a recovery or an
+// answer naming the account, '0' after a guest's answer, a logout or a
+// deletion. A browser with no hint that has been here before (something of
+// carc's in localStorage: it may have logged in before the hint was kept)
+// asks once; a first visit cannot have logged in, and asks nothing.
+const HINT = 'carc.account';
+function mayHaveSession() {
+  const h = localStorage.getItem(HINT);
+  if (h !== null) return h === '1';
+  const before = Object.keys(localStorage).some((k) => k.startsWith('carc.'));
+  if (!before) localStorage.setItem(HINT, '0');
+  return before;
+}
+const hint = (on) => localStorage.setItem(HINT, on ? '1' : '0');
+
+// Who is logged in (null: nobody); asks the server once per page, and only
+// when this browser may be logged in (above).
 // Callers at once (the header, the lobby, the friends panel) share the one request.
 let asking = null;
 export async function currentAccount() {
   if (!known) {
-    asking ||= req('GET', '/api/me').then((r) => {
+    asking ||= (mayHaveSession() ? req('GET', '/api/me') : Promise.resolve({ status: 401 })).then((r) => {
       me = r.status === 200 ? r.data.account : null;
       known = true;
+      // a network failure says nothing about the session
+      if (r.status === 200 || r.status === 401) hint(!!me);
       if (me) localStorage.setItem('carc.name', me.name); // the lobby's and the join form's name
     });
     await asking;
@@ -85,6 +107,7 @@ export function mountAccount(nav) {
       box.innerHTML = `<a class="me" href="/?player=${encodeURIComponent(me.name)}" data-testid="account-name">${esc(me.name)}</a> <a class="account-link" href="/?account" data-testid="nav-account">${t('keep.nav')}</a> <button type="button" class="logout" data-testid="logout">${t('account.logout')}</button>`;
       box.querySelector('.logout').addEventListener('click', async () => {
         await req('POST', '/api/account/logout', {});
+        hint(false);
         location.reload();
       });
       return;
@@ -105,6 +128,7 @@ export function mountAccount(nav) {
         if (!name || !code || !password) { err.textContent = t('keep.err.missing'); return; }
         const r = await req('POST', '/api/account/recover', { name, code, password });
         if (r.status === 200) {
+          hint(true);
           localStorage.setItem('carc.name', r.data.account.name);
           sessionStorage.setItem('carc.recovered', String(r.data.codes_left));
           location.href = '/?account';
@@ -123,6 +147,7 @@ export function mountAccount(nav) {
         if (!name || !password) { err.textContent = t('account.err.missing'); return; }
         const r = await req('POST', `/api/account/${b.dataset.act}`, { name, password });
         if (r.status === 200 || r.status === 201) {
+          hint(true);
           localStorage.setItem('carc.name', r.data.account.name);
           // a new account sees its recovery codes once, then the page goes on
           if (r.status === 201) showCodes(r.data.recovery_codes || [], () => location.reload(), true);
@@ -178,7 +203,7 @@ export function showCodes(codes, done, fresh = false) {
     ov.innerHTML = `<div class="card codes-card" role="dialog" aria-modal="true" aria-labelledby="codes-title">
       <h2 id="codes-title">${t('keep.codes.title')}</h2>
       <p>${t(fresh ? 'keep.codes.fresh' : 'keep.codes.new')}</p>
-      ${codes.length ? `<ol class="codes" data-testid="recovery-codes">${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('')}</ol>`
+      ${codes.length ? `<ol class="codes" data-testid="recovery-codes" style="--rows: ${Math.ceil(codes.length / 2)}">${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('')}</ol>`
         : `<p class="account-error">${t('keep.codes.none')}</p>`}
       <p><strong>${t('keep.codes.once')}</strong></p>
       <div class="row">${codes.length ? `<button type="button" class="copy" data-testid="codes-copy">${t('keep.codes.copy')}</button>
@@ -187,7 +212,8 @@ export function showCodes(codes, done, fresh = false) {
       <p class="codes-note" role="status"></p></div>`;
     const text = codes.join('\n') + '\n';
     ov.querySelector('.copy')?.addEventListener('click', async () => {
-      try { await navigator.clipboard.writeText(text); ov.querySelector('.codes-note').textContent = t('keep.codes.copied'); } catch { /* no clipboard: the list is there */ }
+      // every code at once (the list is also there to select)
+      if (await copyText(text)) ov.querySelector('.codes-note').textContent = t('keep.codes.copied');
     });
     ov.querySelector('.save')?.addEventListener('click', () => saveFile('carc-recovery-codes.txt', text, 'text/plain'));
     ov.querySelector('.done').addEventListener('click', () => { window.removeEventListener('langchange', paint); ov.remove(); done?.(); });
@@ -330,6 +356,7 @@ export class AccountView {
       if (r.status !== 200) return this.say('delete', errorText(r.data), true);
       localStorage.removeItem('carc.name');
       sessionStorage.setItem('carc.deleted', '1');
+      hint(false);
       location.href = '/';
     });
   }

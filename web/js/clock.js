@@ -9,7 +9,7 @@
 // view.update(message, yourSeat) for every message.
 import { t } from './i18n.js';
 import { sound } from './sound.js';
-import { toast, fmtTime } from './ui.js';
+import { toast, fmtTime, clockText } from './ui.js';
 import { badge } from './colors.js';
 import { seatColors, seatName } from './players.js';
 
@@ -31,11 +31,11 @@ const PRESETS = {
 };
 const preset = () => (localStorage.getItem(PRESET_KEY) in PRESETS ? localStorage.getItem(PRESET_KEY) : 'none');
 
-// A clock option in words ("1:00 a move + 2:00 reserve"); null: no clock.
+// A clock option in words ("1:00 a move + 2:00 reserve", "1 day a move"); null: no clock.
 // quickmatch.js names its presets with it too.
 export function clockLabel(p) {
   if (!p) return t('clock.none');
-  return t(p.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(p.move_s * 1000), reserve: fmt((p.reserve_s || 0) * 1000) });
+  return clockText(p);
 }
 
 export function clockFieldHtml() {
@@ -147,7 +147,7 @@ export class ClockView {
     }
     const note = this.node.querySelector('.clock-note');
     note.textContent = c.ended ? this.endedText(c.ended, false)
-      : timed ? t(c.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmt(c.move_ms), reserve: fmt(c.reserve_ms) }) : '';
+      : timed ? clockText(c) : '';
     this.btn.classList.toggle('hidden', !canResign);
     if (!this.arming) this.btn.textContent = t('clock.resign');
     this.tick();

@@ -37,6 +37,22 @@ function errText(data) {
   return tOr(`friends.err.${code}`, tOr(`err.${code}`, data?.error?.message || code));
 }
 
+// "Invite" beside a friend online: the server invites only to an open seat
+// of a table one sits at (docs/protocol.md, "Friends"), so a table for two
+// is made (this account and an open seat), the friend invited to it, and
+// the page goes to its waiting screen, where the link and the invite box are.
+async function inviteToNewTable(id, name) {
+  const me = await currentAccount();
+  if (!me) return;
+  const r = await call('POST', '/api/tables', { players: 2, name: me.name, seats: [{}, {}] });
+  if (r.status !== 201) { toast(errText(r.data), 'error'); return; }
+  seats.set(r.data.id, r.data.seat, r.data.token);
+  const v = await friendsApi.act('invite', { table: r.data.id, id });
+  if (v.status === 200) sessionStorage.setItem('carc.invited', name); // told on the waiting screen (mountInvite)
+  else toast(errText(v.data), 'error');
+  location.href = `/?table=${encodeURIComponent(r.data.id)}`;
+}
+
 // Takes the seat an invite offers, as the account, then opens the table.
 export async function takeSeat(table) {
   const me = await currentAccount();
@@ -102,7 +118,8 @@ export class FriendsPanel {
     if (kind === 'friends') {
       const state = p.playing ? 'playing' : p.online ? 'online' : 'offline';
       const watch = p.game ? ` <a href="/?table=${esc(p.game)}" data-testid="watch">${t('friends.watch')}</a>` : '';
-      return `<li class="person" data-testid="friend" data-name="${nm}" data-state="${state}"><span class="dot ${state === 'offline' ? 'off' : 'on'}" aria-hidden="true"></span> <a href="/?player=${encodeURIComponent(p.name)}">${nm}</a> <span class="hint">${t(`friends.${state}`)}</span>${watch} <span class="acts">${b('remove', 'friends.remove')} ${b('block', 'friends.block')}</span></li>`;
+      const invite = state === 'online' ? `<button type="button" class="primary" data-act="invite-new" data-id="${p.id}" data-name="${nm}" data-testid="friend-invite" title="${esc(t('friends.invite.new', { name: p.name }))}">${t('friends.invite.button')}</button> ` : '';
+      return `<li class="person" data-testid="friend" data-name="${nm}" data-state="${state}"><span class="dot ${state === 'offline' ? 'off' : 'on'}" aria-hidden="true"></span> <a href="/?player=${encodeURIComponent(p.name)}">${nm}</a> <span class="hint">${t(`friends.${state}`)}</span>${watch} <span class="acts">${invite}${b('remove', 'friends.remove')} ${b('block', 'friends.block')}</span></li>`;
     }
     if (kind === 'incoming') return `<li class="person" data-testid="incoming" data-name="${nm}">${t('friends.wants', { name: nm })} <span class="acts"><button type="button" class="primary" data-act="accept" data-id="${p.id}" data-name="${nm}">${t('friends.accept')}</button> ${b('decline', 'friends.decline')} ${b('block', 'friends.block')}</span></li>`;
     if (kind === 'outgoing') return `<li class="person" data-testid="outgoing" data-name="${nm}">${nm} <span class="hint">${t('friends.waiting')}</span> <span class="acts">${b('remove', 'friends.cancel')}</span></li>`;
@@ -148,6 +165,7 @@ export class FriendsPanel {
         const act = b.dataset.act;
         if (act === 'take') takeSeat(b.dataset.table);
         else if (act === 'dismiss') this.act('dismiss', { invite: Number(b.dataset.invite) });
+        else if (act === 'invite-new') { b.disabled = true; inviteToNewTable(Number(b.dataset.id), b.dataset.name).finally(() => { b.disabled = false; }); }
         else this.act(act, { id: Number(b.dataset.id) }, act === 'accept' ? () => t('friends.now', { name: b.dataset.name }) : null);
       });
     }
@@ -159,6 +177,9 @@ export class FriendsPanel {
 let friendsCache = null, friendsAt = 0;
 export async function mountInvite(box, table) {
   if (!box || !(await currentAccount())) return;
+  // the lobby's "Invite" made this table and invited a friend: said here, where the page went
+  const invited = sessionStorage.getItem('carc.invited');
+  if (invited) { sessionStorage.removeItem('carc.invited'); toast(t('friends.invite.sent', { name: invited })); }
   const div = document.createElement('div');
   div.className = 'invite-friends';
   div.dataset.testid = 'invite-friends';
@@ -186,6 +207,7 @@ export async function mountInvite(box, table) {
 
 // For "my games": the invites of the logged-in account ([] for a guest).
 export async function myInvites() {
+  if (!(await currentAccount())) return []; // a guest's page asks nothing (no 401 in its console)
   const r = await friendsApi.list();
   return r.status === 200 ? r.data.invites || [] : [];
 }

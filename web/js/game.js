@@ -26,6 +26,7 @@ import { Guide } from './guide.js';
 import { mountTraining } from './training.js';
 import { requeueAfterVoid, poolChoice } from './quickmatch.js';
 import { BoardDecision, onBoard, targetOf } from './decide.js';
+import { pnp } from './passplay.js';
 
 const html = (s) => { const d = document.createElement('template'); d.innerHTML = s.trim(); return d.content.firstElementChild; };
 // a log entry whose decision put a tile on the board (docs/protocol.md, "Log entry")
@@ -654,6 +655,17 @@ export class GameView {
     e.preventDefault();
   }
 
+  // The seat marked "(you)": the seat this browser plays; in pass-and-play,
+  // where this screen holds every person's seat, the one whose turn it is
+  // (the last mover has handed the screen over)
+  meSeat() {
+    const n = this.game?.next;
+    if (this.table?.options?.pass_and_play && this.table.status === 'playing' && n && !n.over && !this.replay) {
+      const held = pnp.get(this.id);
+      if (held && held[n.to_move] !== undefined) return n.to_move;
+    }
+    return this.you;
+  }
   renderPlayers() {
     const box = this.$('.players');
     if (!this.table) return;
@@ -662,6 +674,7 @@ export class GameView {
     const scores = this.currentScores();
     const supply = this.replay ? this.stepSupply() : g?.supply || [];
     const goods = this.replay ? (this.atEnd() ? g?.goods : null) : g?.goods;
+    const me = this.meSeat();
     let h = `<h3>${t('players.title')}</h3><ul>`;
     for (let i = 0; i < n; i++) {
       const s = this.table.seats[i] || {};
@@ -672,10 +685,10 @@ export class GameView {
       // pass-and-play: every person sits at the one screen, present while it is connected
       const shared = !!this.table.options?.pass_and_play && s.kind === 'human' && this.table.seats.some((x) => x.kind === 'human' && x.online);
       const online = s.kind === 'bot' || s.online || shared;
-      h += `<li class="player${active ? ' active' : ''}${i === this.you ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
+      h += `<li class="player${active ? ' active' : ''}${i === me ? ' me' : ''}" data-testid="player-${i}" data-colour="${this.colors[i].id}">
         <span class="turn-arrow" aria-hidden="true">${active ? '▶' : ''}</span>
         ${badge(this.colors[i], 20)}
-        <span class="pname">${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
+        <span class="pname">${esc(this.name(i))}${i === me ? ` <em data-testid="you-${i}">(${t('players.you')})</em>` : ''}${s.kind === 'bot' ? ' <span class="tag">' + t('players.bot') + '</span>' : ''}${s.account ? ` <span class="acct" data-testid="account-${i}" title="${t('players.account')}" aria-label="${t('players.account')}">✓</span>` : ''}
           <span class="dot ${online ? 'on' : 'off'}" title="${online ? t('players.online') : t('players.offline')}${shared ? ` · ${t('opt.pnp')}` : ''}"></span></span>
         <span class="score" data-testid="score-${i}">${scores[i] ?? 0}</span>
         <span class="figs">${figHtml}${gd}</span>
@@ -787,6 +800,9 @@ export class GameView {
       if (e.bonus) h += ' ' + t('log.bonus');
       if (e.goods) h += ' ' + t('log.goods', { goods: listJoin(Object.entries(e.goods).map(([k, v]) => `${v} ${tOr(`goods.${k}`, k)}`)) });
     }
+    // a person's move the takeover bot made (docs/protocol.md "Log entry"):
+    // marked, so that it does not read as the player's own
+    if (e.takeover) h += ` <em class="takeover" data-testid="log-takeover">(${t(this.seatLeft(e.player) ? 'log.takeover.left' : 'log.takeover')})</em>`;
     const tg = kind !== tileStep() ? targetOf({ [kind]: e[kind] }) : null;
     const at = placedTile(e) ? e : tg && tg.word === undefined ? tg : null;
     const mark = at ? ` data-mark="tile" data-x="${at.x}" data-y="${at.y}" tabindex="0" role="button"` : '';
@@ -797,6 +813,13 @@ export class GameView {
     const fin = finalGroups(events);
     if (fin.length) out += `<li class="final-scoring" data-testid="log-final"><h4>${t('fin.title')}</h4>${fin.map((ev) => this.evHtml(ev, e.player)).join('')}</li>`;
     return out;
+  }
+  // whether the takeover bot plays seat i because the player gave it up
+  // (resigned, or any takeover at a table without a clock), not because
+  // its time ran out
+  seatLeft(i) {
+    const c = this.clock?.clock || this.table?.clock;
+    return !c || c.mode === 'none' || !!c.seats?.[i]?.resigned;
   }
   // A decision of a step other than the tile step in words: the catalogue's
   // line for the decision's keys (log.<keys>: the square's tile, the role of
@@ -873,7 +896,12 @@ export class GameView {
     if (visitor) {
       h += `<div class="join"><label>${t('join.name')} <input class="join-name" maxlength="${NAME_BYTES}" value="${esc(fitName(localStorage.getItem('carc.name') || '').name)}" data-testid="join-name" aria-describedby="join-name-cut"></label><button class="primary" data-act="join" data-testid="join">${t('join.button')}</button></div><small id="join-name-cut" class="name-cut${this.joinCut ? '' : ' hidden'}" data-testid="join-name-cut">${t('create.name.cut', { n: NAME_BYTES })}</small><p class="hint">${t('join.watching')}</p>`;
     }
-    h += `<p>${t(visitor ? 'wait.text.guest' : 'wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div><ul class="seats">`;
+    // a rematch's seats kept for the old game's players (docs/protocol.md,
+    // "Rematch"): the table waits for them to accept, not for a link to be sent
+    const kept = this.table.seats.map((s, i) => (s.kind === 'human' && s.reserved ? i : -1)).filter((i) => i >= 0);
+    if (kept.length) h += `<p data-testid="wait-rematch">${t('wait.rematch', { n: kept.length, names: listJoin(kept.map((i) => `<strong>${esc(this.name(i))}</strong>`)) })}</p>`;
+    if (open > 0 || !kept.length) h += `<p>${t(visitor ? 'wait.text.guest' : 'wait.text', { n: open })}</p><div class="invite"><input readonly value="${esc(this.invite())}" data-testid="invite-link" aria-label="${t('invite.label')}"><button data-act="copy" class="primary">${t('invite.copy')}</button></div>`;
+    h += '<ul class="seats">';
     for (let i = 0; i < n; i++) h += `<li>${badge(this.colors[i], 16)} ${esc(this.name(i))}${i === this.you ? ` <em>(${t('players.you')})</em>` : ''}</li>`;
     h += '</ul>';
     w.innerHTML = h + '</div>';

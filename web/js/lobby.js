@@ -259,14 +259,18 @@ export class LobbyView {
         h += `<div class="sub ${on ? '' : 'disabled'}">${radio(e, t('exp.ic.whole'))}${vs.map((v) => radio(v, `${expName(v)}<small>${expHelp(v)}</small>`)).join('')}</div>`;
       }
     }
+    // "More options": what a player may want; inside it, "Advanced": the
+    // settings for trying things out (the bots' pause, a seed, a pile)
     h += `</fieldset>${clockFieldHtml()}<details class="advanced"><summary>${t('create.advanced')}</summary>
       ${this.account ? `<label class="check"><input type="checkbox" name="rated" ${f.rated ? 'checked' : ''} data-testid="rated"> ${t('opt.rated.label')}<small>${t('opt.rated.help')}</small></label>` : ''}
-      <label class="form-field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
-      <label class="form-field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
-      <label class="form-field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="${esc(pileExample())}" data-testid="pile"><small>${t('opt.pile.help', { example: esc(pileExample()) })}</small></label>
       <label class="check"><input type="checkbox" name="private" ${f.private ? 'checked' : ''}> ${t('opt.private.label')}<small>${t('opt.private.help')}</small></label>
       <label class="check"><input type="checkbox" name="pass_and_play" ${f.pass_and_play ? 'checked' : ''} data-testid="pass-and-play"> ${t('pnp.label')}<small>${t('pnp.help')}</small></label>
       <label class="check"><input type="checkbox" name="spectator_chat" ${f.spectator_chat ? 'checked' : ''} data-testid="spectator-chat"> ${t('opt.spectatorchat.label')}<small>${t('opt.spectatorchat.help')}</small></label>
+      <details class="dev" data-testid="dev-options"><summary>${t('create.dev')}</summary>
+      <label class="form-field">${t('opt.botdelay')} <input type="number" name="bot_delay_ms" min="0" max="60000" step="100" value="${f.bot_delay_ms}" data-testid="bot-delay"></label>
+      <label class="form-field">${t('opt.seed')} <input type="number" name="seed" min="0" value="${esc(f.seed)}" placeholder="${t('opt.seed.ph')}"></label>
+      <label class="form-field">${t('opt.pile')} <input name="pile" value="${esc(f.pile)}" placeholder="${esc(pileExample())}" data-testid="pile"><small>${t('opt.pile.help', { example: esc(pileExample()) })}</small></label>
+      </details>
     </details>
     <div class="create-bar"><p class="form-error" role="alert"></p>
       <div class="create-go"><button type="submit" class="primary large" data-testid="create" ${this.busy ? 'disabled' : ''}>${t('create.button')}</button>
@@ -325,9 +329,9 @@ export class LobbyView {
     if (e.type === 'change' && rerender) {
       const form = this.root.querySelector('form');
       const focus = el.name;
-      const open = form.querySelector('details.advanced')?.open;
+      const open = [...form.querySelectorAll('details')].filter((d) => d.open).map((d) => d.className);
       form.innerHTML = this.formHtml();
-      if (open) form.querySelector('details.advanced').open = true;
+      for (const c of open) { const d = form.querySelector(`details.${c}`); if (d) d.open = true; }
       form.querySelector(`[name="${focus}"]`)?.focus();
     }
     const sum = this.root.querySelector('[data-testid=create-summary]');

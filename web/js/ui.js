@@ -56,7 +56,18 @@ export function fmtTime(ms) {
 export function clockText(c) {
   if (!c || !c.mode || c.mode === 'none') return '';
   const move = c.move_ms ?? (c.move_s || 0) * 1000, reserve = c.reserve_ms ?? (c.reserve_s || 0) * 1000;
-  return t(c.mode === 'turn' ? 'clock.rule_turn' : 'clock.rule', { move: fmtTime(move), reserve: fmtTime(reserve) });
+  if (c.mode === 'turn') return t('clock.rule_turn', { move: turnTime(move) });
+  return t('clock.rule', { move: fmtTime(move), reserve: fmtTime(reserve) });
+}
+
+// A turn-based game's time for a move in words ("1 day", "3 days", "12
+// hours"), not as a countdown ("1d 00:00"); a time of no whole hours
+// (the server takes any second from 1 hour to 30 days) as the countdown.
+export function turnTime(ms) {
+  const s = Math.round(ms / 1000);
+  if (s > 0 && s % 86400 === 0) return t('clock.days', { n: s / 86400 });
+  if (s > 0 && s % 3600 === 0) return t('clock.hours', { n: s / 3600 });
+  return fmtTime(ms);
 }
 
 // One line per table option, in words.
