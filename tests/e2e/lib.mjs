@@ -92,15 +92,9 @@ export const shot = (page, name) => page.screenshot({ path: path.join(ART, name)
 export async function register(page, name, base = BASE) {
   await page.goto(base + '/');
   await ready(page);
-  // as the page's own form does, the browser keeps the hint that it has a
-  // session (account.js: a guest's page does not ask /api/me)
-  const st = await page.evaluate(async (n) => {
-    const r = await fetch('/api/account/register', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
-    });
-    if (r.status === 201) localStorage.setItem('carc.account', '1');
-    return r.status;
-  }, name);
+  const st = await page.evaluate(async (n) => (await fetch('/api/account/register', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: n, password: 'correct horse' }),
+  })).status, name);
   if (st !== 201) throw new Error(`registering ${name}: HTTP ${st}`);
   await page.reload();
   await ready(page);

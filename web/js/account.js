@@ -25,35 +25,14 @@ async function req(method, path, body) {
   return { status: r.status, data };
 }
 
-// Whether this browser may hold a session. The cookie is HttpOnly, so the
-// page cannot see it; asking /api/me without one is a 401, a red line in
-// the console of every guest's page. So the browser keeps a hint,
-// 'carc.account': '1' after a login, a registration, a recovery or an
-// answer naming the account, '0' after a guest's answer, a logout or a
-// deletion. A browser with no hint that has been here before (something of
-// carc's in localStorage: it may have logged in before the hint was kept)
-// asks once; a first visit cannot have logged in, and asks nothing.
-const HINT = 'carc.account';
-function mayHaveSession() {
-  const h = localStorage.getItem(HINT);
-  if (h !== null) return h === '1';
-  const before = Object.keys(localStorage).some((k) => k.startsWith('carc.'));
-  if (!before) localStorage.setItem(HINT, '0');
-  return before;
-}
-const hint = (on) => localStorage.setItem(HINT, on ? '1' : '0');
-
-// Who is logged in (null: nobody); asks the server once per page, and only
-// when this browser may be logged in (above).
+// Who is logged in (null: nobody); asks the server once per page.
 // Callers at once (the header, the lobby, the friends panel) share the one request.
 let asking = null;
 export async function currentAccount() {
   if (!known) {
-    asking ||= (mayHaveSession() ? req('GET', '/api/me') : Promise.resolve({ status: 401 })).then((r) => {
+    asking ||= req('GET', '/api/me').then((r) => {
       me = r.status === 200 ? r.data.account : null;
       known = true;
-      // a network failure says nothing about the session
-      if (r.status === 200 || r.status === 401) hint(!!me);
       if (me) localStorage.setItem('carc.name', me.name); // the lobby's and the join form's name
     });
     await asking;
@@ -107,7 +86,6 @@ export function mountAccount(nav) {
       box.innerHTML = `<a class="me" href="/?player=${encodeURIComponent(me.name)}" data-testid="account-name">${esc(me.name)}</a> <a class="account-link" href="/?account" data-testid="nav-account">${t('keep.nav')}</a> <button type="button" class="logout" data-testid="logout">${t('account.logout')}</button>`;
       box.querySelector('.logout').addEventListener('click', async () => {
         await req('POST', '/api/account/logout', {});
-        hint(false);
         location.reload();
       });
       return;
@@ -128,7 +106,6 @@ export function mountAccount(nav) {
         if (!name || !code || !password) { err.textContent = t('keep.err.missing'); return; }
         const r = await req('POST', '/api/account/recover', { name, code, password });
         if (r.status === 200) {
-          hint(true);
           localStorage.setItem('carc.name', r.data.account.name);
           sessionStorage.setItem('carc.recovered', String(r.data.codes_left));
           location.href = '/?account';
@@ -147,7 +124,6 @@ export function mountAccount(nav) {
         if (!name || !password) { err.textContent = t('account.err.missing'); return; }
         const r = await req('POST', `/api/account/${b.dataset.act}`, { name, password });
         if (r.status === 200 || r.status === 201) {
-          hint(true);
           localStorage.setItem('carc.name', r.data.account.name);
           // a new account sees its recovery codes once, then the page goes on
           if (r.status === 201) showCodes(r.data.recovery_codes || [], () => location.reload(), true);
@@ -356,7 +332,6 @@ export class AccountView {
       if (r.status !== 200) return this.say('delete', errorText(r.data), true);
       localStorage.removeItem('carc.name');
       sessionStorage.setItem('carc.deleted', '1');
-      hint(false);
       location.href = '/';
     });
   }
