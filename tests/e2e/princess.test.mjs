@@ -136,9 +136,13 @@ async function playPrincess(size, ctx) {
       const line = await page.$$eval('[data-testid=log] li[data-kind=dragon]', (ls) => ls.at(-1).textContent);
       const words = en['log.dragon'].split('{name}')[1].split('{tile}')[0].trim();
       assert.ok(line.includes(words), line);
+      // the step as stored: the person's latest dragon step (the bot may
+      // already have made the next one, so the dragon may have gone on)
       const st2 = await api(`/api/tables/${t.id}/state`);
-      if (st2.game.dragon) {
-        assert.deepEqual(st2.game.dragon, { x: chosen.x, y: chosen.y });
+      const mine = st2.game.log.filter((e) => e.dragon && e.player === n.to_move).at(-1);
+      assert.deepEqual(mine.dragon, { x: chosen.x, y: chosen.y });
+      assert.deepEqual(mine.dragon_at, { x: chosen.x, y: chosen.y });
+      if (st2.game.dragon && st2.game.dragon.x === chosen.x && st2.game.dragon.y === chosen.y) {
         await page.waitForFunction(([x, y]) => { const d = document.querySelector('[data-testid=dragon-piece]'); return d && Number(d.dataset.x) === x && Number(d.dataset.y) === y; }, [chosen.x, chosen.y]);
       }
       dragonClicks++;
