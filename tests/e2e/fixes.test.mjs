@@ -202,3 +202,24 @@ test('"Invite" beside a friend online makes a table for two and invites them to 
   await alice.context().close();
   await bob.context().close();
 });
+
+test("a guest's first visit logs no error in the console, and no request fails", async () => {
+  const page = await newPage(browser);
+  const console = [], failed = [];
+  page.on('console', (m) => { if (m.type() === 'error') console.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+  for (const p of ['/', '/?mygames', '/?account', '/?leaderboard', '/help/en.html']) {
+    await page.goto(BASE + p);
+    await ready(page);
+    await page.waitForLoadState('networkidle');
+  }
+  // a table a guest watches
+  const tb = await api('/api/tables', { players: 2, name: 'Bot', seats: [{ bot: 'random' }, { bot: 'random' }], bot_delay_ms: 0 });
+  await page.goto(`${BASE}/?table=${tb.id}`);
+  await ready(page);
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(failed, []);
+  assert.deepEqual(console, []);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

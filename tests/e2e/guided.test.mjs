@@ -63,6 +63,11 @@ async function putTile(page, touch, want = null) {
   }
   throw new Error(`no free square among ${JSON.stringify(cands)}`);
 }
+// How many turns of the tile in hand fit on the square it lies on.
+const turnsHere = (page) => page.evaluate(() => {
+  const v = window.carcView, p = v.sel.pending;
+  return new Set(v.game.next.legal.placements.filter((q) => q.x === p.x && q.y === p.y).map((q) => q.rot)).size;
+});
 // The spot button whose role is `role`, if any: chosen.
 async function chooseRole(page, role) {
   const b = page.locator('.spots-list .spot-btn', { hasText: role });
@@ -104,9 +109,10 @@ async function playGuided(page, { lang, touch, tag }) {
   assert.equal(await page.locator('[data-testid=hint-ghost]').count(), 1, 'the faded tile shows how');
   await shot(page, `guided-place-${tag}.png`);
   await putTile(page, touch, at);
-  // 2. turning it (here only the one turn fits: the tile stays as it is)
-  assert.ok((await stepText(page, 'rotate')).includes(c['guide.rotate']));
-  await page.click('[data-testid=rotr]');
+  // 2. turning it: not here, where only the one turn fits (the tip comes
+  // where turning the tile gives another choice)
+  assert.equal(await turnsHere(page), 1);
+  assert.equal(await page.locator('[data-testid=guide-step-rotate]').count(), 0, 'no "turn the tile" where one turn fits');
   // 3. a knight
   assert.ok((await stepText(page, 'knight')).includes(text(c, lang, 'guide.knight', { none: c['act.nofigure'], confirm: c['act.confirm'] })));
   await shot(page, `guided-knight-${tag}.png`);
@@ -123,6 +129,11 @@ async function playGuided(page, { lang, touch, tag }) {
   assert.equal(await waitTurnOrEnd(page), 'mine');
   assert.ok((await stepText(page, 'robber')).includes(c['guide.road']));
   await putTile(page, touch);
+  // the turn tip, once a square offers more than one turn
+  if (await turnsHere(page) > 1) {
+    assert.ok((await stepText(page, 'rotate')).includes(c['guide.rotate']));
+    await page.click('[data-testid=rotr]');
+  } else assert.equal(await page.locator('[data-testid=guide-step-rotate]').count(), 0);
   await chooseRole(page, c['role.robber']);
   await confirm(page);
   // 6. a cloister (the third), with a monk
@@ -151,6 +162,13 @@ async function playGuided(page, { lang, touch, tag }) {
   assert.equal(await page.locator('[data-testid=guide-farms], [data-testid=guide-step-final] :text("' + c['guide.final.none'] + '")').count() >= 1, true);
   assert.equal(await page.locator('[data-testid=guide-again]').getAttribute('href'), '/?guide');
   await shot(page, `guided-final-${tag}.png`);
+  // the last tip sits below the final scores, covering none of them
+  const boxes = await page.evaluate(() => {
+    const r = (q) => { const b = document.querySelector(q)?.getBoundingClientRect(); return b && { l: b.left, t: b.top, r: b.right, b: b.bottom }; };
+    return { tip: r('[data-testid=guide]'), scores: [...document.querySelectorAll('[data-testid=final] .final-table, [data-testid=winners]')].map((e) => { const b = e.getBoundingClientRect(); return { l: b.left, t: b.top, r: b.right, b: b.bottom }; }) };
+  });
+  assert.ok(boxes.scores.length >= 2, 'the final scores show');
+  for (const s of boxes.scores) assert.ok(boxes.tip.t >= s.b - 1 || boxes.tip.b <= s.t + 1 || boxes.tip.l >= s.r - 1 || boxes.tip.r <= s.l + 1, `the tip ${JSON.stringify(boxes.tip)} covers the scores ${JSON.stringify(s)}`);
   const m = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
   assert.ok(m.sw <= m.iw, `${m.sw} px wide on ${m.iw}`);
   assert.equal(await page.evaluate(() => window.carcView.table.status), 'over');
@@ -159,6 +177,8 @@ async function playGuided(page, { lang, touch, tag }) {
   await ready(page);
   assert.equal(await page.locator('[data-testid=guide-offer]').count(), 0);
   assert.equal(await page.locator('[data-testid=guide-link]').count(), 1);
+  // the guided game (a private table) is among the finished games, to replay
+  await page.waitForSelector(`[data-testid=finished-games] .trow[data-id="${id}"] [data-testid=replay-${id}]`);
   assert.deepEqual(page.errors, []);
 }
 

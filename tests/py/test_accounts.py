@@ -219,6 +219,11 @@ class AccountTest(ServerCase):
         self.assertEqual((st, r["error"]["code"]), (401, "not_logged_in"))
         st, r, _ = Client(srv).call("GET", "/api/me/games")
         self.assertEqual((st, r["error"]["code"]), (401, "not_logged_in"))
+        # GET /api/session: who this browser is, without an error for a guest
+        self.assertEqual(Client(srv).call("GET", "/api/session")[:2], (200, {"account": None}))
+        st, r, _ = a.call("GET", "/api/session")
+        self.assertEqual((st, r["account"]), (200, me["account"]))
+        self.assertEqual(a.call("POST", "/api/session", {})[0], 405)
         # wrong password, unknown name: the same answer
         for name, pw in (("Alice", "wrong password"), ("Nobody", PW)):
             st, r, h = Client(srv).login(name, pw)
@@ -238,6 +243,7 @@ class AccountTest(ServerCase):
         self.assertIn("Max-Age=0", attrs)
         st, r, _ = Client(srv, old).call("GET", "/api/me")
         self.assertEqual((st, r["error"]["code"]), (401, "not_logged_in"))
+        self.assertEqual(Client(srv, old).call("GET", "/api/session")[:2], (200, {"account": None}))
         self.assertEqual(a.call("GET", "/api/me")[0], 200)
         # the store keeps hashes only: of the password and of the cookie
         con = connect_db(srv.db)

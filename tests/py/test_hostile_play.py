@@ -186,6 +186,8 @@ class RatingsTest(HostileCase):
         """Four own moves, then the clock gives the seat to the bot, which
         plays some thirty more: with a minimum of 6 the game is unrated."""
         srv = self.start(extra=["--rated-min-moves", "6"])
+        # the minimum is told to clients (the quick match's page states it)
+        self.assertEqual(srv.get("/api/options")[1]["rated_min_moves"], 6)
         a = Client(srv)
         a.register("Quitter")
         t = self.idle_table(a)

@@ -4,7 +4,8 @@
 // new set of recovery codes, download my games, delete my account), and
 // the session's account for the other screens (docs/protocol.md,
 // "Accounts" and "Keeping an account"; docs/web.md, "Account page").
-// The session is an HttpOnly cookie: this module only asks /api/me who it is.
+// The session is an HttpOnly cookie: this module only asks /api/session who it
+// is (200 for a guest too, so that a guest's visit logs no error).
 import { t, esc } from './i18n.js';
 import { seats } from './api.js';
 import { copyText } from './ui.js';
@@ -30,7 +31,7 @@ async function req(method, path, body) {
 let asking = null;
 export async function currentAccount() {
   if (!known) {
-    asking ||= req('GET', '/api/me').then((r) => {
+    asking ||= req('GET', '/api/session').then((r) => {
       me = r.status === 200 ? r.data.account : null;
       known = true;
       if (me) localStorage.setItem('carc.name', me.name); // the lobby's and the join form's name

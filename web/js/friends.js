@@ -207,6 +207,7 @@ export async function mountInvite(box, table) {
 
 // For "my games": the invites of the logged-in account ([] for a guest).
 export async function myInvites() {
+  if (!(await currentAccount())) return []; // a guest has no friends' invites (and no 401 to log)
   const r = await friendsApi.list();
   return r.status === 200 ? r.data.invites || [] : [];
 }

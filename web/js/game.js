@@ -977,6 +977,7 @@ export class GameView {
     h += ` · <a href="/">${t('nav.lobby')}</a></p></div>`;
     box.innerHTML = h;
     box.classList.remove('hidden');
+    this.guide?.update(); // the guided game's last tip goes below these scores
   }
 
   // --- replay ---------------------------------------------------------------

@@ -153,13 +153,16 @@ export class Guide {
     // the spots offered (none without a follower left to put)
     const spots = pending ? v.spotList() : [];
     const chosen = spots.find((s) => s.selected)?.feature || null;
-    return { mine, over, pending, own, has, spotKinds: new Set(spots.map((s) => s.feature)), chosen, discard: !!n?.legal?.discard };
+    // the rotations that fit on the square the tile lies on: "turn the tile"
+    // is a tip only where turning it gives another choice
+    const turns = pending ? new Set((n?.legal?.placements || []).filter((p) => p.x === pending.x && p.y === pending.y).map((p) => p.rot)).size : 0;
+    return { mine, over, pending, own, has, turns, spotKinds: new Set(spots.map((s) => s.feature)), chosen, discard: !!n?.legal?.discard };
   }
   // whether tip `id` may show now; and whether what it asks for is done
   when(id, f) {
     switch (id) {
       case 'place': return f.mine && !f.pending && !f.discard;
-      case 'rotate': return f.mine && !!f.pending;
+      case 'rotate': return f.mine && !!f.pending && f.turns > 1;
       case 'knight': return f.mine && !!f.pending && f.spotKinds.has(KIND.knight);
       case 'scored': return !!this.st.scored;
       case 'robber': return f.mine && f.own >= 1 && f.has(KIND.robber);
@@ -232,6 +235,15 @@ export class Guide {
     this.box.setAttribute('aria-label', t('guide.title'));
     this.box.classList.toggle('final', id === 'final');
     this.box.classList.remove('hidden');
+    this.place(id);
+  }
+  // The last tip goes inside the final scores' card, below them (drawn over
+  // the board it covered the scores); every other tip floats on the board.
+  place(id) {
+    const card = id === 'final' ? this.view.$('.final-box:not(.hidden) .card') : null;
+    const home = card || this.view.$('.board-wrap');
+    if (this.box.parentNode !== home) home.append(this.box);
+    this.box.classList.toggle('in-final', !!card);
   }
 
   // A placement of the tile in hand that completes a city of more than one

@@ -23,6 +23,8 @@ import { QuickMatch } from './quickmatch.js';
 
 const BOT_LEVELS = ['random', 'easy', 'medium', 'hard', 'expert'];
 const QUICK_LEVEL = 'medium'; // the bot of "Play a bot now" when the server has it
+// the newest seats of this browser whose tables the lobby asks for its finished games
+const MINE_OVER_ASKS = 10;
 
 export class LobbyView {
   constructor(root) {
@@ -31,6 +33,7 @@ export class LobbyView {
     this.account = null;       // the logged-in account (account.js), null for a guest
     this.form = this.loadForm();
     this.lists = { open: [], playing: [], over: [] };
+    this.mineOver = [];        // finished games of this browser's seats (loadMineOver)
     this.overMore = false;     // the server has older finished games than the list shows
     this.olderLoaded = false;  // pages after the first were asked for
     this.busy = false;         // a table is being made: one request at a time (a double click makes one table)
@@ -41,7 +44,7 @@ export class LobbyView {
     this.showHandler = (e) => { if (e.persisted) this.setBusy(false); };
     window.addEventListener('pageshow', this.showHandler);
     // "Play a person now" (quickmatch.js): its state outlives the lobby's renders
-    this.match = new QuickMatch({ playBots: (c) => this.botsInstead(c) });
+    this.match = new QuickMatch({ playBots: (c) => this.botsInstead(c), minMoves: () => this.options?.rated_min_moves });
     this.render();
     // the page is marked ready once the server's options (levels, expansions) are in
     this.loaded = Promise.all([this.load(), this.match.loaded]);
@@ -78,7 +81,8 @@ export class LobbyView {
     if (options.status === 'fulfilled') this.options = options.value;
     else toast(options.reason.message, 'error');
     this.render();
-    this.refresh();
+    await this.refresh();
+    await this.loadMineOver();
   }
   async refresh() {
     try {
@@ -88,8 +92,22 @@ export class LobbyView {
       this.lists.playing = list(playing);
       if (this.olderLoaded) this.addOver(list(over));
       else { this.lists.over = list(over); this.overMore = !!over?.more; }
+      this.addOver(this.mineOver);
       this.renderLists();
     } catch { /* the next refresh tries again */ }
+  }
+  // The finished games this browser played, private ones too (the guided
+  // game is private, and a person looks for it among the finished games):
+  // the tables of its newest MINE_OVER_ASKS seats, asked once when the lobby
+  // opens; refresh() keeps them in the list.
+  async loadMineOver() {
+    const held = Object.entries(seats.all()).sort((a, b) => (b[1].at || 0) - (a[1].at || 0)).slice(0, MINE_OVER_ASKS);
+    const known = new Set([...this.lists.open, ...this.lists.playing].map((tb) => tb.id));
+    const got = await Promise.all(held.filter(([id]) => !known.has(id)).map(([id]) => api.table(id).catch(() => null)));
+    this.mineOver = got.filter((tb) => tb?.status === 'over');
+    if (!this.mineOver.length) return;
+    this.addOver(this.mineOver);
+    this.renderLists();
   }
   // finished games in the server's order: newest first, then by id
   addOver(items) {

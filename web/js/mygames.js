@@ -6,6 +6,7 @@ import { seats } from './api.js';
 import { t, esc } from './i18n.js';
 import { pnp } from './passplay.js';
 import { myInvites, takeSeat } from './friends.js';
+import { currentAccount } from './account.js';
 import { personName } from './players.js';
 
 const REFRESH_MS = 10000;
@@ -48,8 +49,8 @@ export class MyGamesView {
       const turn = data.status === 'playing' && data.to_move !== undefined && mine.has(data.to_move);
       games.set(id, { id, status: data.status, your_turn: turn, players: data.seats.map((s) => s.name), to_move: data.to_move, updated_ms: data.updated_ms, account: false });
     }));
-    // the account's games (accounts: GET /api/me/games); 401 or 404 when not logged in or not there
-    const acc = await getJson('/api/me/games').catch(() => ({ status: 0 }));
+    // the account's games (accounts: GET /api/me/games), asked only when logged in
+    const acc = await currentAccount() ? await getJson('/api/me/games').catch(() => ({ status: 0 })) : { status: 0 };
     if (acc.status === 200 && Array.isArray(acc.data?.games)) {
       for (const g of acc.data.games) {
         const had = games.get(g.id);

@@ -65,8 +65,9 @@ function errText(data) {
 }
 
 export class QuickMatch {
-  constructor({ playBots }) {
+  constructor({ playBots, minMoves = () => undefined }) {
     this.playBots = playBots;
+    this.minMoves = minMoves; // the server's --rated-min-moves (GET /api/options), once known
     this.node = null;
     this.open = false;
     this.choices = null;
@@ -214,7 +215,9 @@ export class QuickMatch {
     h += sel('rules', 'match-rules', c.rules.map((r) => [r.id, this.rulesLabel(r.id)]));
     h += sel('clock', 'match-clock', c.clocks.map((k) => [k.id, this.clockText(k.id)]));
     h += `<button type="button" class="primary" data-testid="match-join" ${this.guest || this.busy ? 'disabled' : ''}>${t('match.go')}</button></div>`;
-    h += `<p class="match-note">${t(this.guest ? 'match.guest' : 'match.rated')}</p>`;
+    // the promise states the rule that can void it: too few moves of one's own
+    const n = this.minMoves();
+    h += `<p class="match-note" data-testid="match-note">${this.guest ? t('match.guest') : n > 0 ? t('match.rated.min', { n }) : t('match.rated')}</p>`;
     return h;
   }
 

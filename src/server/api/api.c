@@ -277,7 +277,11 @@ void api_http(const srv_config *cfg, const api_req *rq, api_resp *rs)
 	} else if (!strcmp(p, "/api/vocabulary")) {
 		reply_fixed(rq, rs, &vocabulary_answer);
 	} else if (!strcmp(p, "/api/options")) {
-		api_reply(rs, 200, opt_choices_json());
+		/* and what makes a finished game rated: the moves of its own each seat
+		 * must have made (--rated-min-moves), which the quick match promises */
+		json_t *o = opt_choices_json();
+		json_object_set_new(o, "rated_min_moves", json_integer(cfg->rated_min_moves));
+		api_reply(rs, 200, o);
 	} else if (!strcmp(p, "/api/tables") || !strcmp(p, "/api/tables/")) {
 		if (post) {
 			api_post_tables(cfg, rq, rs);

@@ -329,15 +329,25 @@ int accounts_http(const api_req *rq, api_resp *rs)
 	if (recovery_http(rq, rs))
 		return 1; /* recovery.c: recovery, password, deletion, the games' download */
 	int me = !strcmp(p, "/api/me"), games = !strcmp(p, "/api/me/games"),
-	    lb = !strcmp(p, "/api/leaderboard"), pl = !strcmp(p, "/api/player");
-	if (!me && !games && !lb && !pl)
+	    lb = !strcmp(p, "/api/leaderboard"), pl = !strcmp(p, "/api/player"),
+	    session = !strcmp(p, "/api/session");
+	if (!me && !games && !lb && !pl && !session)
 		return 0;
 	if (!get) {
 		api_reply_error(rs, SE_METHOD, "GET only");
 		return 1;
 	}
 	store_account a;
-	if (me) {
+	if (session) {
+		/* who this browser is, without an error for a guest: a page asks this on
+		 * every visit, and a guest is not a failure (GET /api/me stays 401) */
+		int rc = accounts_session(rq->cookie, &a);
+		if (rc < 0)
+			api_reply_error(rs, SE_STORAGE, "the game database is unavailable");
+		else
+			api_reply(rs, 200, json_pack("{s:o}", "account", rc == 1 ? account_json(&a) : json_null()));
+		sodium_memzero(&a, sizeof a);
+	} else if (me) {
 		if (accounts_require_session(rq, rs, &a)) {
 			api_reply(rs, 200, json_pack("{s:o}", "account", account_json(&a)));
 			sodium_memzero(&a, sizeof a);
