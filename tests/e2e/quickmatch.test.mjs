@@ -109,6 +109,11 @@ test('after the documented wait a bot game is offered: keep waiting, or play the
     const page = await newPage(browser, PHONE);
     await register(page, 'Quinn', srv.url);
     await choose(page, { players: 3, rules: 'all', clock: 'rt-30' });
+    // the promise of a rated game states the rule that voids it (the server's
+    // default --rated-min-moves, as GET /api/options tells it)
+    const min = await page.evaluate(async () => (await (await fetch('/api/options')).json()).rated_min_moves);
+    assert.equal(min, 10);
+    assert.equal(await page.textContent('[data-testid=match-note]'), en['match.rated.min'].replace('{n}', '10'));
     await page.click('[data-testid=match-join]');
     await page.waitForSelector('[data-testid=match-offer]', { timeout: 10000 });
     assert.equal(await page.textContent('[data-testid=match-keep]'), en['match.keep']);
