@@ -3,7 +3,7 @@
 // should have read or been able to do.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, playTurn, register, SIZES } from './lib.mjs';
+import { BASE, launch, newPage, openPage, ready, api, catalogue, shot, playTurn, register, SIZES, waitState } from './lib.mjs';
 
 const en = catalogue('en'), de = catalogue('de'), fi = catalogue('fi');
 let browser;
@@ -220,6 +220,32 @@ test("a guest's first visit logs no error in the console, and no request fails",
   await page.waitForLoadState('networkidle');
   assert.deepEqual(failed, []);
   assert.deepEqual(console, []);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a replay frames the board as it grows: the start tile large and centred at turn 0, every tile in view at the end', async () => {
+  const tb = await api('/api/tables', { players: 2, name: 'Bot', seats: [{ bot: 'random' }, { bot: 'random' }], bot_delay_ms: 0 });
+  const st = await waitState(tb.id, (s) => s.table.status === 'over', 60000);
+  const page = await openPage(browser, `/?replay=${tb.id}`);
+  // the tiles' boxes on screen and the board's visible box
+  const frame = () => page.evaluate(() => {
+    const wrap = document.querySelector('.board-svg').getBoundingClientRect();
+    const tiles = [...document.querySelectorAll('.layer-tiles > *')].map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0);
+    return { wrap: { l: wrap.left, t: wrap.top, r: wrap.right, b: wrap.bottom }, tiles: tiles.map((r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width })) };
+  });
+  const at0 = await frame();
+  assert.equal(at0.tiles.length, 1, 'turn 0: the start tile');
+  const t0 = at0.tiles[0];
+  assert.ok(t0.w >= 80, `the start tile is drawn ${t0.w} px wide`);
+  const mid = (a, b) => (a + b) / 2;
+  assert.ok(Math.abs(mid(t0.l, t0.r) - mid(at0.wrap.l, at0.wrap.r)) < 40 && Math.abs(mid(t0.t, t0.b) - mid(at0.wrap.t, at0.wrap.b)) < 40, `centred: ${JSON.stringify(at0)}`);
+  await page.keyboard.press('End');
+  await page.waitForFunction((n) => window.carcView.step === n, st.game.log.length);
+  const end = await frame();
+  assert.ok(end.tiles.length > 20, `${end.tiles.length} tiles at the end`);
+  for (const r of end.tiles) assert.ok(r.l >= end.wrap.l - 1 && r.r <= end.wrap.r + 1 && r.t >= end.wrap.t - 1 && r.b <= end.wrap.b + 1, `a tile out of view: ${JSON.stringify(r)} in ${JSON.stringify(end.wrap)}`);
+  assert.ok(end.tiles[0].w < t0.w, 'framed again as the board grew');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -1065,11 +1065,9 @@ export class GameView {
     this.board.setLast(placedTile(lastE) ? lastE : null);
     this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
     this.board.setPieces(this.atEnd() ? this.pieces() : this.sim.pieces);
-    if (refit) {
-      // the view takes in the whole game, so the board does not jump while stepping
-      this.board.extent = this.simulate(this.game.log.length).board.map((b) => `${b.x},${b.y}`);
-      this.board.fit();
-    }
+    // the view frames the board as it stands at this step, as it grows (a
+    // view the person zoomed or dragged stays theirs until "fit")
+    if (refit || !this.board.userMoved) this.board.fit();
   }
   goStep(k) {
     if (!this.game) return;
