@@ -89,6 +89,9 @@ for (const [label, opts] of SIZES) {
     const row = bob.locator(`[data-testid=invite][data-table="${id}"]`);
     await row.waitFor();
     assert.match(await row.textContent(), new RegExp(na));
+    // the invite lies over the lobby, not in its flow: the cards below do not move
+    const gap = await bob.evaluate(() => document.querySelector('.lobby .create').getBoundingClientRect().top - document.querySelector('.lobby .quick').getBoundingClientRect().bottom);
+    assert.ok(gap < 40, `the lobby moved down by ${gap} px for the invite`);
     await shot(bob, `social-invite-${label}.png`);
     if (label === 'phone') await row.locator('[data-testid=take-seat]').tap();
     else await row.locator('[data-testid=take-seat]').click();
