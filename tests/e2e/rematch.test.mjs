@@ -91,6 +91,13 @@ test('a rematch with a clock keeps the reserve and is in both accounts\' games',
   const nid = new URL(alice.url()).searchParams.get('table');
   // Bob's first browser is invited
   await bob.waitForSelector('[data-testid=rematch-invite]:not(.hidden) [data-testid=rematch-accept]');
+  // a stranger's lobby: the rematch's seats are kept, so it offers no "Join"
+  const guest = await newPage(browser);
+  await guest.goto(BASE + '/');
+  await ready(guest);
+  await guest.waitForSelector(`[data-testid=kept-${nid}]`);
+  assert.equal(await guest.locator(`[data-testid=join-${nid}]`).count(), 0);
+  await guest.context().close();
 
   // Bob's second browser never saw the first game: "my games" has the rematch
   const row = await myGames(bob2, nid);

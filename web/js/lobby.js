@@ -508,7 +508,11 @@ export class LobbyView {
     const known = new Map([...this.lists.open, ...this.lists.playing, ...this.lists.over].map((tb) => [tb.id, tb]));
     const myRows = Object.keys(mine).filter((id) => known.has(id) && known.get(id).status !== 'over' && mine[id].token).map((id) => this.rowHtml(known.get(id), `<a class="button primary" href="/?table=${id}">${t('lobby.continue')}</a>`));
     q('.list.mine').innerHTML = myRows.join('') || `<p class="empty">${t('lobby.mine.none')}</p>`;
-    q('.list.open').innerHTML = this.lists.open.map((tb) => this.rowHtml(tb, `<a class="button primary" href="/?table=${tb.id}" data-testid="join-${tb.id}">${t('lobby.join')}</a>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
+    // a rematch whose seats are all kept for the old game's players: nothing to join
+    const joinable = (tb) => tb.seats.some((s) => s.kind === 'open');
+    q('.list.open').innerHTML = this.lists.open.map((tb) => this.rowHtml(tb, joinable(tb)
+      ? `<a class="button primary" href="/?table=${tb.id}" data-testid="join-${tb.id}">${t('lobby.join')}</a>`
+      : `<span class="hint" data-testid="kept-${tb.id}">${t('lobby.kept')}</span> <a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
     q('.list.playing').innerHTML = this.lists.playing.map((tb) => this.rowHtml(tb, `<a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.playing.none')}</p>`;
     q('.list.over').innerHTML = this.lists.over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}" data-testid="replay-${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
     q('.more-over').classList.toggle('hidden', !this.overMore || !this.lists.over.length);
