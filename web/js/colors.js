@@ -127,7 +127,7 @@ export function figureSvg(kind, c, x, y, { lying = false, cls = '', boost = 1 } 
   const l = look(kind);
   const down = lying && !l.upright;
   const rot = down ? ' rotate(-90)' : '';
-  return `<g class="figure ${cls}" data-look="${LOOKS[kind] ? kind : 'follower'}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(l.scale * boost).toFixed(2)})" color="${c.hex}">` +
+  return `<g class="figure ${cls}" data-look="${LOOKS[kind] ? kind : 'plain'}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${(l.scale * boost).toFixed(2)})" color="${c.hex}">` +
     `<g transform="translate(0 1.3)"><path d="${l.path}" transform="${rot}" fill="rgba(0,0,0,.35)"/></g>` +
     `<g transform="${rot}">${l.under}<path d="${l.path}" fill="${c.hex}" stroke="${edge(c)}" stroke-width="1.3" stroke-linejoin="round"/>${l.over}</g>` +
     `<g transform="${down ? `rotate(-90) translate(${l.markAt[0]} ${l.markAt[1]}) rotate(90)` : `translate(${l.markAt[0]} ${l.markAt[1]})`}">${markSvg(c)}</g></g>`;
@@ -142,7 +142,7 @@ export function figureIcon(kind, c, size = 18) {
   const [bx, by, bw, bh] = l.box.map((v) => v * l.scale);
   const px = size / FOLLOWER.box[3];
   const w = Math.round(bw * px), h = Math.round(bh * px);
-  return `<svg class="fig-icon" data-look="${LOOKS[kind] ? kind : 'follower'}" viewBox="${bx.toFixed(1)} ${by.toFixed(1)} ${bw.toFixed(1)} ${bh.toFixed(1)}" width="${w}" height="${h}" aria-hidden="true">${figureSvg(kind, c, 0, 0)}</svg>`;
+  return `<svg class="fig-icon" data-look="${LOOKS[kind] ? kind : 'plain'}" viewBox="${bx.toFixed(1)} ${by.toFixed(1)} ${bw.toFixed(1)} ${bh.toFixed(1)}" width="${w}" height="${h}" aria-hidden="true">${figureSvg(kind, c, 0, 0)}</svg>`;
 }
 
 // The score track's marker (track.js): a follower `size` pixels tall with a
