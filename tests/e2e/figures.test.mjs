@@ -5,16 +5,23 @@
 // six player colours stay apart under simulated colour blindness (and keep
 // six different marks), the supply shows each kind at a size a player tells
 // apart, and the score track's markers are 16 px or more and stand side by
-// side on equal and near scores, at 1280x800 and at 390x844. Writes
-// palette-cvd.txt (the colour distances) and figures-*.png to the artifacts.
+// side on equal and near scores, each in line with its square, at 1280x800
+// and at 390x844. Writes palette-cvd.txt (the colour distances) and
+// figures-*.png to the artifacts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { api, ART, BASE, DESK, PHONE, launch, newPage, ready, shot } from './lib.mjs';
 
-let browser;
-before(async () => { browser = await launch(); });
+// one lobby page for the drawings and the colours
+let browser, lobby;
+before(async () => {
+  browser = await launch();
+  lobby = await newPage(browser, DESK);
+  await lobby.goto(BASE + '/');
+  await ready(lobby);
+});
 after(async () => { await browser?.close(); });
 
 const KINDS = ['follower', 'big', 'builder', 'pig', 'abbot'];
@@ -51,9 +58,7 @@ async function drawAll(page) {
 }
 
 test('each kind of figure is its own drawing; the big follower is 1.4 times a follower; a farmer lies down', async () => {
-  const page = await newPage(browser, DESK);
-  await page.goto(BASE + '/');
-  await ready(page);
+  const page = lobby;
   const { out, poses } = await drawAll(page);
   const f = out.follower;
   assert.ok(f.h > 90 && f.h < 120, `a follower is about a quarter of a tile tall: ${f.h}px of 400`);
@@ -79,7 +84,6 @@ test('each kind of figure is its own drawing; the big follower is 1.4 times a fo
     assert.ok(out[k].lying.w > 1.05 * out[k].lying.h, `a lying ${k} is wider than tall: ${out[k].lying.w}x${out[k].lying.h}`);
   }
   assert.deepEqual(page.errors, []);
-  await page.context().close();
 });
 
 // Colour vision deficiency simulated with the matrices of Machado, Oliveira
@@ -103,10 +107,7 @@ function lab([r, g, b]) {
 }
 
 test('the six colours stay apart for the colour blind (simulated), and each has a mark of its own', async () => {
-  const page = await newPage(browser, DESK);
-  await page.goto(BASE + '/');
-  await ready(page);
-  const { palette } = await drawAll(page);
+  const { palette } = await drawAll(lobby);
   assert.equal(palette.length, 6);
   assert.equal(new Set(palette.map((c) => c.mark)).size, 6, 'six different marks');
   const lines = ['vision        closest pairs (CIELAB distance, lightness difference)   lightness L* of each colour'];
@@ -128,7 +129,18 @@ test('the six colours stay apart for the colour blind (simulated), and each has 
   fs.writeFileSync(path.join(ART, 'palette-cvd.txt'), lines.join('\n') + '\n');
   // 25 in CIELAB: two colours a person tells apart at a glance, not only side by side
   assert.ok(worst >= 25, `two colours come too near: ${worstAt} at ${worst.toFixed(1)}`);
-  await page.context().close();
+});
+
+test('markers spread along a line: a group centred where it wants to be, groups that meet merge', async () => {
+  const got = await lobby.evaluate(async () => {
+    const { spread } = await import('/js/track.js');
+    return [spread([0, 0, 0, 10], 5), spread([0, 0, 2], 4), spread([0, 20], 4)];
+  });
+  // three on 0: -5, 0, 5; the one on 10 is just clear of them
+  assert.deepEqual(got[0], [-5, 0, 5, 10]);
+  // two on 0 and one on 2 meet: one group of three round their mean
+  assert.deepEqual(got[1].map((v) => +v.toFixed(3)), [-3.333, 0.667, 4.667]);
+  assert.deepEqual(got[2], [0, 20], 'markers far apart stay where they are');
 });
 
 // The markers' screen boxes on the track: [{p, cell, x, y, w, h}]
@@ -193,12 +205,18 @@ test('a table: the supply shows each kind at a size told apart, a farmer lies in
       boxes = await markerBoxes(page);
       assert.deepEqual(boxes.sort((a, b) => a.p - b.p).map((b) => b.cell), scores.map((s) => s % 50), `${size}: each marker in its square's element`);
       assertApart(boxes, `${size} at ${scores}`);
-      // each stays near its square (fanned out, not sent elsewhere)
+      // each stays by its square: in line with it along the track (on a
+      // side: within its height; on the top or bottom: within its width)
       const near = await page.$$eval('[data-testid=track] .marker', (ms) => ms.map((m) => {
-        const a = m.getBoundingClientRect(), c = m.closest('[data-cell]').getBoundingClientRect();
-        return Math.hypot(a.left + a.width / 2 - (c.left + c.width / 2), a.top + a.height / 2 - (c.top + c.height / 2));
+        const a = m.getBoundingClientRect(), c = m.closest('[data-cell]').getBoundingClientRect(), t = m.closest('[data-testid=track]').getBoundingClientRect();
+        const x = a.left + a.width / 2, y = a.top + a.height / 2;
+        const side = c.left - t.left < 2 || t.right - c.right < 2, flat = c.top - t.top < 2 || t.bottom - c.bottom < 2;
+        return { cell: m.closest('[data-cell]').dataset.cell, d: Math.hypot(x - (c.left + c.width / 2), y - (c.top + c.height / 2)), inLine: side && flat ? true : side ? y >= c.top && y <= c.bottom : x >= c.left && x <= c.right };
       }));
-      for (const d of near) assert.ok(d < 70, `${size} at ${scores}: a marker ${d.toFixed(0)}px from its square`);
+      for (const n of near) {
+        assert.ok(n.d < 70, `${size} at ${scores}: a marker ${n.d.toFixed(0)}px from its square ${n.cell}`);
+        assert.ok(n.inLine, `${size} at ${scores}: a marker out of line with its square ${n.cell}`);
+      }
     }
     if (size === '1280x800') await shot(page, 'figures-track-near.png');
 

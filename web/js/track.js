@@ -1,8 +1,8 @@
 // The score track of the box: squares 0-49 around the board, clockwise from
 // the top left corner, each player's marker (a follower with the colour's
 // mark) on its score (modulo 50) and the laps of 50 beside it. Markers on the
-// same or near squares stand side by side along the track, never on top of
-// each other. Shown or hidden by the board's tool (remembered).
+// same or near squares stand side by side, never on top of each other.
+// Shown or hidden by the board's tool (remembered).
 import { markerSvg } from './colors.js';
 import { esc, t } from './i18n.js';
 
@@ -70,13 +70,47 @@ export class ScoreTrack {
     });
     this.layout();
   }
-  // Each marker over its square, those on the same or near squares side by
-  // side along the track. Distances are measured along the line through the
-  // squares' middles; where that line turns a corner two markers come nearer
-  // than along it, so the spacing grows until no two overlap.
+  // Each marker over its square. Markers on one square stand side by side
+  // along the track as many as the square holds, then in a second row
+  // inside it, towards the board (at a corner, along the diagonal): every
+  // marker stays in line with its own square, so its score reads at a
+  // glance. Should markers of neighbouring squares still touch, they are
+  // spread along the track instead (spreadAlong).
   layout() {
     const ms = [...this.node.querySelectorAll('.marker')];
     if (!ms.length || !this.node.offsetWidth) return;
+    const w = Math.max(...ms.map((m) => m.offsetWidth)), h = Math.max(...ms.map((m) => m.offsetHeight));
+    const items = ms.map((m) => ({ m, cell: Number(m.closest('[data-cell]').dataset.cell), p: Number(m.dataset.p) }));
+    items.sort((a, b) => a.cell - b.cell || a.p - b.p);
+    const byCell = new Map();
+    for (const it of items) { if (!byCell.has(it.cell)) byCell.set(it.cell, []); byCell.get(it.cell).push(it); }
+    for (const [k, list] of byCell) {
+      const c = this.cells[k], [r, col] = place(k);
+      // inwards: towards the board from this side (both ways at a corner)
+      const ix = col === 1 ? 1 : col === COLS ? -1 : 0, iy = r === 1 ? 1 : r === ROWS ? -1 : 0;
+      const flat = iy !== 0 && ix === 0; // the top or bottom row: side by side left to right
+      const room = ix && iy ? 0 : flat ? c.offsetWidth : c.offsetHeight;
+      const step = flat ? w + 2 : h + 2;
+      const cap = Math.max(1, Math.floor((room + 2) / step));
+      list.forEach((it, j) => {
+        const row = Math.floor(j / cap), inRow = Math.min(cap, list.length - row * cap);
+        const off = (j % cap - (inRow - 1) / 2) * step;
+        it.x = c.offsetLeft + c.offsetWidth / 2 + (flat ? off : 0) + ix * row * (w + 2);
+        it.y = c.offsetTop + c.offsetHeight / 2 + (flat ? 0 : off) + iy * row * (h + 2);
+      });
+    }
+    if (overlap(items, w, h)) this.spreadAlong(items, w, h);
+    for (const it of items) {
+      const c = this.cells[it.cell];
+      it.m.style.left = `${(it.x - c.offsetLeft).toFixed(1)}px`;
+      it.m.style.top = `${(it.y - c.offsetTop).toFixed(1)}px`;
+    }
+  }
+  // The markers side by side along the line through the squares' middles,
+  // each as near its square as can be (spread). Where that line turns a
+  // corner two markers come nearer than along it, so the spacing grows
+  // until no two overlap.
+  spreadAlong(items, w, h) {
     const mid = this.cells.map((c) => [c.offsetLeft + c.offsetWidth / 2, c.offsetTop + c.offsetHeight / 2]);
     const along = [0];
     for (let k = 1; k <= 50; k++) along.push(along[k - 1] + Math.hypot(mid[k % 50][0] - mid[k - 1][0], mid[k % 50][1] - mid[k - 1][1]));
@@ -88,7 +122,6 @@ export class ScoreTrack {
       const f = (d - along[k]) / ((along[k + 1] - along[k]) || 1), a = mid[k], b = mid[(k + 1) % 50];
       return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f];
     };
-    const items = ms.map((m) => ({ m, cell: Number(m.closest('[data-cell]').dataset.cell), p: Number(m.dataset.p) }));
     items.forEach((it) => { it.want = along[it.cell]; });
     items.sort((a, b) => a.want - b.want || a.p - b.p);
     // the track is a loop: it is cut open at the widest gap between markers
@@ -99,22 +132,20 @@ export class ScoreTrack {
     });
     const order = [...items.slice(cut), ...items.slice(0, cut)];
     const want = order.map((it, j) => it.want + (j >= order.length - cut && cut ? len : 0));
-    const size = Math.max(...ms.map((m) => Math.max(m.offsetWidth, m.offsetHeight)));
-    let gap = size + 2, pts;
+    let gap = Math.max(w, h) + 2;
     for (let tries = 0; tries < 24; tries++, gap *= 1.06) {
-      pts = spread(want, gap).map(pointAt);
-      let close = false;
-      for (let a = 0; a < pts.length && !close; a++) {
-        for (let b = a + 1; b < pts.length; b++) {
-          if (Math.abs(pts[a][0] - pts[b][0]) < size + 1 && Math.abs(pts[a][1] - pts[b][1]) < size + 1) { close = true; break; }
-        }
-      }
-      if (!close) break;
+      spread(want, gap).map(pointAt).forEach(([x, y], j) => { order[j].x = x; order[j].y = y; });
+      if (!overlap(order, w, h)) break;
     }
-    order.forEach((it, j) => {
-      const c = this.cells[it.cell];
-      it.m.style.left = `${(pts[j][0] - c.offsetLeft).toFixed(1)}px`;
-      it.m.style.top = `${(pts[j][1] - c.offsetTop).toFixed(1)}px`;
-    });
   }
+}
+
+// Whether two of the markers (centres x, y; at most w by h) overlap.
+function overlap(items, w, h) {
+  for (let a = 0; a < items.length; a++) {
+    for (let b = a + 1; b < items.length; b++) {
+      if (Math.abs(items[a].x - items[b].x) < w + 1 && Math.abs(items[a].y - items[b].y) < h + 1) return true;
+    }
+  }
+  return false;
 }
