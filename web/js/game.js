@@ -680,7 +680,7 @@ export class GameView {
       const s = this.table.seats[i] || {};
       const active = g?.next && !g.next.over && g.next.to_move === i && this.table.status === 'playing' && !this.replay;
       const figs = supply[i] || {};
-      const figHtml = names.figures.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" data-kind="${k}" data-n="${figs[k]}" title="${tOr(`fig.${k}`, k)}">${figureIcon(k, this.colors[i], 16)}<span class="n">${figs[k]}</span></span>`).join('');
+      const figHtml = names.figures.filter((k) => figs[k] !== undefined).map((k) => `<span class="fig" data-kind="${k}" data-n="${figs[k]}" title="${tOr(`fig.${k}`, k)}">${figureIcon(k, this.colors[i], 22)}<span class="n">${figs[k]}</span></span>`).join('');
       const gd = goods?.[i] ? Object.entries(goods[i]).filter(([, v]) => v > 0).map(([k, v]) => `<span class="good ${k}" title="${tOr(`goods.${k}`, k)}">${tOr(`goods.${k}`, k)} ${v}</span>`).join('') : '';
       // pass-and-play: every person sits at the one screen, present while it is connected
       const shared = !!this.table.options?.pass_and_play && s.kind === 'human' && this.table.seats.some((x) => x.kind === 'human' && x.online);
