@@ -1,0 +1,181 @@
+// Motion (issue 29, item 3): the one browser test that runs WITHOUT
+// reduced motion. A short game against a bot, played by clicking: every
+// tile a step lays travels into place (sampled on the frame after it is
+// added: it runs an animation and stands elsewhere than where it ends), a
+// figure set down drops, each score event gives exactly one points label
+// (and never two labels of different steps at once: the "+4" seen twice),
+// figures that go home fly; and with reduced motion no animation runs and
+// the board is right at once. What is expected comes from the server's log
+// of the game, not from rules.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, DESK, api, launch, newPage, ready, shot, waitTurnOrEnd, playTurn, sleep } from './lib.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+// a short game (a city closes at once, roads and a cloister) against a bot
+const table = (seed, delay) => api('/api/tables', { name: 'Alice', seats: [{}, { bot: 'medium' }], tiles: { E: 4, U: 2, K: 2, B: 2, D: 2 }, seed, bot_delay_ms: delay });
+
+// What the page did, seen from outside the app: each tile node added to the
+// board (sampled on the next frame), each points label (its step, and how
+// many labels of other steps stood on the board then), each figure node
+// added, each figure flying home.
+function watch() {
+  window.__mo = { tiles: [], labels: [], figs: [], flying: [] };
+  const frame = (f) => requestAnimationFrame(() => requestAnimationFrame(f));
+  new MutationObserver((ms) => {
+    for (const m of ms) {
+      for (const n of m.addedNodes) {
+        if (n.nodeType !== 1) continue;
+        if (n.matches('.layer-tiles use')) {
+          frame(() => window.__mo.tiles.push({ x: Number(n.dataset.x), y: Number(n.dataset.y), anims: n.getAnimations().length, mid: getComputedStyle(n).transform, node: n }));
+        } else if (n.matches('.layer-float .float-label')) {
+          const others = [...document.querySelectorAll('.layer-float .float-label')].filter((o) => o !== n && o.dataset.step !== n.dataset.step).length;
+          window.__mo.labels.push({ step: Number(n.dataset.step), text: n.textContent, others });
+        } else if (n.matches('.layer-figures > g')) {
+          frame(() => window.__mo.figs.push({ key: n.dataset.key, anims: n.getAnimations().length }));
+        } else if (n.matches('.layer-fly .flying')) {
+          frame(() => window.__mo.flying.push({ kind: n.dataset.kind, player: Number(n.dataset.player), fresh: n.dataset.fresh === '1', anims: n.getAnimations().length }));
+        }
+      }
+    }
+  }).observe(document, { subtree: true, childList: true });
+}
+
+async function sit(page, t) {
+  await page.addInitScript(watch);
+  await page.goto(BASE + '/');
+  await ready(page);
+  await page.evaluate(({ id, seat, token }) => {
+    localStorage.setItem('carc.lang', 'en');
+    localStorage.setItem('carc.seats', JSON.stringify({ [id]: { seat, token, at: Date.now() } }));
+  }, { id: t.id, seat: t.seat, token: t.token });
+  await page.goto(`${BASE}/?table=${t.id}`);
+  await ready(page);
+  await page.waitForSelector('.layer-tiles use');
+  await page.evaluate(() => { window.__mo.tiles = []; window.__mo.figs = []; });
+}
+
+async function playToEnd(page) {
+  for (let guard = 0; guard < 30; guard++) {
+    if (await waitTurnOrEnd(page) === 'over') return;
+    await playTurn(page, { follower: true, rotate: false });
+  }
+  throw new Error('the game did not end');
+}
+
+// what the log's entries say: tiles laid, figures set, points labels per
+// step (a scored non-final event with a place), figures sent home
+function fromLog(log) {
+  const scored = {};
+  for (const e of log) {
+    const n = (e.events || []).filter((v) => v.x !== undefined && !v.final && v.points && Math.max(...v.points) > 0).length;
+    if (n) scored[e.step] = n;
+  }
+  return {
+    tiles: log.filter((e) => Number.isInteger(e.x) && Number.isInteger(e.y)),
+    figures: log.filter((e) => e.meeple).length,
+    scored,
+    home: log.flatMap((e) => (e.events || []).filter((v) => v.returned !== undefined)).length,
+  };
+}
+
+test('a step moves: the tile travels in, a figure drops, one label per score event travels, figures fly home', async () => {
+  const page = await newPage(browser, { ...DESK, reducedMotion: 'no-preference' });
+  assert.equal(await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches), false);
+  const t = await table(5, 250);
+  await sit(page, t);
+  await playToEnd(page);
+  // the last motions end (a label travels 1.5 s after its tile lands)
+  await page.waitForFunction(() => !document.querySelector('.layer-float .float-label, .layer-fly .flying'), null, { timeout: 10000 });
+  await sleep(300);
+  const log = (await api(`/api/tables/${t.id}/state`)).game.log;
+  const want = fromLog(log);
+  const mo = await page.evaluate(() => {
+    const m = window.__mo;
+    // where each tile ended (its transform once nothing moves it)
+    return { ...m, tiles: m.tiles.map((x) => ({ ...x, end: getComputedStyle(x.node).transform, node: undefined, left: x.node.getAnimations().length })) };
+  });
+  await shot(page, 'motion-end.png');
+
+  // every tile a step laid moved: on the frame after it was added it ran an
+  // animation and stood elsewhere than where it ended
+  assert.equal(mo.tiles.length, want.tiles.length, `one tile node per tile laid: ${JSON.stringify(mo.tiles.map((x) => [x.x, x.y]))}`);
+  for (const x of mo.tiles) {
+    assert.ok(x.anims >= 1, `the tile at ${x.x},${x.y} was animated`);
+    assert.notEqual(x.mid, x.end, `the tile at ${x.x},${x.y} stood elsewhere mid-way (${x.mid}) than at the end (${x.end})`);
+    assert.equal(x.left, 0, 'and nothing moves it any more');
+  }
+  // each figure set down dropped (one the same step sent home drops as
+  // it starts on its way home)
+  assert.ok(want.figures > 0, 'the game set figures');
+  const dropped = mo.figs.filter((f) => f.anims >= 1).length + mo.flying.filter((f) => f.fresh && f.anims >= 1).length;
+  assert.equal(dropped, want.figures, `each figure set was animated: ${JSON.stringify(mo.figs)} ${JSON.stringify(mo.flying)}`);
+
+  // one points label per score event, and labels of two steps never at once
+  const steps = Object.keys(want.scored).map(Number);
+  assert.ok(steps.length >= 2, `the game scored in two steps at least: ${JSON.stringify(want.scored)}`);
+  const per = {};
+  for (const l of mo.labels) per[l.step] = (per[l.step] || 0) + 1;
+  assert.deepEqual(per, want.scored, `labels per step ${JSON.stringify(mo.labels)}`);
+  for (const l of mo.labels) assert.equal(l.others, 0, `no label of another step on the board when step ${l.step}'s ${l.text} came`);
+
+  // the figures that went home flew
+  assert.ok(want.home > 0, 'figures went home');
+  assert.equal(mo.flying.length, want.home, `one flying figure per figure gone home: ${JSON.stringify(mo.flying)}`);
+  for (const f of mo.flying) assert.ok(f.anims >= 1, 'a figure going home is animated');
+
+  // the board is right at the end: every tile, the figures of the state
+  const st = await api(`/api/tables/${t.id}/state`);
+  assert.equal(await page.locator('.layer-tiles use').count(), st.game.board.length);
+  assert.equal(await page.locator('.layer-figures > g').count(), st.game.figures.length);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('with reduced motion nothing moves and the board is right at once', async () => {
+  const page = await newPage(browser, { ...DESK, reducedMotion: 'reduce' });
+  const t = await table(5, 60);
+  await sit(page, t);
+  let checked = 0;
+  for (let guard = 0; guard < 30; guard++) {
+    if (await waitTurnOrEnd(page) === 'over') break;
+    await playTurn(page, { follower: true, rotate: false });
+    // right after the move: no animation at all, and the board as the server says
+    const now = await page.evaluate(() => ({
+      anims: document.getAnimations().map((a) => `${a.constructor.name} ${a.effect?.target?.getAttribute?.('class')}`),
+      tiles: document.querySelectorAll('.layer-tiles use').length,
+      log: window.carcView.game.log.filter((e) => Number.isInteger(e.x)).length,
+    }));
+    assert.deepEqual(now.anims, [], 'no animation runs');
+    assert.equal(now.tiles, now.log + 1, 'every tile laid is on the board (and the start tile)');
+    checked++;
+  }
+  assert.ok(checked >= 2);
+  const st = await waitState(t.id);
+  const want = fromLog(st.game.log);
+  const mo = await page.evaluate(() => window.__mo);
+  for (const x of mo.tiles) assert.equal(x.anims, 0, 'a tile appears in place');
+  assert.equal(mo.flying.length, 0, 'no figure flies');
+  // still one label per score event
+  const per = {};
+  for (const l of mo.labels) per[l.step] = (per[l.step] || 0) + 1;
+  assert.deepEqual(per, want.scored, `labels per step ${JSON.stringify(mo.labels)}`);
+  for (const l of mo.labels) assert.equal(l.others, 0, `no label of another step on the board when step ${l.step}'s ${l.text} came`);
+  assert.equal(await page.locator('.layer-tiles use').count(), st.game.board.length);
+  assert.equal(await page.locator('.layer-figures > g').count(), st.game.figures.length);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+// the game's state once it is over
+async function waitState(id) {
+  for (let i = 0; i < 100; i++) {
+    const st = await api(`/api/tables/${id}/state`);
+    if (st.game.next.over) return st;
+    await sleep(100);
+  }
+  throw new Error('not over');
+}
