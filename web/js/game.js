@@ -130,7 +130,7 @@ export class GameView {
     this.windows?.destroy();
     this.live?.close();
     this.viewLive?.close();
-    clearInterval(this.playing);
+    clearTimeout(this.playing);
     this.motion.destroy();
     document.removeEventListener('keydown', this.keyHandler);
     window.removeEventListener('langchange', this.langHandler);
@@ -1117,8 +1117,9 @@ export class GameView {
     k = Math.max(0, Math.min(n, k));
     const forward = k === this.step + 1;
     // one step forward moves as in a live game (from the replay's tile
-    // box, which shows the tile turned as laid); any other jump shows at once
-    this.motion.finish();
+    // box, which shows the tile turned as laid), after what still plays;
+    // any other jump shows at once
+    if (!forward) this.motion.finish();
     const prevFigs = this.sim?.figs || [];
     const e = forward ? this.game.log[k - 1] : null;
     const wait = forward ? this.motion.slot() : null;
@@ -1138,10 +1139,17 @@ export class GameView {
   togglePlay() {
     if (this.playing) { this.stopPlay(); return; }
     if (this.step >= this.game.log.length) this.goStep(0);
-    this.playing = setInterval(() => this.goStep(this.step + 1), 900);
+    // a step every 0.9 s, or once the last one's motion has played
+    // (its points arrived), whichever is later
+    const next = () => Math.max(900, this.motion.until - performance.now());
+    const tick = () => {
+      this.goStep(this.step + 1);
+      if (this.playing) this.playing = setTimeout(tick, next());
+    };
+    this.playing = setTimeout(tick, 900);
     this.renderReplayBar();
   }
-  stopPlay() { clearInterval(this.playing); this.playing = null; this.renderReplayBar(); }
+  stopPlay() { clearTimeout(this.playing); this.playing = null; this.renderReplayBar(); }
   // "turn k of n": the turn of the step shown (a turn may hold several steps:
   // the slider goes by steps, the words by turns)
   replayLine() {
