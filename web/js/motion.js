@@ -11,9 +11,9 @@
 // (`until`) and its animations wait for it (Web Animations with a delay and
 // fill "backwards", so the state of the board is right at once and only its
 // drawing waits). When a step would start more than LAG_MS behind the news
-// (a fast bot, several steps at once), what still plays is finished at once
-// and the new step plays from now, so the board never lags behind by more
-// than that; in a hidden tab nothing plays. With prefers-reduced-motion:
+// (a fast bot, several steps at once), the steps still waiting are shown at
+// their end at once and the new one follows the motion playing now, so the
+// board never lags behind by more than that; in a hidden tab nothing plays. With prefers-reduced-motion:
 // reduce nothing travels or drops.
 //
 // Only transforms and opacity are animated, on SVG groups of the board:
@@ -80,11 +80,22 @@ export class Motion {
 
   // When the next step's motion starts (ms from now), or null: shown at
   // once, without motion (reduced motion, a hidden tab). A step that would
-  // wait more than LAG_MS finishes what is still playing and starts now.
+  // wait more than LAG_MS skips ahead: what is still waiting for its turn
+  // is shown at its end at once, what is moving now goes on, and the new
+  // step starts when that has ended.
   slot() {
     if (reducedMotion() || document.hidden || typeof Element.prototype.animate !== 'function') { this.finish(); return null; }
-    const wait = Math.max(0, this.until - performance.now());
-    if (wait > LAG_MS) { this.finish(); return 0; }
+    const now = performance.now();
+    let wait = Math.max(0, this.until - now);
+    if (wait <= LAG_MS) return wait;
+    let left = 0;
+    for (const a of [...this.anims]) {
+      const tm = a.effect.getComputedTiming();
+      const delay = a.effect.getTiming().delay || 0;
+      if ((a.currentTime ?? 0) < delay) { try { a.finish(); } catch { a.cancel(); } } else left = Math.max(left, tm.endTime - (a.currentTime ?? 0));
+    }
+    wait = Math.min(left, LAG_MS);
+    this.until = now + wait;
     return wait;
   }
 
