@@ -264,7 +264,8 @@ export class GameView {
     // the figures going home are copied where they stood before the board
     // loses them; the figures new on the board are set down
     const home = wait === null ? [] : this.homeCopies(e, figsBefore);
-    const newFigs = this.board.setFigures(g.figures, (p) => this.colors[p]).filter((n) => figsBefore && !(figsBefore || []).some((f) => figureKey(f) === figureKey(n.dataset)));
+    const made = this.board.setFigures(g.figures, (p) => this.colors[p]);
+    const newFigs = figsBefore ? made.filter((n) => !figsBefore.some((f) => figureKey(f) === figureKey(n.dataset))) : [];
     this.board.setPieces(this.pieces());
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     // the step's motion, after the side panel shows where things go
