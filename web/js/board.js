@@ -27,7 +27,8 @@ export class BoardView {
     this.defs.innerHTML = DEFS + '<filter id="glow" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="4" result="b"/><feMerge><feMergeNode in="b"/><feMergeNode in="SourceGraphic"/></feMerge></filter>';
     this.view = el('g', { class: 'viewport' }, this.svg);
     this.layers = {};
-    for (const n of ['tiles', 'last', 'cands', 'pending', 'hint', 'flash', 'mark', 'path', 'figures', 'beasts', 'eaten', 'spots', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
+    // ('fly': figures on their way home, motion.js)
+    for (const n of ['tiles', 'last', 'cands', 'pending', 'hint', 'flash', 'mark', 'path', 'figures', 'beasts', 'eaten', 'spots', 'fly', 'float']) this.layers[n] = el('g', { class: `layer-${n}` }, this.view);
     container.appendChild(this.svg);
     this.defined = new Set();
     this.placed = new Map();
@@ -65,35 +66,76 @@ export class BoardView {
     this.placed.clear();
     for (const t of list) this.addTile(t, false);
   }
-  addTile(t, animate = true) {
-    const n = this.tileNode(t, this.layers.tiles, animate ? 'tile tile-new' : 'tile');
+  // whether the board shows exactly the tiles of `list`
+  sameBoard(list) {
+    return list.length === this.placed.size && list.every((t) => {
+      const p = this.placed.get(`${t.x},${t.y}`);
+      return p && p.tile === t.tile && p.rot === t.rot;
+    });
+  }
+  // (the tile's node is returned: motion.js moves it into place)
+  addTile(t) {
+    const n = this.tileNode(t, this.layers.tiles, 'tile');
     n.dataset.x = t.x; n.dataset.y = t.y;
     this.placed.set(`${t.x},${t.y}`, t);
+    return n;
   }
+  // the node of the tile on square (x, y), or null
+  tileAt(x, y) { return this.layers.tiles.querySelector(`use[data-x="${x}"][data-y="${y}"]`); }
   setLast(t) {
     this.layers.last.replaceChildren();
     if (!t) return;
     el('rect', { x: t.x * T + 2, y: t.y * T + 2, width: T - 4, height: T - 4, rx: 4, class: 'last-mark' }, this.layers.last);
   }
   // figures: [{player, kind, x, y, at, feature}], colorOf(player) -> palette entry
+  // A figure's node is kept while it stays (same place, colour and size), so
+  // that a figure being set down (motion.js) is not drawn anew mid-way;
+  // returns the nodes made new.
   setFigures(figs, colorOf) {
     this.figs = figs; this.colorOf = colorOf;
     // figures grow when the view is far out, so that a long game's pieces stay readable
     this.boost = this.figureBoost();
     const boost = this.boost;
+    const L = this.layers.figures;
+    const old = new Map([...L.children].map((n) => [n.dataset.key, n]));
+    const made = [];
     let s = '';
     this.figPos = [];
     figs.forEach((f, i) => {
       const b = this.placed.get(`${f.x},${f.y}`);
       if (!b) return;
+      const c = colorOf(f.player);
+      const key = `${f.player}/${f.kind}/${f.x}/${f.y}/${f.at}/${boost}/${c?.id}`;
       const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
       const feature = f.feature ?? this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind;
       const { lying, dx } = figurePose(f.kind, feature);
       this.figPos.push({ i, x: f.x * T + px + dx, y: f.y * T + py });
-      s += `<g data-fig="${i}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + figureSvg(f.kind, colorOf(f.player), f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
+      const n = old.get(key);
+      if (n) { old.delete(key); n.dataset.fig = i; return; }
+      s += `<g data-fig="${i}" data-key="${key}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + figureSvg(f.kind, c, f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
     });
-    this.layers.figures.innerHTML = s;
+    for (const n of old.values()) n.remove();
+    if (s) {
+      const tpl = document.createElementNS(NS, 'g');
+      tpl.innerHTML = s;
+      made.push(...tpl.children);
+      L.append(...made);
+    }
     this.drawPieces();
+    return made;
+  }
+  // A copy of a figure where it stood (f: {player, kind, x, y, at}), in
+  // the flying layer, for its way home (motion.js): {node, cx, cy}, or
+  // null when its tile is not on the board.
+  figureCopy(f, colorOf) {
+    const b = this.placed.get(`${f.x},${f.y}`);
+    if (!b || !f.at) return null;
+    const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
+    const { lying, dx } = figurePose(f.kind, this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind);
+    const cx = f.x * T + px + dx, cy = f.y * T + py;
+    const node = el('g', { class: 'flying', 'data-kind': f.kind, 'data-player': f.player }, this.layers.fly);
+    node.innerHTML = figureSvg(f.kind, colorOf(f.player), cx, cy, { lying, boost: this.boost || 1 });
+    return { node, cx, cy };
   }
   // the pieces of no player: p = {dragon: {x, y} | null, fairy: {x, y, at} |
   // null, move: {visited: [{x, y}], steps} | null} as the engine's view
@@ -274,21 +316,34 @@ export class BoardView {
       } else el('rect', { x: p.x * T, y: p.y * T, width: T, height: T, class: `${prefix}-area` }, g);
     }
   }
-  flash(parts, kind, label, color, nth = 0) {
+  // opts: delay (ms before it shows: the step's motion lands first), step
+  // (the step it belongs to: labels of an earlier step still on the board
+  // go when one of a later step comes, unless motion moves them on),
+  // onLabel(node, cx, cy): motion.js takes the label over (it travels to
+  // the score and is removed at its end)
+  flash(parts, kind, label, color, nth = 0, { delay = 0, step = null, onLabel = null } = {}) {
     const g = el('g', { class: 'flash' }, this.layers.flash);
     this.shapes(parts, kind, g, 'flash');
+    if (delay > 0) for (const n of g.children) n.style.animationDelay = `${Math.round(delay)}ms`;
+    if (!onLabel && step !== null) {
+      // one label for each score event on the board at a time: an earlier
+      // step's label, still fading, read as a second copy of this one
+      for (const o of this.layers.float.querySelectorAll('.float-label')) if (o.dataset.step !== String(step)) o.remove();
+    }
     if (label && parts.length) {
       const xs = parts.map((p) => p.x), ys = parts.map((p) => p.y);
       const cx = ((Math.min(...xs) + Math.max(...xs) + 1) / 2) * T, cy = ((Math.min(...ys) + Math.max(...ys) + 1) / 2) * T + nth * 50;
       // a pill in the scorer's colour with its ink: readable on any ground
       const w = 26 + label.length * 22;
       const f = el('g', { class: 'float-label' }, this.layers.float);
+      if (step !== null) f.dataset.step = step;
       el('rect', { x: cx - w / 2, y: cy - 26, width: w, height: 48, rx: 24, fill: color ? color.hex : '#222', stroke: '#fff', 'stroke-width': 4 }, f);
       const tx = el('text', { x: cx, y: cy + 12, fill: color ? color.ink : '#fff' }, f);
       tx.textContent = label;
-      setTimeout(() => f.remove(), 2200);
+      if (onLabel) onLabel(f, cx, cy);
+      else setTimeout(() => f.remove(), 2200 + delay);
     }
-    setTimeout(() => g.remove(), 2200);
+    setTimeout(() => g.remove(), 2200 + delay);
   }
   // a feature marked until mark(null): a log line clicked, a follower preview
   mark(parts, kind, { pending = null, cls = 'mark', label = '', color = null } = {}) {

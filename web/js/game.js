@@ -8,6 +8,7 @@
 import { api, seats, Live } from './api.js';
 import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
+import { Motion } from './motion.js';
 import { mountSocial } from './chat.js';
 import { SeatWindows } from './windows.js';
 import { mountInvite } from './friends.js';
@@ -94,6 +95,7 @@ export class GameView {
     this.board.onSquare = (x, y) => this.clickSquare(x, y);
     this.board.onSpot = (i) => this.clickSpot(i);
     this.board.onSpotHover = (i) => this.previewSpot(i);
+    this.motion = new Motion(this.board, this.node); // each step's motion (motion.js)
     this.track = new ScoreTrack(this.$('.track'));
     this.setTrack(localStorage.getItem('carc.track') !== '0');
     this.node.addEventListener('focusin', (e) => { const b = e.target.closest?.('.spot-btn'); if (b) this.previewSpot(Number(b.dataset.i)); });
@@ -128,7 +130,8 @@ export class GameView {
     this.windows?.destroy();
     this.live?.close();
     this.viewLive?.close();
-    clearInterval(this.playing);
+    clearTimeout(this.playing);
+    this.motion.destroy();
     document.removeEventListener('keydown', this.keyHandler);
     window.removeEventListener('langchange', this.langHandler);
     this.narrow.removeEventListener?.('change', this.narrowHandler);
@@ -230,10 +233,16 @@ export class GameView {
     const e = m.entry;
     if (e.step !== g.next.step) { this.live.send({ type: 'state' }); return; }
     this.views.clear();
+    // the step's place on the motion's timeline (null: no motion), and
+    // where the tile comes from (the hand, before the page shows the next turn)
+    const wait = this.motion.slot();
+    const from = placedTile(e) && wait !== null ? this.motion.source(e.player, this.myTurn()) : null;
+    const figsBefore = g.figures;
+    let tileNode = null;
     if (placedTile(e)) {
       const tile = { x: e.x, y: e.y, tile: e.tile, rot: e.rot, player: e.player };
       g.board.push(tile);
-      this.board.addTile(tile);
+      tileNode = this.board.addTile(tile);
       this.board.setLast(tile);
       this.board.ensureVisible(e.x, e.y);
     }
@@ -252,10 +261,16 @@ export class GameView {
     this.learnTexts(m.next);
     this.sel = this.freshSel();
     this.guide?.onMove(e);
-    this.flashEvents(e);
-    this.board.setFigures(g.figures, (p) => this.colors[p]);
+    // the figures going home are copied where they stood before the board
+    // loses them; the figures new on the board are set down
+    const home = wait === null ? [] : this.homeCopies(e, figsBefore);
+    const made = this.board.setFigures(g.figures, (p) => this.colors[p]);
+    const newFigs = figsBefore ? made.filter((n) => !figsBefore.some((f) => figureKey(f) === figureKey(n.dataset))) : [];
     this.board.setPieces(this.pieces());
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
+    // the step's motion, after the side panel shows where things go
+    const at = this.motion.step({ e, tileNode, from, newFigs, home, scores: this.scores(e), wait });
+    this.flashEvents(e, at);
     if (g.next.over) { this.renderFinal(); this.soundEnd(); }
     else if (this.myTurn() && !wasMine) sound.play('turn');
   }
@@ -270,19 +285,43 @@ export class GameView {
 
   // What a step scored, outlined on the board: each scored feature's parts
   // are the engine's (a feature view: a scored feature does not grow after).
-  flashEvents(e) {
-    let scored = false, shown = 0;
+  // at: when the step's motion lands (performance.now() time; null: no
+  // motion): the outline waits for it, and each label travels to its
+  // scorer's place (motion.js). One label per score event.
+  flashEvents(e, at = null) {
+    let shown = 0;
+    const scored = this.scores(e);
     for (const ev of e.events || []) {
       if (ev.x === undefined || ev.final || !ev.points) continue;
       const best = Math.max(...ev.points);
       const who = ev.points.indexOf(best);
       const nth = shown++;
       this.views.feature(ev.x, ev.y, ev.at).then((f) => {
-        this.board.flash(f.parts, f.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, nth);
+        const delay = at === null ? 0 : Math.max(0, at - performance.now());
+        const onLabel = at === null ? null : (node, cx, cy) => this.motion.label(node, cx, cy, best > 0 ? who : null, at);
+        this.board.flash(f.parts, f.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, nth, { delay, step: e.step, onLabel });
       }).catch(() => { /* no outline: the log line says it */ });
-      if (best > 0) scored = true;
     }
     if (scored) sound.play('score');
+  }
+  // whether a step's entry scored points (a non-final event with points)
+  scores(e) { return (e?.events || []).some((ev) => ev.x !== undefined && !ev.final && ev.points && Math.max(...ev.points) > 0); }
+  // Copies of the figures a step's entry sent home (its "returned"
+  // events, with where they stood), drawn where they stood for their way
+  // home: [{player, kind, node, cx, cy, fresh}]; fresh: set down by this
+  // very step (not among the figures `before` it), so it drops first.
+  homeCopies(e, before) {
+    const out = [];
+    for (const ev of e.events || []) {
+      if (ev.returned === undefined) continue;
+      const f = { player: ev.player, kind: ev.returned, x: ev.x, y: ev.y, at: ev.at };
+      const c = this.board.figureCopy(f, (p) => this.colors[p]);
+      if (!c) continue;
+      const fresh = !(before || []).some((b) => figureKey(b) === figureKey(f));
+      c.node.dataset.fresh = fresh ? '1' : '0';
+      out.push({ player: ev.player, kind: ev.returned, ...c, fresh });
+    }
+    return out;
   }
 
   // The engine's words for the decisions of a step (its options' "text"),
@@ -341,9 +380,10 @@ export class GameView {
     // the guided first game (guide.js): tips for the person at a tutorial table
     if (!this.guide && !this.replay && this.table.options?.tutorial && this.you !== null) this.guide = new Guide(this);
     if (this.game) {
-      if (this.replay) this.renderStep(refit);
-      else {
-        this.board.setBoard(this.game.board);
+      if (this.replay) { this.motion.finish(); this.renderStep(refit); } else {
+        // a state that shows the board as drawn (the game's end, a table
+        // message) lets the last step's motion play on; else it is drawn anew
+        if (!this.board.sameBoard(this.game.board)) { this.motion.finish(); this.board.setBoard(this.game.board); }
         const last = this.game.board.length > 1 ? this.game.board[this.game.board.length - 1] : null;
         this.board.setLast(last);
         this.board.setFigures(this.game.figures, (p) => this.colors[p]);
@@ -1058,36 +1098,58 @@ export class GameView {
       return all;
     });
   }
+  // (returns the figure nodes new on the board)
   renderStep(refit) {
     this.sim = this.simulate(this.step);
     this.board.setBoard(this.sim.board);
     const lastE = this.step ? this.game.log[this.step - 1] : null;
     this.board.setLast(placedTile(lastE) ? lastE : null);
-    this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
+    const made = this.board.setFigures(this.atEnd() && this.game.figures ? this.game.figures : this.sim.figs, (p) => this.colors[p]);
     this.board.setPieces(this.atEnd() ? this.pieces() : this.sim.pieces);
     // the view frames the board as it stands at this step, as it grows (a
     // view the person zoomed or dragged stays theirs until "fit")
     if (refit || !this.board.userMoved) this.board.fit();
+    return made;
   }
   goStep(k) {
     if (!this.game) return;
     const n = this.game.log.length;
     k = Math.max(0, Math.min(n, k));
     const forward = k === this.step + 1;
+    // one step forward moves as in a live game (from the replay's tile
+    // box, which shows the tile turned as laid), after what still plays;
+    // any other jump shows at once
+    if (!forward) this.motion.finish();
+    const prevFigs = this.sim?.figs || [];
+    const e = forward ? this.game.log[k - 1] : null;
+    const wait = forward ? this.motion.slot() : null;
+    const from = placedTile(e) && wait !== null ? this.motion.source(e.player, true) : null;
     this.step = k;
-    this.renderStep(false);
-    if (forward) this.flashEvents(this.game.log[k - 1]);
+    const made = this.renderStep(false);
+    const home = forward && wait !== null ? this.homeCopies(e, prevFigs) : [];
     this.renderTurn(); this.renderPlayers(); this.renderLog(); this.renderFinal(); this.renderReplayBar();
+    if (forward) {
+      const tileNode = placedTile(e) ? this.board.tileAt(e.x, e.y) : null;
+      const at = this.motion.step({ e, tileNode, from, newFigs: made, home, scores: this.scores(e), wait });
+      this.flashEvents(e, at);
+    }
     this.analysis?.onStep(k);
     if (k === n) this.stopPlay();
   }
   togglePlay() {
     if (this.playing) { this.stopPlay(); return; }
     if (this.step >= this.game.log.length) this.goStep(0);
-    this.playing = setInterval(() => this.goStep(this.step + 1), 900);
+    // a step every 0.9 s, or once the last one's motion has played
+    // (its points arrived), whichever is later
+    const next = () => Math.max(900, this.motion.until - performance.now());
+    const tick = () => {
+      this.goStep(this.step + 1);
+      if (this.playing) this.playing = setTimeout(tick, next());
+    };
+    this.playing = setTimeout(tick, 900);
     this.renderReplayBar();
   }
-  stopPlay() { clearInterval(this.playing); this.playing = null; this.renderReplayBar(); }
+  stopPlay() { clearTimeout(this.playing); this.playing = null; this.renderReplayBar(); }
   // "turn k of n": the turn of the step shown (a turn may hold several steps:
   // the slider goes by steps, the words by turns)
   replayLine() {
