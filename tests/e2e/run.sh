@@ -28,6 +28,13 @@ if [ ! -x /usr/bin/chromium ]; then
 	timeout 1200 sh scripts/apt.sh update
 	timeout 1200 sh scripts/apt.sh install chromium >/dev/null
 fi
+# the fonts the layout checks measure with (web/css/app.css names them
+# first): text widths are then the same on every machine that runs these tests
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+	echo "e2e: installing fonts-dejavu-core"
+	timeout 1200 sh scripts/apt.sh update
+	timeout 1200 sh scripts/apt.sh install fonts-dejavu-core >/dev/null
+fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	echo "e2e: installing node"
 	timeout 1200 sh scripts/apt.sh update
