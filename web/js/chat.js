@@ -56,7 +56,7 @@ export class ChatBox {
     // after the log: during play the log stays on screen, the chat below it
     const side = view.node.querySelector('.side');
     const after = side.querySelector('.log-wrap') || side.querySelector('.players');
-    side.insertBefore(this.node, after ? after.nextSibling : null);
+    if (after) after.after(this.node); else side.appendChild(this.node);
     this.paint();
     this.load();
   }

@@ -69,6 +69,10 @@ export class GameView {
   </div>
   <aside class="side">
     <button class="mini-scores" data-act="sheet" data-testid="mini-scores" aria-expanded="false"></button>
+    <!-- two columns at 1180 px and wider (app.css): the turn on the left, the
+         players, the log and the chat on the right, each always in view; one
+         column (display: contents) on narrower screens -->
+    <div class="side-col side-play">
     <section class="turn-card">
       <div class="turn-line" data-testid="turn-line" aria-live="polite"></div>
       <div class="hand hidden">
@@ -82,9 +86,12 @@ export class GameView {
       <div class="tiles-view hidden"></div>
     </section>
     <section class="analysis hidden" data-testid="analysis"></section>
+    <section class="table-info"></section>
+    </div>
+    <div class="side-col side-talk">
     <section class="players" data-testid="players"></section>
     <section class="log-wrap"><h3 data-i18n="log.title"></h3><ol class="log" data-testid="log"></ol></section>
-    <section class="table-info"></section>
+    </div>
   </aside>
 </div>`);
     root.replaceChildren(this.node);
