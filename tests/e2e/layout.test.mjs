@@ -14,7 +14,7 @@
 // through the API and looked at in every size and language.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, ready, api, sleep, waitState, shot, catalogue, inView, LANGS, PHONE } from './lib.mjs';
+import { BASE, launch, newPage, openPage, ready, api, sleep, waitState, shot, catalogue, inView, LANGS, PHONE } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -245,4 +245,62 @@ test('every screen in every size and language: nothing cut, no control over anot
   await phone.context().close();
   console.log(`# layout: ${SIZES.length * LANGS.length * 5} screens in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking them (ms): ${JSON.stringify(spent)}`);
   assert.deepEqual([...new Set(problems)], []);
+});
+
+test('a chat line out of sight gets an unread mark (the phone\'s score strip; the bottom of the side in one column), gone once the chat is seen; at 1280x800 the chat is in view and needs none', async () => {
+  const en = catalogue('en');
+  const t = await api('/api/tables', { name: 'Alice', seats: [{}, { bot: 'random' }], bot_delay_ms: 0, spectator_chat: true, seed: 3 });
+  // a spectator writes (spectator_chat), from a desktop window
+  const spec = await page({ viewport: { width: 1280, height: 800 } });
+  await spec.goto(`${BASE}/?table=${t.id}`);
+  await ready(spec);
+  const say = async (text) => { await spec.fill('[data-testid=chat-input]', text); await spec.press('[data-testid=chat-input]', 'Enter'); };
+  const lineShown = (p, text) => p.waitForFunction((x) => [...document.querySelectorAll('[data-testid=chat-text]')].some((n) => n.textContent === x), text);
+
+  // the phone: the chat is in the sheet; the strip counts what came
+  const phone = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx: PHONE });
+  await phone.waitForSelector('.game.mine');
+  assert.equal(await phone.locator('[data-testid=mini-unread]').count(), 0, 'no mark before a line');
+  await say('one');
+  await lineShown(phone, 'one');
+  await phone.waitForSelector('[data-testid=mini-unread]');
+  assert.equal((await phone.textContent('[data-testid=mini-unread]')).trim(), '1');
+  await say('two');
+  await phone.waitForFunction(() => document.querySelector('[data-testid=mini-unread]')?.textContent.trim() === '2');
+  assert.equal(await phone.getAttribute('[data-testid=mini-unread]', 'title'), en['chat.unread'].split('|')[1].replace('other:', '').replace('{n}', '2'));
+  await shot(phone, 'layout-unread-phone.png');
+  await phone.locator('[data-testid=mini-scores]').tap();
+  await phone.waitForSelector('[data-testid=mini-unread]', { state: 'detached' });
+  assert.equal(await inView(phone, '[data-testid=chat-lines] li:last-child'), 'ok', 'the sheet shows the newest line');
+  assert.equal(await inView(phone, '[data-testid=chat-input]'), 'ok');
+  assert.deepEqual(phone.errors, []);
+  await phone.context().close();
+
+  // one column (1000x600): the chat below the log, out of sight; the mark at the side's bottom brings it
+  const mid = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx: { viewport: { width: 1000, height: 600 } } });
+  await mid.waitForSelector('.game.mine');
+  assert.equal(await mid.$eval('[data-testid=chat-lines]', (n) => n.getBoundingClientRect().top > innerHeight), true, 'the chat starts below the window');
+  await say('three');
+  await lineShown(mid, 'three');
+  await mid.waitForSelector('[data-testid=chat-unread]:not(.hidden)');
+  assert.equal((await mid.textContent('[data-testid=chat-unread]')).trim(), `${en['chat.unread'].split('|')[0].replace('one:', '').replace('{n}', '1')}`);
+  assert.equal(await inView(mid, '[data-testid=chat-unread]'), 'ok', 'the mark is in the window');
+  await shot(mid, 'layout-unread-column.png');
+  await mid.click('[data-testid=chat-unread]');
+  await mid.waitForSelector('[data-testid=chat-unread].hidden', { state: 'attached' });
+  assert.equal(await inView(mid, '[data-testid=chat-lines] li:last-child'), 'ok', 'the chat scrolled into the side');
+  assert.deepEqual(mid.errors, []);
+  await mid.context().close();
+
+  // 1280x800: two columns, the chat always in view: the line shows, no mark
+  const desk = await openPage(browser, `/?table=${t.id}`, { seat: t, ctx: { viewport: { width: 1280, height: 800 } } });
+  await desk.waitForSelector('.game.mine');
+  await say('four');
+  await lineShown(desk, 'four');
+  await sleep(200);
+  assert.equal(await inView(desk, '[data-testid=chat-lines] li:last-child'), 'ok');
+  assert.equal(await desk.locator('[data-testid=chat-unread]:not(.hidden)').count(), 0);
+  assert.deepEqual([...desk.errors, ...spec.errors], []);
+  await desk.context().close();
+  await spec.context().close();
 });

@@ -18,6 +18,8 @@ import { notify } from './notify.js';
 import { PassPlay, pnp } from './passplay.js';
 import { toast } from './ui.js';
 
+// a speech bubble, the unread mark's picture (also in game.js's score strip)
+export const BUBBLE = '<svg class="bubble" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 2.5h12a1 1 0 0 1 1 1v7a1 1 0 0 1-1 1H7.5L4 14.5v-3H2a1 1 0 0 1-1-1v-7a1 1 0 0 1 1-1z" fill="currentColor"/></svg>';
 const PHRASES = ['hello', 'gl', 'gg', 'wp', 'thanks', 'sorry', 'oops'];
 const QUICK = ['gg', 'wp', 'thanks', 'hello', 'gl', 'sorry'];
 
@@ -121,7 +123,8 @@ export class ChatBox {
 
   setUnread(n) {
     this.unread = n;
-    this.mark.textContent = n ? `💬 ${t('chat.unread', { n })}` : '';
+    this.mark.innerHTML = n ? BUBBLE : '';
+    if (n) this.mark.append(` ${t('chat.unread', { n })}`);
     this.mark.classList.toggle('hidden', !n);
     this.view.chatUnread = n;
     this.view.renderMini?.();

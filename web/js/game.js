@@ -8,7 +8,7 @@
 import { api, seats, Live } from './api.js';
 import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
-import { mountSocial } from './chat.js';
+import { mountSocial, BUBBLE } from './chat.js';
 import { SeatWindows } from './windows.js';
 import { mountInvite } from './friends.js';
 import { badge, figureIcon, figurePose } from './colors.js';
@@ -715,7 +715,7 @@ export class GameView {
     if (!this.table || !this.colors) return;
     const sc = this.currentScores();
     const n = this.table.options.players;
-    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && this.table.status === 'playing' && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + (this.chatUnread ? `<span class="ms-chat" data-testid="mini-unread" title="${esc(t('chat.unread', { n: this.chatUnread }))}">💬 ${this.chatUnread}</span>` : '')
+    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && this.table.status === 'playing' && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + (this.chatUnread ? `<span class="ms-chat" data-testid="mini-unread" title="${esc(t('chat.unread', { n: this.chatUnread }))}">${BUBBLE} ${this.chatUnread}</span>` : '')
       + `<span class="ms-more">${t('sheet.more')}</span>`;
     b.title = t('sheet.toggle');
   }
