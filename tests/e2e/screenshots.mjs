@@ -9,7 +9,8 @@
 // are the first legal placement, with a follower on its first spot when the
 // engine offers one; then, on the person's turn, the tile is put on the
 // first square where it fits and its first figure spot chosen (the hand, the
-// figure buttons and the confirm button show), and one chat line is sent.
+// figure buttons and the confirm button show), one chat line is sent, and
+// the board is fitted to its box.
 // The same seed and moves give the same board while the engine and its
 // bots play the same.
 import fs from 'node:fs';
@@ -69,6 +70,7 @@ try {
     await page.waitForSelector('[data-testid=confirm]');
     const spot = page.locator('.spot-btn');
     if (await spot.count()) await (ctx.hasTouch ? spot.first().tap() : spot.first().click());
+    await page.click('[data-testid=fit]'); // the whole board in view
     await sleep(400); // the fonts and the board's last drawing
     await page.screenshot({ path: path.join(OUT, file) });
     if (page.errors.length) throw new Error(`${file}: ${page.errors.join('; ')}`);
