@@ -968,7 +968,8 @@ export class GameView {
     const cell = (i, k) => `<td data-p="${i}" data-k="${k}">${f.by_kind[i][k] ?? 0}</td>`;
     const total = (i) => `<td class="total" data-p="${i}" data-k="total" data-testid="final-score-${i}">${f.scores[i]}</td>`;
     // every column in view: players as rows on a wide screen, as columns on a narrow one
-    const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 600;
+    // (760: the board beside the two columns of a 1280 px window is 700 px)
+    const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 760;
     if (!narrow) {
       h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${tOr(`kind.${k}`, k)}">${tOr(`kind.${k}`, k)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
       for (const i of order) h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${crown(i)}</td>${kinds.map((k) => cell(i, k)).join('')}${total(i)}</tr>`;
