@@ -7,6 +7,8 @@
 #   make debug        -O0 -g build with the from-scratch check after every move
 #   make SANITIZE=address,undefined test    the tests under ASan + UBSan
 #   make CC=clang     any of the above with clang
+#   make screenshots  docs/img/table-*.png: a fixed mid-game position at three sizes (not in make test;
+#                     E2E_CARC=path/to/carc: that server, nothing built)
 #   make fuzz         libFuzzer targets: record reader, HTTP API, WebSocket messages (clang)
 #   make install      PREFIX=/usr/local: library, header, pkg-config file
 #   make JOBS=1 ...   one job at a time (the default: one per core)
@@ -75,7 +77,7 @@ LIB_SO = $(BUILD)/libcarc.so
 CARC = $(BUILD)/carc
 DEPS_STAMP = build/.deps-ok
 
-.PHONY: all deps test run bench debug fuzz install clean check-tools
+.PHONY: all deps test run bench debug fuzz install clean check-tools screenshots
 all: $(CARC) $(LIB_A) $(LIB_SO)
 
 # Installs the Debian packages the build needs when they are missing.
@@ -182,6 +184,13 @@ run: $(CARC)
 
 bench: $(CARC)
 	$(CARC) bench
+
+# pictures of a fixed mid-game position at 1280x800, 1920x1080 and 390x844
+# for people to look at (docs/web.md "Screenshots"), written to docs/img/;
+# not part of make test, nothing compared. E2E_CARC=path: a server built
+# elsewhere (nothing is built here then).
+screenshots: $(if $(E2E_CARC),,$(CARC))
+	E2E_SCRIPT=screenshots.mjs CARC=$(or $(E2E_CARC),$(CARC)) bash tests/e2e/run.sh
 
 debug:
 	@$(MAKE) --no-print-directory MODE=debug all

@@ -71,9 +71,12 @@ export async function launch() {
   });
 }
 
-// A page that fails the test on a script error.
+// A page that fails the test on a script error. Every page prefers reduced
+// motion unless the test asks otherwise (opts.reducedMotion: 'no-preference'
+// for a test of the motion itself): the tests wait for what the server says,
+// not for animations.
 export async function newPage(browser, opts = {}) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, ...opts });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, ...opts, reducedMotion: opts.reducedMotion ?? 'reduce' });
   const page = await ctx.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));

@@ -6,6 +6,7 @@
 #   CARC=build/h-web/release/carc tests/e2e/run.sh
 #   E2E_TESTS='lobby game' tests/e2e/run.sh   only lobby.test.mjs and game.test.mjs
 #   E2E_CONCURRENCY=1 tests/e2e/run.sh    one test file at a time (2 by default)
+#   E2E_SCRIPT=screenshots.mjs tests/e2e/run.sh   that script instead of the tests
 #
 # Installs chromium (apt) and playwright-core (npm ci) when missing, starts
 # `carc serve` on a free loopback port with a temporary database, runs the
@@ -27,6 +28,13 @@ if [ ! -x /usr/bin/chromium ]; then
 	# scripts/apt.sh waits up to 600 s for the package locks; then the download
 	timeout 1200 sh scripts/apt.sh update
 	timeout 1200 sh scripts/apt.sh install chromium >/dev/null
+fi
+# the fonts the layout checks measure with (web/css/app.css names them
+# first): text widths are then the same on every machine that runs these tests
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+	echo "e2e: installing fonts-dejavu-core"
+	timeout 1200 sh scripts/apt.sh update
+	timeout 1200 sh scripts/apt.sh install fonts-dejavu-core >/dev/null
 fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	echo "e2e: installing node"
@@ -78,6 +86,12 @@ done
 echo "e2e: server at $url"
 
 export CARC_URL=$url CARC_BIN=$(realpath "$CARC") E2E_ARTIFACTS=$(realpath "$ART")
+# E2E_SCRIPT=screenshots.mjs: a script of tests/e2e run against this server
+# instead of the tests (make screenshots)
+if [ -n "${E2E_SCRIPT:-}" ]; then
+	(cd tests/e2e && timeout 600 node "$E2E_SCRIPT")
+	exit $?
+fi
 set +e
 files="./*.test.mjs"
 if [ -n "${E2E_TESTS:-}" ]; then files=$(for n in $E2E_TESTS; do printf './%s.test.mjs ' "$n"; done); fi

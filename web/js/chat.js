@@ -18,6 +18,8 @@ import { notify } from './notify.js';
 import { PassPlay, pnp } from './passplay.js';
 import { toast } from './ui.js';
 
+// a speech bubble, the unread mark's picture (also in game.js's score strip)
+export const BUBBLE = '<svg class="bubble" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M2 2.5h12a1 1 0 0 1 1 1v7a1 1 0 0 1-1 1H7.5L4 14.5v-3H2a1 1 0 0 1-1-1v-7a1 1 0 0 1 1-1z" fill="currentColor"/></svg>';
 const PHRASES = ['hello', 'gl', 'gg', 'wp', 'thanks', 'sorry', 'oops'];
 const QUICK = ['gg', 'wp', 'thanks', 'hello', 'gl', 'sorry'];
 
@@ -51,12 +53,28 @@ export class ChatBox {
       <form class="chat-form"><input class="chat-input" data-testid="chat-input" autocomplete="off"><button class="chat-send" data-testid="chat-send" type="submit"></button></form>
       <p class="hint chat-ro hidden"></p>`;
     this.$ = (s) => this.node.querySelector(s);
+    // lines from the others that arrived while the chat was out of sight:
+    // a mark at the bottom of the side (one column) and in the phone's score
+    // strip (view.chatUnread, drawn by game.js's renderMini); gone once the
+    // chat is seen (the side scrolled, the sheet opened, a wider window)
+    this.unread = 0;
+    this.mark = el('button', 'chat-unread hidden');
+    this.mark.type = 'button';
+    this.mark.dataset.testid = 'chat-unread';
+    this.mark.addEventListener('click', () => this.show());
+    this.seen = () => { if (this.unread && this.inSight()) this.setUnread(0); };
     this.$('.chat-form').addEventListener('submit', (e) => { e.preventDefault(); this.sendText(); });
     this.$('.chat-quick').addEventListener('click', (e) => { const b = e.target.closest('[data-phrase]'); if (b) this.send({ type: 'chat', phrase: b.dataset.phrase }); });
     // after the log: during play the log stays on screen, the chat below it
     const side = view.node.querySelector('.side');
     const after = side.querySelector('.log-wrap') || side.querySelector('.players');
-    side.insertBefore(this.node, after ? after.nextSibling : null);
+    if (after) after.after(this.node); else side.appendChild(this.node);
+    side.appendChild(this.mark);
+    side.addEventListener('scroll', this.seen, { passive: true });
+    window.addEventListener('resize', this.seen);
+    // the phone's sheet opens with a class on the table screen
+    this.sheetObs = new MutationObserver(this.seen);
+    this.sheetObs.observe(view.node, { attributes: true, attributeFilter: ['class'] });
     this.paint();
     this.load();
   }
@@ -90,11 +108,35 @@ export class ChatBox {
     const ro = this.$('.chat-ro');
     ro.textContent = this.view.replay ? '' : t('chat.readonly');
     ro.classList.toggle('hidden', w || this.view.replay);
+    if (this.unread) this.setUnread(this.unread);
     for (const m of this.lines.values()) this.fill(m.li, m);
     if (!this.lines.size) this.empty();
   }
 
   relang() { this.paint(); }
+
+  destroy() {
+    this.node.closest('.side')?.removeEventListener('scroll', this.seen);
+    window.removeEventListener('resize', this.seen);
+    this.sheetObs.disconnect();
+  }
+
+  setUnread(n) {
+    this.unread = n;
+    this.mark.innerHTML = n ? BUBBLE : '';
+    if (n) this.mark.append(` ${t('chat.unread', { n })}`);
+    this.mark.classList.toggle('hidden', !n);
+    this.view.chatUnread = n;
+    this.view.renderMini?.();
+  }
+
+  // brings the chat into sight: the phone's sheet opens, the side scrolls to it
+  show() {
+    const v = this.view.node;
+    if (!this.$('.chat-lines').getClientRects().length && !v.classList.contains('sheet-open')) v.querySelector('.mini-scores')?.click();
+    this.node.scrollIntoView({ block: 'end' });
+    this.setUnread(0);
+  }
 
   empty() {
     const ol = this.$('.chat-lines');
@@ -154,11 +196,13 @@ export class ChatBox {
     if (m.type === 'chat') {
       const fresh = !this.lines.has(m.n);
       this.add(m);
-      // on a phone the chat is in the sheet, at 1280x800 it may be scrolled under the log:
-      // while it is out of sight, another's line shows as a toast
+      // on a phone the chat is in the sheet, in one column it may be scrolled
+      // under the log: while it is out of sight, another's line shows as a
+      // toast, and the unread mark counts it until the chat is seen
       const li = this.lines.get(m.n)?.li;
       if (fresh && li && m.seat !== this.view.you && !this.inSight()) {
         toast(`${li.querySelector('.who').textContent}: ${li.querySelector('.text').textContent}`, 'info', 'chat');
+        this.setUnread(this.unread + 1);
       }
     }
     else if (m.type === 'state' || m.type === 'table') this.paint();

@@ -9,7 +9,7 @@ import { api, seats, Live } from './api.js';
 import { AnalysisPanel } from './analysis.js';
 import { BoardView } from './board.js';
 import { Motion } from './motion.js';
-import { mountSocial } from './chat.js';
+import { mountSocial, BUBBLE } from './chat.js';
 import { SeatWindows } from './windows.js';
 import { mountInvite } from './friends.js';
 import { badge, figureIcon, figurePose } from './colors.js';
@@ -70,6 +70,10 @@ export class GameView {
   </div>
   <aside class="side">
     <button class="mini-scores" data-act="sheet" data-testid="mini-scores" aria-expanded="false"></button>
+    <!-- two columns at 1180 px and wider (app.css): the turn on the left, the
+         players, the log and the chat on the right, each always in view; one
+         column (display: contents) on narrower screens -->
+    <div class="side-col side-play">
     <section class="turn-card">
       <div class="turn-line" data-testid="turn-line" aria-live="polite"></div>
       <div class="hand hidden">
@@ -83,9 +87,12 @@ export class GameView {
       <div class="tiles-view hidden"></div>
     </section>
     <section class="analysis hidden" data-testid="analysis"></section>
+    <section class="table-info"></section>
+    </div>
+    <div class="side-col side-talk">
     <section class="players" data-testid="players"></section>
     <section class="log-wrap"><h3 data-i18n="log.title"></h3><ol class="log" data-testid="log"></ol></section>
-    <section class="table-info"></section>
+    </div>
   </aside>
 </div>`);
     root.replaceChildren(this.node);
@@ -748,7 +755,8 @@ export class GameView {
     if (!this.table || !this.colors) return;
     const sc = this.currentScores();
     const n = this.table.options.players;
-    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && this.table.status === 'playing' && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + `<span class="ms-more">${t('sheet.more')}</span>`;
+    b.innerHTML = [...Array(n).keys()].map((i) => `<span class="ms${this.game?.next?.to_move === i && !this.game.next.over && this.table.status === 'playing' && !this.replay ? ' active' : ''}">${badge(this.colors[i], 14)}<b>${sc[i] ?? 0}</b></span>`).join('') + (this.chatUnread ? `<span class="ms-chat" data-testid="mini-unread" title="${esc(t('chat.unread', { n: this.chatUnread }))}">${BUBBLE} ${this.chatUnread}</span>` : '')
+      + `<span class="ms-more">${t('sheet.more')}</span>`;
     b.title = t('sheet.toggle');
   }
   setTrack(on, save = false) {
@@ -1000,7 +1008,8 @@ export class GameView {
     const cell = (i, k) => `<td data-p="${i}" data-k="${k}">${f.by_kind[i][k] ?? 0}</td>`;
     const total = (i) => `<td class="total" data-p="${i}" data-k="total" data-testid="final-score-${i}">${f.scores[i]}</td>`;
     // every column in view: players as rows on a wide screen, as columns on a narrow one
-    const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 600;
+    // (760: the board beside the two columns of a 1280 px window is 700 px)
+    const narrow = this.narrow.matches || this.$('.board-wrap').clientWidth < 760;
     if (!narrow) {
       h += `<table class="final-table"><thead><tr><th>${t('final.player')}</th>${kinds.map((k) => `<th title="${tOr(`kind.${k}`, k)}">${tOr(`kind.${k}`, k)}</th>`).join('')}<th>${t('final.total')}</th></tr></thead><tbody>`;
       for (const i of order) h += `<tr class="${w.includes(i) ? 'win' : ''}"><td>${this.who(i)}${crown(i)}</td>${kinds.map((k) => cell(i, k)).join('')}${total(i)}</tr>`;
