@@ -466,7 +466,7 @@ export function tileSvg(g, rot = 0, lod = null) {
   if (g.fieldSegs.length) s += fine('<rect width="100" height="100" fill="url(#art-grass)" class="art-fine"/>');
   for (const r of g.rivers) {
     const cap = r.single ? 'round' : 'butt';
-    s += `<path d="${r.d}" fill="none" stroke="${COLORS.bank}" stroke-width="21" stroke-linecap="${cap}" data-art="river"/>`;
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.bank}" stroke-width="21" stroke-linecap="${cap}" data-art="water"/>`;
     s += `<path d="${r.d}" fill="none" stroke="${COLORS.river}" stroke-width="14" stroke-linecap="${cap}"/>`;
     s += fine(`<path d="${r.d}" fill="none" stroke="#9cc8ef" stroke-width="1.6" stroke-dasharray="5 8" class="art-fine"/>`);
     if (r.single) {
@@ -477,7 +477,7 @@ export function tileSvg(g, rot = 0, lod = null) {
   }
   for (const tr of lod === 'far' ? [] : g.trees || []) s += up(tr.at[0], tr.at[1], `<use href="#art-${tr.kind}" class="art-fine"/>`);
   for (const r of g.roads) {
-    s += `<path d="${r.d}" fill="none" stroke="${COLORS.roadEdge}" stroke-width="12" stroke-linecap="butt" data-art="road"/>`;
+    s += `<path d="${r.d}" fill="none" stroke="${COLORS.roadEdge}" stroke-width="12" stroke-linecap="butt" data-art="path"/>`;
     s += `<path d="${r.d}" fill="none" stroke="${COLORS.road}" stroke-width="8.4" stroke-linecap="butt"/>`;
     s += fine(`<path d="${r.d}" fill="none" stroke="url(#art-stones)" stroke-width="8.4" stroke-linecap="butt" class="art-fine"/>`);
   }
@@ -485,7 +485,7 @@ export function tileSvg(g, rot = 0, lod = null) {
   if (g.junction) s += '<rect x="41" y="41" width="18" height="18" rx="3" fill="#d9cdb0" stroke="#5e4e36" stroke-width="1.5"/><circle cx="50" cy="50" r="4.2" fill="#2f69ad" stroke="#5e4e36" stroke-width="1.6"/>';
   for (const h of g.houses) s += up(h[0], h[1], houseSvg());
   for (const c of g.cities) {
-    s += `<path d="${c.d}" fill="${COLORS.city}" data-art="city"/>`;
+    s += `<path d="${c.d}" fill="${COLORS.city}" data-art="walled"/>`;
     s += `<path d="${c.d}" fill="url(#art-roofs)"/>`;
     for (const w of c.walls) {
       // a crenellated wall: merlons (a wide dashed stroke), the wall, its walk
@@ -499,8 +499,8 @@ export function tileSvg(g, rot = 0, lod = null) {
       for (const [x, y] of [[a, b], e]) s += `<circle cx="${fmt(x)}" cy="${fmt(y)}" r="6.5" fill="${COLORS.wall}"/><circle cx="${fmt(x)}" cy="${fmt(y)}" r="3.4" fill="#7a6a52"/>`;
     }
   }
-  if (g.cloister) s += up(50, 50, `<g transform="scale(1.3)" data-art="cloister">${CLOISTER}</g>`);
-  if (g.garden) s += up(g.garden.at[0], g.garden.at[1], `<g class="art-ic" data-icon="garden"${big !== 1 ? ` transform="scale(${big})"` : ''}>${GARDEN}</g>`);
+  if (g.cloister) s += up(50, 50, `<g transform="scale(1.3)" data-art="abbey">${CLOISTER}</g>`);
+  if (g.garden) s += up(g.garden.at[0], g.garden.at[1], `<g class="art-ic" data-icon="flowers"${big !== 1 ? ` transform="scale(${big})"` : ''}>${GARDEN}</g>`);
   for (const ic of g.icons) {
     if (!ICONS[ic.kind]) continue;
     const k = (ICON_SCALE[ic.kind] || 1) * big;
