@@ -28,7 +28,6 @@ const AROUND = { abbey: true, flowers: true };
 const as = (s) => DRAWN_AS[s.kind];
 export const drawnAround = (kind) => !!AROUND[DRAWN_AS[kind]];
 
-
 // Port name -> position on the edge of a 100x100 tile (rot 0 coordinates).
 export function portPoint(port) {
   if (port === 'C' || port === 'I') return [50, 50];
@@ -228,7 +227,7 @@ function seeded(name) {
 // A few trees (and now and then a patch of crops) on the meadows: cells with
 // room around them, clear of every figure spot and icon, chosen by the
 // tile's own generator.
-function placeTrees(g, label, distanceTo, cellXY) {
+function placeTrees(g, label, cellXY) {
   const fields = new Set(g.fieldSegs.map((f) => f.index));
   if (!fields.size) return [];
   const D = distanceTo(label, (l) => fields.has(l));
@@ -386,7 +385,7 @@ export function computeSpots(g) {
       for (const f of g.fieldSegs) g.spots[f.index] = poleWhere((l) => l === f.index, null, [v.at], v.r + FIGURE_R, 6) || g.spots[f.index];
     }
   }
-  g.trees = placeTrees(g, label, distanceTo, cellXY);
+  g.trees = placeTrees(g, label, cellXY);
   g.labels = label;
   return g;
 }
