@@ -7,7 +7,12 @@
 // person to judge.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, BASE, LANGS, catalogue, launch, newPage, ready, shot, waitState } from './lib.mjs';
+import { api, BASE, LANGS, catalogue, launch, newPage, shot, waitState } from './lib.mjs';
+
+// a page that draws every tile at once (the tiles page, a help page, a
+// finished board) takes
+// a few seconds on a busy machine: its ready mark is waited for longer
+const readyAll = (page) => page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
 
 let browser, tiles;
 before(async () => { browser = await launch(); tiles = (await api('/api/tiles')).tiles; });
@@ -35,7 +40,7 @@ function expected(def) {
 test('every tile draws its features and symbols, and no figure spot covers a symbol', async () => {
   const page = await newPage(browser);
   await page.goto(`${BASE}/tiles.html`);
-  await ready(page);
+  await readyAll(page);
   assert.equal(await page.locator('figure[data-tile]').count(), tiles.length);
   const want = tiles.map((def) => [def.name, expected(def)]);
   const seen = await page.evaluate((list) => list.map(([name, sels]) => {
@@ -90,7 +95,7 @@ test('at whole-board zoom shields, goods, inns, cathedrals, gardens and symbols 
   await waitState(t.id, (s) => s.game.next.over, 60000);
   const page = await newPage(browser);
   await page.goto(`${BASE}/?table=${t.id}`);
-  await ready(page);
+  await readyAll(page);
   await page.waitForSelector('.layer-tiles use');
   // the final scores closed: the board is what is looked at
   await page.waitForSelector('[data-testid=final]:not(.hidden)');
@@ -143,7 +148,7 @@ test('the help pages tell every tile in words, in four languages, never by its c
   for (const lang of LANGS) {
     const cat = catalogue(lang);
     await page.goto(`${BASE}/help/${lang}.html`);
-    await ready(page);
+    await readyAll(page);
     const figs = await page.$$eval('[data-tiles] figure', (fs) => fs.map((f) => ({
       tile: f.dataset.tile, caption: f.querySelector('figcaption').textContent, label: f.querySelector('svg').getAttribute('aria-label'),
     })));
