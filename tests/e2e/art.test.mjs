@@ -132,6 +132,33 @@ test('at whole-board zoom shields, goods, inns, cathedrals, gardens and symbols 
   assert.ok(sizes.length >= names.length);
   const small = sizes.filter((s) => Math.min(s.w, s.h) < 12).map((s) => `${s.name} ${s.icon}: ${s.w.toFixed(1)}x${s.h.toFixed(1)} px`);
   assert.deepEqual(small, []);
+  // and on the board itself (its <use> copies, which no test can open): the
+  // blue of a shield on a placed tile with no figure, counted in a
+  // screenshot of that square, is the area of a shield drawn 1.75x (about
+  // 90 px at 48 px a tile; drawn plain, about 30)
+  const sq = await page.evaluate(() => {
+    const b = window.carcView.board, figs = new Set((b.figs || []).map((f) => `${f.x},${f.y}`));
+    for (const [k, p] of b.placed) {
+      if (figs.has(k) || p.rot % 2) continue;
+      if (!b.tiles.geometry(p.tile).icons.some((ic) => ic.kind === 'shield')) continue;
+      const [x0, y0] = b.clientPoint(p.x, p.y), [x1, y1] = b.clientPoint(p.x + 1, p.y + 1);
+      return { tile: p.tile, x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+    }
+    return null;
+  });
+  assert.ok(sq, 'a placed tile with a shield and no figure');
+  const png = (await page.screenshot({ clip: { x: sq.x, y: sq.y, width: sq.width, height: sq.height } })).toString('base64');
+  const blue = await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const img = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+    const c = new OffscreenCanvas(img.width, img.height), x = c.getContext('2d');
+    x.drawImage(img, 0, 0);
+    const d = x.getImageData(0, 0, img.width, img.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 0x2d) + Math.abs(d[i + 1] - 0x4f) + Math.abs(d[i + 2] - 0xa3) < 40) n++;
+    return n;
+  }, png);
+  assert.ok(blue >= 60, `the shield of ${sq.tile} on the board covers ${blue} px of blue at the far view`);
   await shot(page, 'art-board-far.png');
   assert.equal(await zoom(0.8), 'mid');
   await shot(page, 'art-board-mid.png');

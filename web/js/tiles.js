@@ -499,11 +499,22 @@ export function tileSvg(g, rot = 0, lod = null) {
     }
   }
   if (g.cloister) s += up(50, 50, `<g transform="scale(1.3)" data-art="abbey">${CLOISTER}</g>`);
-  if (g.garden) s += up(g.garden.at[0], g.garden.at[1], `<g class="art-ic" data-icon="flowers"${big !== 1 ? ` transform="scale(${big})"` : ''}>${GARDEN}</g>`);
+  // a symbol drawn larger far away grows from the tile's edge it is near,
+  // not across it (the next tile would cover what crosses): its origin of
+  // scaling, in its own upright frame, on that edge
+  const grow = (at, r, inner, kind) => {
+    const p = rotatePoint(at, rot), far = LOD_SCALE.far;
+    const axis = (v) => (v - r * far < 1 ? 1 - v : v + r * far > 99 ? 99 - v : 0);
+    const o = [axis(p[0]), axis(p[1])];
+    const bake = big !== 1 ? ` transform="translate(${fmt(o[0])} ${fmt(o[1])}) scale(${big}) translate(${fmt(-o[0])} ${fmt(-o[1])})"` : '';
+    const origin = !lod && (o[0] || o[1]) ? ` style="transform-origin:${fmt(o[0])}px ${fmt(o[1])}px"` : '';
+    return up(at[0], at[1], `<g${lod ? '' : ' class="art-ic"'} data-icon="${kind}"${bake}${origin}>${inner}</g>`);
+  };
+  if (g.garden) s += grow(g.garden.at, 13, GARDEN, 'flowers');
   for (const ic of g.icons) {
     if (!ICONS[ic.kind]) continue;
-    const k = (ICON_SCALE[ic.kind] || 1) * big;
-    s += up(ic.at[0], ic.at[1], `<g class="art-ic" data-icon="${ic.kind}"><g${k !== 1 ? ` transform="scale(${k})"` : ''}>${ICONS[ic.kind]()}</g></g>`);
+    const k = ICON_SCALE[ic.kind] || 1;
+    s += grow(ic.at, ic.r, `<g${k !== 1 ? ` transform="scale(${k})"` : ''}>${ICONS[ic.kind]()}</g>`, ic.kind);
   }
   s += '<rect x=".5" y=".5" width="99" height="99" fill="none" stroke="rgba(40,30,10,.35)" stroke-width="1"/>';
   return s;
