@@ -368,6 +368,7 @@ export function computeSpots(g) {
   }
   for (const f of g.fieldSegs) {
     const avoid = g.icons.map((ic) => [...ic.at, ic.r + FIGURE_R]);
+    if (g.garden) avoid.push([...g.garden.at, 13 + FIGURE_R]); // a farmer beside the garden, not on it
     g.spots[f.index] = poleWhere((l) => l === f.index, null, avoid, 0, 6) || portPoint(f.ports[0]);
   }
   if (g.symbol) {
