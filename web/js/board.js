@@ -370,6 +370,9 @@ export class BoardView {
   figureBoost() { return Math.round(Math.min(1.9, Math.max(1, 0.8 / this.scale)) * 10) / 10; }
   apply() {
     if (this.figs && this.figureBoost() !== this.boost) this.setFigures(this.figs, this.colorOf);
+    // the tiles' level of detail by zoom (tiles.js; app.css, "tile art")
+    const lod = this.scale < 0.62 ? 'far' : this.scale < 1 ? 'mid' : 'near';
+    if (this.svg.dataset.lod !== lod) this.svg.dataset.lod = lod;
     this.view.setAttribute('transform', `translate(${this.tx.toFixed(1)} ${this.ty.toFixed(1)}) scale(${this.scale.toFixed(4)})`);
   }
   size() { const r = this.container.getBoundingClientRect(); return [r.width || 800, r.height || 600]; }

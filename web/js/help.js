@@ -3,7 +3,8 @@
 // and the tiles of each expansion, drawn from the engine's definitions. A
 // page names no tile set: a section about an expansion (id exp-<name>) shows
 // the tiles of the engine's set of that name (GET /api/vocabulary), one
-// marked data-garden every garden copy.
+// marked data-garden every garden copy. A tile is told in the engine's words
+// (tiles.js, describeTile: "a city cap with a shield"), never by its code.
 import { setLanguage, t } from './i18n.js';
 import { TileSet } from './tiles.js';
 import { loadVocabulary } from './vocab.js';
@@ -40,7 +41,7 @@ async function main() {
       const set = (el.closest('section')?.id || '').replace(/^exp-/, '');
       const shown = el.dataset.garden ? (x) => !!x.garden_of : (x) => names.tile_sets.includes(set) && x.set === set;
       el.innerHTML = tiles.data.tiles.filter(shown)
-        .map((x) => `<figure>${tiles.svg(x.name, 0, 56)}<figcaption>${x.name} ×${x.count}</figcaption></figure>`).join('');
+        .map((x) => `<figure data-tile="${x.name}">${tiles.svg(x.name, 0, 56)}<figcaption>${tiles.name(x.name)} ×${x.count}</figcaption></figure>`).join('');
     }
   } catch { /* pictures are a bonus */ }
   document.body.dataset.ready = '1';
