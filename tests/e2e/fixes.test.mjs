@@ -234,6 +234,8 @@ test('a replay frames the board as it grows: the start tile large and centred at
     const tiles = [...document.querySelectorAll('.layer-tiles > *')].map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0);
     return { wrap: { l: wrap.left, t: wrap.top, r: wrap.right, b: wrap.bottom }, tiles: tiles.map((r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width })) };
   });
+  await page.waitForSelector('.layer-tiles > *'); // the replay's state comes after the page is ready
+  await page.waitForTimeout(300);
   const at0 = await frame();
   assert.equal(at0.tiles.length, 1, 'turn 0: the start tile');
   const t0 = at0.tiles[0];

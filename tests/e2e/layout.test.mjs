@@ -225,6 +225,8 @@ for (const [size, vp] of SIZES) {
       // the lobby, its form wide open: the most seats, pass-and-play ("Jemand an diesem Bildschirm")
       await p.goto(BASE + '/');
       await ready(p);
+      // (scrolled to the middle first: the click's own scrolling may leave it under the phone's pinned "Create table" bar)
+      await p.locator('details.advanced summary').first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
       await p.click('details.advanced summary');
       await p.check('[data-testid=pass-and-play]');
       await p.selectOption('#f-players', await p.$eval('#f-players', (n) => n.options[n.options.length - 1].value));
