@@ -225,9 +225,9 @@ for (const [size, vp] of SIZES) {
       // the lobby, its form wide open: the most seats, pass-and-play ("Jemand an diesem Bildschirm")
       await p.goto(BASE + '/');
       await ready(p);
-      // (scrolled to the middle first: the click's own scrolling may leave it under the phone's pinned "Create table" bar)
-      await p.locator('details.advanced summary').first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
-      await p.click('details.advanced summary');
+      // (opened by its property: on the phone a click on it was refused when
+      // its scrolling left it under the pinned "Create table" bar)
+      await p.$eval('details.advanced', (d) => { d.open = true; });
       await p.check('[data-testid=pass-and-play]');
       await p.selectOption('#f-players', await p.$eval('#f-players', (n) => n.options[n.options.length - 1].value));
       await p.selectOption('[data-testid=who-1]', 'friend');

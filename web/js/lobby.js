@@ -92,7 +92,7 @@ export class LobbyView {
       this.lists.playing = list(playing);
       if (this.olderLoaded) this.addOver(list(over));
       else { this.lists.over = list(over); this.overMore = !!over?.more; }
-      this.addOver(this.mineOver);
+      this.addMineOver();
       this.renderLists();
     } catch { /* the next refresh tries again */ }
   }
@@ -106,8 +106,13 @@ export class LobbyView {
     const got = await Promise.all(held.filter(([id]) => !known.has(id)).map(([id]) => api.table(id).catch(() => null)));
     this.mineOver = got.filter((tb) => tb?.status === 'over');
     if (!this.mineOver.length) return;
-    this.addOver(this.mineOver);
+    this.addMineOver();
     this.renderLists();
+  }
+  // ... those the server's finished list lacks (its entries say more: how a game ended)
+  addMineOver() {
+    const have = new Set(this.lists.over.map((tb) => tb.id));
+    this.addOver(this.mineOver.filter((tb) => !have.has(tb.id)));
   }
   // finished games in the server's order: newest first, then by id
   addOver(items) {
