@@ -87,7 +87,9 @@ async function playPrincess(size, ctx) {
   await page.goto(`${BASE}/?table=${t.id}`);
   await ready(page);
   // the expansion by its name among the table's options
-  assert.ok((await page.textContent('.table-info')).includes(en['exp.pd']), 'the table names the expansion');
+  // (the table's description may come a moment after the page is ready)
+  await page.waitForFunction((w) => document.querySelector('.table-info')?.textContent.includes(w), en['exp.pd'], { timeout: 10000 })
+    .catch(() => assert.fail('the table names the expansion'));
   const hit = (loc) => (touch ? loc.tap() : loc.click());
   let dragonClicks = 0, actions = 0, tiles = 0, sawPath = false, sawDragon = false;
   for (let guard = 0; guard < 80; guard++) {
