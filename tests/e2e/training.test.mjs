@@ -180,7 +180,8 @@ test('a logged-in person unticks "Rated game" in the lobby and takes a move back
   assert.equal(tb.seats[0].account, true);
   assert.equal(tb.undo_seat, 0);
   // the table screen says the game is not rated
-  assert.ok((await page.textContent('.table-info')).includes(en['opt.unrated']));
+  // (the table's description may come a moment after the page is ready)
+  await page.waitForFunction((w) => document.querySelector('.table-info')?.textContent.includes(w), en['opt.unrated'], { timeout: 10000 });
   // one move, then taken back with the undo bar
   await playTurn(page);
   assert.equal(await waitTurnOrEnd(page), 'mine');

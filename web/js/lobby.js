@@ -479,7 +479,8 @@ export class LobbyView {
     } catch (e) { toast(t('lobby.upload.bad', { msg: e.message }), 'error'); }
   }
 
-  rowHtml(tb, actions) {
+  // `note`: a word on the row's meta line (it wraps there; the actions do not)
+  rowHtml(tb, actions, note = '') {
     const cols = seatColors(tb);
     const won = new Set(tb.winners || []);
     const names = tb.seats.map((s, i) => {
@@ -490,7 +491,7 @@ export class LobbyView {
       return `<span class="who" data-colour="${cols[i].id}">${badge(cols[i], 14)}<span class="nm" title="${nm}">${nm}</span>${score}</span>`;
     }).join(' ');
     const open = tb.status === 'playing' || tb.status === 'over' ? 0 : tb.seats.filter((s) => s.kind === 'open').length;
-    const meta = [];
+    const meta = note ? [note] : [];
     if (open) meta.push(`<span class="open-seats">${esc(t('lobby.seats.open', { n: open }))}</span>`);
     const ms = tb.finished_ms || tb.updated_ms || tb.created_ms || Date.now();
     const d = new Date(ms), lang = currentLanguage();
@@ -517,7 +518,8 @@ export class LobbyView {
     const joinable = (tb) => tb.seats.some((s) => s.kind === 'open');
     q('.list.open').innerHTML = this.lists.open.map((tb) => this.rowHtml(tb, joinable(tb)
       ? `<a class="button primary" href="/?table=${tb.id}" data-testid="join-${tb.id}">${t('lobby.join')}</a>`
-      : `<span class="hint" data-testid="kept-${tb.id}">${t('lobby.kept')}</span> <a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
+      : `<a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`,
+      joinable(tb) ? '' : `<span data-testid="kept-${tb.id}">${esc(t('lobby.kept'))}</span>`)).join('') || `<p class="empty">${t('lobby.open.none')}</p>`;
     q('.list.playing').innerHTML = this.lists.playing.map((tb) => this.rowHtml(tb, `<a class="button" href="/?table=${tb.id}" data-testid="watch-${tb.id}">${t('lobby.watch')}</a>`)).join('') || `<p class="empty">${t('lobby.playing.none')}</p>`;
     q('.list.over').innerHTML = this.lists.over.map((tb) => this.rowHtml(tb, `<a class="button" href="/?replay=${tb.id}" data-testid="replay-${tb.id}">${t('lobby.replay')}</a>`)).join('') || `<p class="empty">${t('lobby.over.none')}</p>`;
     q('.more-over').classList.toggle('hidden', !this.overMore || !this.lists.over.length);
