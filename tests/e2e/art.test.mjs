@@ -89,6 +89,78 @@ test('every tile draws its features and symbols, and no figure spot covers a sym
   await page.context().close();
 });
 
+test('zoomed out, where figures and symbols are drawn larger, no figure hides a symbol or leaves its tile', async () => {
+  const page = await newPage(browser);
+  await page.goto(`${BASE}/tiles.html`);
+  await readyAll(page);
+  // every tile at each turn, drawn as the board draws it at the mid and far
+  // levels; each kind of figure that can stand on each segment, placed and
+  // sized as the board places it there (board.js placeFigure), at the
+  // largest boost of that level; the drawn boxes compared
+  const out = await page.evaluate(async () => {
+    const { TileSet, rotatePort } = await import('/js/tiles.js');
+    const { figureSvg, figurePose, figureBox } = await import('/js/colors.js');
+    const ts = await TileSet.load();
+    const colour = { hex: '#d33', ink: '#fff', id: 'red', mark: 'circle' };
+    const kinds = { city: ['follower', 'big', 'builder'], road: ['follower', 'big', 'builder'], field: ['follower', 'big', 'pig'], cloister: ['follower', 'abbot'], garden: ['abbot'] };
+    const box = document.createElement('div');
+    document.body.appendChild(box);
+    const bad = [];
+    let n = 0, smaller = 0, over = 0, corner = 0;
+    for (const [lod, boost] of [['mid', 1.3], ['far', 1.9]]) {
+      for (const d of ts.data.tiles) {
+        // the turns matter where a symbol grows from an edge; a tile without one at one turn
+        const turns = ts.symbolBoxes(d.name, 0, lod).length ? 4 : 1;
+        for (let rot = 0; rot < turns; rot++) {
+          box.innerHTML = ts.svg(d.name, rot, 200, '', lod);
+          const svg = box.firstChild, r0 = svg.getBoundingClientRect(), u = r0.width / 100;
+          const icons = [...svg.querySelectorAll('[data-icon]')].map((k) => [k.dataset.icon, k.getBoundingClientRect()]);
+          for (const sg of d.segments) {
+            // the board port of this segment's first port after the turn
+            const port = rotatePort(sg.ports[0], rot);
+            for (const kind of kinds[sg.kind] || []) {
+              const { lying, dx } = figurePose(kind, sg.kind);
+              const [x, y, b] = ts.placeFigure(d.name, rot, port, (bb) => figureBox(kind, lying, bb), boost, lod, `${kind}/${lying}`);
+              n++;
+              if (b < boost) smaller++;
+              const g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+              g.innerHTML = figureSvg(kind, colour, x + dx, y, { lying, boost: b });
+              svg.appendChild(g);
+              const f = g.getBoundingClientRect();
+              g.remove();
+              const where = `${d.name} turned ${rot} at ${lod}: the ${kind} on the ${sg.kind}`;
+              // clear of every symbol's box, or where there is no room for
+              // that, over a corner of one (tiles.js SYMBOL_SHOWN: a fifth of
+              // its box as estimated; a quarter as measured here)
+              let touch = false;
+              for (const [k, r] of icons) {
+                if (k === 'flowers' && sg.kind === 'garden') continue; // the abbot stands in the garden
+                const ox = Math.min(f.right, r.right) - Math.max(f.left, r.left), oy = Math.min(f.bottom, r.bottom) - Math.max(f.top, r.top);
+                if (ox <= u || oy <= u) continue;
+                touch = true;
+                const share = (ox * oy) / (r.width * r.height);
+                if (share > 0.25) bad.push(`${where} covers ${Math.round(share * 100)}% of the ${k} (${(ox / u).toFixed(1)}x${(oy / u).toFixed(1)} tile units)`);
+              }
+              if (touch) corner++;
+              // over its tile's edge by at most 8 tile units (tiles.js OVERHANG)
+              const off = Math.max(r0.left - f.left, r0.top - f.top, f.right - r0.right, f.bottom - r0.bottom) / u;
+              if (off > 9) bad.push(`${where} leaves its tile by ${off.toFixed(1)} tile units`);
+              if (off > 1) over++;
+            }
+          }
+        }
+      }
+    }
+    box.remove();
+    return { bad, n, smaller, over, corner };
+  });
+  console.log(`# ${out.n} figures placed, ${out.smaller} drawn smaller than the zoom's size , ${out.over} over their tile's edge and ${out.corner} over a corner of a symbol to keep clear`);
+  assert.ok(out.n > 1000, `figures placed: ${out.n}`);
+  assert.deepEqual(out.bad.slice(0, 40), [], `${out.bad.length} figures cover a symbol or leave their tile`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('at whole-board zoom shields, goods, inns, cathedrals, gardens and symbols are drawn at least 12 px, fine texture hidden', async () => {
   const t = await api('/api/tables', {
     players: 2, seats: [{ bot: 'random' }, { bot: 'random' }], bot_delay_ms: 0, seed: 29,

@@ -4,7 +4,7 @@
 // to no player (Princess & Dragon's dragon and fairy, and the dragon's path
 // while it moves) are drawn where the engine's view says they stand.
 import { DEFS, rotatePoint, drawnAround } from './tiles.js';
-import { figureSvg, figurePose, dragonSvg, fairySvg } from './colors.js';
+import { figureSvg, figurePose, figureBox, dragonSvg, fairySvg } from './colors.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const T = 100; // tile size in board units
@@ -88,14 +88,16 @@ export class BoardView {
     el('rect', { x: t.x * T + 2, y: t.y * T + 2, width: T - 4, height: T - 4, rx: 4, class: 'last-mark' }, this.layers.last);
   }
   // figures: [{player, kind, x, y, at, feature}], colorOf(player) -> palette entry
-  // A figure's node is kept while it stays (same place, colour and size), so
-  // that a figure being set down (motion.js) is not drawn anew mid-way;
+  // A figure's node is kept while it stays (same place and colour; a zoom
+  // that moves or sizes it redraws inside the node), so that a figure being
+  // set down (motion.js) is not drawn anew mid-way;
   // returns the nodes made new.
   setFigures(figs, colorOf) {
     this.figs = figs; this.colorOf = colorOf;
     // figures grow when the view is far out, so that a long game's pieces stay readable
     this.boost = this.figureBoost();
-    const boost = this.boost;
+    this.figLod = this.lod();
+    const boost = this.boost, lod = this.figLod;
     const L = this.layers.figures;
     const old = new Map([...L.children].map((n) => [n.dataset.key, n]));
     const made = [];
@@ -105,14 +107,22 @@ export class BoardView {
       const b = this.placed.get(`${f.x},${f.y}`);
       if (!b) return;
       const c = colorOf(f.player);
-      const key = `${f.player}/${f.kind}/${f.x}/${f.y}/${f.at}/${boost}/${c?.id}`;
-      const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
       const feature = f.feature ?? this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind;
       const { lying, dx } = figurePose(f.kind, feature);
+      // where it stands and how large: clear of the tile's symbols at this zoom
+      const [px, py, fb] = this.placeFigure(b, f.at, f.kind, lying, boost, lod);
+      const key = `${f.player}/${f.kind}/${f.x}/${f.y}/${f.at}/${c?.id}`, look = `${px},${py},${fb}`;
       this.figPos.push({ i, x: f.x * T + px + dx, y: f.y * T + py });
+      const drawn = () => figureSvg(f.kind, c, f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost: fb });
       const n = old.get(key);
-      if (n) { old.delete(key); n.dataset.fig = i; return; }
-      s += `<g data-fig="${i}" data-key="${key}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + figureSvg(f.kind, c, f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost }) + '</g>';
+      if (n) {
+        // the same figure: redrawn inside its node where the zoom moved or
+        // sized it (a drop playing on the node goes on)
+        old.delete(key); n.dataset.fig = i;
+        if (n.dataset.look !== look) { n.innerHTML = drawn(); n.dataset.look = look; }
+        return;
+      }
+      s += `<g data-fig="${i}" data-key="${key}" data-look="${look}" data-kind="${f.kind}" data-player="${f.player}" data-x="${f.x}" data-y="${f.y}" data-at="${f.at}">` + drawn() + '</g>';
     });
     for (const n of old.values()) n.remove();
     if (s) {
@@ -130,11 +140,11 @@ export class BoardView {
   figureCopy(f, colorOf) {
     const b = this.placed.get(`${f.x},${f.y}`);
     if (!b || !f.at) return null;
-    const [px, py] = this.tiles.spotAt(b.tile, b.rot, f.at);
     const { lying, dx } = figurePose(f.kind, this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind);
+    const [px, py, fb] = this.placeFigure(b, f.at, f.kind, lying, this.boost || 1, this.figLod || this.lod());
     const cx = f.x * T + px + dx, cy = f.y * T + py;
     const node = el('g', { class: 'flying', 'data-kind': f.kind, 'data-player': f.player }, this.layers.fly);
-    node.innerHTML = figureSvg(f.kind, colorOf(f.player), cx, cy, { lying, boost: this.boost || 1 });
+    node.innerHTML = figureSvg(f.kind, colorOf(f.player), cx, cy, { lying, boost: fb });
     return { node, cx, cy };
   }
   // the pieces of no player: p = {dragon: {x, y} | null, fairy: {x, y, at} |
@@ -158,7 +168,7 @@ export class BoardView {
     if (p.fairy && this.placed.has(`${p.fairy.x},${p.fairy.y}`)) {
       // beside the follower she stands by, or alone on the tile's corner
       const b = this.placed.get(`${p.fairy.x},${p.fairy.y}`);
-      const [px, py] = p.fairy.at ? this.tiles.spotAt(b.tile, b.rot, p.fairy.at) : [70, 30];
+      const [px, py] = p.fairy.at ? this.standsAt(p.fairy, b) : [70, 30];
       const off = p.fairy.at ? 13 * boost : 0;
       s += `<g class="fairy-piece" data-testid="fairy-piece" data-x="${p.fairy.x}" data-y="${p.fairy.y}" data-at="${p.fairy.at ?? ''}">${fairySvg(p.fairy.x * T + px + off, p.fairy.y * T + py - off, boost)}</g>`;
     }
@@ -176,7 +186,7 @@ export class BoardView {
     for (const f of list || []) {
       const b = this.placed.get(`${f.x},${f.y}`);
       if (!b) continue;
-      const [px, py] = f.at ? this.tiles.spotAt(b.tile, b.rot, f.at) : [50, 50];
+      const [px, py] = f.at ? this.standsAt(f, b) : [50, 50];
       const cx = f.x * T + px, cy = f.y * T + py, r = 15 * boost;
       const g = el('g', { class: 'eaten', 'data-testid': 'eaten' }, L);
       el('circle', { cx, cy, r, class: 'eaten-ring' }, g);
@@ -253,12 +263,12 @@ export class BoardView {
     n.dataset.testid = 'hint-ghost';
     el('rect', { x: b.x * T + 1, y: b.y * T + 1, width: T - 2, height: T - 2, rx: 4, class: 'hint-frame' }, L);
     if (b.meeple) {
-      const [px, py] = this.tiles.spotAt(b.tile, b.rot, b.meeple.at);
       const seg = this.tiles.segmentAt(b.tile, b.rot, b.meeple.at);
       const kind = b.meeple.kind;
       const { lying, dx } = figurePose(kind, seg?.kind);
+      const [px, py, fb] = this.placeFigure(b, b.meeple.at, kind, lying, this.figureBoost(), this.lod());
       const g = el('g', { class: 'hint-figure', 'data-testid': 'hint-figure' }, L);
-      g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px + dx, b.y * T + py, { lying, boost: this.figureBoost() });
+      g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px + dx, b.y * T + py, { lying, boost: fb });
     }
   }
   // spots: [{at, kind, x, y (tile), pos [px,py] in tile units, selected}], colour of the mover
@@ -368,10 +378,24 @@ export class BoardView {
 
   // --- view ---------------------------------------------------------------
   figureBoost() { return Math.round(Math.min(1.9, Math.max(1, 0.8 / this.scale)) * 10) / 10; }
+  // the tiles' level of detail by zoom (tiles.js; app.css, "tile art")
+  lod() { return this.scale < 0.62 ? 'far' : this.scale < 1 ? 'mid' : 'near'; }
+  // a figure of `kind` on port `at` of placed tile p ({tile, rot}): [x, y, boost]
+  // in tile units, the spot clear of the tile's symbols as drawn at `lod` (tiles.js)
+  placeFigure(p, at, kind, lying, boost, lod) {
+    return this.tiles.placeFigure(p.tile, p.rot, at, (b) => figureBox(kind, lying, b), boost, lod, `${kind}/${lying}`);
+  }
+  // where the figure on port `at` of square (x, y) stands as drawn (its
+  // spot, in tile units; placed tile b): the one in this.figs there, else a follower's
+  standsAt({ x, y, at }, b) {
+    const f = (this.figs || []).find((g) => g.x === x && g.y === y && g.at === at);
+    const kind = f?.kind || 'follower';
+    const { lying } = figurePose(kind, f?.feature ?? this.tiles.segmentAt(b.tile, b.rot, at)?.kind);
+    return this.placeFigure(b, at, kind, lying, this.boost || 1, this.figLod || this.lod());
+  }
   apply() {
-    if (this.figs && this.figureBoost() !== this.boost) this.setFigures(this.figs, this.colorOf);
-    // the tiles' level of detail by zoom (tiles.js; app.css, "tile art")
-    const lod = this.scale < 0.62 ? 'far' : this.scale < 1 ? 'mid' : 'near';
+    const lod = this.lod();
+    if (this.figs && (this.figureBoost() !== this.boost || lod !== this.figLod)) this.setFigures(this.figs, this.colorOf);
     if (this.svg.dataset.lod !== lod) this.svg.dataset.lod = lod;
     this.view.setAttribute('transform', `translate(${this.tx.toFixed(1)} ${this.ty.toFixed(1)}) scale(${this.scale.toFixed(4)})`);
   }

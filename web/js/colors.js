@@ -117,6 +117,16 @@ export function figurePose(kind, feature) {
   return { lying: !!LYING_ON[feature] && !l.upright, dx: l.dx };
 }
 
+// The box a figure covers [x0, y0, x1, y1] about its feature's spot, in
+// tile units, as figureSvg draws it at `boost` (lying turns it a quarter).
+export function figureBox(kind, lying = false, boost = 1) {
+  const l = look(kind), k = l.scale * boost, [bx, by, bw, bh] = l.box;
+  const down = lying && !l.upright;
+  // rotate(-90) takes (x, y) to (y, -x)
+  const [x0, y0, x1, y1] = down ? [by, -(bx + bw), by + bh, -bx] : [bx, by, bx + bw, by + bh];
+  return [l.dx + k * x0, k * y0, l.dx + k * x1, k * y1];
+}
+
 // The outline drawn dark, so that a figure reads on grass, city and road
 // alike; light round a black figure.
 const edge = (c) => (c.id === 'black' ? '#eee' : '#1d1d1d');

@@ -68,7 +68,8 @@ export class BoardDecision {
       const feature = seg?.kind;
       const standing = figs.find((f) => f.x === tg.x && f.y === tg.y && f.at === tg.at);
       const kind = tg.kind || standing?.kind || names.figures[0];
-      const spot = v.tiles.spotAt(b.tile, b.rot, tg.at);
+      // a figure standing there is ringed where it is drawn (board.js)
+      const spot = standing ? v.board.standsAt(standing, b) : v.tiles.spotAt(b.tile, b.rot, tg.at);
       const pos = [spot[0] + (standing ? 0 : figurePose(kind, feature).dx), spot[1]];
       const role = standing ? roleName(standing.kind, standing.feature ?? feature) : roleName(kind, feature);
       out.push({ i: o.i, x: tg.x, y: tg.y, at: tg.at, kind, pos, feature, ring: !!standing, selected: this.chosen === o.i, role, group: groupWord(o), label: `${groupWord(o)}: ${role}`, owner: standing?.player });

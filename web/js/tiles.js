@@ -406,8 +406,33 @@ export function computeSpots(g) {
 // half the size (tile units) of each icon's box as drawn near, and of a
 // figure's: the figure spots are kept this far from the icons
 const FIGURE_R = 15;
+// zoomed out, a figure with no room at its size is drawn down to FIGURE_MIN
+// of its near size, and may stand over its tile's edge by OVERHANG tile units
+// (TileSet.placeFigure)
+const FIGURE_MIN = 0.7, OVERHANG = 8, SYMBOL_SHOWN = 0.8;
 const ICON_R = { shield: 10.5, cathedral: 28, inn: 15, wine: 11, grain: 11, cloth: 11, volcano: 23, dragon: 12.5, portal: 13, princess: 12 };
 const iconRadius = (kind) => ICON_R[kind] || 10;
+
+// An icon's drawn box [x0, y0, x1, y1] at its near size, upright, about its
+// place (outline included): measured once per kind by the browser from the
+// same markup tileSvg draws ('flowers': the garden).
+const iconBoxes = new Map();
+function iconBox(kind) {
+  let b = iconBoxes.get(kind);
+  if (b) return b;
+  const k = ICON_SCALE[kind] || 1;
+  const inner = kind === 'flowers' ? GARDEN : `<g transform="scale(${k})">${ICONS[kind]()}</g>`;
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('style', 'position:absolute;left:-999px;top:0;width:10px;height:10px;visibility:hidden');
+  svg.innerHTML = `<g>${inner}</g>`;
+  document.body.appendChild(svg);
+  const r = svg.firstChild.getBBox();
+  svg.remove();
+  const pad = 0.8; // half an outline's width
+  b = [r.x - pad, r.y - pad, r.x + r.width + pad, r.y + r.height + pad];
+  iconBoxes.set(kind, b);
+  return b;
+}
 
 const ICONS = {
   // a heraldic shield: blue and white quarters in a dark outline
@@ -457,6 +482,14 @@ export const COLORS = {
 // `lod` bakes a level of detail into the markup (a lone tile of a known size);
 // without it the board's CSS chooses by zoom.
 const LOD_SCALE = { far: 1.75, mid: 1.25 };
+// Where a symbol of half-size r at p (board-oriented tile units) grows from
+// when drawn larger: an offset from p to the tile's edge it would cross at
+// the far size (0 on an axis where it fits)
+function growOrigin(p, r) {
+  const far = LOD_SCALE.far;
+  const axis = (v) => (v - r * far < 1 ? 1 - v : v + r * far > 99 ? 99 - v : 0);
+  return [axis(p[0]), axis(p[1])];
+}
 export function tileSvg(g, rot = 0, lod = null) {
   const fine = (m) => (lod === 'far' ? '' : m);
   const big = LOD_SCALE[lod] || 1;
@@ -504,9 +537,7 @@ export function tileSvg(g, rot = 0, lod = null) {
   // not across it (the next tile would cover what crosses): its origin of
   // scaling, in its own upright frame, on that edge
   const grow = (at, r, inner, kind) => {
-    const p = rotatePoint(at, rot), far = LOD_SCALE.far;
-    const axis = (v) => (v - r * far < 1 ? 1 - v : v + r * far > 99 ? 99 - v : 0);
-    const o = [axis(p[0]), axis(p[1])];
+    const o = growOrigin(rotatePoint(at, rot), r);
     const bake = big !== 1 ? ` transform="translate(${fmt(o[0])} ${fmt(o[1])}) scale(${big}) translate(${fmt(-o[0])} ${fmt(-o[1])})"` : '';
     const origin = !lod && (o[0] || o[1]) ? ` style="transform-origin:${fmt(o[0])}px ${fmt(o[1])}px"` : '';
     return up(at[0], at[1], `<g${lod ? '' : ' class="art-ic"'} data-icon="${kind}"${bake}${origin}>${inner}</g>`);
@@ -654,6 +685,91 @@ export class TileSet {
     const g = this.geometry(name), seg = this.segmentAt(name, rot, at);
     if (!g || !seg) return [50, 50];
     return rotatePoint(g.spots[seg.index], rot);
+  }
+  // The boxes the tile's symbols cover when placed with `rot` at level of
+  // detail `lod` (near, mid, far: grown as tileSvg and app.css grow them):
+  // [{kind, seg, box: [x0, y0, x1, y1]}] in board-oriented tile units.
+  symbolBoxes(name, rot, lod) {
+    const g = this.geometry(name);
+    if (!g) return [];
+    const k = LOD_SCALE[lod] || 1;
+    const one = (kind, at, r, seg) => {
+      const p = rotatePoint(at, rot), o = growOrigin(p, r), [x0, y0, x1, y1] = iconBox(kind);
+      return { kind, seg, box: [p[0] + o[0] + k * (x0 - o[0]), p[1] + o[1] + k * (y0 - o[1]), p[0] + o[0] + k * (x1 - o[0]), p[1] + o[1] + k * (y1 - o[1])] };
+    };
+    const out = g.icons.filter((ic) => ICONS[ic.kind]).map((ic) => one(ic.kind, ic.at, ic.r, null));
+    if (g.garden) out.push(one('flowers', g.garden.at, 13, g.garden.seg.index));
+    return out;
+  }
+  // Where a figure on board port `at` stands at level of detail `lod`, and
+  // how large: [x, y, boost]. Near, its spot at `boost`. Farther out, where
+  // both the figures and the symbols are drawn larger, the spot in its
+  // segment nearest the near one where the figure (its box relative to the
+  // spot at a boost: boxAt(b) -> [x0, y0, x1, y1]) covers no symbol and
+  // stays on its tile; where none is at `boost`, the figure is drawn smaller,
+  // down to its near size (docs/web.md, "Figures clear of symbols").
+  // `key` names the figure's box (kind and pose) for the cache.
+  placeFigure(name, rot, at, boxAt, boost, lod, key) {
+    const spot = this.spotAt(name, rot, at);
+    const g = this.geometry(name), seg = this.segmentAt(name, rot, at);
+    if (lod === 'near' || !g || !seg) return [...spot, boost];
+    const ck = `${rot}/${at}/${lod}/${boost}/${key}`;
+    g.placed = g.placed || new Map();
+    let got = g.placed.get(ck);
+    if (got) return got;
+    const symbols = this.symbolBoxes(name, rot, lod).filter((s) => s.seg !== seg.index).map((s) => s.box);
+    const cells = [spot];
+    for (let i = 0; i < g.labels.length; i++) {
+      if (g.labels[i] === seg.index) cells.push(rotatePoint([(i % GRID) * CELL + CELL / 2, Math.floor(i / GRID) * CELL + CELL / 2], rot));
+    }
+    // a segment with no cell of its own (a meadow the drawing gives to its
+    // neighbour) has its spot on its port: the points inward from there
+    if (cells.length === 1) for (let d = 4; d <= 40; d += 4) cells.push([spot[0] + Math.sign(50 - spot[0]) * d * (Math.abs(50 - spot[0]) > 30), spot[1] + Math.sign(50 - spot[1]) * d * (Math.abs(50 - spot[1]) > 30)]);
+    // how much a figure at p at boost b covers: of the symbols (the area,
+    // and the largest share of one symbol's box) and off its tile
+    const cover = (p, b) => {
+      const f = boxAt(b), x0 = p[0] + f[0], y0 = p[1] + f[1], x1 = p[0] + f[2], y1 = p[1] + f[3];
+      let a = 0, share = 0;
+      for (const s of symbols) {
+        const o = Math.max(0, Math.min(x1, s[2]) - Math.max(x0, s[0])) * Math.max(0, Math.min(y1, s[3]) - Math.max(y0, s[1]));
+        a += o;
+        share = Math.max(share, o / ((s[2] - s[0]) * (s[3] - s[1])));
+      }
+      return { a, share, off: Math.max(0, -x0, -y0, x1 - 100, y1 - 100) };
+    };
+    const dist = (p) => Math.hypot(p[0] - spot[0], p[1] - spot[1]);
+    // In this order: clear of every symbol and on its tile (or over its
+    // edge by a little), else over its edge by at most OVERHANG, else over
+    // a corner (SYMBOL_SHOWN) of a symbol's box (the figure's outline is not
+    // a box: most of that corner still shows); the largest size first, and
+    // every way at its near size or larger before any smaller (a figure
+    // drawn small is the worse).
+    const sizes = [];
+    for (let b = boost; b >= FIGURE_MIN; b = Math.round((b - 0.1) * 10) / 10) sizes.push(b);
+    const find = (b, off, share) => {
+      let best = null;
+      for (const p of cells) {
+        const c = cover(p, b);
+        if ((share ? c.share <= share : c.a <= 0.25) && c.off <= off && (!best || dist(p) < dist(best))) best = p;
+      }
+      return best && [...best, b];
+    };
+    const big = sizes.filter((b) => b >= 1), small = sizes.filter((b) => b < 1);
+    for (const b of big) if (!got) got = find(b, 0.5, 0) || find(b, 3, 0) || find(b, OVERHANG, 0);
+    for (const b of big) if (!got) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
+    for (const b of small) if (!got) got = find(b, OVERHANG, 0) || find(b, OVERHANG, 1 - SYMBOL_SHOWN);
+    if (!got) {
+      // no room anywhere: at the smallest size, where it covers least of a
+      // symbol without leaving its tile by more than OVERHANG
+      let best = spot, least = Infinity;
+      for (const p of cells) {
+        const c = cover(p, FIGURE_MIN), v = c.share + Math.max(0, c.off - OVERHANG) * 10 + dist(p) * 0.0001;
+        if (v < least) { least = v; best = p; }
+      }
+      got = [...best, FIGURE_MIN];
+    }
+    g.placed.set(ck, got);
+    return got;
   }
   // the tile's markup at a level of detail (cached: the tiles-left list draws many)
   markup(g, rot, lod) {
