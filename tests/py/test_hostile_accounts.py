@@ -1,7 +1,8 @@
 """Hostile clients against the accounts of `carc serve` (issue 21, second
 round): a login flood from many addresses that blocked every real login, no
 limit on wrong passwords for one account, private games shown in public
-profiles, and account names guessed without limit at /api/player.
+profiles, and account names guessed without limit at /api/player; and
+(issue 29) the session probe every page makes, GET /api/session.
 
 Each attacker has its own source address on loopback (127.0.x.y: a client
 socket is bound to it before it connects), the limits are at their defaults
@@ -286,6 +287,56 @@ class HostileAccounts(ServerCase):
         # another address is not held back by this one
         st, r, _ = Client(srv.port, "127.0.7.3").call("GET", "/api/player?name=guess1")
         self.assertEqual(st, 404)
+
+    # 5. GET /api/session (issue 29: every page asks it, a guest too): any
+    # cookie is a guest unless it is a live session, a session in it is
+    # never found by guessing, and a flood from one address is limited
+    # like any request (--rate-requests) without holding back others
+    def test_the_session_probe_takes_any_cookie_and_is_limited(self):
+        srv = self.start(extra=("--rate-requests", "40"))
+        real = Client(srv.port, "127.0.8.1")
+        self.assertEqual(real.register("Probe Owner")[0], 201)
+        st, r, _ = real.call("GET", "/api/session")
+        self.assertEqual((st, r["account"]["name"]), (200, "Probe Owner"), r)
+        live = real.session
+        # junk cookies from another address: a guest each time, never an error
+        junk = Client(srv.port, "127.0.8.2")
+        cookies = [
+            "carc_session=",
+            "carc_session=not-hex-at-all",
+            "carc_session=" + "A" * 64,                  # the right length, upper case
+            "carc_session=" + "0" * 64,                  # well formed, no such session
+            "carc_session=" + live[:-1] + ("0" if live[-1] != "0" else "1"),  # one digit off
+            "carc_session=" + live + "00",               # too long
+            "carc_session=" + "f" * 3000,                # long
+            "; ".join("c%d=%d" % (i, i) for i in range(300)),  # many cookies, none ours
+            "xcarc_session=" + live,                     # another cookie's name ending in ours
+        ]
+        for ck in cookies:
+            junk.conn = junk.conn or http.client.HTTPConnection(HOST, srv.port, timeout=30,
+                                                                 source_address=("127.0.8.2", 0))
+            junk.conn.request("GET", "/api/session", headers={"Cookie": ck})
+            resp = junk.conn.getresponse()
+            body = json.loads(resp.read())
+            self.assertEqual((resp.status, body), (200, {"account": None}), ck[:80])
+        # a header larger than the server takes is refused, and it goes on serving
+        big = http.client.HTTPConnection(HOST, srv.port, timeout=30, source_address=("127.0.8.3", 0))
+        try:
+            big.request("GET", "/api/session", headers={"Cookie": "carc_session=" + "f" * 20000})
+            st_big = big.getresponse().status
+        except (http.client.HTTPException, OSError):
+            st_big = None  # the connection closed: refused too
+        big.close()
+        self.assertNotEqual(st_big, 200)
+        # a flood of probes from one address: 40 answered, then 429
+        flood = Client(srv.port, "127.0.8.4")
+        sts = [flood.call("GET", "/api/session")[0] for _ in range(50)]
+        self.assertEqual(sts, [200] * 40 + [429] * 10)
+        # the owner, from its own address, is still recognised
+        st, r, _ = real.call("GET", "/api/session")
+        self.assertEqual((st, r["account"]["name"]), (200, "Probe Owner"), r)
+        for c in (real, junk, flood):
+            c.close()
 
 
 if __name__ == "__main__":
