@@ -90,6 +90,8 @@ test('a resigned game shows as over: who resigned, the winner, the scores as the
     for (let i = 0; i < 2; i++) assert.equal(Number(await p.textContent(`[data-testid=final-score-${i}]`)), scores[i], `seat ${i}'s score as it stood`);
     assert.equal(await p.getAttribute('[data-testid=to-replay]', 'href'), `/?replay=${t.id}`);
     assert.equal(await p.locator('.hand:not(.hidden)').count(), 0, 'no tile in hand');
+    // a guest's game against a bot: no word on ratings, which cannot matter
+    assert.equal(await p.locator('[data-testid=final-rating]:not(.hidden)').count(), 0, 'no rating line for guests');
   }
   await shot(page, 'resigned-table.png');
   await shot(watcher, 'resigned-table-phone.png');
@@ -260,6 +262,10 @@ test('the screens at 1280x800 and 390x844: lobby, table with chat, clock, leader
   await ready(setup);
   for (let i = 0; i < 10 && await waitTurnOrEnd(setup) !== 'over'; i++) await playTurn(setup, { follower: true });
   assert.ok(await isOver(setup));
+  // the final scores say it counted (the finished table's "rating"; this
+  // suite's server rates short piles and has no minimum of moves)
+  await setup.waitForSelector('[data-testid=final-rating]:not(.hidden)');
+  assert.equal((await setup.textContent('[data-testid=final-rating]')).trim(), cat.en['final.rating.rated']);
   await setup.context().close();
 
   for (const [size, viewport] of SIZES) {

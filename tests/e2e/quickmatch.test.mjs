@@ -5,6 +5,8 @@
 // 1280x800, and on a phone (390x844, touch) where nothing may run off the
 // screen. A table voided because the other never made a first move (issue
 // 26) says so and puts the one who came back in the queue, first in line.
+// A game that ends before every seat made the minimum of own moves says on
+// its final scores that it was not rated, and why (issue 29).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -136,6 +138,37 @@ test('after the documented wait a bot game is offered: keep waiting, or play the
     assert.equal(info.options.clock.move_s, 30);
     assert.equal(info.options.expansions.length, 4);
     assert.equal(await page.evaluate(async () => (await (await fetch('/api/match')).json()).state), 'none');
+
+    // the rule kept: a game given up at once is not rated, and the final
+    // scores say why (the table's "rating": nobody made the 10 own moves)
+    const g = await page.evaluate(async () => (await fetch('/api/tables', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ players: 2, name: 'Quinn', seats: [{}, { bot: 'random' }], bot_delay_ms: 0 }) })).json());
+    await page.evaluate(({ id, seat, token }) => {
+      const s = JSON.parse(localStorage.getItem('carc.seats') || '{}');
+      s[id] = { seat, token, at: Date.now() };
+      localStorage.setItem('carc.seats', JSON.stringify(s));
+    }, g);
+    await page.goto(`${srv.url}/?table=${g.id}`);
+    await ready(page);
+    assert.equal(await page.evaluate(async ({ id, token }) => (await fetch(`/api/tables/${id}/resign`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: '{}' })).status, g), 200);
+    await page.waitForSelector('[data-testid=final-rating]:not(.hidden)', { timeout: 10000 });
+    const over = await page.evaluate(async (id) => (await fetch(`/api/tables/${id}`)).json(), g.id);
+    assert.deepEqual(over.rating, { rated: false, why: 'few_moves', min_moves: 10, own_moves: [0, 0] });
+    const names = over.seats.map((s) => s.name);
+    const many = (lang, and) => { const c = catalogue(lang)['final.rating.few.many']; return c.split('|').find((f) => f.startsWith('other:')).slice(6).replace('{n}', '10').replace('{names}', `${names[0]} ${and} ${names[1]}`); };
+    // (each name is drawn after its colour mark: spaces collapsed as a reader sees them)
+    const line = async () => (await page.textContent('[data-testid=final-rating]')).replace(/\s+/g, ' ').trim();
+    assert.equal(await line(), many('en', en['word.and']));
+    // and in German, where the words wrap inside the card on the phone
+    await page.evaluate(() => localStorage.setItem('carc.lang', 'de'));
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector('[data-testid=final-rating]:not(.hidden)', { timeout: 10000 });
+    // (the bot's name is said in the reader's language: the words around the names)
+    const [pre, post] = many('de', '').split(`${names[0]}  ${names[1]}`);
+    const de = await line();
+    assert.ok(de.startsWith(pre) && de.endsWith(post) && de.includes(`Quinn ${catalogue('de')['word.and']} `), de);
+    assert.ok(await noSideScroll(page), 'the final scores fit the phone');
+    await shot(page, 'quickmatch-unrated-why.png');
     assert.deepEqual(page.errors, []);
     await page.context().close();
   } finally {

@@ -10,6 +10,10 @@ by a tester over loopback and each a test that failed before its fix:
    taking an account's name at the same table);
 4. rematches past --max-open-tables.
 
+And what a finished table's description says about its rating (issue
+29: a quick match ended "unrated" with no word why): "rating" is
+{"rated": true}, or false with why, the same after a restart.
+
     CARC=build/test/carc python3 tests/py/test_hostile_play.py
 """
 import json
@@ -115,6 +119,8 @@ class RatingsTest(HostileCase):
         p = self.player(srv, "Farmer")
         self.assertEqual((p["rating"], p["games"]), (1500, 0), p)
         self.assertIn("event=unrated why=custom_pile", srv.read_log())
+        self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"],
+                         {"rated": False, "why": "custom_pile"})
 
     def test_a_friend_resigning_at_turn_0_gives_nothing(self):
         """Before: +162 for the winner of a game its partner resigned at once."""
@@ -132,6 +138,10 @@ class RatingsTest(HostileCase):
             p = self.player(srv, name)
             self.assertEqual((p["rating"], p["games"]), (1500, 0), p)
         self.assertIn("event=unrated why=few_moves", srv.read_log())
+        # the table says why (the default minimum, 10)
+        self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"],
+                         {"rated": False, "why": "few_moves", "min_moves": 10,
+                          "own_moves": [0, 0]})
 
     def test_resigning_after_the_minimum_is_rated(self):
         """The control: once both seats made --rated-min-moves of their own,
@@ -154,6 +164,7 @@ class RatingsTest(HostileCase):
         self.assertEqual((w["games"], l["games"]), (1, 1))
         self.assertGreater(w["rating"], 1500)
         self.assertLess(l["rating"], 1500)
+        self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"], {"rated": True})
 
     def idle_table(self, a, max_timeouts=1):
         st, t, _ = a.call("POST", "/api/tables", {
@@ -174,8 +185,13 @@ class RatingsTest(HostileCase):
         self.wait_over(srv, t["id"], timeout=60)
         p = self.player(srv, "Sleeper")
         self.assertEqual((p["rating"], p["games"]), (1500, 0), p)
+        rating = srv.get("/api/tables/" + t["id"])[1]["rating"]
+        self.assertEqual(rating["why"], "few_moves", rating)
+        self.assertEqual(rating["own_moves"][0], 0, rating)
         srv.stop()
         srv = self.start()
+        # the description says the same, from the marks the store kept
+        self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"], rating)
         log = srv.state(t["id"])["game"]["log"]
         mine = [e for e in log if e["player"] == 0]
         self.assertTrue(mine)
@@ -199,6 +215,12 @@ class RatingsTest(HostileCase):
         self.assertEqual(len([e for e in log if e["player"] == 0 and "takeover" not in e]), 4)
         p = self.player(srv, "Quitter")
         self.assertEqual((p["rating"], p["games"]), (1500, 0), p)
+        # the table says why: 4 own moves of 6; the bot's seat made all of its own
+        rating = srv.get("/api/tables/" + t["id"])[1]["rating"]
+        self.assertEqual((rating["rated"], rating["why"], rating["min_moves"]),
+                         (False, "few_moves", 6), rating)
+        self.assertEqual(rating["own_moves"],
+                         [4, len([e for e in log if e["player"] == 1])], rating)
 
     def test_a_real_game_is_rated(self):
         """The control: the standard pile, every move the player's own."""
@@ -211,6 +233,58 @@ class RatingsTest(HostileCase):
         p = self.player(srv, "Player")
         self.assertEqual(p["games"], 1, p)
         self.assertNotEqual(p["rating"], 1500)
+        self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"], {"rated": True})
+
+
+class RatingOutcomeTest(HostileCase):
+    """A finished table's description says whether the game was rated and
+    why not (docs/protocol.md "Table description", "rating"), from the one
+    function the game's end asks (moves.c rating_outcome): the same after a
+    restart, which rebuilds the table from the store. Short piles, rated
+    here (--rate-custom-piles) with a minimum of 2 own moves."""
+
+    EXTRA = ["--rated-min-moves", "2", "--rate-custom-piles"]
+
+    def game(self, client, tiles, **opts):
+        body = dict({"name": "x", "seats": [{}, {"bot": "random"}], "bot_delay_ms": 0,
+                     "tiles": tiles}, **opts)
+        st, t, _ = client.call("POST", "/api/tables", body)
+        self.assertEqual(st, 201, t)
+        return t
+
+    def test_the_description_says_why(self):
+        srv = self.start(extra=self.EXTRA)
+        a = Client(srv)
+        a.register("Counted")
+        four = self.game(a, {"E": 2, "U": 2})   # two moves each: rated
+        two = self.game(a, {"E": 2})            # one each: too few
+        tut = self.game(a, {"E": 2, "U": 2}, tutorial=True)
+        unr = self.game(a, {"E": 2, "U": 2}, rated=False)
+        guest = self.game(Client(srv), {"E": 2, "U": 2})
+        # before the end: no word on ratings
+        self.assertNotIn("rating", srv.get("/api/tables/" + four["id"])[1])
+        for t in (four, two, tut, unr, guest):
+            self.play_out(srv, t["id"], {0: t["token"]})
+        got = {k: srv.get("/api/tables/" + t["id"])[1]["rating"]
+               for k, t in (("four", four), ("two", two), ("tut", tut), ("unr", unr),
+                            ("guest", guest))}
+        self.assertEqual(got["four"], {"rated": True})
+        self.assertEqual(got["two"], {"rated": False, "why": "few_moves", "min_moves": 2,
+                                      "own_moves": [1, 1]})
+        self.assertEqual(got["tut"], {"rated": False, "why": "tutorial"})
+        self.assertEqual(got["unr"], {"rated": False, "why": "unrated_table"})
+        self.assertEqual(got["guest"], {"rated": False, "why": "guest"})
+        # what the description says is what happened: one rated game
+        self.assertEqual(self.player(srv, "Counted")["games"], 1)
+        # the WebSocket's table description says it too
+        w = self.ws(srv, two["id"])
+        self.assertEqual(w.recv_type(("state",))["table"]["rating"], got["two"])
+        # a restart rebuilds each table from the store: the same words
+        srv.stop()
+        srv = self.start(extra=self.EXTRA)
+        for k, t in (("four", four), ("two", two), ("tut", tut), ("unr", unr),
+                     ("guest", guest)):
+            self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"], got[k], k)
 
 
 # ---- 2. spectators have a chat budget of their own ------------------------------------------

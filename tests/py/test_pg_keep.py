@@ -114,6 +114,11 @@ class KeepClusterTest(ClusterCase):
         st, r, _ = bob.call("POST", "/api/tables/%s/resign" % t["id"], {}, token=j["token"])
         self.assertEqual(st, 200, r)
         self.wait("over on b", lambda: b.get("/api/tables/" + t["id"])[1]["status"] == "over")
+        # both processes say it was rated (issue 29: the description's
+        # "rating", worked out by each from the store)
+        self.wait("over on a", lambda: a.get("/api/tables/" + t["id"])[1]["status"] == "over")
+        for srv in (a, b):
+            self.assertEqual(srv.get("/api/tables/" + t["id"])[1]["rating"], {"rated": True})
         # a game being played, Bob watching it on b
         st, live, _ = alice.call("POST", "/api/tables", {"name": "x", "players": 2})
         st, lj, _ = bob.call("POST", "/api/tables/%s/join" % live["id"], {"name": "x"})

@@ -206,6 +206,11 @@ export class GameView {
         // a game ended by the table (a resignation, time): the game-over cue
         if (was === 'playing' && m.table.status === 'over') this.soundEnd();
         this.renderPlayers(); this.renderWaiting(); this.renderInfo();
+        // the rating comes with the finished table's description, after the
+        // last move drew the final scores: filled in where it stands (the
+        // card is not drawn again: a card closed stays closed)
+        const rl = this.$('.final-box [data-testid="final-rating"]');
+        if (rl) { const h = this.ratingLine(); rl.innerHTML = h; rl.classList.toggle('hidden', !h); }
         break;
       }
       case 'joined':
@@ -1003,6 +1008,8 @@ export class GameView {
     let h = `<div class="card"><button class="close" data-act="closefinal" aria-label="${t('act.close')}">×</button><h2>${t('final.title')}</h2>`;
     if (f.resigned !== null) h += `<p class="resigned" data-testid="final-resigned">${t('final.resigned', { name: this.who(f.resigned) })}</p>`;
     h += `<p class="winners" data-testid="winners">${w.length > 1 ? t('final.shared', { names: listJoin(w.map((i) => this.who(i))) }) : t('final.winner', { name: this.who(w[0]) })}</p>`;
+    const rl = this.ratingLine();
+    h += `<p class="rating-line${rl ? '' : ' hidden'}" data-testid="final-rating">${rl}</p>`;
     const order = [...Array(players).keys()].sort((a, b) => f.scores[b] - f.scores[a]);
     const crown = (i) => (w.includes(i) ? ' <span class="crown" aria-hidden="true">★</span>' : '');
     const cell = (i, k) => `<td data-p="${i}" data-k="${k}">${f.by_kind[i][k] ?? 0}</td>`;
@@ -1027,6 +1034,30 @@ export class GameView {
     box.innerHTML = h;
     box.classList.remove('hidden');
     this.guide?.update(); // the guided game's last tip goes below these scores
+  }
+
+  // One line on the final scores: whether the game counted for the ratings
+  // and, if not, why (the finished table's "rating", worked out by the
+  // server: docs/protocol.md "Table description"). '' where ratings do not
+  // matter: no seat with an account, pass-and-play, a table made unrated or
+  // the guided game (the person chose it), or before the server has said.
+  ratingLine() {
+    const tb = this.table, r = tb?.rating;
+    if (!r || tb.options?.pass_and_play || !tb.seats?.some((s) => s.account)) return '';
+    if (r.rated) return t('final.rating.rated');
+    switch (r.why) {
+      case 'unrated_table': case 'tutorial': return '';
+      case 'few_moves': {
+        const own = r.own_moves || [], min = r.min_moves;
+        const short = own.map((n, i) => i).filter((i) => own[i] < min);
+        if (short.length === 1) return t('final.rating.few', { name: this.who(short[0]), n: own[short[0]], min });
+        return t('final.rating.few.many', { n: min, names: listJoin(short.map((i) => this.who(i))) });
+      }
+      case 'custom_pile': return t('final.rating.pile');
+      case 'guest': return t('final.rating.guest');
+      case 'bot_unrated': return t('final.rating.bot');
+      default: return t('final.rating.none');
+    }
   }
 
   // --- replay ---------------------------------------------------------------

@@ -56,8 +56,9 @@ int ratings_bot(const char *spec, double *rating)
 const char *ratings_why_name(rt_why w)
 {
 	static const char *const names[] = {"rated", "unrated_table", "custom_pile", "few_moves",
-	                                    "guest", "bot_unrated", "no_account"};
-	return w <= RT_NO_ACCOUNT ? names[w] : "?";
+	                                    "guest", "bot_unrated", "no_account", "tutorial",
+	                                    "no_show"};
+	return w <= RT_NO_SHOW ? names[w] : "?";
 }
 
 rt_why ratings_prepare(store_result *r, const rt_seat *seats, int n, int table_rated,

@@ -71,6 +71,10 @@ typedef enum rt_why {
 	RT_GUEST,            /* a human seat without an account, or one account twice */
 	RT_BOT_UNRATED,      /* a bot spec without a fixed rating */
 	RT_NO_ACCOUNT,       /* no seat with an account, or not 2..STORE_MAX_RATED seats */
+	/* the table's own reasons, before ratings_prepare is asked
+	 * (table/moves.c, rating_outcome); it never returns these */
+	RT_TUTORIAL,         /* the guided first game: a lesson, not a result */
+	RT_NO_SHOW,          /* a quick match voided: a seat never made its first move */
 } rt_why;
 
 /* The thresholds of an established account (docs/server.md "Ratings"):

@@ -108,17 +108,26 @@ char *takeover_mark(char *entry)
 	return s;
 }
 
-/* Accounts: a finished game is rated in the transaction of its result
- * when ratings_prepare says so (ratings.h): after its last move, or when a
- * resignation ends it (`resigner`, -1: none, counts as forfeited). The
- * seats' own moves are counted from the log (t->log, the marks above) and
- * the move being stored (`last`, NULL: none; `last_takeover`: its mark). */
-static void rate_hook(const srv_table *t, const carc_game *g, int resigner, const store_move *last,
-                      int last_takeover, store_result *r)
+/* How the ratings see the game (ratings.h): the one function that both
+ * the game's end (rate_hook) and the description of a finished table
+ * (views.c, "rating") ask, so that the two never disagree. It reads only
+ * what every process has and a restart rebuilds from the store: the
+ * seats, the options, the clock's no-show mark and the log with its
+ * takeover marks, with this server's --rated-min-moves and
+ * --rate-custom-piles. The seats' own moves are counted from the log
+ * (t->log against t->game, the marks above: O(log length)) and the move
+ * being stored (`last`, NULL: none; `last_takeover`: its mark) into
+ * own[]; g is the game whose scores count and `resigner` a seat whose
+ * resignation ends it (-1: none; a forfeit). r is filled as
+ * ratings_prepare fills it (unrated: nrated 0). */
+rt_why rating_outcome(const srv_table *t, const carc_game *g, int resigner,
+                      const store_move *last, int last_takeover, store_result *r,
+                      int own[CARC_MAX_PLAYERS])
 {
 	int sc[CARC_MAX_PLAYERS];
 	carc_game_scores(g, sc);
-	int own[CARC_MAX_PLAYERS] = {0};
+	for (int i = 0; i < CARC_MAX_PLAYERS; i++)
+		own[i] = 0;
 	for (int i = 0; i < t->nlog; i++) {
 		carc_step_info si;
 		if (!takeover_marked(t->log[i]) && !carc_step_played(t->game, i, &si))
@@ -126,22 +135,33 @@ static void rate_hook(const srv_table *t, const carc_game *g, int resigner, cons
 	}
 	if (last && !last_takeover)
 		own[last->player]++;
-	if (t->opts.tutorial) {
-		/* the guided first game: a lesson, not a result (whatever the pile) */
-		r->nrated = 0;
-		r->rate = NULL;
-		srv_event("table=%s event=unrated why=tutorial", t->id);
-		return;
-	}
+	r->nrated = 0;
+	r->rate = NULL;
+	if (t->opts.tutorial)
+		return RT_TUTORIAL; /* the guided first game: a lesson, whatever the pile */
+	if (t->clock.no_show)
+		return RT_NO_SHOW;  /* voided (tables_void): nobody won, nobody is rated */
 	rt_seat rs[CARC_MAX_PLAYERS];
 	for (int i = 0; i < t->nseats; i++)
 		rs[i] = (rt_seat){t->seat[i].kind, t->seat[i].account, t->seat[i].spec, sc[i],
 		                  t->seat[i].forfeited || i == resigner, own[i]};
 	rt_thresholds est = {cfg->established_games, cfg->established_opponents};
-	rt_why why = ratings_prepare(r, rs, t->nseats, t->opts.rated,
-	                             !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves,
-	                             est);
-	if (why != RT_RATED && why != RT_GUEST && why != RT_NO_ACCOUNT)
+	return ratings_prepare(r, rs, t->nseats, t->opts.rated,
+	                       !t->opts.has_pile || cfg->rate_custom_piles, cfg->rated_min_moves,
+	                       est);
+}
+
+/* Accounts: a finished game is rated in the transaction of its result
+ * when rating_outcome says so: after its last move, or when a
+ * resignation ends it (`resigner`, -1: none, counts as forfeited). */
+static void rate_hook(const srv_table *t, const carc_game *g, int resigner, const store_move *last,
+                      int last_takeover, store_result *r)
+{
+	int own[CARC_MAX_PLAYERS];
+	rt_why why = rating_outcome(t, g, resigner, last, last_takeover, r, own);
+	if (why == RT_TUTORIAL)
+		srv_event("table=%s event=unrated why=tutorial", t->id);
+	else if (why != RT_RATED && why != RT_GUEST && why != RT_NO_ACCOUNT)
 		srv_event("table=%s event=unrated why=%s own_moves=%d,%d,%d,%d,%d,%d min=%d", t->id,
 		          ratings_why_name(why), own[0], own[1], own[2], own[3], own[4], own[5],
 		          cfg->rated_min_moves);

@@ -70,6 +70,11 @@ int view_from_record(srv_table *t, const char *record, size_t len, char *err,
 /* the takeover bot's moves in the log (moves.c, "takeover": true) */
 int takeover_marked(const char *entry);
 char *takeover_mark(char *entry);
+/* the ratings' view of the game (moves.c): rate_hook's and the finished
+ * table's description's ("rating", views.c) */
+rt_why rating_outcome(const srv_table *t, const carc_game *g, int resigner,
+                      const store_move *last, int last_takeover, store_result *r,
+                      int own[CARC_MAX_PLAYERS]);
 void move_done(wjob *j);
 srv_err apply_move(srv_table *t, carc_move m, const srv_origin *o, int bot, char *err,
                    size_t errsize);

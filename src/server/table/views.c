@@ -14,6 +14,28 @@
 
 /* ---- announcing -------------------------------------------------------------------- */
 
+/* A finished game's rating outcome (docs/protocol.md, "Table
+ * description"): {"rated": true}, or {"rated": false, "why": ...} with,
+ * for too few own moves, the minimum and every seat's own moves. Asked of
+ * moves.c's rating_outcome, which rate_hook asked at the game's end. */
+static json_t *rating_json(const srv_table *t)
+{
+	store_result r;
+	int own[CARC_MAX_PLAYERS];
+	rt_why w = rating_outcome(t, t->game, -1, NULL, 0, &r, own);
+	if (w == RT_RATED)
+		return json_pack("{s:b}", "rated", 1);
+	json_t *o = json_pack("{s:b, s:s}", "rated", 0, "why", ratings_why_name(w));
+	if (w == RT_FEW_MOVES) {
+		json_t *a = json_array();
+		for (int i = 0; i < t->nseats; i++)
+			json_array_append_new(a, json_integer(own[i]));
+		json_object_set_new(o, "min_moves", json_integer(cfg->rated_min_moves));
+		json_object_set_new(o, "own_moves", a);
+	}
+	return o;
+}
+
 json_t *tables_info(const srv_table *t)
 {
 	json_t *o = json_object();
@@ -66,6 +88,8 @@ json_t *tables_info(const srv_table *t)
 		json_object_set_new(o, "undo_seat", json_integer(us));
 	if (t->undos > 0)
 		json_object_set_new(o, "undos", json_integer(t->undos));
+	if (t->status == STORE_OVER)
+		json_object_set_new(o, "rating", rating_json(t));
 	return o;
 }
 
