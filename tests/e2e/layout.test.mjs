@@ -15,7 +15,7 @@
 // size and language.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, newPage, openPage, ready, api, sleep, waitState, shot, catalogue, inView, textTrouble, LANGS, PHONE } from './lib.mjs';
+import { BASE, launch, newPage, openPage, ready, api, sleep, waitState, shot, catalogue, inView, textTrouble, switchLang, LANGS, PHONE } from './lib.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -219,60 +219,89 @@ for (const [size, vp] of SIZES) {
     if (vp) await p.setViewportSize(vp);
     const problems = [];
     const wideOnly = size === '1920x1080';
+    // Each screen is loaded once and looked at in the four languages, the
+    // language switched in the page as the header's choice does (every
+    // screen draws itself again): a load per language took about half of
+    // this test's time. The table during play is loaded twice (in training
+    // for English and German, with a clock for Finnish and Slovenian),
+    // each help page once (a page per language).
+    const open = async (url, lang) => {
+      await p.evaluate((l) => localStorage.setItem('carc.lang', l), lang);
+      await p.goto(url);
+      await ready(p);
+    };
+    const inLang = async (lang) => {
+      if (await p.evaluate(() => document.documentElement.lang) !== lang) await switchLang(p, lang);
+    };
+    const consoleSeen = (at) => {
+      for (const e of [...p.errors, ...p.console]) problems.push(`${at}: console: ${e}`);
+      p.errors.length = 0; p.console.length = 0;
+    };
+    // the lobby, its form wide open: the most seats, pass-and-play ("Jemand an diesem Bildschirm")
+    await open(BASE + '/', LANGS[0]);
+    // (opened by its property: on the phone a click on it was refused when
+    // its scrolling left it under the pinned "Create table" bar)
+    await p.$eval('details.advanced', (d) => { d.open = true; });
+    // (ticked by a DOM click, as the fold above is opened: on the phone the
+    // pinned "Create table" bar covered it wherever the page's scrolling left it)
+    await p.$eval('[data-testid=pass-and-play]', (c) => { if (!c.checked) c.click(); });
+    assert.ok(await p.isChecked('[data-testid=pass-and-play]'));
+    await p.selectOption('#f-players', await p.$eval('#f-players', (n) => n.options[n.options.length - 1].value));
+    await p.selectOption('[data-testid=who-1]', 'friend');
     for (const lang of LANGS) {
       const at = `${size} ${lang}`;
-      await p.evaluate((l) => localStorage.setItem('carc.lang', l), lang);
-      // the lobby, its form wide open: the most seats, pass-and-play ("Jemand an diesem Bildschirm")
-      await p.goto(BASE + '/');
-      await ready(p);
-      // (opened by its property: on the phone a click on it was refused when
-      // its scrolling left it under the pinned "Create table" bar)
-      await p.$eval('details.advanced', (d) => { d.open = true; });
-      // (ticked by a DOM click, as the fold above is opened: on the phone the
-      // pinned "Create table" bar covered it wherever the page's scrolling left it)
-      await p.$eval('[data-testid=pass-and-play]', (c) => { if (!c.checked) c.click(); });
-      assert.ok(await p.isChecked('[data-testid=pass-and-play]'));
-      await p.selectOption('#f-players', await p.$eval('#f-players', (n) => n.options[n.options.length - 1].value));
-      await p.selectOption('[data-testid=who-1]', 'friend');
+      await inLang(lang);
       problems.push(...await check(p, `${at} lobby`));
       // a seat's six colour circles: in two rows of three at the most (seen: one a line)
       for (const n of await p.$$eval('.swatches', (ns) => ns.map((x) => new Set([...x.children].map((c) => Math.round(c.getBoundingClientRect().top))).size))) {
         if (n > 2) problems.push(`${at} lobby: a seat's colours in ${n} rows`);
       }
-      // the table during my turn: the tile put down, the figure buttons shown
-      const play = lang === 'en' || lang === 'de' ? training : clocked;
-      await p.goto(`${BASE}/?table=${play.id}`);
-      await ready(p);
+    }
+    consoleSeen(`${size} lobby`);
+    // the table during my turn: the tile put down, the figure buttons shown
+    for (const [play, langs] of [[training, ['en', 'de']], [clocked, ['fi', 'sl']]]) {
+      await open(`${BASE}/?table=${play.id}`, langs[0]);
       await p.waitForSelector('.game.mine');
       const cand = p.locator('.layer-cands .cand:not(.other)');
       await (vp ? cand.first().click() : cand.first().tap());
       await p.waitForSelector('[data-testid=confirm]');
       await p.waitForSelector(play === training ? '[data-testid=undo-bar]:not(.hidden)' : '[data-testid=clock]:not(.hidden)');
-      problems.push(...await check(p, `${at} table`, { table: true }));
-      // words whole in the side (no word broken over two lines: lib.mjs)
-      problems.push(...(await textTrouble(p, '.side')).map((x) => `${at} table: ${x}`));
-      problems.push(...await playInView(p, `${at} table`, !vp));
-      if (lang === 'de') await shot(p, `layout-table-${size}-${lang}.png`);
-      // the final scores
-      await p.goto(`${BASE}/?table=${done.id}`);
-      await ready(p);
-      await p.waitForSelector('[data-testid=final]:not(.hidden) [data-testid=winners]');
+      for (const lang of langs) {
+        const at = `${size} ${lang}`;
+        await inLang(lang);
+        problems.push(...await check(p, `${at} table`, { table: true }));
+        // words whole in the side (no word broken over two lines: lib.mjs)
+        problems.push(...(await textTrouble(p, '.side')).map((x) => `${at} table: ${x}`));
+        problems.push(...await playInView(p, `${at} table`, !vp));
+        if (lang === 'de') await shot(p, `layout-table-${size}-${lang}.png`);
+      }
+      consoleSeen(`${size} table`);
+    }
+    // the final scores
+    await open(`${BASE}/?table=${done.id}`, LANGS[0]);
+    await p.waitForSelector('[data-testid=final]:not(.hidden) [data-testid=winners]');
+    for (const lang of LANGS) {
+      const at = `${size} ${lang}`;
+      await inLang(lang);
       problems.push(...await check(p, `${at} final`, { table: true }));
       problems.push(...(await textTrouble(p, '[data-testid=final] .card')).map((x) => `${at} final: ${x}`));
       if (lang === 'fi') await shot(p, `layout-final-${size}-${lang}.png`);
-      // the account page and the help: pages of one column at most 860 px
-      // wide (.account-page 40rem, help.css 860px), laid out at 1920 as at 1280: looked at
-      // at 1280x800 and on the phone only, to keep the file cheap
-      if (!wideOnly) {
-        await p.goto(`${BASE}/?account`);
-        await ready(p);
-        problems.push(...await check(p, `${at} account`));
-        await p.goto(`${BASE}/help/${lang}.html`);
-        await ready(p); // the tiles drawn
-        problems.push(...await check(p, `${at} help`));
+    }
+    consoleSeen(`${size} final`);
+    // the account page and the help: pages of one column at most 860 px
+    // wide (.account-page 40rem, help.css 860px), laid out at 1920 as at 1280: looked at
+    // at 1280x800 and on the phone only, to keep the file cheap
+    if (!wideOnly) {
+      await open(`${BASE}/?account`, LANGS[0]);
+      for (const lang of LANGS) {
+        await inLang(lang);
+        problems.push(...await check(p, `${size} ${lang} account`));
       }
-      for (const e of [...p.errors, ...p.console]) problems.push(`${at}: console: ${e}`);
-      p.errors.length = 0; p.console.length = 0;
+      for (const lang of LANGS) {
+        await open(`${BASE}/help/${lang}.html`, lang); // ready: the tiles drawn
+        problems.push(...await check(p, `${size} ${lang} help`));
+      }
+      consoleSeen(`${size} account, help`);
     }
     console.log(`# layout ${size}: ${LANGS.length * (wideOnly ? 3 : 5)} screens in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking them (ms): ${JSON.stringify(spent)}`);
     assert.deepEqual([...new Set(problems)], []);
