@@ -23,7 +23,7 @@ const table = (seed, delay) => api('/api/tables', { name: 'Alice', seats: [{}, {
 // was at when it came), each figure node added, each figure flying home;
 // and on every frame, whether labels of two steps showed at once (`overlap`).
 function watch() {
-  window.__mo = { tiles: [], labels: [], figs: [], flying: [], overlap: [] };
+  window.__mo = { tiles: [], labels: [], figs: [], flying: [], overlap: [], dragon: [] };
   const frame = (f) => requestAnimationFrame(() => requestAnimationFrame(f));
   const seen = () => {
     const steps = new Set();
@@ -52,6 +52,8 @@ function watch() {
           window.__mo.labels.push({ step: n.__step, text: n.textContent });
         } else if (n.matches('.layer-figures > g')) {
           window.__mo.figs.push({ key: n.dataset.key, anims: n.getAnimations().length });
+        } else if (n.matches('.layer-beasts .dragon-piece')) {
+          window.__mo.dragon.push({ x: Number(n.dataset.x), y: Number(n.dataset.y), anims: n.getAnimations().length });
         } else if (n.matches('.layer-fly .flying')) {
           window.__mo.flying.push({ kind: n.dataset.kind, player: Number(n.dataset.player), fresh: n.dataset.fresh === '1', anims: n.getAnimations().length });
         }
@@ -163,6 +165,32 @@ test('a step moves: the tile travels in, a figure drops, one label per score eve
   const st = await api(`/api/tables/${t.id}/state`);
   assert.equal(await page.locator('.layer-tiles use').count(), st.game.board.length);
   assert.equal(await page.locator('.layer-figures > g').count(), st.game.figures.length);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('the dragon moves: from the square it stood on to the next, each step of its way', async () => {
+  // two bots play Princess & Dragon (the volcano, the dragon's tiles early);
+  // the page watches with motion on
+  const t = await api('/api/tables', {
+    name: 'Ada', seats: [{ bot: 'easy' }, { bot: 'easy' }], expansions: ['princess-dragon'], seed: 11, bot_delay_ms: 350,
+    tiles: { pd1: 2, pd7: 2, pd12: 1, pd24: 1, pd18: 1, pd22: 1, E: 2, U: 2, K: 1 },
+  });
+  const page = await newPage(browser, { ...DESK, reducedMotion: 'no-preference' });
+  await page.addInitScript(watch);
+  await page.addInitScript(() => localStorage.setItem('carc.lang', 'en'));
+  await page.goto(`${BASE}/?table=${t.id}`);
+  await ready(page);
+  await page.waitForSelector('[data-testid=final]:not(.hidden)', { timeout: 90000 });
+  await page.waitForFunction(() => !document.querySelector('.layer-float .float-label, .layer-fly .flying'), null, { timeout: 10000 });
+  // the dragon's squares as the log tells them: each dragon step's entry
+  const log = (await api(`/api/tables/${t.id}/state`)).game.log;
+  const moves = log.filter((e) => e.kind === 'dragon' || e.step_kind === 'dragon').length;
+  const seen = await page.evaluate(() => window.__mo.dragon);
+  // a dragon node drawn on another square than the one before it moved there
+  const moved = seen.filter((d, i) => i > 0 && (d.x !== seen[i - 1].x || d.y !== seen[i - 1].y));
+  assert.ok(moved.length >= 2, `the dragon moved on the board (${moves} dragon steps in the log): ${JSON.stringify(seen)}`);
+  for (const d of moved) assert.ok(d.anims >= 1, `the dragon's step to ${d.x},${d.y} moves: ${JSON.stringify(seen)}`);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

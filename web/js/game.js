@@ -261,11 +261,13 @@ export class GameView {
     g.log.push(e);
     // the cues of this step, from what the server sent: a tile laid, a
     // figure set (the entry's figure, or a figure on the board that was not
-    // there before: a step other than the tile step may place one)
-    if (placedTile(e)) sound.play('tile');
-    if (e.meeple || newFigure(g.figures, m.figures)) sound.play('figure');
+    // there before: a step other than the tile step may place one); played
+    // below, when the motion shows them
+    const cueTile = placedTile(e), cueFigure = !!(e.meeple || newFigure(g.figures, m.figures));
     g.figures = m.figures; g.supply = m.supply; g.by_kind = m.by_kind;
     if (m.goods) g.goods = m.goods;
+    // where the dragon and the fairy stood (they move from there: motion.js)
+    const beastsBefore = { dragon: g.dragon, fairy: g.fairy };
     // the dragon's movement is absent from the view when it does not move
     g.dragon = m.dragon; g.fairy = m.fairy; g.dragon_move = m.dragon_move;
     const wasMine = this.myTurn();
@@ -282,9 +284,15 @@ export class GameView {
     this.renderTurn(); this.renderPlayers(); this.appendLog(e); this.renderTilesLeft();
     // the step's motion, after the side panel shows where things go
     const at = this.motion.step({ e, tileNode, from, newFigs, home, scores: this.scores(e), wait });
+    this.motion.beasts(beastsBefore, wait);
+    // the cues as the motion shows them: the tile as it lands, the figure
+    // as it is set down (without motion, at once)
+    const lag = at === null ? 0 : Math.max(0, at - performance.now());
+    if (cueTile) sound.play('tile', lag);
+    if (cueFigure) sound.play('figure', lag + 150);
     this.flashEvents(e, at);
     if (g.next.over) { this.renderFinal(); this.soundEnd(); }
-    else if (this.myTurn() && !wasMine) sound.play('turn');
+    else if (this.myTurn() && !wasMine) sound.play('turn', lag);
   }
 
   // The game-over cue, once a table: the last move and the table's status
@@ -314,7 +322,7 @@ export class GameView {
         this.board.flash(f.parts, f.kind, best > 0 ? `+${best}` : '', best > 0 ? this.colors[who] : null, nth, { delay, step: e.step, onLabel });
       }).catch(() => { /* no outline: the log line says it */ });
     }
-    if (scored) sound.play('score');
+    if (scored) sound.play('score', at === null ? 0 : Math.max(0, at - performance.now()));
   }
   // whether a step's entry scored points (a non-final event with points)
   scores(e) { return (e?.events || []).some((ev) => ev.x !== undefined && !ev.final && ev.points && Math.max(...ev.points) > 0); }

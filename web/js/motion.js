@@ -174,6 +174,29 @@ export class Motion {
     return now + land;
   }
 
+  // The dragon and the fairy, where a step moved them: from the square they
+  // stood on (before: {dragon, fairy} as the view gave them, {x, y}) to
+  // where the board now draws them, after the step's tile lands; the dragon
+  // stalks, the fairy flies in an arc. wait: slot() (null: no motion).
+  beasts(before, wait) {
+    if (wait === null) return;
+    const L = this.board.layers.beasts;
+    for (const [kind, sel] of [['dragon', '.dragon-piece'], ['fairy', '.fairy-piece']]) {
+      const a = before[kind], n = L.querySelector(sel);
+      if (!a || !n) continue;
+      const dx = (a.x - Number(n.dataset.x)) * T, dy = (a.y - Number(n.dataset.y)) * T;
+      if (!dx && !dy) continue;
+      const d = Math.hypot(dx, dy) / T, duration = Math.min(1400, 380 + 260 * d);
+      const mid = kind === 'fairy' ? `translate(${dx / 2}px, ${dy / 2 - 40}px)` : `translate(${dx / 2}px, ${dy / 2}px)`;
+      this.play(n, [
+        { transform: `translate(${dx}px, ${dy}px)` },
+        { transform: mid, offset: 0.5 },
+        { transform: 'translate(0px, 0px)' },
+      ], { delay: wait + MS.tile * 0.6, duration, easing: 'ease-in-out' });
+      this.until = Math.max(this.until, performance.now() + wait + MS.tile * 0.6 + duration);
+    }
+  }
+
   // The tile from the hand (turning from the hand's rotation to its own)
   // to its square, lifted a little, then set down with a settle; from no
   // hand, it drops from above its square.

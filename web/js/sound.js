@@ -171,13 +171,15 @@ export const sound = {
     if (!v && ctx) ctx.suspend().catch(() => {});
     if (v && unlocked) audio();
   },
-  // Plays cue `name` (a key of CUES) unless muted or before the first gesture.
-  play(name) {
+  // Plays cue `name` (a key of CUES) unless muted or before the first
+  // gesture; `delayMs` later (0..3000: a cue sounds as the motion it goes
+  // with shows, motion.js).
+  play(name, delayMs = 0) {
     note(hook.asked, name);
     if (!this.on || !unlocked || !CUES[name]) return;
     if (!audio()) return;
     try {
-      const now = ctx.currentTime + 0.01;
+      const now = ctx.currentTime + 0.01 + Math.min(3000, Math.max(0, delayMs || 0)) / 1000;
       const at = Math.min(Math.max(now, nextAt), now + MAX_WAIT);
       nextAt = at + GAP;
       CUES[name](at);
