@@ -14,6 +14,7 @@
 // this tree). Headless Chromium without a GPU draws in software on the
 // CPU: the figures are an upper bound of a phone's, not a phone's.
 import { chromium } from 'playwright-core';
+import { CHROMIUM_BIN } from './lib.mjs';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,7 +58,7 @@ function counters(s, m0, m1) {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'carc-frames-'));
 const { proc, url } = await serve(path.join(tmp, 'db.sqlite'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: CHROMIUM_BIN, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 try {
   const api = async (p, b) => (await fetch(url + p, b ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) } : {})).json();
   const opts = await api('/api/options');

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of the browser game: playwright-core drives Debian's
-# chromium (headless) against the real server on loopback.
+# chromium-headless-shell against the real server on loopback.
 #
 #   tests/e2e/run.sh              uses build/release/carc
 #   CARC=build/h-web/release/carc tests/e2e/run.sh
@@ -8,7 +8,7 @@
 #   E2E_CONCURRENCY=1 tests/e2e/run.sh    one test file at a time (2 by default)
 #   E2E_SCRIPT=screenshots.mjs tests/e2e/run.sh   that script instead of the tests
 #
-# Installs chromium (apt) and playwright-core (npm ci) when missing, starts
+# Installs chromium-headless-shell (apt) and playwright-core (npm ci) when missing, starts
 # `carc serve` on a free loopback port with a temporary database, runs the
 # tests with node's test runner, stops the server, and keeps the screenshots
 # and the downloaded record in build/e2e-artifacts/. Exits non-zero on any failure.
@@ -23,11 +23,13 @@ if [ ! -x "$CARC" ]; then
 	echo "e2e: $CARC not found: build it first (make)" >&2
 	exit 1
 fi
-if [ ! -x /usr/bin/chromium ]; then
-	echo "e2e: installing chromium"
+# Chromium's headless shell (tests/e2e/lib.mjs launches it, or the whole
+# chromium when only that is there)
+if [ ! -x /usr/bin/chromium-headless-shell ] && [ -z "${CHROMIUM:-}" ]; then
+	echo "e2e: installing chromium-headless-shell"
 	# scripts/apt.sh waits up to 600 s for the package locks; then the download
 	timeout 1200 sh scripts/apt.sh update
-	timeout 1200 sh scripts/apt.sh install chromium >/dev/null
+	timeout 1200 sh scripts/apt.sh install chromium-headless-shell >/dev/null
 fi
 # the fonts the layout checks measure with (web/css/app.css names them
 # first): text widths are then the same on every machine that runs these tests
