@@ -89,7 +89,7 @@ test('every tile draws its features and symbols, and no figure spot covers a sym
   await page.context().close();
 });
 
-test('zoomed out, where figures and symbols are drawn larger, no figure hides a symbol or leaves its tile', async () => {
+test('at every zoom, and zoomed out where figures and symbols are drawn larger, no figure hides a symbol or leaves its tile', async () => {
   const page = await newPage(browser);
   await page.goto(`${BASE}/tiles.html`);
   await readyAll(page);
@@ -107,7 +107,7 @@ test('zoomed out, where figures and symbols are drawn larger, no figure hides a 
     document.body.appendChild(box);
     const bad = [];
     let n = 0, smaller = 0, over = 0, corner = 0;
-    for (const [lod, boost] of [['mid', 1.3], ['far', 1.9]]) {
+    for (const [lod, boost] of [['near', 1], ['mid', 1.3], ['far', 1.9]]) {
       for (const d of ts.data.tiles) {
         // the turns matter where a symbol grows from an edge; a tile without one at one turn
         const turns = ts.symbolBoxes(d.name, 0, lod).length ? 4 : 1;

@@ -181,6 +181,8 @@ test('a table: the supply shows each kind at a size told apart, a farmer lies in
     // the supply: every kind of the table, the big follower visibly bigger
     // (on a phone in the sheet the scores open)
     if (ctx === PHONE) await page.click('[data-testid=mini-scores]');
+    // (the sheet shows after the click: measured once it does)
+    await page.waitForFunction(() => document.querySelector('[data-testid=player-0] .fig[data-kind] .fig-icon')?.getBoundingClientRect().height > 0);
     const sup = await page.$$eval('[data-testid=player-0] .fig[data-kind]', (fs) => fs.map((f) => {
       const r = f.querySelector('.fig-icon').getBoundingClientRect();
       return { kind: f.dataset.kind, n: Number(f.dataset.n), w: r.width, h: r.height, count: f.querySelector('.n').textContent };

@@ -409,7 +409,7 @@ const FIGURE_R = 15;
 // zoomed out, a figure with no room at its size is drawn down to FIGURE_MIN
 // of its near size, and may stand over its tile's edge by OVERHANG tile units
 // (TileSet.placeFigure)
-const FIGURE_MIN = 0.7, OVERHANG = 8, SYMBOL_SHOWN = 0.8;
+const FIGURE_MIN = 0.7, OVERHANG = 8, SYMBOL_SHOWN = 0.85;
 const ICON_R = { shield: 10.5, cathedral: 28, inn: 15, wine: 11, grain: 11, cloth: 11, volcano: 23, dragon: 12.5, portal: 13, princess: 12 };
 const iconRadius = (kind) => ICON_R[kind] || 10;
 
@@ -702,7 +702,8 @@ export class TileSet {
     return out;
   }
   // Where a figure on board port `at` stands at level of detail `lod`, and
-  // how large: [x, y, boost]. Near, its spot at `boost`. Farther out, where
+  // how large: [x, y, boost]. Its spot where that is clear (near, all but
+  // a farmer beside tb8g's garden); else, and farther out, where
   // both the figures and the symbols are drawn larger, the spot in its
   // segment nearest the near one where the figure (its box relative to the
   // spot at a boost: boxAt(b) -> [x0, y0, x1, y1]) covers no symbol and
@@ -712,7 +713,7 @@ export class TileSet {
   placeFigure(name, rot, at, boxAt, boost, lod, key) {
     const spot = this.spotAt(name, rot, at);
     const g = this.geometry(name), seg = this.segmentAt(name, rot, at);
-    if (lod === 'near' || !g || !seg) return [...spot, boost];
+    if (!g || !seg) return [...spot, boost];
     const ck = `${rot}/${at}/${lod}/${boost}/${key}`;
     g.placed = g.placed || new Map();
     let got = g.placed.get(ck);
@@ -738,6 +739,12 @@ export class TileSet {
       return { a, share, off: Math.max(0, -x0, -y0, x1 - 100, y1 - 100) };
     };
     const dist = (p) => Math.hypot(p[0] - spot[0], p[1] - spot[1]);
+    // near, the spot the choosing panel showed, unless it covers a symbol
+    // or stands far over the tile's edge (the figure does not jump when set)
+    if (lod === 'near') {
+      const c = cover(spot, boost);
+      if (c.a <= 0.25 && c.off <= OVERHANG) got = [...spot, boost];
+    }
     // In this order: clear of every symbol and on its tile (or over its
     // edge by a little), else over its edge by at most OVERHANG, else over
     // a corner (SYMBOL_SHOWN) of a symbol's box (the figure's outline is not
@@ -758,15 +765,16 @@ export class TileSet {
     for (const b of big) if (!got) got = find(b, 0.5, 0) || find(b, 3, 0) || find(b, OVERHANG, 0);
     for (const b of big) if (!got) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
     for (const b of small) if (!got) got = find(b, OVERHANG, 0) || find(b, OVERHANG, 1 - SYMBOL_SHOWN);
+    // a meadow too small even for that (a pig on tb3's): smaller still, to
+    // half its near size, else where it covers least
+    for (let b = Math.round((sizes.at(-1) - 0.1) * 10) / 10; b >= 0.5 && !got; b = Math.round((b - 0.1) * 10) / 10) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
     if (!got) {
-      // no room anywhere: at the smallest size, where it covers least of a
-      // symbol without leaving its tile by more than OVERHANG
-      let best = spot, least = Infinity;
+      let best = spot, low = Infinity;
       for (const p of cells) {
-        const c = cover(p, FIGURE_MIN), v = c.share + Math.max(0, c.off - OVERHANG) * 10 + dist(p) * 0.0001;
-        if (v < least) { least = v; best = p; }
+        const c = cover(p, 0.5), v = c.share + Math.max(0, c.off - OVERHANG) * 10 + dist(p) * 0.0001;
+        if (v < low) { low = v; best = p; }
       }
-      got = [...best, FIGURE_MIN];
+      got = [...best, 0.5];
     }
     g.placed.set(ck, got);
     return got;
