@@ -14,7 +14,7 @@
 // this tree). Headless Chromium without a GPU draws in software on the
 // CPU: the figures are an upper bound of a phone's, not a phone's.
 import { chromium } from 'playwright-core';
-import { CHROMIUM_BIN } from './lib.mjs';
+import { CHROMIUM_BIN } from './chromium.mjs';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,7 @@
 // Shared pieces of the end-to-end tests: the browser, the server's address,
 // the artifacts folder, and playing a turn by clicking as a person would.
 import { chromium } from 'playwright-core';
+import { CHROMIUM_BIN } from './chromium.mjs';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,13 +62,7 @@ export async function waitState(id, ok, ms = 120000) {
 
 export const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, 'web/i18n', `${lang}.json`), 'utf8'));
 
-// The browser: Debian's chromium-headless-shell (Chromium without the
-// windows' own user interface, which run.sh installs) when it is there, else
-// the whole of Chromium; CHROMIUM names another. The same engine draws the
-// pages; the shell spent about a third less time on the same test files
-// (docs/web.md, "Tests in a real browser").
-const SHELL = '/usr/bin/chromium-headless-shell';
-export const CHROMIUM_BIN = process.env.CHROMIUM || (fs.existsSync(SHELL) ? SHELL : '/usr/bin/chromium');
+// the browser: chromium.mjs
 export async function launch() {
   return chromium.launch({
     executablePath: CHROMIUM_BIN,
