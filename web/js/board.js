@@ -170,7 +170,7 @@ export class BoardView {
       const b = this.placed.get(`${p.fairy.x},${p.fairy.y}`);
       const [px, py] = p.fairy.at ? this.standsAt(p.fairy, b) : [70, 30];
       const off = p.fairy.at ? 13 * boost : 0;
-      s += `<g class="fairy-piece" data-testid="fairy-piece" data-x="${p.fairy.x}" data-y="${p.fairy.y}" data-at="${p.fairy.at ?? ''}">${fairySvg(p.fairy.x * T + px + off, p.fairy.y * T + py - off, boost)}</g>`;
+      s += `<g class="fairy-piece" data-testid="fairy-piece" data-flies="1" data-x="${p.fairy.x}" data-y="${p.fairy.y}" data-at="${p.fairy.at ?? ''}">${fairySvg(p.fairy.x * T + px + off, p.fairy.y * T + py - off, boost)}</g>`;
     }
     if (p.dragon) {
       s += `<g class="dragon-piece" data-testid="dragon-piece" data-x="${p.dragon.x}" data-y="${p.dragon.y}">${dragonSvg(p.dragon.x * T + 50, p.dragon.y * T + 52, Math.min(boost, 1.5))}</g>`;
@@ -385,13 +385,13 @@ export class BoardView {
   placeFigure(p, at, kind, lying, boost, lod) {
     return this.tiles.placeFigure(p.tile, p.rot, at, (b) => figureBox(kind, lying, b), boost, lod, `${kind}/${lying}`);
   }
-  // where the figure on port `at` of square (x, y) stands as drawn (its
-  // spot, in tile units; placed tile b): the one in this.figs there, else a follower's
+  // where the figure on port `at` of square (x, y) stands as drawn (in
+  // tile units; placed tile b): the one in this.figs there, else the spot
   standsAt({ x, y, at }, b) {
     const f = (this.figs || []).find((g) => g.x === x && g.y === y && g.at === at);
-    const kind = f?.kind || 'follower';
-    const { lying } = figurePose(kind, f?.feature ?? this.tiles.segmentAt(b.tile, b.rot, at)?.kind);
-    return this.placeFigure(b, at, kind, lying, this.boost || 1, this.figLod || this.lod());
+    if (!f) return this.tiles.spotAt(b.tile, b.rot, at);
+    const { lying } = figurePose(f.kind, f.feature ?? this.tiles.segmentAt(b.tile, b.rot, at)?.kind);
+    return this.placeFigure(b, at, f.kind, lying, this.boost || 1, this.figLod || this.lod());
   }
   apply() {
     const lod = this.lod();

@@ -181,13 +181,15 @@ export class Motion {
   beasts(before, wait) {
     if (wait === null) return;
     const L = this.board.layers.beasts;
-    for (const [kind, sel] of [['dragon', '.dragon-piece'], ['fairy', '.fairy-piece']]) {
-      const a = before[kind], n = L.querySelector(sel);
+    // (the pieces by the view's own keys: board.js draws each as .KEY-piece)
+    for (const [kind, a] of Object.entries(before)) {
+      const n = L.querySelector(`.${kind}-piece`);
       if (!a || !n) continue;
       const dx = (a.x - Number(n.dataset.x)) * T, dy = (a.y - Number(n.dataset.y)) * T;
       if (!dx && !dy) continue;
       const d = Math.hypot(dx, dy) / T, duration = Math.min(1400, 380 + 260 * d);
-      const mid = kind === 'fairy' ? `translate(${dx / 2}px, ${dy / 2 - 40}px)` : `translate(${dx / 2}px, ${dy / 2}px)`;
+      // one that flies (the fairy, board.js's "flies" mark) rises on the way
+      const mid = n.dataset.flies ? `translate(${dx / 2}px, ${dy / 2 - 40}px)` : `translate(${dx / 2}px, ${dy / 2}px)`;
       this.play(n, [
         { transform: `translate(${dx}px, ${dy}px)` },
         { transform: mid, offset: 0.5 },
