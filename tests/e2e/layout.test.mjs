@@ -21,7 +21,11 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-const SIZES = [['1280x800', { width: 1280, height: 800 }], ['1920x1080', { width: 1920, height: 1080 }], ['390x844', null]];
+// (1024x700: the side panel in one column under 1180 px, which scrolls: the
+// log and the chat are below the turn there, with the chat's unread mark,
+// so only nothing cut and no control over another are asked of it)
+const SIZES = [['1280x800', { width: 1280, height: 800 }], ['1920x1080', { width: 1920, height: 1080 }], ['1024x700', { width: 1024, height: 700 }], ['390x844', null]];
+const ONE_COLUMN = '1024x700';
 const EXP = ['inns-cathedrals', 'traders-builders', 'abbot'];
 
 // Our turns through the API (the first legal placement, no figure), waiting for the bots between.
@@ -211,7 +215,7 @@ async function pageFor(kind) {
 after(async () => { for (const p of Object.values(pages)) await p.context().close(); });
 
 for (const [size, vp] of SIZES) {
-  test(`${size}, four languages: lobby, table during a turn, final scores, account, help: nothing cut, no control over another or out of the window, the log and the chat in view during play, no console error`, async () => {
+  test(`${size}, four languages: lobby, table during a turn, final scores, account, help: nothing cut, no control over another or out of the window, ${size === ONE_COLUMN ? '' : 'the log and the chat in view during play, '}no console error`, async () => {
     const { training, clocked, done } = await fixtures();
     const t0 = Date.now();
     for (const k of Object.keys(spent)) delete spent[k];
@@ -271,7 +275,7 @@ for (const [size, vp] of SIZES) {
         problems.push(...await check(p, `${at} table`, { table: true }));
         // words whole in the side (no word broken over two lines: lib.mjs)
         problems.push(...(await textTrouble(p, '.side')).map((x) => `${at} table: ${x}`));
-        problems.push(...await playInView(p, `${at} table`, !vp));
+        if (size !== ONE_COLUMN) problems.push(...await playInView(p, `${at} table`, !vp));
         if (lang === 'de') await shot(p, `layout-table-${size}-${lang}.png`);
       }
       consoleSeen(`${size} table`);
