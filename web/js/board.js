@@ -107,10 +107,7 @@ export class BoardView {
       const b = this.placed.get(`${f.x},${f.y}`);
       if (!b) return;
       const c = colorOf(f.player);
-      const feature = f.feature ?? this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind;
-      const { lying, dx } = figurePose(f.kind, feature);
-      // where it stands and how large: clear of the tile's symbols at this zoom
-      const [px, py, fb] = this.placeFigure(b, f.at, f.kind, lying, boost, lod);
+      const { px, py, fb, lying, dx } = this.figurePlace(b, f.at, f.kind, f.feature, boost, lod);
       const key = `${f.player}/${f.kind}/${f.x}/${f.y}/${f.at}/${c?.id}`, look = `${px},${py},${fb}`;
       this.figPos.push({ i, x: f.x * T + px + dx, y: f.y * T + py });
       const drawn = () => figureSvg(f.kind, c, f.x * T + px + dx, f.y * T + py, { lying, cls: `p${f.player}`, boost: fb });
@@ -140,8 +137,7 @@ export class BoardView {
   figureCopy(f, colorOf) {
     const b = this.placed.get(`${f.x},${f.y}`);
     if (!b || !f.at) return null;
-    const { lying, dx } = figurePose(f.kind, this.tiles.segmentAt(b.tile, b.rot, f.at)?.kind);
-    const [px, py, fb] = this.placeFigure(b, f.at, f.kind, lying, this.boost || 1, this.figLod || this.lod());
+    const { px, py, fb, lying, dx } = this.figurePlace(b, f.at, f.kind);
     const cx = f.x * T + px + dx, cy = f.y * T + py;
     const node = el('g', { class: 'flying', 'data-kind': f.kind, 'data-player': f.player }, this.layers.fly);
     node.innerHTML = figureSvg(f.kind, colorOf(f.player), cx, cy, { lying, boost: fb });
@@ -263,10 +259,8 @@ export class BoardView {
     n.dataset.testid = 'hint-ghost';
     el('rect', { x: b.x * T + 1, y: b.y * T + 1, width: T - 2, height: T - 2, rx: 4, class: 'hint-frame' }, L);
     if (b.meeple) {
-      const seg = this.tiles.segmentAt(b.tile, b.rot, b.meeple.at);
       const kind = b.meeple.kind;
-      const { lying, dx } = figurePose(kind, seg?.kind);
-      const [px, py, fb] = this.placeFigure(b, b.meeple.at, kind, lying, this.figureBoost(), this.lod());
+      const { px, py, fb, lying, dx } = this.figurePlace(b, b.meeple.at, kind, undefined, this.figureBoost(), this.lod());
       const g = el('g', { class: 'hint-figure', 'data-testid': 'hint-figure' }, L);
       g.innerHTML = figureSvg(kind, colorOf(h.player), b.x * T + px + dx, b.y * T + py, { lying, boost: fb });
     }
@@ -380,18 +374,23 @@ export class BoardView {
   figureBoost() { return Math.round(Math.min(1.9, Math.max(1, 0.8 / this.scale)) * 10) / 10; }
   // the tiles' level of detail by zoom (tiles.js; app.css, "tile art")
   lod() { return this.scale < 0.62 ? 'far' : this.scale < 1 ? 'mid' : 'near'; }
-  // a figure of `kind` on port `at` of placed tile p ({tile, rot}): [x, y, boost]
-  // in tile units, the spot clear of the tile's symbols as drawn at `lod` (tiles.js)
-  placeFigure(p, at, kind, lying, boost, lod) {
-    return this.tiles.placeFigure(p.tile, p.rot, at, (b) => figureBox(kind, lying, b), boost, lod, `${kind}/${lying}`);
+  // How a figure of `kind` on port `at` of tile p ({tile, rot}) is drawn:
+  // {px, py} where it stands (tile units) and fb its size, clear of the
+  // tile's symbols as drawn at `lod` (tiles.js placeFigure); lying and dx
+  // its pose on its feature (`feature`, else the tile's segment there).
+  // The boost and level of the figures as drawn unless given.
+  figurePlace(p, at, kind, feature, boost = this.boost || 1, lod = this.figLod || this.lod()) {
+    const { lying, dx } = figurePose(kind, feature ?? this.tiles.segmentAt(p.tile, p.rot, at)?.kind);
+    const [px, py, fb] = this.tiles.placeFigure(p.tile, p.rot, at, (b) => figureBox(kind, lying, b), boost, lod, `${kind}/${lying}`);
+    return { px, py, fb, lying, dx };
   }
   // where the figure on port `at` of square (x, y) stands as drawn (in
   // tile units; placed tile b): the one in this.figs there, else the spot
   standsAt({ x, y, at }, b) {
     const f = (this.figs || []).find((g) => g.x === x && g.y === y && g.at === at);
     if (!f) return this.tiles.spotAt(b.tile, b.rot, at);
-    const { lying } = figurePose(f.kind, f.feature ?? this.tiles.segmentAt(b.tile, b.rot, at)?.kind);
-    return this.placeFigure(b, at, f.kind, lying, this.boost || 1, this.figLod || this.lod());
+    const { px, py } = this.figurePlace(b, at, f.kind, f.feature);
+    return [px, py];
   }
   apply() {
     const lod = this.lod();

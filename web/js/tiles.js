@@ -702,13 +702,12 @@ export class TileSet {
     return out;
   }
   // Where a figure on board port `at` stands at level of detail `lod`, and
-  // how large: [x, y, boost]. Its spot where that is clear (near, all but
-  // a farmer beside tb8g's garden); else, and farther out, where
-  // both the figures and the symbols are drawn larger, the spot in its
-  // segment nearest the near one where the figure (its box relative to the
-  // spot at a boost: boxAt(b) -> [x0, y0, x1, y1]) covers no symbol and
-  // stays on its tile; where none is at `boost`, the figure is drawn smaller,
-  // down to its near size (docs/web.md, "Figures clear of symbols").
+  // how large: [x, y, boost]. Near, its spot where that covers no symbol;
+  // else, and farther out, where both the figures and the symbols are
+  // drawn larger, the cell of its segment nearest the spot where the figure
+  // (its box relative to the spot at a boost: boxAt(b) -> [x0, y0, x1, y1])
+  // covers no symbol, drawn smaller where none is at `boost` (the order
+  // below; docs/web.md, "Figures clear of symbols").
   // `key` names the figure's box (kind and pose) for the cache.
   placeFigure(name, rot, at, boxAt, boost, lod, key) {
     const spot = this.spotAt(name, rot, at);
@@ -751,8 +750,11 @@ export class TileSet {
     // a box: most of that corner still shows); the largest size first, and
     // every way at its near size or larger before any smaller (a figure
     // drawn small is the worse).
+    // the sizes tried, a tenth apart: the zoom's down to the near size (big),
+    // down to FIGURE_MIN (small), and to half (tiny: no room even so)
     const sizes = [];
-    for (let b = boost; b >= FIGURE_MIN; b = Math.round((b - 0.1) * 10) / 10) sizes.push(b);
+    for (let b = boost; b >= 0.5; b = Math.round((b - 0.1) * 10) / 10) sizes.push(b);
+    const big = sizes.filter((b) => b >= 1), small = sizes.filter((b) => b < 1 && b >= FIGURE_MIN), tiny = sizes.filter((b) => b < FIGURE_MIN);
     const find = (b, off, share) => {
       let best = null;
       for (const p of cells) {
@@ -761,13 +763,12 @@ export class TileSet {
       }
       return best && [...best, b];
     };
-    const big = sizes.filter((b) => b >= 1), small = sizes.filter((b) => b < 1);
     for (const b of big) if (!got) got = find(b, 0.5, 0) || find(b, 3, 0) || find(b, OVERHANG, 0);
     for (const b of big) if (!got) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
     for (const b of small) if (!got) got = find(b, OVERHANG, 0) || find(b, OVERHANG, 1 - SYMBOL_SHOWN);
     // a meadow too small even for that (a pig on tb3's): smaller still, to
     // half its near size, else where it covers least
-    for (let b = Math.round((sizes.at(-1) - 0.1) * 10) / 10; b >= 0.5 && !got; b = Math.round((b - 0.1) * 10) / 10) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
+    for (const b of tiny) if (!got) got = find(b, OVERHANG, 1 - SYMBOL_SHOWN);
     if (!got) {
       let best = spot, low = Infinity;
       for (const p of cells) {
